@@ -1,0 +1,2 @@
+import { Webhook } from 'svix';
+test('svix loads', () => { expect(typeof Webhook).toBe('function'); });
