@@ -1,0 +1,4 @@
+export { createLogger } from './create-logger';
+export type { BerthLogger, LoggerOptions } from './create-logger';
+export { LogContextStore } from './log-context';
+export type { LogContext } from './log-context';

@@ -1,0 +1,102 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+
+/** What Berth asks of a stream; names, subjects and limits, the rest is filled with Berth's defaults. */
+export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Sizing knobs for the streams, from a service's configuration. */
+export interface StreamSizing {
+  replicas?: number;
+  /** Bytes a stream may hold before it refuses new messages. */
+  maxBytes?: number;
+}
+
+/**
+ * `WEBHOOKS`: every verified inbound event, on `webhooks.<provider>.<type>`.
+ * - Limits retention, kept 7 days: longer than Stripe's 3-day retry horizon, so a consumer outage of days loses
+ *   nothing; after that the inbox row is what the recovery cron relies on.
+ * - `discard: new`: a full stream refuses a publish (the gateway answers 503 and the provider retries) instead of
+ *   dropping an unprocessed message to make room.
+ * - Duplicate window 24 h: a provider's retries inside it are dropped by JetStream (`Nats-Msg-Id`); later ones
+ *   reach the consumer, whose inbox `processedAt` check skips them.
+ */
+export function webhooksStream(sizing: StreamSizing = {}): StreamSpec {
+  return {
+    name: 'WEBHOOKS',
+    subjects: ['webhooks.>'],
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(DAY_MS),
+    max_bytes: sizing.maxBytes ?? 10 * 1024 ** 3,
+    num_replicas: sizing.replicas ?? 1,
+  };
+}
+
+/** `JOBS`: background and cron jobs on `jobs.<queue>.<name>`; work-queue retention removes a job once acked. */
+export function jobsStream(sizing: StreamSizing = {}): StreamSpec {
+  return {
+    name: 'JOBS',
+    subjects: ['jobs.>'],
+    retention: RetentionPolicy.Workqueue,
+    max_age: nanos(14 * DAY_MS),
+    duplicate_window: nanos(10 * 60 * 1000),
+    max_bytes: sizing.maxBytes ?? 10 * 1024 ** 3,
+    num_replicas: sizing.replicas ?? 1,
+  };
+}
+
+/**
+ * `DEAD_LETTERS`: a copy of every message that can never succeed, with its error, on `dead.<origin subject>`,
+ * kept 30 days for listing and replay.
+ */
+export function deadLettersStream(sizing: StreamSizing = {}): StreamSpec {
+  return {
+    name: 'DEAD_LETTERS',
+    subjects: ['dead.>'],
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(30 * DAY_MS),
+    duplicate_window: nanos(60 * 60 * 1000),
+    max_bytes: sizing.maxBytes ?? 1024 ** 3,
+    num_replicas: sizing.replicas ?? 1,
+  };
+}
+
+/** The fields Berth always sets, whatever the spec: file storage and refusing new messages when full. */
+function withDefaults(spec: StreamSpec): Partial<StreamConfig> & Pick<StreamConfig, 'name'> {
+  return { storage: StorageType.File, discard: DiscardPolicy.New, retention: RetentionPolicy.Limits, ...spec };
+}
+
+/**
+ * Creates the stream, or updates it to the spec when it exists with other settings. Safe to call from every
+ * replica at every start. Settings JetStream cannot change in place (storage, retention) are reported, not forced.
+ */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<'created' | 'updated' | 'unchanged'> {
+  const wanted = withDefaults(spec);
+  let existing: StreamConfig;
+  try {
+    existing = (await jsm.streams.info(spec.name)).config;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    try {
+      await jsm.streams.add(wanted);
+      return 'created';
+    } catch (addError) {
+      if (!/already in use|already exists/i.test(String(addError))) throw addError;
+      existing = (await jsm.streams.info(spec.name)).config;
+    }
+  }
+  const changed = (Object.keys(wanted) as (keyof StreamConfig)[]).filter(
+    (key) => key !== 'storage' && key !== 'retention' && JSON.stringify(existing[key]) !== JSON.stringify(wanted[key]),
+  );
+  if (changed.length === 0) return 'unchanged';
+  const { storage: _storage, retention: _retention, ...mutable } = wanted;
+  await jsm.streams.update(spec.name, mutable);
+  return 'updated';
+}
+
+/** True for JetStream's "not found" answers (stream, consumer or message). */
+export function isNotFound(error: unknown): boolean {
+  return /not found/i.test(String((error as Error)?.message ?? error));
+}
