@@ -4,10 +4,13 @@
  */
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, target: 'es2023',
   transform: { legacyDecorator: true, decoratorMetadata: true }, keepClassNames: true } }];
+const swcModule = ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  // svix 2 ships only as an ES module: swc turns it (and only it) into CommonJS for Jest.
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/svix/.+\\.m?js$': swcModule },
+  transformIgnorePatterns: ['/node_modules/(?!svix/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };
 module.exports = {
   projects: [

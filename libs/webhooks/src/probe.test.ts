@@ -1,2 +1,0 @@
-import { Webhook } from 'svix';
-test('svix loads', () => { expect(typeof Webhook).toBe('function'); });
