@@ -20,13 +20,15 @@ export interface SpawnOptions {
   /** Prefix for output echoed to the parent (for npm start); nothing is echoed when unset. */
   echoPrefix?: string;
   env?: NodeJS.ProcessEnv;
+  cwd?: string;
 }
 
 /** Spawns a server process and tracks its output lines so callers can await readiness messages. */
 export function spawnManaged(options: SpawnOptions): ManagedProcess {
   const child = spawn(options.command, options.args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: options.env ?? process.env,
+    env: options.env,
+    cwd: options.cwd,
   });
   const log: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
   const seen: string[] = [];

@@ -1,0 +1,75 @@
+/**
+ * Checks the rules madge cannot: dependencies flow one way (config ← logger/telemetry ← messaging, inbox, webhooks,
+ * jobs ← services), libraries read no environment and never exit the process. Exits 1 listing every breach.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(__dirname, '..', '..');
+
+/** The layer of each library; a library may import only libraries of a lower layer. */
+const LIB_LAYERS: Record<string, number> = {
+  config: 0,
+  'local-infra': 0,
+  logger: 1,
+  telemetry: 1,
+  webhooks: 2,
+  messaging: 2,
+  inbox: 3,
+  jobs: 3,
+  outbound: 4,
+};
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules') return [];
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Drops block and line comments, so prose about process.env is not mistaken for code. */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+const breaches: string[] = [];
+for (const lib of readdirSync(join(root, 'libs'))) {
+  const layer = LIB_LAYERS[lib];
+  if (layer === undefined) {
+    breaches.push(`libs/${lib}: no layer declared in deploy/local/check-layers.ts`);
+    continue;
+  }
+  for (const file of walk(join(root, 'libs', lib, 'src'))) {
+    const rel = relative(root, file);
+    const isTest = /\.test\.ts$|\/test-support\//.test(file);
+    const source = withoutComments(readFileSync(file, 'utf8'));
+    for (const match of source.matchAll(/from '@berth\/([a-z-]+)'/g)) {
+      const target = match[1];
+      const targetLayer = LIB_LAYERS[target];
+      if (targetLayer === undefined) breaches.push(`${rel}: imports @berth/${target}, which is not a library (libraries never import services)`);
+      else if (target === 'local-infra' && !isTest) breaches.push(`${rel}: only tests may import @berth/local-infra`);
+      else if (target !== 'local-infra' && targetLayer >= layer && target !== lib) breaches.push(`${rel}: @berth/${lib} (layer ${layer}) imports @berth/${target} (layer ${targetLayer})`);
+    }
+    if (!isTest && /process\.env\b/.test(source)) breaches.push(`${rel}: libraries read no environment; pass values in from a service's config.ts`);
+    if (!isTest && /process\.exit\(/.test(source)) breaches.push(`${rel}: libraries never exit the process`);
+  }
+}
+for (const service of readdirSync(join(root, 'services'))) {
+  for (const file of walk(join(root, 'services', service, 'src'))) {
+    const rel = relative(root, file);
+    const source = withoutComments(readFileSync(file, 'utf8'));
+    for (const match of source.matchAll(/from '@berth\/([a-z-]+)'/g)) {
+      if (LIB_LAYERS[match[1]] === undefined && match[1] !== service) breaches.push(`${rel}: services import libraries, not other services (@berth/${match[1]})`);
+    }
+    if (!/\.test\.ts$/.test(file) && !/\/(config|main)\.ts$/.test(file) && /process\.env\b/.test(source)) {
+      breaches.push(`${rel}: only a service's config.ts (and main.ts) read the environment`);
+    }
+  }
+}
+
+if (breaches.length > 0) {
+  console.error(`Layer check failed:\n  ${breaches.join('\n  ')}`);
+  process.exit(1);
+}
+console.log('Layer check passed: dependencies flow one way, libraries read no environment and never exit.');
