@@ -1,4 +1,5 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createHeaders, injectTraceContext } from './trace-headers';
 
 /** One message to publish. */
@@ -24,13 +25,28 @@ export interface PublishResult {
  * with `sync_interval: always`). Adds the active trace context to the headers.
  */
 export async function publishMessage(js: JetStreamClient, message: OutgoingMessage, timeoutMs?: number): Promise<PublishResult> {
-  const headers = injectTraceContext(createHeaders());
-  for (const [key, value] of Object.entries(message.headers ?? {})) headers.set(key, value);
-  const ack: PubAck = await js.publish(message.subject, message.data, {
-    msgID: message.msgId,
-    headers,
-    timeout: timeoutMs,
-    expect: message.expectedStream ? { streamName: message.expectedStream } : undefined,
+  const tracer = trace.getTracer('berth-messaging');
+  const span = tracer.startSpan(`publish ${message.subject}`, {
+    kind: SpanKind.PRODUCER,
+    attributes: { 'messaging.system': 'nats', 'messaging.destination.name': message.subject, 'messaging.message.id': message.msgId ?? '' },
   });
-  return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  const headers = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
+  for (const [key, value] of Object.entries(message.headers ?? {})) headers.set(key, value);
+  try {
+    const ack: PubAck = await js.publish(message.subject, message.data, {
+      msgID: message.msgId,
+      headers,
+      timeout: timeoutMs,
+      expect: message.expectedStream ? { streamName: message.expectedStream } : undefined,
+    });
+    span.setAttribute('messaging.nats.stream_sequence', ack.seq);
+    if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  } catch (error) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
 }

@@ -1,0 +1,2 @@
+export { startTelemetry } from './start-telemetry';
+export type { Telemetry, TelemetryOptions } from './start-telemetry';
