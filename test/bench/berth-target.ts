@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { defaultToolsBinDir, getFreePort, spawnManaged, startNatsServer, type ManagedProcess } from '@berth/local-infra';
+import { trackChild } from './lifecycle';
+
+/** A running webhook gateway under test, listening on 127.0.0.1. */
+export interface BenchTarget {
+  /** Full URL of its Stripe webhook endpoint. */
+  url: string;
+  /** Gateway process id; its RSS is sampled during the run. */
+  pid: number;
+  /** Process id of its backing store (Redis, nats-server); sampled too when set. */
+  infraPid?: number;
+  /** How many events it durably accepted (queued jobs, stored messages), as a sanity check; optional. */
+  countAccepted?(): Promise<number>;
+  /** Stops the gateway and everything started for it; resolves once they have exited. */
+  stop(): Promise<void>;
+}
+
+const repoRoot = resolve(__dirname, '..', '..');
+
+/** Entry point of Berth's gateway service (written separately; may not exist yet); BENCH_BERTH_MAIN overrides it. */
+export const berthGatewayMain = process.env.BENCH_BERTH_MAIN ?? join(repoRoot, 'services', 'gateway', 'src', 'main.ts');
+
+/** Thrown by {@link startBerthGatewayForBench} when services/gateway/src/main.ts does not exist. */
+export class BerthGatewayMissingError extends Error {
+  constructor() {
+    super(`Berth's gateway is missing (${berthGatewayMain} does not exist)`);
+  }
+}
+
+/** Polls `url` until it answers 200; fails when the process exits or `timeoutMs` passes. */
+async function waitForHttpOk(url: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`gateway exited before ${url} answered 200`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (response.status === 200) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms (last: ${last})`);
+}
+
+/**
+ * Starts Berth's gateway for the ingest benchmark: a fresh nats-server (JetStream, fsync always) from
+ * `@berth/local-infra`, then `node -r @swc-node/register services/gateway/src/main.ts` on a free port with
+ * PORT, NATS_URL, STRIPE_WEBHOOK_SECRET, LOG_LEVEL=warn and NODE_ENV=production (no Clerk secret), HOST=127.0.0.1
+ * and WEBHOOK_RATE_LIMIT_PER_MINUTE=0 (the peer has no per-IP limit, and one client IP would hit the default 600/min),
+ * and waits until GET /readyz answers 200. The Stripe path defaults to /webhooks/stripe (override: BENCH_BERTH_PATH).
+ */
+export async function startBerthGatewayForBench(secret: string): Promise<BenchTarget> {
+  if (!existsSync(berthGatewayMain)) throw new BerthGatewayMissingError();
+  const nats = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  trackChild(nats.process.child);
+  let gateway: ManagedProcess | undefined;
+  try {
+    const port = await getFreePort('127.0.0.1');
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret,
+      LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
+    delete env.CLERK_WEBHOOK_SIGNING_SECRET;
+    gateway = spawnManaged({ command: process.execPath, args: ['-r', require.resolve('@swc-node/register'), berthGatewayMain], env });
+    trackChild(gateway.child);
+    await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, gateway, 60000);
+    const proc = gateway;
+    return {
+      url: `http://127.0.0.1:${port}${process.env.BENCH_BERTH_PATH ?? '/webhooks/stripe'}`,
+      pid: proc.child.pid ?? 0,
+      infraPid: nats.process.child.pid,
+      async stop() {
+        await proc.stop(5000);
+        await nats.stop();
+      },
+    };
+  } catch (error) {
+    await gateway?.stop(1000);
+    await nats.stop();
+    throw error;
+  }
+}

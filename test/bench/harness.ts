@@ -1,0 +1,206 @@
+/**
+ * Load driver for the webhook benchmarks: unique, correctly Stripe-signed requests fired with autocannon at a
+ * gateway on 127.0.0.1, plus peak-RSS sampling of the processes under test.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import Stripe from 'stripe';
+
+/** One request body with the headers that go with it. */
+export interface SignedRequest {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** What {@link runLoad} measures: rates and latencies over the timed run, error counts over both runs. */
+export interface LoadResult {
+  /** Mean of the per-second request counts. */
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses with a status outside 2xx, in warm-up plus timed run. */
+  non2xx: number;
+  /** Connection errors including timeouts, in warm-up plus timed run. */
+  errors: number;
+  /** 2xx responses in warm-up plus timed run. */
+  ok2xx: number;
+  /** Response count per HTTP status, warm-up plus timed run. */
+  statusCodes: Record<string, number>;
+  warmupRequestsPerSec: number;
+  /** Peak VmRSS of the gateway process over warm-up and timed run, in MB. */
+  peakRssMb: number;
+  /** Peak VmRSS of the backing store process, in MB, when its pid was given. */
+  infraPeakRssMb?: number;
+  /** Requests signed before the timed run, and requests signed during it because the pool ran out. */
+  pooled: number;
+  signedLive: number;
+}
+
+/** Options for {@link runLoad}. */
+export interface LoadOptions {
+  /** Endpoint on 127.0.0.1 (anything else is refused). */
+  url: string;
+  /** Produces a fresh, unique, signed request on every call. */
+  makeRequest: () => SignedRequest;
+  /** Process whose RSS is sampled (the gateway). */
+  pid: number;
+  /** Optional second process to sample (Redis, nats-server). */
+  infraPid?: number;
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  /** Upper bound on pre-signed requests held in memory; default 300 000 (about 0.5 GB). */
+  maxPool?: number;
+}
+
+const runPrefix = randomBytes(6).toString('hex');
+let sequence = 0;
+
+/** A Stripe event id that is unique within a run (counter) and across runs (random prefix). */
+export function freshEventId(): string {
+  sequence += 1;
+  return `evt_${runPrefix}${sequence.toString(36).padStart(12, '0')}`;
+}
+
+/** A realistic `customer.subscription.updated` event (about 1.5 KB of JSON). */
+export function subscriptionUpdatedEvent(id: string, createdS: number): Record<string, unknown> {
+  const periodStart = createdS - 86400;
+  const price = {
+    id: 'price_1PzR2sLkdIwHu7ixQm3fT9aZ', object: 'price', active: true, currency: 'usd', product: 'prod_QrAbCdEfGhIjKl',
+    recurring: { interval: 'month', interval_count: 1, usage_type: 'licensed' }, type: 'recurring', unit_amount: 4900,
+  };
+  return {
+    id,
+    object: 'event',
+    api_version: '2025-09-30.clover',
+    created: createdS,
+    data: {
+      object: {
+        id: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD', object: 'subscription', billing_cycle_anchor: periodStart, cancel_at: null,
+        cancel_at_period_end: false, canceled_at: null, collection_method: 'charge_automatically', created: periodStart - 2592000,
+        currency: 'usd', customer: 'cus_QrAbC1dEfG2hIj', default_payment_method: 'pm_1PzR2rLkdIwHu7ixKk9sQw3e',
+        items: {
+          object: 'list',
+          data: [{ id: 'si_QrAbCdEfGhIjKm', object: 'subscription_item', created: periodStart, current_period_start: periodStart,
+            current_period_end: periodStart + 2592000, price, quantity: 3, subscription: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD' }],
+          has_more: false, total_count: 1, url: '/v1/subscription_items?subscription=sub_1PzR3tLkdIwHu7ixa8K2mNcD',
+        },
+        latest_invoice: 'in_1PzR3tLkdIwHu7ixJ7bYc2Vd', livemode: false, metadata: { plan: 'team', workspace_id: 'ws_8f3a2c' },
+        status: 'active', trial_end: null, trial_start: null,
+      },
+      previous_attributes: { items: { data: [{ id: 'si_QrAbCdEfGhIjKm', quantity: 2 }] }, metadata: { plan: 'starter' } },
+    },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: `req_${id.slice(4)}`, idempotency_key: `${runPrefix}-${createdS}-${id.slice(-8)}` },
+    type: 'customer.subscription.updated',
+  };
+}
+
+/**
+ * Returns a request factory: each call builds a new subscription-updated event with a fresh `evt_` id and signs
+ * it with `stripe.webhooks.generateTestHeaderString`, exactly as Stripe would sign it for `secret`.
+ */
+export function stripeRequestFactory(secret: string): () => SignedRequest {
+  const stripe = new Stripe('sk_test_bench_unused');
+  return () => {
+    const payload = JSON.stringify(subscriptionUpdatedEvent(freshEventId(), Math.floor(Date.now() / 1000)));
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret });
+    return { body: Buffer.from(payload), headers: { 'content-type': 'application/json', 'stripe-signature': signature } };
+  };
+}
+
+/** Samples VmRSS of each pid every `intervalMs`; `stop()` returns the peak of each in MB (0 if never read). */
+export function sampleRss(pids: number[], intervalMs = 200): { stop(): number[] } {
+  const peaksKb = pids.map(() => 0);
+  const sample = (): void => {
+    pids.forEach((pid, i) => {
+      try {
+        const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+        peaksKb[i] = Math.max(peaksKb[i], kb);
+      } catch {
+        // process gone
+      }
+    });
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peaksKb.map((kb) => Math.round((kb / 1024) * 10) / 10);
+    },
+  };
+}
+
+function countStatuses(results: (autocannon.Result | undefined)[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    for (const [status, { count }] of Object.entries(result?.statusCodeStats ?? {})) counts[status] = (counts[status] ?? 0) + count;
+  }
+  return counts;
+}
+
+/** One autocannon run taking every request body from `next`; stopped forcibly if it overruns by 30 s. */
+async function fire(url: string, connections: number, durationS: number, next: () => SignedRequest): Promise<autocannon.Result> {
+  const instance = autocannon({
+    url,
+    connections,
+    duration: durationS,
+    timeout: 10,
+    requests: [{ method: 'POST', setupRequest: (request) => {
+      const { body, headers } = next();
+      return { ...request, body, headers: { ...headers } };
+    } }],
+  });
+  const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
+  try {
+    return await instance;
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
+/**
+ * Warm-up (requests signed on the fly), then a timed run fed from a pool of requests signed beforehand, each
+ * used once, so signing does not compete with the target for CPU. The pool is sized from the best warm-up second
+ * with 2x headroom; should it run out, requests are signed on the fly and counted in `signedLive`.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (new URL(options.url).hostname !== '127.0.0.1') throw new Error(`refusing non-loopback target ${options.url}`);
+  const { makeRequest, connections, durationS, warmupS } = options;
+  const rss = sampleRss(options.infraPid ? [options.pid, options.infraPid] : [options.pid]);
+  try {
+    const warmup = warmupS > 0 ? await fire(options.url, connections, warmupS, makeRequest) : undefined;
+    const expectedRps = warmup ? Math.max(warmup.requests.max, 4000) : 10000;
+    const poolSize = Math.min(options.maxPool ?? 300000, Math.ceil(expectedRps * durationS * 2) + connections);
+    let pool: SignedRequest[] = Array.from({ length: poolSize }, makeRequest);
+    let used = 0;
+    let signedLive = 0;
+    const timed = await fire(options.url, connections, durationS, () => {
+      if (used < pool.length) return pool[used++];
+      signedLive += 1;
+      return makeRequest();
+    });
+    pool = [];
+    const [peakRssMb, infraPeakRssMb] = rss.stop();
+    return {
+      requestsPerSec: Math.round(timed.requests.average),
+      p50Ms: timed.latency.p50,
+      p99Ms: timed.latency.p99,
+      non2xx: timed.non2xx + (warmup?.non2xx ?? 0),
+      errors: timed.errors + (warmup?.errors ?? 0),
+      ok2xx: timed['2xx'] + (warmup?.['2xx'] ?? 0),
+      statusCodes: countStatuses([timed, warmup]),
+      warmupRequestsPerSec: Math.round(warmup?.requests.average ?? 0),
+      peakRssMb,
+      infraPeakRssMb,
+      pooled: poolSize,
+      signedLive,
+    };
+  } finally {
+    rss.stop();
+  }
+}

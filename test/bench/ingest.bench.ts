@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:ingest`: Stripe webhook ingest throughput of Berth's gateway against a typical peer stack
+ * (Fastify + stripe + Redis SETNX + BullMQ), alternating peer and Berth rounds on the same machine.
+ *
+ * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
+ * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts).
+ * Results go to test/bench/results/ingest-<timestamp>.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { berthGatewayMain, startBerthGatewayForBench, type BenchTarget } from './berth-target';
+import { runLoad, stripeRequestFactory, type LoadResult } from './harness';
+import { installCleanup, stopAll, trackStop } from './lifecycle';
+import { startPeerForBench } from './peer/peer-target';
+
+type TargetName = 'peer' | 'berth';
+
+interface RoundResult extends LoadResult {
+  /** Events the target reports as durably accepted after the round, when it can tell. */
+  accepted?: number;
+}
+
+interface Summary {
+  rounds: RoundResult[];
+  medianRequestsPerSec: number;
+  medianP50Ms: number;
+  medianP99Ms: number;
+  peakRssMb: number;
+  storePeakRssMb: number;
+  non2xx: number;
+  errors: number;
+}
+
+function envInt(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  return value;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function summarise(rounds: RoundResult[]): Summary {
+  return {
+    rounds,
+    medianRequestsPerSec: median(rounds.map((r) => r.requestsPerSec)),
+    medianP50Ms: median(rounds.map((r) => r.p50Ms)),
+    medianP99Ms: median(rounds.map((r) => r.p99Ms)),
+    peakRssMb: Math.max(...rounds.map((r) => r.peakRssMb)),
+    storePeakRssMb: Math.max(...rounds.map((r) => r.infraPeakRssMb ?? 0)),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
+  const header = ['target', 'rounds', 'req/s (median)', 'p50 ms', 'p99 ms', 'peak RSS MB', 'store RSS MB', 'non-2xx', 'errors'];
+  const rows = Object.entries(summaries).map(([name, s]) => [name, s.rounds.length, s.medianRequestsPerSec, s.medianP50Ms, s.medianP99Ms,
+    s.peakRssMb, s.storePeakRssMb, s.non2xx, s.errors].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+}
+
+async function runRound(start: () => Promise<BenchTarget>, config: { connections: number; durationS: number; warmupS: number }, secret: string): Promise<RoundResult> {
+  const target = await start();
+  const untrack = trackStop(() => target.stop());
+  try {
+    const result: RoundResult = await runLoad({ url: target.url, makeRequest: stripeRequestFactory(secret), pid: target.pid, infraPid: target.infraPid, ...config });
+    result.accepted = await target.countAccepted?.();
+    return result;
+  } finally {
+    await target.stop();
+    untrack();
+  }
+}
+
+function describe(r: RoundResult): string {
+  const accepted = r.accepted === undefined ? '' : `, accepted ${r.accepted} for ${r.ok2xx} 2xx`;
+  const statuses = r.non2xx ? ` (statuses ${JSON.stringify(r.statusCodes)}: figures not valid)` : '';
+  const live = r.signedLive ? `, ${r.signedLive} signed live (pool of ${r.pooled} ran out)` : '';
+  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
+}
+
+async function main(): Promise<void> {
+  process.chdir(resolve(__dirname, '..', '..')); // children resolve swc and tsconfig from the repo root
+  const config = { durationS: envInt('BENCH_DURATION_S', 10, 1, 240), warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60), connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000) };
+  const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
+  const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 120) + 60) * 1000);
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+
+  const wanted = (process.env.BENCH_TARGETS ?? 'peer,berth').split(',').map((t) => t.trim());
+  const starters: Partial<Record<TargetName, () => Promise<BenchTarget>>> = {};
+  if (wanted.includes('peer')) starters.peer = () => startPeerForBench(secret);
+  let berthNote: string | undefined;
+  if (!wanted.includes('berth')) berthNote = 'Berth not selected (BENCH_TARGETS)';
+  else if (existsSync(berthGatewayMain)) starters.berth = () => startBerthGatewayForBench(secret);
+  else console.log((berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`));
+  if (!starters.peer && !starters.berth) throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
+
+  console.log(`ingest bench: ${rounds} round(s), ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`);
+  const results: Partial<Record<TargetName, RoundResult[]>> = {};
+  for (let round = 1; round <= rounds; round++) {
+    for (const name of ['peer', 'berth'] as const) {
+      const start = starters[name];
+      if (!start) continue;
+      try {
+        const result = await runRound(start, config, secret);
+        (results[name] ??= []).push(result);
+        console.log(`${name.padEnd(5)} round ${round}/${rounds}: ${describe(result)}`);
+      } catch (error) {
+        if (name === 'peer') throw error;
+        berthNote = `Berth's gateway failed in round ${round}: ${error instanceof Error ? error.message : String(error)}`;
+        console.log(berthNote);
+        delete starters.berth;
+      }
+    }
+  }
+
+  const summaries: Partial<Record<TargetName, Summary>> = {};
+  for (const name of ['peer', 'berth'] as const) if (results[name]?.length) summaries[name] = summarise(results[name]);
+  console.log('');
+  printTable(summaries);
+  const ratio = summaries.peer && summaries.berth ? Math.round((summaries.berth.medianRequestsPerSec / summaries.peer.medianRequestsPerSec) * 100) / 100 : undefined;
+  console.log(ratio === undefined ? `\nberth/peer req/s: n/a${berthNote ? ` (${berthNote})` : ''}` : `\nberth/peer median req/s: ${ratio}`);
+
+  const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(__dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `ingest-${timestamp}.json`);
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  await writeFile(file, JSON.stringify({ timestamp, machine, config: { ...config, rounds }, ...summaries, berthNote, berthOverPeerRequestsPerSec: ratio }, null, 2));
+  console.log(`results: ${file}`);
+  disarm();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.stack : error);
+    void stopAll(5000).finally(() => process.exit(1));
+  },
+);
