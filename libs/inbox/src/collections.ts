@@ -1,0 +1,22 @@
+import type { Db } from 'mongodb';
+import type { LeaseDocument } from './leases/lease-types';
+import type { Inbox, InboxEventDocument } from './types';
+
+/** The inbox collection. */
+export const WEBHOOK_EVENTS_COLLECTION = 'webhookEvents';
+
+/** The attempt leases of inbox events. */
+export const WEBHOOK_EVENT_LEASES_COLLECTION = 'webhookEventLeases';
+
+/** The inbox collections of a database. */
+export function inboxCollections(db: Db): Inbox {
+  return {
+    events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
+    leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
+  };
+}
+
+/** The inbox `_id` of an event: `<provider>:<eventId>`, the same as its JetStream `Nats-Msg-Id`. */
+export function inboxEventKey(provider: string, eventId: string): string {
+  return `${provider}:${eventId}`;
+}

@@ -1,0 +1,25 @@
+import { renewLease } from './leases/renew-lease';
+import type { Lease } from './leases/lease-types';
+import type { Clock, Inbox } from './types';
+
+/** Options for {@link extendEventLease}. */
+export interface ExtendEventLeaseOptions {
+  inbox: Inbox;
+  lease: Lease;
+  leaseMs: number;
+  clock: Clock;
+}
+
+/**
+ * Keeps a running attempt's claim alive (`now + leaseMs`), in the lease collection and the event's `leaseUntil`
+ * mirror. Returns false when the lease is no longer this owner's.
+ */
+export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
+  const renewed = await renewLease({ leases: options.inbox.leases, lease: options.lease, leaseMs: options.leaseMs, clock: options.clock });
+  if (!renewed) return false;
+  await options.inbox.events.updateOne(
+    { _id: options.lease.key, leaseOwner: options.lease.owner, processedAt: null },
+    { $set: { leaseUntil: options.lease.until } },
+  );
+  return true;
+}

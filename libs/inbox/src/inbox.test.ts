@@ -1,0 +1,197 @@
+import { MongoClient, type Db } from 'mongodb';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import { createLogger } from '@berth/logger';
+import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
+import {
+  claimEvent, ensureInboxIndexes, inboxCollections, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
+  type Inbox, type WebhookEvent,
+} from './index';
+import { fakeWebhookMessage, manualClock } from './testing';
+
+const logger = createLogger({ service: 'inbox-test', level: 'silent' });
+let ferret: FerretDbHandle;
+let client: MongoClient;
+let db: Db;
+let inbox: Inbox;
+let counter = 0;
+
+beforeAll(async () => {
+  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
+  db = client.db(`inbox_test_${process.pid}`);
+  inbox = inboxCollections(db);
+  await ensureInboxIndexes({ inbox });
+});
+afterAll(async () => {
+  await client?.close();
+  await ferret?.stop();
+});
+
+function newEvent(): WebhookEvent {
+  counter += 1;
+  return { provider: 'stripe', eventId: `evt_${counter}`, type: 'customer.updated', receivedAt: new Date('2030-01-01T00:00:00Z'), payload: '{"id":"x"}' };
+}
+
+async function recorded(): Promise<{ event: WebhookEvent; key: string }> {
+  const event = newEvent();
+  await recordReceivedEvent({ inbox, event });
+  return { event, key: inboxEventKey(event.provider, event.eventId) };
+}
+
+describe('indexes', () => {
+  it('creates the unique identity index and the cron indexes, idempotently', async () => {
+    await ensureInboxIndexes({ inbox });
+    const names = (await inbox.events.listIndexes().toArray()).map((index) => index.name);
+    expect(names).toEqual(expect.arrayContaining(['provider_eventId_unique', 'processedAt_receivedAt', 'abandonedAt']));
+  });
+
+  it('refuses a second row for the same provider event under another _id', async () => {
+    const { key } = await recorded();
+    const row = (await inbox.events.findOne({ _id: key }))!;
+    await expect(inbox.events.insertOne({ ...row, _id: `${key}-copy` })).rejects.toMatchObject({ code: 11000 });
+  });
+});
+
+describe('recordReceivedEvent', () => {
+  it('creates one row however many times the event is delivered', async () => {
+    const event = newEvent();
+    expect(await recordReceivedEvent({ inbox, event })).toBe(true);
+    expect(await recordReceivedEvent({ inbox, event: { ...event, payload: '{"changed":true}' } })).toBe(false);
+    const rows = await inbox.events.find({ provider: 'stripe', eventId: event.eventId }).toArray();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ _id: `stripe:${event.eventId}`, type: 'customer.updated', payload: '{"id":"x"}', attempts: 0, processedAt: null, abandonedAt: null, lastError: null });
+  });
+
+  it('creates one row when ten first deliveries race', async () => {
+    const event = newEvent();
+    const created = await Promise.all(Array.from({ length: 10 }, () => recordReceivedEvent({ inbox, event })));
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(await inbox.events.countDocuments({ eventId: event.eventId })).toBe(1);
+  });
+});
+
+describe('claimEvent', () => {
+  it('lets exactly one of many concurrent claims win, and counts one attempt', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { key } = await recorded();
+      const { clock } = manualClock();
+      const results = await Promise.all(Array.from({ length: 10 }, (_, index) => claimEvent({ inbox, key, owner: `replica-${index}`, leaseMs: 60000, clock })));
+      expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'busy')).toHaveLength(9);
+      const row = (await inbox.events.findOne({ _id: key }))!;
+      const winner = results.find((result) => result.status === 'claimed');
+      expect(row).toMatchObject({ attempts: 1, leaseOwner: winner && 'lease' in winner ? winner.lease.owner : 'none' });
+    }
+  });
+
+  it('reports the holder and the rest of its lease while it is live', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 30000, clock: time.clock })).status).toBe('claimed');
+    time.advance(10000);
+    expect(await claimEvent({ inbox, key, owner: 'b', leaseMs: 30000, clock: time.clock })).toEqual({ status: 'busy', holder: 'a', remainingMs: 20000 });
+  });
+
+  it('lets another replica reclaim an expired lease; the old owner can then not mark it processed', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    time.advance(1001);
+    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
+    expect(second).toMatchObject({ status: 'claimed', attempt: 2 });
+    if (first.status !== 'claimed' || second.status !== 'claimed') throw new Error('expected two claims');
+    expect(await markProcessed({ inbox, lease: first.lease, clock: time.clock })).toBe(false);
+    expect(await markProcessed({ inbox, lease: second.lease, clock: time.clock })).toBe(true);
+    expect((await inbox.events.findOne({ _id: key }))!.processedAt).toEqual(time.clock());
+  });
+
+  it('counts attempts across failures, keeps the last error, and skips the event once processed', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    for (const message of ['Stripe 503', 'Stripe 502']) {
+      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
+      if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
+      expect(await recordFailure({ inbox, lease: claim.lease, error: new Error(message), clock: time.clock })).toBe(true);
+      time.advance(5000);
+    }
+    const third = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
+    if (third.status !== 'claimed') throw new Error('expected the third attempt to be claimed at once after the release');
+    expect(third.attempt).toBe(3);
+    expect(await markProcessed({ inbox, lease: third.lease, clock: time.clock })).toBe(true);
+    expect(await inbox.events.findOne({ _id: key })).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
+    expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe('already_processed');
+  });
+
+  it('does not claim a set-aside event or a missing one', async () => {
+    const { key } = await recorded();
+    const { clock } = manualClock();
+    const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock });
+    if (claim.status !== 'claimed') throw new Error('expected a claim');
+    await recordFailure({ inbox, lease: claim.lease, error: new Error('bad data'), clock, abandon: true });
+    expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock })).status).toBe('abandoned');
+    expect((await claimEvent({ inbox, key: 'stripe:evt_nope', owner: 'a', leaseMs: 60000, clock })).status).toBe('missing');
+  });
+});
+
+describe('processInboxEvent', () => {
+  const base = { owner: 'replica-1', leaseMs: 60000, logger };
+
+  it('runs the handler once, then skips the event on every later delivery', async () => {
+    const eventId = `evt_p${++counter}`;
+    const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'invoice.paid', body: { id: eventId, data: { object: { customer: 'cus_1' } } } });
+    const seen: unknown[] = [];
+    const handler = async (event: { body: unknown; attempt: number; type: string }) => void seen.push({ body: event.body, attempt: event.attempt, type: event.type });
+    const { clock } = manualClock();
+    expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('processed');
+    expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('already_processed');
+    expect(seen).toEqual([{ body: { id: eventId, data: { object: { customer: 'cus_1' } } }, attempt: 1, type: 'invoice.paid' }]);
+    expect(await inbox.events.findOne({ _id: `stripe:${eventId}` })).toMatchObject({ attempts: 1, processedAt: clock(), receivedAt: new Date('2030-01-01T00:00:00.000Z') });
+  });
+
+  it('records the error and rethrows it, so the transport retries', async () => {
+    const eventId = `evt_p${++counter}`;
+    const message = fakeWebhookMessage({ provider: 'clerk', eventId, type: 'user.updated', body: {} });
+    const { clock } = manualClock();
+    const failure = new Error('Mongo write failed');
+    await expect(processInboxEvent({ ...base, inbox, message, clock, handler: async () => { throw failure; } })).rejects.toBe(failure);
+    expect(await inbox.events.findOne({ _id: `clerk:${eventId}` })).toMatchObject({ attempts: 1, lastError: 'Error: Mongo write failed', processedAt: null, abandonedAt: null, leaseOwner: null });
+    expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe('processed');
+  });
+
+  it('sets the event aside on an UnrecoverableError, and on a body that is not JSON', async () => {
+    const { clock } = manualClock();
+    const bad = fakeWebhookMessage({ provider: 'stripe', eventId: `evt_p${++counter}`, type: 'x', body: 'not json{' });
+    await expect(processInboxEvent({ ...base, inbox, message: bad, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
+    const refused = fakeWebhookMessage({ provider: 'stripe', eventId: `evt_p${++counter}`, type: 'x', body: {} });
+    await expect(processInboxEvent({ ...base, inbox, message: refused, clock, handler: async () => { throw new UnrecoverableError('no such customer'); } })).rejects.toBeInstanceOf(UnrecoverableError);
+    for (const message of [bad, refused]) {
+      const row = (await inbox.events.findOne({ _id: message.msgId! }))!;
+      expect(row.abandonedAt).toEqual(clock());
+      expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe('abandoned');
+    }
+  });
+
+  it('asks for a retry after the rest of the lease while another replica runs the event', async () => {
+    const eventId = `evt_p${++counter}`;
+    const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'x', body: {} });
+    const { clock } = manualClock();
+    let release!: () => void;
+    const running = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    const first = processInboxEvent({ ...base, inbox, message, clock, owner: 'a', handler: async () => { started(); await running; } });
+    await handlerStarted;
+    const busy = processInboxEvent({ ...base, inbox, message, clock, owner: 'b', handler: async () => undefined });
+    await expect(busy).rejects.toBeInstanceOf(RetryLaterError);
+    await expect(busy).rejects.toMatchObject({ delayMs: 60000 });
+    release();
+    expect(await first).toBe('processed');
+    expect(await processInboxEvent({ ...base, inbox, message, clock, owner: 'b', handler: async () => undefined })).toBe('already_processed');
+  });
+
+  it('gives up at once on a message without the Berth headers', async () => {
+    const message = { ...fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_nohdr', type: 'x', body: {} }), headers: undefined };
+    const { clock } = manualClock();
+    await expect(processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
+  });
+});

@@ -1,0 +1,90 @@
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import { acquireLease, ensureLeaseIndexes, releaseLease, renewLease, upsertIfNewer, type LeaseCollection, type LeaseDocument } from './index';
+import { manualClock } from './testing';
+
+let ferret: FerretDbHandle;
+let client: MongoClient;
+let db: Db;
+let leases: LeaseCollection;
+
+beforeAll(async () => {
+  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
+  db = client.db(`inbox_leases_test_${process.pid}`);
+  leases = db.collection<LeaseDocument>('leases');
+  await ensureLeaseIndexes({ leases });
+  await ensureLeaseIndexes({ leases });
+});
+afterAll(async () => {
+  await client?.close();
+  await ferret?.stop();
+});
+
+describe('leases', () => {
+  it('is held by one owner until released, then taken by the next generation', async () => {
+    const time = manualClock();
+    const first = await acquireLease({ leases, key: 'k1', owner: 'a', leaseMs: 5000, clock: time.clock });
+    expect(first).toMatchObject({ acquired: true, lease: { generation: 1, owner: 'a' } });
+    time.advance(1000);
+    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toEqual({ acquired: false, holder: 'a', remainingMs: 4000 });
+    if (!first.acquired) throw new Error('unreachable');
+    expect(await renewLease({ leases, lease: first.lease, leaseMs: 5000, clock: time.clock })).toBe(true);
+    expect(first.lease.until).toEqual(new Date(time.clock().getTime() + 5000));
+    await releaseLease({ leases, lease: first.lease, clock: time.clock });
+    expect(await renewLease({ leases, lease: first.lease, leaseMs: 5000, clock: time.clock })).toBe(false);
+    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toMatchObject({ acquired: true, lease: { generation: 2, owner: 'b' } });
+  });
+
+  it('gives a contested lease to exactly one of many replicas', async () => {
+    const time = manualClock();
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.all(Array.from({ length: 12 }, (_, index) => acquireLease({ leases, key: `race-${round}`, owner: `r${index}`, leaseMs: 5000, clock: time.clock })));
+      expect(results.filter((result) => result.acquired)).toHaveLength(1);
+    }
+  });
+
+  it('prunes generations that ended long ago when asked', async () => {
+    const time = manualClock();
+    for (let index = 0; index < 4; index++) {
+      const result = await acquireLease({ leases, key: 'pruned', owner: 'a', leaseMs: 1000, clock: time.clock, pruneAfterMs: 60000 });
+      if (!result.acquired) throw new Error('expected the lease');
+      await releaseLease({ leases, lease: result.lease, clock: time.clock });
+      time.advance(120000);
+    }
+    expect((await leases.find({ key: 'pruned' }).toArray()).map((lease) => lease.generation)).toEqual([4]);
+  });
+});
+
+describe('upsertIfNewer', () => {
+  interface Versioned { _id: string; name?: string; version?: number; deletedAt?: Date | null }
+  let collection: Collection<Versioned>;
+  beforeAll(() => {
+    collection = db.collection<Versioned>('versioned');
+  });
+
+  it('applies newer versions, ignores older and equal ones, and respects the guard', async () => {
+    const write = (version: number, name: string) =>
+      upsertIfNewer({ collection, id: 'u1', versionField: 'version', version, set: { name }, guard: { deletedAt: null } });
+    expect(await write(2, 'two')).toBe('inserted');
+    expect(await write(1, 'one')).toBe('stale');
+    expect(await write(2, 'two again')).toBe('stale');
+    expect(await write(3, 'three')).toBe('updated');
+    expect(await collection.findOne({ _id: 'u1' })).toEqual({ _id: 'u1', deletedAt: null, name: 'three', version: 3 });
+    await collection.updateOne({ _id: 'u1' }, { $set: { deletedAt: new Date() } });
+    expect(await write(4, 'after delete')).toBe('stale');
+    expect((await collection.findOne({ _id: 'u1' }))!.name).toBe('three');
+  });
+
+  it('keeps the newer of two first writes that race to create the document', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = `race-${round}`;
+      const results = await Promise.all([
+        upsertIfNewer({ collection, id, versionField: 'version', version: 10, set: { name: 'older' } }),
+        upsertIfNewer({ collection, id, versionField: 'version', version: 20, set: { name: 'newer' } }),
+      ]);
+      expect(results).toContain('inserted');
+      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'newer', version: 20 });
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import type { Clock } from '../types';
+import { isDuplicateKeyError } from '../mongo-errors';
+import { leaseDocumentId, type Lease, type LeaseCollection } from './lease-types';
+
+/** Options for {@link acquireLease}. */
+export interface AcquireLeaseOptions {
+  leases: LeaseCollection;
+  key: string;
+  /** This replica's id. */
+  owner: string;
+  /** How long the lease holds unless renewed or released. */
+  leaseMs: number;
+  clock: Clock;
+  /**
+   * When set, generations of this key whose lease ended more than this long ago are deleted after a successful
+   * acquisition, so a frequently leased key keeps a handful of documents. Leave unset to keep the history (the inbox
+   * keeps one document per attempt).
+   */
+  pruneAfterMs?: number;
+}
+
+/** What {@link acquireLease} found: the lease, or who holds it and for how much longer. */
+export type AcquireLeaseResult =
+  | { acquired: true; lease: Lease }
+  | { acquired: false; holder: string; remainingMs: number };
+
+/**
+ * Takes the lease on `key` if nobody holds it (never taken, released, or expired).
+ *
+ * Why an insert and not a conditional update: a conditional `updateOne`/`findOneAndUpdate` is an atomic
+ * compare-and-set on MongoDB, but not on FerretDB 1.24, which reads the document, applies the update in memory and
+ * writes the whole document back; ten concurrent "claim if free" updates there report several winners. The unique
+ * `_id` of an insert is enforced by both, so the next generation `<key>#<n+1>` can be inserted by one replica only.
+ */
+export async function acquireLease(options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
+  const { leases, key, owner, leaseMs, clock } = options;
+  const now = clock();
+  const latest = await leases.findOne({ key }, { sort: { generation: -1 } });
+  if (latest && latest.releasedAt === null && latest.until.getTime() > now.getTime()) {
+    return { acquired: false, holder: latest.owner, remainingMs: latest.until.getTime() - now.getTime() };
+  }
+  const generation = (latest?.generation ?? 0) + 1;
+  const until = new Date(now.getTime() + leaseMs);
+  try {
+    await leases.insertOne({ _id: leaseDocumentId(key, generation), key, generation, owner, acquiredAt: now, until, releasedAt: null });
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+    const winner = await leases.findOne({ _id: leaseDocumentId(key, generation) });
+    const remainingMs = winner ? Math.max(winner.until.getTime() - now.getTime(), 0) : leaseMs;
+    return { acquired: false, holder: winner?.owner ?? 'unknown', remainingMs };
+  }
+  if (options.pruneAfterMs !== undefined) {
+    await leases.deleteMany({ key, generation: { $lt: generation }, until: { $lt: new Date(now.getTime() - options.pruneAfterMs) } });
+  }
+  return { acquired: true, lease: { key, generation, owner, until } };
+}

@@ -1,0 +1,121 @@
+import type { BerthLogger } from '@berth/logger';
+import { RetryLaterError, UnrecoverableError, type ReceivedMessage } from '@berth/messaging';
+import { claimEvent } from './claim-event';
+import { inboxEventKey } from './collections';
+import { extendEventLease } from './extend-event-lease';
+import type { Lease } from './leases/lease-types';
+import { markProcessed } from './mark-processed';
+import { recordFailure } from './record-failure';
+import { recordReceivedEvent } from './record-received-event';
+import type { Clock, Inbox, WebhookEvent } from './types';
+import { readWebhookMessage } from './webhook-message';
+
+/** The event handed to a consumer's handler: the inbox row's facts, the parsed body and this attempt's number. */
+export interface InboxHandlerEvent extends WebhookEvent {
+  /** The provider's JSON body, parsed. */
+  body: unknown;
+  /** 1 on the first attempt, counted across deliveries and replicas. */
+  attempt: number;
+}
+
+/** Applies one event's effect. Must be safe to run again (after a crash, a lost lease): read fresh state, write idempotently. */
+export type InboxEventHandler = (event: InboxHandlerEvent) => Promise<void>;
+
+/** Options for {@link processInboxEvent}. */
+export interface ProcessInboxEventOptions {
+  inbox: Inbox;
+  /** The `WEBHOOKS` message being handled. */
+  message: ReceivedMessage;
+  handler: InboxEventHandler;
+  /** This replica's id, the lease owner. */
+  owner: string;
+  /** How long a claim holds; renewed every third of it while the handler runs. */
+  leaseMs: number;
+  clock: Clock;
+  logger: BerthLogger;
+}
+
+/** How {@link processInboxEvent} ended without throwing; in every case the message can be acked. */
+export type ProcessInboxEventResult = 'processed' | 'already_processed' | 'abandoned';
+
+/** The shortest delay asked of JetStream before retrying a busy event. */
+const MIN_BUSY_RETRY_MS = 100;
+
+/**
+ * Runs one `WEBHOOKS` message through the inbox, for the consumers' `@EventPattern` handlers:
+ * 1. record the event (a redelivery adds no row);
+ * 2. claim it: already processed → resolve (the transport acks, nothing runs); set aside → resolve with a warning;
+ *    another attempt holds a live lease → throw {@link RetryLaterError} for the rest of that lease;
+ * 3. run the handler, renewing the lease meanwhile;
+ * 4. success → `processedAt`, resolve (ack). Failure → `lastError` (and `abandonedAt` for an
+ *    {@link UnrecoverableError}), release the lease, rethrow (the transport naks with backoff, or gives up).
+ */
+export async function processInboxEvent(options: ProcessInboxEventOptions): Promise<ProcessInboxEventResult> {
+  const { inbox, owner, leaseMs, clock, logger } = options;
+  const event = readWebhookMessage(options.message);
+  const key = inboxEventKey(event.provider, event.eventId);
+  await recordReceivedEvent({ inbox, event });
+
+  const claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+  switch (claim.status) {
+    case 'already_processed':
+      logger.info({ processedAt: claim.event.processedAt }, 'Webhook event already processed; skipped');
+      return 'already_processed';
+    case 'abandoned':
+      logger.warn({ abandonedAt: claim.event.abandonedAt, lastError: claim.event.lastError }, 'Webhook event is set aside; skipped until it is reopened');
+      return 'abandoned';
+    case 'busy':
+      throw new RetryLaterError(`Webhook event ${key} is being processed by ${claim.holder}`, Math.max(claim.remainingMs, MIN_BUSY_RETRY_MS));
+    case 'missing':
+      throw new Error(`Webhook event ${key} disappeared from the inbox before it could be claimed`);
+    case 'claimed':
+      break;
+  }
+
+  const { lease, attempt } = claim;
+  const started = performance.now();
+  const stopRenewing = keepLeaseAlive({ inbox, lease, leaseMs, clock, logger });
+  try {
+    await options.handler({ ...event, body: parseBody(event.payload), attempt });
+  } catch (error) {
+    stopRenewing();
+    await recordFailureSafely(inbox, lease, error, clock, logger);
+    throw error;
+  }
+  stopRenewing();
+  if (!(await markProcessed({ inbox, lease, clock }))) {
+    throw new Error(`Lost the lease on webhook event ${key} while processing it; it will be checked again`);
+  }
+  logger.info({ inboxAttempt: attempt, durationMs: Math.round(performance.now() - started) }, 'Webhook event processed');
+  return 'processed';
+}
+
+function parseBody(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch (error) {
+    throw new UnrecoverableError('Webhook payload is not valid JSON', { cause: error });
+  }
+}
+
+/** Renews the lease every third of its length until the returned function is called. */
+function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; clock: Clock; logger: BerthLogger }): () => void {
+  const timer = setInterval(() => {
+    extendEventLease(options).then(
+      (renewed) => {
+        if (!renewed) options.logger.warn('Lost the lease on the webhook event being processed');
+      },
+      (error: unknown) => options.logger.warn({ err: error }, 'Could not renew the webhook event lease'),
+    );
+  }, Math.max(Math.floor(options.leaseMs / 3), 50));
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+async function recordFailureSafely(inbox: Inbox, lease: Lease, error: unknown, clock: Clock, logger: BerthLogger): Promise<void> {
+  try {
+    await recordFailure({ inbox, lease, error, clock, abandon: error instanceof UnrecoverableError });
+  } catch (recordError) {
+    logger.error({ err: recordError }, 'Could not record the failure in the inbox; the lease will expire on its own');
+  }
+}

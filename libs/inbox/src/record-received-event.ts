@@ -1,0 +1,43 @@
+import { inboxEventKey } from './collections';
+import { isDuplicateKeyError } from './mongo-errors';
+import type { Inbox, InboxEventDocument, WebhookEvent } from './types';
+
+/** Options for {@link recordReceivedEvent}. */
+export interface RecordReceivedEventOptions {
+  inbox: Inbox;
+  event: WebhookEvent;
+}
+
+/**
+ * Writes the event to the inbox if it is not there yet: a second delivery of the same event creates no second row
+ * and changes nothing. Resolves `true` when this call created the row.
+ *
+ * Insert-if-absent is done as an `insertOne` whose duplicate key error (on `_id` or `{provider, eventId}`) means
+ * "already recorded", rather than an upsert with `$setOnInsert`: same effect and one round trip, and FerretDB 1.24
+ * drops `null` fields from a `$setOnInsert`, which would leave rows without their `processedAt: null` etc.
+ */
+export async function recordReceivedEvent(options: RecordReceivedEventOptions): Promise<boolean> {
+  const { event } = options;
+  const document: InboxEventDocument = {
+    _id: inboxEventKey(event.provider, event.eventId),
+    provider: event.provider,
+    eventId: event.eventId,
+    type: event.type,
+    receivedAt: event.receivedAt,
+    payload: event.payload,
+    attempts: 0,
+    lastError: null,
+    lastAttemptAt: null,
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+  };
+  try {
+    await options.inbox.events.insertOne(document);
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Helpers for tests of the inbox and of the consumers built on it (import from `@berth/inbox/src/testing`). Not
+ * exported from the package index: production code has no use for them.
+ */
+import { Writable } from 'node:stream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { createHeaders, publishMessage, type PublishResult, type ReceivedMessage } from '@berth/messaging';
+import { WEBHOOK_HEADERS } from './webhook-message';
+
+/** A manual clock for tests: starts at `start`, moved with `advance`. */
+export function manualClock(start = '2030-01-01T00:00:00.000Z'): { clock: () => Date; advance(ms: number): void } {
+  let now = Date.parse(start);
+  return { clock: () => new Date(now), advance: (ms: number) => void (now += ms) };
+}
+
+/** A `WEBHOOKS` message as the gateway publishes it, for tests that do not go through JetStream. */
+export function fakeWebhookMessage(options: { provider: string; eventId: string; type: string; body: unknown; deliveryCount?: number }): ReceivedMessage {
+  const headers = createHeaders();
+  headers.set(WEBHOOK_HEADERS.provider, options.provider);
+  headers.set(WEBHOOK_HEADERS.eventId, options.eventId);
+  headers.set(WEBHOOK_HEADERS.eventType, options.type);
+  headers.set(WEBHOOK_HEADERS.receivedAt, '2030-01-01T00:00:00.000Z');
+  const text = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  return {
+    subject: `webhooks.${options.provider}.${options.type}`,
+    data: new TextEncoder().encode(text),
+    headers,
+    msgId: `${options.provider}:${options.eventId}`,
+    deliveryCount: options.deliveryCount ?? 1,
+    streamSequence: 1,
+    storedAt: new Date('2030-01-01T00:00:01.000Z'),
+    json: <T>() => JSON.parse(text) as T,
+    text: () => text,
+    working: () => undefined,
+  };
+}
+
+/** One webhook to publish as the gateway would. */
+export interface TestWebhook {
+  provider: string;
+  eventId: string;
+  type: string;
+  body: unknown;
+  /** Defaults to `<provider>:<eventId>`; another value gets past JetStream's duplicate window. */
+  msgId?: string;
+}
+
+/** Publishes a webhook to `WEBHOOKS` the way the gateway does: subject, `Nats-Msg-Id` and `Berth-*` headers. */
+export function publishTestWebhook(js: JetStreamClient, webhook: TestWebhook): Promise<PublishResult> {
+  return publishMessage(js, {
+    subject: `webhooks.${webhook.provider}.${webhook.type}`,
+    data: JSON.stringify(webhook.body),
+    msgId: webhook.msgId ?? `${webhook.provider}:${webhook.eventId}`,
+    headers: {
+      [WEBHOOK_HEADERS.provider]: webhook.provider,
+      [WEBHOOK_HEADERS.eventId]: webhook.eventId,
+      [WEBHOOK_HEADERS.eventType]: webhook.type,
+      [WEBHOOK_HEADERS.receivedAt]: new Date().toISOString(),
+    },
+    expectedStream: 'WEBHOOKS',
+  });
+}
+
+type Outcome = 'acked' | 'retried' | 'terminated';
+
+/**
+ * Collects the consumer transport's outcomes (`onOutcome`) per `Berth-Event-Id`, and lets a test wait until an event
+ * reached one of them N times, instead of sleeping.
+ */
+export class OutcomeLog {
+  private readonly seen = new Map<string, Outcome[]>();
+  private readonly waiters: { eventId: string; outcome: Outcome; count: number; resolve: () => void }[] = [];
+
+  /** Pass as the transport's `onOutcome`. */
+  readonly record = (message: ReceivedMessage, outcome: Outcome): void => {
+    const eventId = message.headers?.get(WEBHOOK_HEADERS.eventId) || '(none)';
+    const list = this.seen.get(eventId) ?? [];
+    list.push(outcome);
+    this.seen.set(eventId, list);
+    for (const waiter of [...this.waiters]) {
+      if (this.count(waiter.eventId, waiter.outcome) >= waiter.count) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+
+  /** How many times the event's messages ended with `outcome`. */
+  count(eventId: string, outcome: Outcome): number {
+    return (this.seen.get(eventId) ?? []).filter((seen) => seen === outcome).length;
+  }
+
+  /** Every outcome of the event's messages, in order. */
+  outcomes(eventId: string): Outcome[] {
+    return [...(this.seen.get(eventId) ?? [])];
+  }
+
+  /** Resolves once the event's messages ended `count` times with `outcome`; rejects after `timeoutMs`. */
+  waitFor(eventId: string, outcome: Outcome, count = 1, timeoutMs = 20000): Promise<void> {
+    if (this.count(eventId, outcome) >= count) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${eventId}: waited for ${count}× ${outcome}, saw ${JSON.stringify(this.outcomes(eventId))}`)), timeoutMs);
+      this.waiters.push({ eventId, outcome, count, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+}
+
+/** A pino destination that keeps every JSON line, for assertions on what was logged. */
+export function captureLogLines(): { lines: Record<string, unknown>[]; destination: Writable } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, destination };
+}

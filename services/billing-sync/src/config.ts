@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { commonEnvSchema, parseEnv } from '@berth/config';
+
+const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
+
+/** billing-sync's environment: the common variables plus Stripe and its consumer's sizing. */
+export const billingSyncEnvSchema = commonEnvSchema.extend({
+  /** Secret key (`sk_…` or restricted `rk_…` with read access to customers, subscriptions, disputes, refunds, Radar). */
+  STRIPE_SECRET_KEY: z.string().min(1),
+  /** Another Stripe API base, e.g. the local stand-in `http://127.0.0.1:12111`; unset → api.stripe.com. */
+  STRIPE_API_BASE: z.url().optional(),
+  /** Per Stripe request; a timeout fails the attempt and JetStream retries it. */
+  STRIPE_TIMEOUT_MS: positiveInt(20000),
+  /** Events handled at once by one replica. */
+  BILLING_SYNC_CONCURRENCY: positiveInt(16),
+  /** JetStream ack wait of the `billing-sync` consumer; running handlers send `working()` meanwhile. */
+  BILLING_SYNC_ACK_WAIT_MS: positiveInt(30000),
+  /** How long an inbox claim holds without renewal (renewed every third while the handler runs). */
+  INBOX_LEASE_MS: positiveInt(60000),
+  /** How long a workspace's billing lock holds; more than a sync's Stripe calls can take. */
+  WORKSPACE_LOCK_MS: positiveInt(30000),
+  /** How long a handler waits for a workspace lock held by another sync before asking JetStream to retry later. */
+  WORKSPACE_LOCK_WAIT_MS: positiveInt(3000),
+  /** On SIGTERM, how long running handlers may take to finish. */
+  SHUTDOWN_GRACE_MS: positiveInt(25000),
+});
+
+/** billing-sync's validated configuration. */
+export type BillingSyncConfig = z.infer<typeof billingSyncEnvSchema>;
+
+/**
+ * Reads and validates billing-sync's environment. The only place in the service that reads `process.env` (when
+ * called without an argument, as `main.ts` does); tests pass a map.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
+  return parseEnv(billingSyncEnvSchema, env);
+}

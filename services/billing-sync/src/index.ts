@@ -1,0 +1,12 @@
+export { createBillingSyncApp, defaultOwner, BILLING_SYNC_CONSUMER } from './app';
+export type { BillingSyncAppOptions } from './app';
+export { loadConfig, billingSyncEnvSchema } from './config';
+export type { BillingSyncConfig } from './config';
+export { noopBillingSyncHooks } from './hooks';
+export type { BillingSyncHooks } from './hooks';
+export { createStripeClient, stripeHostOptions } from './stripe/create-stripe-client';
+export { ensureBillingSyncIndexes } from './indexes';
+export { ensureWebhooksStreamExists } from './webhooks-stream';
+export { billingCollections, BILLING_COLLECTION_NAMES } from './workspaces/collections';
+export type { WorkspaceBilling, WorkspaceDocument, StripeObjectDocument } from './workspaces/collections';
+export type { SubscriptionSummary, BillingStatus } from './sync/subscription-summary';

@@ -1,0 +1,23 @@
+import type Stripe from 'stripe';
+import type { Clock, Inbox } from '@berth/inbox';
+import type { BerthLogger } from '@berth/logger';
+import type { BillingSyncHooks } from './hooks';
+import type { BillingCollections } from './workspaces/collections';
+
+/** Everything billing-sync's handlers use, built once by `createBillingSyncApp` and injected into Nest. */
+export interface BillingSyncRuntime {
+  inbox: Inbox;
+  collections: BillingCollections;
+  stripe: Stripe;
+  logger: BerthLogger;
+  clock: Clock;
+  /** This replica's id: the owner of its inbox claims and workspace locks. */
+  owner: string;
+  hooks: BillingSyncHooks;
+  inboxLeaseMs: number;
+  workspaceLockMs: number;
+  workspaceLockWaitMs: number;
+}
+
+/** The Nest injection token of the {@link BillingSyncRuntime}. */
+export const BILLING_SYNC_RUNTIME = Symbol('BILLING_SYNC_RUNTIME');

@@ -1,0 +1,54 @@
+import type Stripe from 'stripe';
+import type { Collection } from 'mongodb';
+import type { BerthLogger } from '@berth/logger';
+import { callStripe } from '../stripe/call-stripe';
+import type { WorkspaceDocument } from './collections';
+import { findWorkspaceByCustomer, findWorkspaceById } from './find-workspace';
+
+/** A workspace named by Stripe data does not exist here (yet): retried, in case identity-sync has not created it. */
+export class WorkspaceNotFoundError extends Error {
+  constructor(readonly workspaceId: string, readonly source: string) {
+    super(`Workspace ${workspaceId} named by ${source} does not exist`);
+    this.name = 'WorkspaceNotFoundError';
+  }
+}
+
+/** Options for {@link resolveWorkspace}. */
+export interface ResolveWorkspaceOptions {
+  workspaces: Collection<WorkspaceDocument>;
+  stripe: Stripe;
+  customerId: string;
+  /** A checkout session's `client_reference_id`: links the customer to that workspace, replacing any other link. */
+  checkoutWorkspaceId?: string | null;
+  logger: BerthLogger;
+}
+
+/**
+ * Finds the workspace a Stripe customer belongs to, in this order:
+ * 1. a checkout session's `client_reference_id` (the app sets it to the workspace id when it opens Checkout);
+ * 2. the workspace already linked to the customer (`billing.customerId`);
+ * 3. the customer's `metadata.workspaceId`, read from Stripe, unless that workspace is linked to another customer.
+ * Null when the customer is linked to no workspace (or deleted): the caller logs "nothing to sync". A workspace id
+ * that Stripe names but MongoDB lacks throws {@link WorkspaceNotFoundError} (retried, then set aside).
+ */
+export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promise<WorkspaceDocument | null> {
+  const { workspaces, stripe, customerId, logger } = options;
+  if (options.checkoutWorkspaceId) {
+    const workspace = await findWorkspaceById(workspaces, options.checkoutWorkspaceId);
+    if (!workspace) throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
+    return workspace;
+  }
+  const linked = await findWorkspaceByCustomer(workspaces, customerId);
+  if (linked) return linked;
+  const customer = await callStripe(`customer ${customerId}`, () => stripe.customers.retrieve(customerId));
+  if (customer.deleted) return null;
+  const workspaceId = customer.metadata?.workspaceId;
+  if (!workspaceId) return null;
+  const workspace = await findWorkspaceById(workspaces, workspaceId);
+  if (!workspace) throw new WorkspaceNotFoundError(workspaceId, `metadata.workspaceId of ${customerId}`);
+  if (workspace.billing?.customerId && workspace.billing.customerId !== customerId) {
+    logger.warn({ customerId, workspaceId, linkedCustomerId: workspace.billing.customerId }, 'Customer names a workspace linked to another customer; not relinked');
+    return null;
+  }
+  return workspace;
+}

@@ -1,0 +1,64 @@
+import type { Collection, Db } from 'mongodb';
+
+/**
+ * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
+ * or membership id), which is also copied into a named field (`clerkUserId`, …) for queries: the `_id` is what makes
+ * "create if absent" race-free, since a second insert of the same `_id` fails on both MongoDB and FerretDB.
+ */
+export interface ClerkSyncedFields {
+  _id: string;
+  /** Clerk's `updated_at` of the change stored; a change is applied only if newer. */
+  clerkUpdatedAt?: Date;
+  /** Set once when Clerk deleted it; a deleted document is never changed again (Clerk ids are not reused). */
+  deletedAt?: Date | null;
+  /** When identity-sync last wrote it. */
+  clerkSyncedAt?: Date;
+}
+
+/** A `users` document. */
+export interface UserDocument extends ClerkSyncedFields {
+  clerkUserId: string;
+  email?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  username?: string | null;
+  imageUrl?: string | null;
+  clerkCreatedAt?: Date | null;
+}
+
+/** A `workspaces` document, as far as identity-sync writes it (billing-sync writes `billing`). */
+export interface WorkspaceDocument extends ClerkSyncedFields {
+  clerkOrganizationId: string;
+  name?: string;
+  slug?: string | null;
+  imageUrl?: string | null;
+  maxAllowedMemberships?: number | null;
+  clerkCreatedAt?: Date | null;
+}
+
+/** A `workspaceMembers` document: one Clerk organization membership. */
+export interface WorkspaceMemberDocument extends ClerkSyncedFields {
+  clerkMembershipId: string;
+  /** The workspace `_id`, i.e. the Clerk organization id. */
+  workspaceId?: string;
+  /** The user `_id`, i.e. the Clerk user id. */
+  userId?: string;
+  role?: string;
+  clerkCreatedAt?: Date | null;
+}
+
+/** The collections identity-sync writes. */
+export interface IdentityCollections {
+  users: Collection<UserDocument>;
+  workspaces: Collection<WorkspaceDocument>;
+  workspaceMembers: Collection<WorkspaceMemberDocument>;
+}
+
+/** identity-sync's collections in a database. */
+export function identityCollections(db: Db): IdentityCollections {
+  return {
+    users: db.collection<UserDocument>('users'),
+    workspaces: db.collection<WorkspaceDocument>('workspaces'),
+    workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
+  };
+}
