@@ -2,3 +2,4 @@ export { createLogger } from './create-logger';
 export type { BerthLogger, LoggerOptions } from './create-logger';
 export { LogContextStore } from './log-context';
 export type { LogContext } from './log-context';
+export { PinoNestLogger } from './pino-nest-logger';

@@ -1,6 +1,6 @@
 export { connectMessaging } from './connection';
 export type { Messaging, MessagingConnectionOptions } from './connection';
-export { ensureStream, isNotFound, webhooksStream, jobsStream, deadLettersStream } from './streams';
+export { ensureStream, isNotFound, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream } from './streams';
 export type { StreamSpec, StreamSizing } from './streams';
 export { ensureConsumer } from './consumers';
 export type { ConsumerSpec } from './consumers';
@@ -17,3 +17,4 @@ export { subjectMatches } from './subject-match';
 export { JetStreamTransport } from './nest/jetstream-transport';
 export type { JetStreamTransportOptions, TransportConsumerOptions } from './nest/jetstream-transport';
 export { JetStreamContext } from './nest/jetstream-context';
+export { RethrowErrorsFilter } from './nest/rethrow-errors.filter';

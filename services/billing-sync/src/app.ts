@@ -12,7 +12,7 @@ import { BillingSyncModule } from './billing-sync.module';
 import type { BillingSyncConfig } from './config';
 import { noopBillingSyncHooks, type BillingSyncHooks } from './hooks';
 import { ensureBillingSyncIndexes } from './indexes';
-import { PinoNestLogger } from './nest/pino-nest-logger';
+import { PinoNestLogger } from '@berth/logger';
 import type { BillingSyncRuntime } from './runtime';
 import { billingCollections } from './workspaces/collections';
 

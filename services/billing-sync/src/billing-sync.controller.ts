@@ -3,7 +3,7 @@ import { Ctx, EventPattern } from '@nestjs/microservices';
 import { processInboxEvent } from '@berth/inbox';
 import type { JetStreamContext } from '@berth/messaging';
 import { BillingSyncService } from './billing-sync.service';
-import { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
+import { RethrowErrorsFilter } from '@berth/messaging';
 import { BILLING_SYNC_RUNTIME, type BillingSyncRuntime } from './runtime';
 
 /** The Stripe events of stream `WEBHOOKS`, through the inbox: resolves → ack; throws → retry with backoff. */

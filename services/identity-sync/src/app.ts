@@ -11,7 +11,7 @@ import { identityCollections } from './collections';
 import type { IdentitySyncConfig } from './config';
 import { IdentitySyncModule } from './identity-sync.module';
 import { ensureIdentitySyncIndexes } from './indexes';
-import { PinoNestLogger } from './nest/pino-nest-logger';
+import { PinoNestLogger } from '@berth/logger';
 import type { IdentitySyncRuntime } from './runtime';
 
 /** The durable consumer identity-sync reads: every Clerk event of stream `WEBHOOKS`. */

@@ -3,7 +3,7 @@ import { Ctx, EventPattern } from '@nestjs/microservices';
 import { processInboxEvent } from '@berth/inbox';
 import type { JetStreamContext } from '@berth/messaging';
 import { IdentitySyncService } from './identity-sync.service';
-import { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
+import { RethrowErrorsFilter } from '@berth/messaging';
 import { IDENTITY_SYNC_RUNTIME, type IdentitySyncRuntime } from './runtime';
 
 /** The Clerk events of stream `WEBHOOKS`, through the inbox: resolves → ack; throws → retry with backoff. */

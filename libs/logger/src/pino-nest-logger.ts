@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { BerthLogger } from '@berth/logger';
+import type { BerthLogger } from './create-logger';
 
 /** Sends Nest's own log lines (start-up, module wiring) to the service's pino logger. */
 export class PinoNestLogger implements LoggerService {
