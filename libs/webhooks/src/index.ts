@@ -15,3 +15,4 @@ export type { StandardWebhookVerifyInput } from './standard-webhooks';
 export { verifyStandardWebhook } from './standard-webhooks';
 export type { HmacSha256VerifyInput, HmacSha256SignInput } from './hmac-sha256';
 export { verifyHmacSha256, signHmacSha256, DEFAULT_HMAC_SIGNATURE_HEADER, DEFAULT_HMAC_TIMESTAMP_HEADER } from './hmac-sha256';
+export { STRIPE_HANDLED_EVENT_TYPES, CLERK_HANDLED_EVENT_TYPES, type StripeHandledEventType, type ClerkHandledEventType } from './handled-events';

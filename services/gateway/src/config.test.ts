@@ -1,0 +1,74 @@
+import { ConfigError } from '@berth/config';
+import { CLERK_HANDLED_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES } from '@berth/webhooks';
+import { loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('applies the defaults, with Stripe on as soon as it has a secret', () => {
+    const config = loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_a' });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      natsUrl: 'nats://127.0.0.1:4222',
+      maxBodyBytes: 1024 * 1024,
+      rateLimitPerMinute: 600,
+      publishTimeoutMs: 1500,
+      trustProxy: false,
+      serviceName: 'gateway',
+    });
+    expect(config.providers).toEqual([
+      { name: 'stripe', scheme: 'stripe', secrets: ['whsec_a'], eventTypes: { kind: 'only', types: STRIPE_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type' },
+    ]);
+    expect(config.knownProviderNames).toEqual(['stripe', 'clerk']);
+  });
+
+  it('switches Stripe off with BILLING_PROVIDER=none or no secret, and Clerk on with its secrets', () => {
+    expect(loadConfig({ BILLING_PROVIDER: 'none', STRIPE_WEBHOOK_SECRET: 'whsec_a' }).providers).toEqual([]);
+    expect(loadConfig({}).providers).toEqual([]);
+    const clerk = loadConfig({ CLERK_WEBHOOK_SIGNING_SECRET: 'whsec_new, whsec_old' }).providers;
+    expect(clerk).toEqual([
+      { name: 'clerk', scheme: 'svix', secrets: ['whsec_new', 'whsec_old'], eventTypes: { kind: 'only', types: CLERK_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type' },
+    ]);
+  });
+
+  it('takes event type overrides, * meaning every type', () => {
+    const config = loadConfig({ STRIPE_WEBHOOK_SECRET: 'a', STRIPE_EVENT_TYPES: 'invoice.paid, charge.refunded', CLERK_WEBHOOK_SIGNING_SECRET: 'b', CLERK_EVENT_TYPES: '*' });
+    expect(config.providers.map((p) => p.eventTypes)).toEqual([{ kind: 'only', types: ['invoice.paid', 'charge.refunded'] }, { kind: 'all' }]);
+  });
+
+  it('reads configured providers from WEBHOOK_PROVIDERS with their defaults', () => {
+    const config = loadConfig({
+      WEBHOOK_PROVIDERS: JSON.stringify([
+        { name: 'acme', scheme: 'standard-webhooks', secrets: ['whsec_x'], batch: { eventsField: 'events' } },
+        { name: 'legacy', scheme: 'hmac-sha256', secrets: ['s'], eventTypes: ['a.b'], idField: 'uuid', signatureHeader: 'X-Sig', timestampHeader: 'X-Time' },
+      ]),
+    });
+    expect(config.providers).toEqual([
+      { name: 'acme', scheme: 'standard-webhooks', secrets: ['whsec_x'], batch: { eventsField: 'events' }, idField: 'id', typeField: 'type', eventTypes: { kind: 'all' } },
+      { name: 'legacy', scheme: 'hmac-sha256', secrets: ['s'], idField: 'uuid', typeField: 'type', signatureHeader: 'x-sig', timestampHeader: 'x-time', eventTypes: { kind: 'only', types: ['a.b'] } },
+    ]);
+    expect(config.knownProviderNames).toEqual(['stripe', 'clerk', 'acme', 'legacy']);
+  });
+
+  it.each([
+    ['not JSON', '[{'],
+    ['a reserved name', JSON.stringify([{ name: 'stripe', scheme: 'hmac-sha256', secrets: ['s'] }])],
+    ['a name unfit for a subject', JSON.stringify([{ name: 'a.b', scheme: 'hmac-sha256', secrets: ['s'] }])],
+    ['a duplicate name', JSON.stringify([{ name: 'a', scheme: 'hmac-sha256', secrets: ['s'] }, { name: 'a', scheme: 'hmac-sha256', secrets: ['t'] }])],
+    ['no secret', JSON.stringify([{ name: 'a', scheme: 'hmac-sha256', secrets: [] }])],
+    ['an unknown scheme', JSON.stringify([{ name: 'a', scheme: 'md5', secrets: ['s'] }])],
+    ['HMAC header names on another scheme', JSON.stringify([{ name: 'a', scheme: 'standard-webhooks', secrets: ['s'], signatureHeader: 'x-sig' }])],
+    ['an unknown field', JSON.stringify([{ name: 'a', scheme: 'hmac-sha256', secrets: ['s'], secret: 's' }])],
+  ])('rejects WEBHOOK_PROVIDERS with %s', (_name, value) => {
+    expect(() => loadConfig({ WEBHOOK_PROVIDERS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_PROVIDERS: value })).toThrow(/WEBHOOK_PROVIDERS/);
+  });
+
+  it('names every invalid variable', () => {
+    try {
+      loadConfig({ PORT: 'http', WEBHOOK_MAX_BODY_BYTES: '0', BILLING_PROVIDER: 'paddle', PUBLISH_TIMEOUT_MS: '5000' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as ConfigError).issues.map((issue) => issue.split(':')[0])).toEqual(['PORT', 'BILLING_PROVIDER', 'WEBHOOK_MAX_BODY_BYTES', 'PUBLISH_TIMEOUT_MS']);
+    }
+  });
+});

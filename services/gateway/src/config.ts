@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { booleanFlag, commaList, commonEnvSchema, parseEnv } from '@berth/config';
+import { CLERK_HANDLED_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES } from '@berth/webhooks';
+
+/** Which event types a provider publishes: a fixed list, or every type it sends. */
+export type EventTypeFilter = { readonly kind: 'only'; readonly types: readonly string[] } | { readonly kind: 'all' };
+
+/** How a provider signs its requests; picks the verifier of `@berth/webhooks`. */
+export type SignatureScheme = 'stripe' | 'svix' | 'standard-webhooks' | 'hmac-sha256';
+
+/** One provider the gateway accepts on `POST /webhooks/<name>`, with everything needed to verify and route it. */
+export interface ProviderConfig {
+  /** URL path segment, `Berth-Provider` header, second subject token and `Nats-Msg-Id` prefix. */
+  readonly name: string;
+  readonly scheme: SignatureScheme;
+  /** Every secret that may have signed a request (several during a rotation). */
+  readonly secrets: readonly string[];
+  readonly eventTypes: EventTypeFilter;
+  /** Set when one request carries an array of events under this body field (seed 003). */
+  readonly batch?: { readonly eventsField: string };
+  /** Body field holding the event id (per item for a batch; single events use the scheme's id header when it has one). */
+  readonly idField: string;
+  /** Body field holding the event type (per item for a batch). */
+  readonly typeField: string;
+  /** `hmac-sha256` only: header names, defaulting to the verifier's `x-signature` / `x-timestamp`. */
+  readonly signatureHeader?: string;
+  readonly timestampHeader?: string;
+}
+
+/** The gateway's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly natsUrl: string;
+  readonly logLevel: string;
+  /** Unset: `main.ts` picks pretty for a terminal, JSON otherwise. */
+  readonly logFormat?: 'json' | 'pretty';
+  /** Providers that are switched on (have secrets); any other `/webhooks/<name>` answers 404. */
+  readonly providers: readonly ProviderConfig[];
+  /** Every provider name the gateway knows, switched on or not (used as a metrics label; others count as `unknown`). */
+  readonly knownProviderNames: readonly string[];
+  readonly maxBodyBytes: number;
+  /** Signed requests per client IP and provider per minute, per replica; 0 switches the limit off. */
+  readonly rateLimitPerMinute: number;
+  /** How long a publish may wait for its PubAck before the request is answered 503. */
+  readonly publishTimeoutMs: number;
+  /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
+  readonly trustProxy: boolean;
+  /** OTLP/HTTP endpoint for traces; tracing is off when unset. */
+  readonly otlpEndpoint?: string;
+  /** `service.name` on spans. */
+  readonly serviceName: string;
+}
+
+/** Provider names reserved for the built-in providers and for path segments that would be confusing. */
+const RESERVED_PROVIDER_NAMES = ['stripe', 'clerk'];
+
+const providerName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'provider names are 1-32 characters of a-z, 0-9, "_" and "-"')
+  .refine((name) => !RESERVED_PROVIDER_NAMES.includes(name), 'stripe and clerk are configured by their own variables');
+
+const headerName = z.string().regex(/^[A-Za-z0-9-]+$/, 'not an HTTP header name').transform((name) => name.toLowerCase());
+
+/** One entry of `WEBHOOK_PROVIDERS`. */
+const configuredProviderSchema = z
+  .object({
+    name: providerName,
+    scheme: z.enum(['standard-webhooks', 'hmac-sha256']),
+    secrets: z.array(z.string().trim().min(1)).min(1),
+    eventTypes: z.array(z.string().min(1)).optional(),
+    batch: z.object({ eventsField: z.string().min(1) }).strict().optional(),
+    idField: z.string().min(1).default('id'),
+    typeField: z.string().min(1).default('type'),
+    signatureHeader: headerName.optional(),
+    timestampHeader: headerName.optional(),
+  })
+  .strict()
+  .refine((p) => p.scheme === 'hmac-sha256' || (p.signatureHeader === undefined && p.timestampHeader === undefined), {
+    message: 'signatureHeader/timestampHeader apply to the hmac-sha256 scheme only',
+  });
+
+/** `WEBHOOK_PROVIDERS`: a JSON array of {@link configuredProviderSchema}, unique names. */
+const configuredProvidersSchema = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text.trim() === '') return [];
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(configuredProviderSchema))
+  .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique');
+
+const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
+
+/** Every variable the gateway reads. */
+const gatewayEnvSchema = commonEnvSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BILLING_PROVIDER: z.enum(['stripe', 'none']).default('stripe'),
+  STRIPE_WEBHOOK_SECRET: commaList,
+  CLERK_WEBHOOK_SIGNING_SECRET: commaList,
+  STRIPE_EVENT_TYPES: commaList,
+  CLERK_EVENT_TYPES: commaList,
+  WEBHOOK_PROVIDERS: configuredProvidersSchema,
+  WEBHOOK_MAX_BODY_BYTES: positiveInt(1024 * 1024),
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
+  PUBLISH_TIMEOUT_MS: z.coerce.number().int().positive().max(1900, 'must leave the answer under 2 s (at most 1900)').default(1500),
+  TRUST_PROXY: booleanFlag(false),
+});
+
+/** An override list replaces the defaults; `*` alone means every type. */
+function eventTypeFilter(override: string[], defaults: readonly string[]): EventTypeFilter {
+  if (override.length === 1 && override[0] === '*') return { kind: 'all' };
+  return { kind: 'only', types: override.length > 0 ? override : defaults };
+}
+
+/**
+ * Reads the gateway's configuration from an environment map (`process.env` in `main.ts`, a literal in tests).
+ *
+ * - Stripe is on unless `BILLING_PROVIDER=none` or `STRIPE_WEBHOOK_SECRET` is empty; Clerk is on when
+ *   `CLERK_WEBHOOK_SIGNING_SECRET` is set. Both take comma-separated secrets, for rotation.
+ * - `STRIPE_EVENT_TYPES` / `CLERK_EVENT_TYPES` replace the handled lists of `@berth/webhooks` (`*` = all).
+ * - `WEBHOOK_PROVIDERS` adds Standard Webhooks and HMAC-SHA256 senders (JSON array).
+ *
+ * @throws ConfigError naming every invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>): GatewayConfig {
+  const parsed = parseEnv(gatewayEnvSchema, env);
+  const providers: ProviderConfig[] = [];
+  if (parsed.BILLING_PROVIDER === 'stripe' && parsed.STRIPE_WEBHOOK_SECRET.length > 0) {
+    providers.push({
+      name: 'stripe',
+      scheme: 'stripe',
+      secrets: parsed.STRIPE_WEBHOOK_SECRET,
+      eventTypes: eventTypeFilter(parsed.STRIPE_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES),
+      idField: 'id',
+      typeField: 'type',
+    });
+  }
+  if (parsed.CLERK_WEBHOOK_SIGNING_SECRET.length > 0) {
+    providers.push({
+      name: 'clerk',
+      scheme: 'svix',
+      secrets: parsed.CLERK_WEBHOOK_SIGNING_SECRET,
+      eventTypes: eventTypeFilter(parsed.CLERK_EVENT_TYPES, CLERK_HANDLED_EVENT_TYPES),
+      idField: 'id',
+      typeField: 'type',
+    });
+  }
+  for (const configured of parsed.WEBHOOK_PROVIDERS) {
+    const { eventTypes, ...rest } = configured;
+    providers.push({ ...rest, eventTypes: eventTypes ? { kind: 'only', types: eventTypes } : { kind: 'all' } });
+  }
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    natsUrl: parsed.NATS_URL,
+    logLevel: parsed.LOG_LEVEL,
+    logFormat: parsed.LOG_FORMAT,
+    providers,
+    knownProviderNames: [...RESERVED_PROVIDER_NAMES, ...parsed.WEBHOOK_PROVIDERS.map((p) => p.name)],
+    maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
+    rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    publishTimeoutMs: parsed.PUBLISH_TIMEOUT_MS,
+    trustProxy: parsed.TRUST_PROXY,
+    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: parsed.OTEL_SERVICE_NAME ?? 'gateway',
+  };
+}

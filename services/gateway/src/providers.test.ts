@@ -1,0 +1,63 @@
+import { Webhook } from 'standardwebhooks';
+import type { ProviderConfig } from './config';
+import { createProviderEndpoint } from './providers';
+
+const NOW = new Date('2030-01-01T00:00:00Z');
+const SECRET = `whsec_${Buffer.from('a signing key of 24 bytes').toString('base64')}`;
+
+const batchProvider: ProviderConfig = {
+  name: 'acme',
+  scheme: 'standard-webhooks',
+  secrets: [SECRET],
+  eventTypes: { kind: 'only', types: ['order.paid'] },
+  batch: { eventsField: 'events' },
+  idField: 'id',
+  typeField: 'type',
+};
+
+function signed(body: string): Record<string, string> {
+  return { 'webhook-id': 'msg_1', 'webhook-timestamp': String(NOW.getTime() / 1000), 'webhook-signature': new Webhook(SECRET).sign('msg_1', NOW, body) };
+}
+
+describe('provider endpoints', () => {
+  it('refuses at boot a secret the provider library cannot use', () => {
+    expect(() => createProviderEndpoint({ ...batchProvider, secrets: ['whsec_!!not base64!!'] }, () => NOW)).toThrow(/provider acme: .*secrets\[0\]/);
+  });
+
+  it('splits a verified batch into handled events, counting unhandled and unusable items', () => {
+    const endpoint = createProviderEndpoint(batchProvider, () => NOW);
+    const events = [{ id: 'e1', type: 'order.paid' }, { id: 'e2', type: 'order.viewed' }, { type: 'order.paid' }, { id: 'e4', type: 'order.paid', n: 1 }];
+    const body = JSON.stringify({ events });
+    const verified = endpoint.verify(Buffer.from(body), signed(body));
+    if (!verified.ok) throw new Error(verified.message);
+
+    const extracted = endpoint.extract(verified, Buffer.from(body));
+    expect(extracted.handled.map((e) => [e.eventId, e.type, Buffer.from(e.data).toString()])).toEqual([
+      ['e1', 'order.paid', JSON.stringify(events[0])],
+      ['e4', 'order.paid', JSON.stringify(events[3])],
+    ]);
+    expect(extracted.unhandledCount).toBe(1);
+    expect(extracted.unusable).toEqual(['events[2] has no string "id" or "type"']);
+  });
+
+  it('reports a batch whose events field is not an array as unusable', () => {
+    const endpoint = createProviderEndpoint(batchProvider, () => NOW);
+    const body = JSON.stringify({ events: {} });
+    const verified = endpoint.verify(Buffer.from(body), signed(body));
+    if (!verified.ok) throw new Error(verified.message);
+    expect(endpoint.extract(verified, Buffer.from(body))).toEqual({ handled: [], unhandledCount: 0, unusable: ['"events" is not an array'] });
+  });
+
+  it('keeps the raw bytes of a single event, and uses the verifier clock', () => {
+    const endpoint = createProviderEndpoint({ ...batchProvider, batch: undefined, eventTypes: { kind: 'all' } }, () => NOW);
+    const body = '{"type":"order.paid",  "spacing":"kept"}';
+    const verified = endpoint.verify(Buffer.from(body), signed(body));
+    if (!verified.ok) throw new Error(verified.message);
+    const [event] = endpoint.extract(verified, Buffer.from(body)).handled;
+    expect(event.eventId).toBe('msg_1');
+    expect(Buffer.from(event.data).toString()).toBe(body);
+
+    const later = createProviderEndpoint({ ...batchProvider, batch: undefined }, () => new Date(NOW.getTime() + 301_000));
+    expect(later.verify(Buffer.from(body), signed(body))).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
+  });
+});

@@ -1,0 +1,80 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type BerthLogger } from '@berth/logger';
+import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
+import { createGatewayApp } from './app';
+import type { GatewayConfig } from './config';
+import { GatewayMetrics } from './metrics';
+import { JetStreamWebhookPublisher, type WebhookPublisher } from './publisher';
+
+/** Longest wait for in-flight requests at shutdown before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+/** Longer than the usual load balancer idle timeout, so the balancer closes idle connections first. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** A running gateway. */
+export interface RunningGateway {
+  readonly logger: BerthLogger;
+  readonly port: number;
+  /** Stops accepting, lets in-flight requests finish (their publishes included), then drains NATS. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Connects to NATS, provisions the `WEBHOOKS` stream (idempotent, every replica at every start), and serves the
+ * gateway app on `config.host:config.port`. Logs `Gateway listening on :<port>` once it accepts requests.
+ */
+export async function runGateway(config: GatewayConfig): Promise<RunningGateway> {
+  const logger = createLogger({
+    service: 'gateway',
+    level: config.logLevel,
+    format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+  });
+  const messaging = await connectMessaging({ servers: config.natsUrl, name: 'berth-gateway', logger });
+  try {
+    const stream = webhooksStream();
+    const provisioned = await ensureStream(messaging.jsm, stream);
+    logger.info({ stream: stream.name, provisioned }, 'JetStream stream ready');
+
+    const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames, processMetrics: true });
+    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs });
+    const app = createGatewayApp({ config, publisher, logger, metrics });
+
+    const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app.callback());
+    server.listen(config.port, config.host);
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    logger.info({ port, providers: config.providers.map((p) => p.name) }, `Gateway listening on :${port}`);
+    return { logger, port, stop: () => stopGateway(server, publisher, messaging, logger) };
+  } catch (error) {
+    await messaging.close();
+    throw error;
+  }
+}
+
+async function stopGateway(server: Server, publisher: WebhookPublisher, messaging: Messaging, logger: BerthLogger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections become idle as their last response goes out; close each as it does.
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => {
+    logger.warn('Shutdown grace period over: closing the remaining connections');
+    server.closeAllConnections();
+  }, SHUTDOWN_GRACE_MS);
+  try {
+    await closed;
+  } finally {
+    clearInterval(idleSweep);
+    clearTimeout(deadline);
+  }
+  publisher.close();
+  try {
+    await messaging.close();
+  } catch (error) {
+    // NATS unreachable: nothing is pending that a provider was told is stored (those requests got their PubAck).
+    logger.warn({ err: error }, 'NATS drain failed; closing the connection');
+    await messaging.nc.close();
+  }
+  logger.info('Gateway stopped');
+}

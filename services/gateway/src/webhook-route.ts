@@ -1,0 +1,141 @@
+import type { Context } from 'koa';
+import type { BerthLogger } from '@berth/logger';
+import type { Clock, VerificationSuccess } from '@berth/webhooks';
+import { UNKNOWN_PROVIDER_LABEL, type GatewayMetrics, type InboundOutcome } from './metrics';
+import type { DeliveredEvent, ProviderEndpoint } from './providers';
+import type { PublishOutcome, WebhookPublisher } from './publisher';
+import { FixedWindowRateLimiter } from './rate-limiter';
+import { BodyTooLargeError, RequestAbortedError, announcesTooLargeBody, readRawBody } from './raw-body';
+import { RESPONSE_BODIES, invalidSignatureBody, respondJson } from './responses';
+
+/** Seconds a provider is asked to wait after a 503 (JetStream unreachable, slow or full). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** What {@link WebhookRoute} needs. */
+export interface WebhookRouteOptions {
+  /** Switched-on providers, by name. */
+  readonly providers: ReadonlyMap<string, ProviderEndpoint>;
+  /** Every provider name the gateway knows, switched on or not (metrics label); others count as `unknown`. */
+  readonly knownProviderNames: readonly string[];
+  readonly publisher: WebhookPublisher;
+  readonly metrics: GatewayMetrics;
+  readonly logger: BerthLogger;
+  readonly clock: Clock;
+  readonly maxBodyBytes: number;
+  /** Signed requests per client IP and provider per minute; 0 = no limit. */
+  readonly rateLimitPerMinute: number;
+}
+
+/**
+ * `POST /webhooks/:provider`, in this order: 404 for a provider that is not switched on; raw body read with a hard
+ * size limit (413); signature verified over the exact bytes with every secret (400, nothing published); rate limit
+ * per client IP and provider (429 + Retry-After); unhandled types answered 200 and dropped; handled events
+ * published to JetStream, answered 200 only once every PubAck is back (a duplicate is also 200), 503 +
+ * Retry-After when JetStream cannot take them now.
+ */
+export class WebhookRoute {
+  private readonly knownProviderNames: ReadonlySet<string>;
+  private readonly rateLimiter?: FixedWindowRateLimiter;
+
+  constructor(private readonly options: WebhookRouteOptions) {
+    this.knownProviderNames = new Set(options.knownProviderNames);
+    if (options.rateLimitPerMinute > 0) {
+      this.rateLimiter = new FixedWindowRateLimiter({ limit: options.rateLimitPerMinute, windowMs: RATE_LIMIT_WINDOW_MS });
+    }
+  }
+
+  /** The Koa middleware; `provider` is the route parameter. */
+  readonly handle = async (ctx: Context & { params: Record<string, string> }): Promise<void> => {
+    const name = ctx.params.provider;
+    const provider = this.options.providers.get(name);
+    if (provider === undefined) {
+      this.finish(ctx, this.knownProviderNames.has(name) ? name : UNKNOWN_PROVIDER_LABEL, 'not_found', 404, RESPONSE_BODIES.notFound);
+      return;
+    }
+    const receivedAt = this.options.clock();
+
+    const rawBody = await this.readBody(ctx, name);
+    if (rawBody === undefined) return;
+
+    const verified = provider.verify(rawBody, ctx.req.headers);
+    if (!verified.ok) {
+      this.options.logger.info({ provider: name, reason: verified.reason, detail: verified.message, ip: ctx.ip }, 'Webhook signature rejected');
+      this.finish(ctx, name, 'invalid_signature', 400, invalidSignatureBody(verified.reason));
+      return;
+    }
+
+    if (this.rateLimiter !== undefined) {
+      const decision = this.rateLimiter.hit(`${name}|${ctx.ip}`, receivedAt.getTime());
+      if (!decision.allowed) {
+        ctx.set('Retry-After', String(decision.retryAfterSeconds));
+        this.finish(ctx, name, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
+        return;
+      }
+    }
+
+    await this.publishVerified(ctx, provider, verified, rawBody, receivedAt.toISOString());
+  };
+
+  /** Reads the body under the size limit; answers 413 itself and returns undefined when it is too large. */
+  private async readBody(ctx: Context, provider: string): Promise<Buffer | undefined> {
+    try {
+      if (announcesTooLargeBody(ctx.req, this.options.maxBodyBytes)) throw new BodyTooLargeError(this.options.maxBodyBytes);
+      return await readRawBody(ctx.req, this.options.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        // The rest of the body is not read: close the connection after answering instead of draining it.
+        ctx.set('Connection', 'close');
+        this.finish(ctx, provider, 'too_large', 413, RESPONSE_BODIES.tooLarge);
+        return undefined;
+      }
+      if (error instanceof RequestAbortedError) {
+        ctx.respond = false;
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  private async publishVerified(ctx: Context, provider: ProviderEndpoint, verified: VerificationSuccess, rawBody: Buffer, receivedAt: string): Promise<void> {
+    const name = provider.name;
+    const events = provider.extract(verified, rawBody);
+    if (events.unusable.length > 0) {
+      this.options.logger.warn({ provider: name, eventId: verified.eventId, problems: events.unusable }, 'Signed webhook content dropped: unusable');
+    }
+    if (events.handled.length === 0) {
+      this.finish(ctx, name, 'ignored', 200, RESPONSE_BODIES.ignored);
+      return;
+    }
+    let outcome: PublishOutcome;
+    try {
+      outcome = events.handled.length === 1
+        ? await this.publishOne(name, events.handled[0], receivedAt)
+        : await this.publishAll(name, events.handled, receivedAt);
+    } catch (error) {
+      this.options.logger.warn({ provider: name, eventId: verified.eventId, err: error }, 'Webhook not stored: JetStream unavailable');
+      ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
+      this.finish(ctx, name, 'unavailable', 503, RESPONSE_BODIES.unavailable);
+      return;
+    }
+    this.finish(ctx, name, outcome === 'duplicate' ? 'duplicate' : 'accepted', 200, RESPONSE_BODIES.received);
+  }
+
+  private async publishOne(provider: string, event: DeliveredEvent, receivedAt: string): Promise<PublishOutcome> {
+    const startedAt = performance.now();
+    const outcome = await this.options.publisher.publish({ provider, eventId: event.eventId, type: event.type, receivedAt, data: event.data });
+    this.options.metrics.observePublish(provider, (performance.now() - startedAt) / 1000);
+    return outcome;
+  }
+
+  /** Publishes a batch's events concurrently; `duplicate` only when every one of them was. */
+  private async publishAll(provider: string, events: DeliveredEvent[], receivedAt: string): Promise<PublishOutcome> {
+    const outcomes = await Promise.all(events.map((event) => this.publishOne(provider, event, receivedAt)));
+    return outcomes.every((outcome) => outcome === 'duplicate') ? 'duplicate' : 'stored';
+  }
+
+  private finish(ctx: Context, provider: string, outcome: InboundOutcome, status: number, body: string): void {
+    this.options.metrics.countInbound(provider, outcome);
+    respondJson(ctx, status, body);
+  }
+}
