@@ -1,0 +1,85 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { nanos } from '@nats-io/nats-core';
+
+/** The KV bucket names the cron code uses. */
+export interface CronBucketNames {
+  /** One entry per registered schedule, keyed by cron name. */
+  schedules: string;
+  /** The last emitted tick per schedule, keyed by cron name. */
+  lastTicks: string;
+  /** The scheduler's leader lease, key `leader`. */
+  lease: string;
+  /** One lock per running cron, keyed by cron name ({@link withCronRunLock}). */
+  runLocks: string;
+}
+
+/** Berth's bucket names (see `nats kv ls`). */
+export const CRON_BUCKET_NAMES: Readonly<CronBucketNames> = Object.freeze({
+  schedules: 'berth_cron_schedules',
+  lastTicks: 'berth_cron_last_tick',
+  lease: 'berth_scheduler_lease',
+  runLocks: 'berth_cron_run_locks',
+});
+
+/** The open buckets, with the JetStream client (TTL writes go through it) and their names. */
+export interface CronBuckets {
+  readonly js: JetStreamClient;
+  readonly names: Readonly<CronBucketNames>;
+  readonly schedules: KV;
+  readonly lastTicks: KV;
+  readonly lease: KV;
+  readonly runLocks: KV;
+}
+
+/** Options for {@link openCronBuckets}. */
+export interface CronBucketOptions {
+  /** Stream replicas of each bucket (3 on a clustered NATS); 1 by default. */
+  replicas?: number;
+  /** Other bucket names (tests use their own). */
+  names?: Partial<CronBucketNames>;
+}
+
+/**
+ * How long the server keeps the delete marker it writes when a TTL entry expires (a watcher sees the expiry as a
+ * PURGE). The server's minimum is 1 s.
+ */
+const MARKER_TTL_MS = 1000;
+
+/**
+ * Opens (creating when absent) the cron buckets. Safe to call from every replica at every start. The lease and
+ * run-lock buckets are created with per-message TTLs allowed (`allow_msg_ttl`, the KV `markerTTL` option), so an
+ * abandoned lease or lock expires on the server's clock; a bucket created without it is updated in place.
+ */
+export async function openCronBuckets(js: JetStreamClient, options: CronBucketOptions = {}): Promise<CronBuckets> {
+  try {
+    return await openOnce(js, options);
+  } catch {
+    // Replicas starting together may race to create a bucket; the second try finds it.
+    return openOnce(js, options);
+  }
+}
+
+async function openOnce(js: JetStreamClient, options: CronBucketOptions): Promise<CronBuckets> {
+  const names = { ...CRON_BUCKET_NAMES, ...options.names };
+  const kvm = new Kvm(js);
+  const replicas = options.replicas ?? 1;
+  const [schedules, lastTicks, lease, runLocks] = await Promise.all([
+    kvm.create(names.schedules, { history: 5, replicas, description: 'Berth cron schedules, registered by the services that define them' }),
+    kvm.create(names.lastTicks, { history: 1, replicas, description: 'The last tick the scheduler emitted per cron' }),
+    openTtlBucket(js, kvm, names.lease, replicas, 'The scheduler leader lease (key leader)'),
+    openTtlBucket(js, kvm, names.runLocks, replicas, 'One lock per running cron, so runs of a cron do not overlap'),
+  ]);
+  return { js, names, schedules, lastTicks, lease, runLocks };
+}
+
+async function openTtlBucket(js: JetStreamClient, kvm: Kvm, name: string, replicas: number, description: string): Promise<KV> {
+  const kv = await kvm.create(name, { history: 1, replicas, markerTTL: MARKER_TTL_MS, description });
+  const jsm = await js.jetstreamManager();
+  const stream = `KV_${name}`;
+  const { config } = await jsm.streams.info(stream);
+  if (!config.allow_msg_ttl) {
+    await jsm.streams.update(stream, { ...config, allow_msg_ttl: true, subject_delete_marker_ttl: nanos(MARKER_TTL_MS) });
+  }
+  return kv;
+}

@@ -1,0 +1,46 @@
+import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { connectMessaging, type Messaging } from '@berth/messaging';
+import { createLogger, type BerthLogger } from '@berth/logger';
+import { openCronBuckets, type CronBuckets } from '../buckets';
+
+/** A nats-server for one test file, with a connection. */
+export interface TestNats {
+  server: NatsServerHandle;
+  messaging: Messaging;
+  /** Cron buckets under fresh names, so tests do not see each other's entries. */
+  freshBuckets(): Promise<CronBuckets>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** Starts nats-server (JetStream) on a free port and connects. */
+export async function startTestNats(): Promise<TestNats> {
+  const server = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  const messaging = await connectMessaging({ servers: server.url, name: 'cron-test', logger: createLogger({ service: 'cron-test', level: 'silent' }) });
+  return {
+    server,
+    messaging,
+    freshBuckets: () => {
+      counter += 1;
+      const suffix = `t${counter}`;
+      return openCronBuckets(messaging.js, {
+        names: { schedules: `schedules_${suffix}`, lastTicks: `last_${suffix}`, lease: `lease_${suffix}`, runLocks: `locks_${suffix}` },
+      });
+    },
+    async close() {
+      await messaging.close();
+      await server.stop();
+    },
+  };
+}
+
+/** A logger whose lines (parsed JSON) tests can read. */
+export function captureLogger(): { logger: BerthLogger; lines: Array<Record<string, unknown> & { msg: string }> } {
+  const lines: Array<Record<string, unknown> & { msg: string }> = [];
+  const logger = createLogger({ service: 'cron-test', level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  return { logger, lines };
+}
+
+/** Resolves after `ms` of real time. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { commonEnvSchema, parseEnv } from '@berth/config';
+
+/** The scheduler's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface SchedulerConfig {
+  readonly natsUrl: string;
+  readonly logLevel: string;
+  /** Unset: `main.ts` picks pretty for a terminal, JSON otherwise. */
+  readonly logFormat?: 'json' | 'pretty';
+  /** Leader lease lifetime; a failover takes at most about this long. */
+  readonly leaseTtlMs: number;
+  /** Longest sleep of the tick loop (it wakes earlier for a due tick): how soon a new schedule is noticed. */
+  readonly tickIntervalMs: number;
+  /**
+   * How late a tick may be and still be emitted on its own (2 × lease TTL + tick interval); older missed ticks are
+   * collapsed into the latest one (catch up once).
+   */
+  readonly graceMs: number;
+  /** Port of `/healthz`, `/readyz` and `/metrics`; 0 picks a free one (tests). */
+  readonly healthPort: number;
+  readonly healthHost: string;
+  readonly otlpEndpoint?: string;
+  readonly serviceName: string;
+}
+
+/** Every variable the scheduler reads. */
+const schedulerEnvSchema = commonEnvSchema
+  .extend({
+    SCHEDULER_LEASE_TTL_MS: z.coerce.number().int().min(2000, 'at least 2000 (the server counts TTLs in whole seconds)').default(10_000),
+    SCHEDULER_TICK_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+    HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  })
+  .refine((env) => env.SCHEDULER_TICK_INTERVAL_MS * 2 <= env.SCHEDULER_LEASE_TTL_MS, {
+    message: 'SCHEDULER_TICK_INTERVAL_MS must be at most half of SCHEDULER_LEASE_TTL_MS',
+    path: ['SCHEDULER_TICK_INTERVAL_MS'],
+  });
+
+/**
+ * Reads the scheduler's configuration from an environment map (`process.env` in `main.ts`, a literal in tests):
+ * `NATS_URL`, `LOG_LEVEL`, `LOG_FORMAT`, `SCHEDULER_LEASE_TTL_MS` (10000), `SCHEDULER_TICK_INTERVAL_MS` (1000),
+ * `HEALTH_PORT` (9464), `HEALTH_HOST` (0.0.0.0), `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`.
+ *
+ * @throws ConfigError naming every invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined>): SchedulerConfig {
+  const parsed = parseEnv(schedulerEnvSchema, env);
+  return {
+    natsUrl: parsed.NATS_URL,
+    logLevel: parsed.LOG_LEVEL,
+    logFormat: parsed.LOG_FORMAT,
+    leaseTtlMs: parsed.SCHEDULER_LEASE_TTL_MS,
+    tickIntervalMs: parsed.SCHEDULER_TICK_INTERVAL_MS,
+    graceMs: 2 * parsed.SCHEDULER_LEASE_TTL_MS + parsed.SCHEDULER_TICK_INTERVAL_MS,
+    healthPort: parsed.HEALTH_PORT,
+    healthHost: parsed.HEALTH_HOST,
+    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: parsed.OTEL_SERVICE_NAME ?? 'scheduler',
+  };
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createLogger } from '@berth/logger';
+import { connectMessaging } from '@berth/messaging';
+import { startTelemetry } from '@berth/telemetry';
+import { loadConfig } from './config';
+import { startHealthServer } from './health-server';
+import { SchedulerMetrics } from './metrics';
+import { Scheduler } from './scheduler';
+
+/** How long SIGTERM may take before the process exits anyway (Kubernetes' grace period is 30 s). */
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+/**
+ * Starts one scheduler replica: health server, NATS, schedules, lease. SIGTERM/SIGINT stop emitting, release the
+ * lease (a successor takes over at once, not after the TTL) and exit 0.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
+  const logger = createLogger({ service: 'scheduler', level: config.logLevel, format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json') });
+  const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const metrics = new SchedulerMetrics({ processMetrics: true });
+  let scheduler: Scheduler | undefined;
+  const health = await startHealthServer({ host: config.healthHost, port: config.healthPort, isReady: () => scheduler?.ready ?? false, metrics, logger });
+  const messaging = await connectMessaging({ servers: config.natsUrl, name: `scheduler ${holder}`, logger });
+  scheduler = await Scheduler.create({ messaging, logger, metrics, holder, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs, graceMs: config.graceMs });
+  await scheduler.start();
+  logger.info({ instance: holder, healthPort: health.port, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs }, 'Scheduler ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'Shutting down');
+    setTimeout(() => {
+      logger.error('Shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    try {
+      await scheduler?.stop();
+      await messaging.close();
+      await health.close();
+      await telemetry.shutdown();
+      logger.info('Stopped');
+      logger.flush();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,155 @@
+import { LastTickStore, LeaderLease, openCronBuckets, systemClock, type Clock, type CronBucketOptions, type CronBuckets } from '@berth/cron';
+import type { BerthLogger } from '@berth/logger';
+import { ensureStream, isNotFound, jobsStream, type Messaging } from '@berth/messaging';
+import type { SchedulerMetrics } from './metrics';
+import { ScheduleWatcher } from './schedule-watcher';
+import { TickEmitter } from './tick-emitter';
+
+/** Options for {@link Scheduler.create}. */
+export interface SchedulerOptions {
+  messaging: Messaging;
+  logger: BerthLogger;
+  metrics: SchedulerMetrics;
+  /** This replica's id in the lease (`<hostname>:<pid>:<random>`). */
+  holder: string;
+  leaseTtlMs: number;
+  tickIntervalMs: number;
+  /** Ticks later than this are collapsed (catch up once); 2 × lease TTL + tick interval by default. */
+  graceMs?: number;
+  clock?: Clock;
+  /** Bucket names and replicas (tests use their own names). */
+  buckets?: CronBucketOptions;
+}
+
+/** Sleep added after a tick's time before waking, so the tick is due when the pass runs. */
+const WAKE_SLACK_MS = 5;
+
+/**
+ * One scheduler replica: follows the registered schedules, competes for the leader lease, and while it leads emits
+ * the due ticks. Every replica is ready (and serves health) whether it leads or not.
+ */
+export class Scheduler {
+  private readonly lease: LeaderLease;
+  private readonly watcher: ScheduleWatcher;
+  private readonly emitter: TickEmitter;
+  private readonly clock: Clock;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private connected = true;
+
+  private constructor(
+    private readonly options: SchedulerOptions,
+    readonly buckets: CronBuckets,
+  ) {
+    const { logger, metrics, holder } = options;
+    this.clock = options.clock ?? systemClock;
+    this.lease = new LeaderLease({
+      buckets,
+      holder,
+      ttlMs: options.leaseTtlMs,
+      logger,
+      clock: this.clock,
+      onChange: (leading) => {
+        metrics.setLeader(leading);
+        if (leading) this.emitter.resetCache();
+        this.wake?.();
+      },
+    });
+    this.watcher = new ScheduleWatcher({ kv: buckets.schedules, logger, onChange: () => this.wake?.() });
+    this.emitter = new TickEmitter({
+      js: options.messaging.js,
+      lastTicks: new LastTickStore(buckets.lastTicks, holder, this.clock),
+      isLeader: () => this.lease.isLeader(),
+      schedules: () => this.watcher.schedules(),
+      logger,
+      metrics,
+      clock: this.clock,
+      graceMs: options.graceMs ?? 2 * options.leaseTtlMs + options.tickIntervalMs,
+      publishTimeoutMs: Math.min(5000, Math.max(1000, Math.floor(options.leaseTtlMs / 2))),
+    });
+  }
+
+  /** Opens the cron buckets and makes sure the JOBS stream exists (created with Berth's defaults if absent). */
+  static async create(options: SchedulerOptions): Promise<Scheduler> {
+    const buckets = await openCronBuckets(options.messaging.js, options.buckets);
+    try {
+      await options.messaging.jsm.streams.info(jobsStream().name);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await ensureStream(options.messaging.jsm, jobsStream());
+    }
+    return new Scheduler(options, buckets);
+  }
+
+  /** True once the schedules are loaded, while connected to NATS (false during a reconnection). */
+  get ready(): boolean {
+    return this.watcher.ready && this.connected && !this.options.messaging.nc.isClosed();
+  }
+
+  /** True while this replica holds a valid lease. */
+  isLeader(): boolean {
+    return this.lease.isLeader();
+  }
+
+  /** Loads the schedules, then starts the lease rounds and the tick loop. */
+  async start(): Promise<void> {
+    void (async () => {
+      for await (const status of this.options.messaging.nc.status()) {
+        if (status.type === 'disconnect') this.connected = false;
+        if (status.type === 'reconnect') this.connected = true;
+      }
+    })();
+    await this.watcher.start();
+    this.running = true;
+    this.lease.start();
+    this.loop = this.tickLoop();
+  }
+
+  /** Stops emitting (waiting for a pass in progress), releases the lease so a successor takes over at once. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.lease.stop();
+    this.watcher.stop();
+  }
+
+  /** One lease round (tests drive the scheduler with these two instead of {@link start}). */
+  maintainLease(): Promise<boolean> {
+    return this.lease.maintain();
+  }
+
+  /** One emission pass; resolves with the next tick to wake for. */
+  runPass(): Promise<Date | undefined> {
+    return this.emitter.emitDue();
+  }
+
+  /** Loads the schedules without starting the timers (tests). */
+  loadSchedules(): Promise<void> {
+    return this.watcher.start();
+  }
+
+  private async tickLoop(): Promise<void> {
+    while (this.running) {
+      let delay = this.options.tickIntervalMs;
+      if (this.lease.isLeader()) {
+        try {
+          const next = await this.emitter.emitDue();
+          if (next) delay = Math.min(delay, Math.max(0, next.getTime() - this.clock.now().getTime()) + WAKE_SLACK_MS);
+        } catch (error) {
+          this.options.logger.error({ err: error }, 'Tick pass failed');
+        }
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+}
