@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     if (entry && !existsSync(join(root, entry))) continue;
     const serviceEnv: NodeJS.ProcessEnv = {
       ...env,
-      ...service.environment,
+      // Compose passes an empty string for an unset `${VAR:-}`; natively an unset variable stays unset.
+      ...Object.fromEntries(Object.entries(service.environment).filter(([, value]) => value !== '')),
       NATS_URL: natsUrl,
       MONGO_URL: mongoUrl,
       NODE_ENV: env.NODE_ENV ?? 'development',
@@ -60,7 +61,9 @@ async function main(): Promise<void> {
       ...(service.name === 'gateway' && env.PORT ? { PORT: env.PORT } : {}),
     };
     for (let replica = 0; replica < service.replicas; replica++) {
-      children.push(run(service.replicas > 1 ? `${service.name}-${replica + 1}` : service.name, service.command, serviceEnv));
+      // Replicas share a machine here, so each gets its own health port (compose gives each its own container).
+      const replicaEnv = replica > 0 && serviceEnv.HEALTH_PORT ? { ...serviceEnv, HEALTH_PORT: String(Number(serviceEnv.HEALTH_PORT) + 100 * replica) } : serviceEnv;
+      children.push(run(service.replicas > 1 ? `${service.name}-${replica + 1}` : service.name, service.command, replicaEnv));
     }
   }
 
