@@ -13,10 +13,12 @@ const LIB_LAYERS: Record<string, number> = {
   'local-infra': 0,
   logger: 1,
   telemetry: 1,
+  metrics: 1,
   webhooks: 2,
   messaging: 2,
   inbox: 3,
   jobs: 3,
+  cron: 3,
   outbound: 4,
 };
 

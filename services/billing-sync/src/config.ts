@@ -23,15 +23,27 @@ export const billingSyncEnvSchema = commonEnvSchema.extend({
   WORKSPACE_LOCK_WAIT_MS: positiveInt(3000),
   /** On SIGTERM, how long running handlers may take to finish. */
   SHUTDOWN_GRACE_MS: positiveInt(25000),
+  /**
+   * Port of `/healthz`, `/readyz` and `/metrics`. Unset: {@link DEFAULT_HEALTH_PORT}, or 0 (a free port, logged in
+   * the ready line) when `NODE_ENV=test`, because tests run many services side by side on one machine.
+   */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  /** How long one reading of the consumer's info and of the inbox backlog serves `/metrics` scrapes. */
+  METRICS_READ_CACHE_MS: z.coerce.number().int().min(0).default(5000),
 });
 
+/** The health and metrics port when `HEALTH_PORT` is unset (the Prometheus exporter convention). */
+export const DEFAULT_HEALTH_PORT = 9464;
+
 /** billing-sync's validated configuration. */
-export type BillingSyncConfig = z.infer<typeof billingSyncEnvSchema>;
+export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEALTH_PORT'> & { HEALTH_PORT: number };
 
 /**
  * Reads and validates billing-sync's environment. The only place in the service that reads `process.env` (when
  * called without an argument, as `main.ts` does); tests pass a map.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
-  return parseEnv(billingSyncEnvSchema, env);
+  const parsed = parseEnv(billingSyncEnvSchema, env);
+  return { ...parsed, HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
 }

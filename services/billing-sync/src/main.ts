@@ -1,41 +1,31 @@
-import 'reflect-metadata';
-import { MongoClient } from 'mongodb';
-import { createLogger, LogContextStore } from '@berth/logger';
-import { connectMessaging } from '@berth/messaging';
-import { createBillingSyncApp } from './app';
-import { loadConfig } from './config';
-import { createStripeClient } from './stripe/create-stripe-client';
-import { ensureWebhooksStreamExists } from './webhooks-stream';
-
 /**
- * Starts billing-sync: validates its environment, connects MongoDB and NATS, makes sure stream `WEBHOOKS` exists,
- * consumes `webhooks.stripe.>`, logs "Billing sync ready". SIGTERM/SIGINT: stop pulling, let running handlers
- * finish, close connections, exit 0.
+ * The billing-sync process: `node -r @swc-node/register services/billing-sync/src/main.ts`.
+ *
+ * Validates its environment, starts tracing when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and only then loads the
+ * service (MongoDB driver, Stripe client, Nest app), so that the MongoDB and HTTP instrumentations see those modules
+ * load. See {@link runBillingSync} for what runs. SIGTERM/SIGINT: stop pulling, let running handlers finish, close
+ * connections, flush the last spans, exit 0.
  */
+import { startTelemetry } from '@berth/telemetry';
+import { loadConfig } from './config';
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'billing-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
-  const mongo = await MongoClient.connect(config.MONGO_URL);
-  const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'billing-sync', logger });
-  await ensureWebhooksStreamExists(messaging.jsm);
-  const app = await createBillingSyncApp({ config, messaging, db: mongo.db(config.MONGO_DB), stripe: createStripeClient(config), logger, logContext });
-  await app.listen();
-  logger.info({ concurrency: config.BILLING_SYNC_CONCURRENCY, stripeApi: config.STRIPE_API_BASE ?? 'https://api.stripe.com' }, 'Billing sync ready');
+  const telemetry = startTelemetry({ serviceName: config.OTEL_SERVICE_NAME ?? 'billing-sync', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const { runBillingSync } = await import('./run-billing-sync');
+  const running = await runBillingSync(config);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'Stopping: no new events, finishing running handlers');
+    running.logger.info({ signal }, 'Stopping: no new events, finishing running handlers');
     try {
-      await app.close();
-      await messaging.close();
-      await mongo.close();
-      logger.info('Billing sync stopped');
+      await running.stop();
+      await telemetry.shutdown();
       process.exit(0);
     } catch (error) {
-      logger.error({ err: error }, 'Unclean stop');
+      running.logger.error({ err: error }, 'Unclean stop');
       process.exit(1);
     }
   };

@@ -13,15 +13,27 @@ export const identitySyncEnvSchema = commonEnvSchema.extend({
   INBOX_LEASE_MS: positiveInt(60000),
   /** On SIGTERM, how long running handlers may take to finish. */
   SHUTDOWN_GRACE_MS: positiveInt(25000),
+  /**
+   * Port of `/healthz`, `/readyz` and `/metrics`. Unset: {@link DEFAULT_HEALTH_PORT}, or 0 (a free port, logged in
+   * the ready line) when `NODE_ENV=test`, because tests run many services side by side on one machine.
+   */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  /** How long one reading of the consumer's info and of the inbox backlog serves `/metrics` scrapes. */
+  METRICS_READ_CACHE_MS: z.coerce.number().int().min(0).default(5000),
 });
 
+/** The health and metrics port when `HEALTH_PORT` is unset (the Prometheus exporter convention). */
+export const DEFAULT_HEALTH_PORT = 9464;
+
 /** identity-sync's validated configuration. */
-export type IdentitySyncConfig = z.infer<typeof identitySyncEnvSchema>;
+export type IdentitySyncConfig = Omit<z.infer<typeof identitySyncEnvSchema>, 'HEALTH_PORT'> & { HEALTH_PORT: number };
 
 /**
  * Reads and validates identity-sync's environment. The only place in the service that reads `process.env` (when
  * called without an argument, as `main.ts` does); tests pass a map.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): IdentitySyncConfig {
-  return parseEnv(identitySyncEnvSchema, env);
+  const parsed = parseEnv(identitySyncEnvSchema, env);
+  return { ...parsed, HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
 }

@@ -1,40 +1,31 @@
-import 'reflect-metadata';
-import { MongoClient } from 'mongodb';
-import { createLogger, LogContextStore } from '@berth/logger';
-import { connectMessaging } from '@berth/messaging';
-import { createIdentitySyncApp } from './app';
-import { loadConfig } from './config';
-import { ensureWebhooksStreamExists } from './webhooks-stream';
-
 /**
- * Starts identity-sync: validates its environment, connects MongoDB and NATS, makes sure stream `WEBHOOKS` exists,
- * consumes `webhooks.clerk.>`, logs "Identity sync ready". SIGTERM/SIGINT: stop pulling, let running handlers
- * finish, close connections, exit 0.
+ * The identity-sync process: `node -r @swc-node/register services/identity-sync/src/main.ts`.
+ *
+ * Validates its environment, starts tracing when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and only then loads the
+ * service (MongoDB driver, Nest app), so that the MongoDB instrumentation sees those modules load. See
+ * {@link runIdentitySync} for what runs. SIGTERM/SIGINT: stop pulling, let running handlers finish, close
+ * connections, flush the last spans, exit 0.
  */
+import { startTelemetry } from '@berth/telemetry';
+import { loadConfig } from './config';
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'identity-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
-  const mongo = await MongoClient.connect(config.MONGO_URL);
-  const messaging = await connectMessaging({ servers: config.NATS_URL, name: 'identity-sync', logger });
-  await ensureWebhooksStreamExists(messaging.jsm);
-  const app = await createIdentitySyncApp({ config, messaging, db: mongo.db(config.MONGO_DB), logger, logContext });
-  await app.listen();
-  logger.info({ concurrency: config.IDENTITY_SYNC_CONCURRENCY }, 'Identity sync ready');
+  const telemetry = startTelemetry({ serviceName: config.OTEL_SERVICE_NAME ?? 'identity-sync', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const { runIdentitySync } = await import('./run-identity-sync');
+  const running = await runIdentitySync(config);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'Stopping: no new events, finishing running handlers');
+    running.logger.info({ signal }, 'Stopping: no new events, finishing running handlers');
     try {
-      await app.close();
-      await messaging.close();
-      await mongo.close();
-      logger.info('Identity sync stopped');
+      await running.stop();
+      await telemetry.shutdown();
       process.exit(0);
     } catch (error) {
-      logger.error({ err: error }, 'Unclean stop');
+      running.logger.error({ err: error }, 'Unclean stop');
       process.exit(1);
     }
   };

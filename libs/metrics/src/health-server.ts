@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { MetricsErrorLogger } from './registry-helpers';
+
+/** Options for {@link startHealthServer}. */
+export interface HealthServerOptions {
+  /** 0 picks a free port (tests); services use `HEALTH_PORT`, 9464 by default. */
+  port: number;
+  /** Default `0.0.0.0` (probes and scrapes come from outside the container). */
+  host?: string;
+  /** The process's registry, rendered on `GET /metrics`. */
+  registry: Registry;
+  /**
+   * True when the process can do its work now (connected, consuming, not shutting down). A throw or a rejection
+   * counts as not ready.
+   */
+  readiness: () => boolean | Promise<boolean>;
+  logger?: MetricsErrorLogger;
+}
+
+/** A running health server. */
+export interface HealthServer {
+  /** The port it listens on (the one picked when `port` was 0). */
+  readonly port: number;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves, for services that take no HTTP requests of their own (consumers, workers, the scheduler):
+ * - `GET /healthz`: 200 while the event loop runs (Kubernetes' liveness probe);
+ * - `GET /readyz`: 200 when `readiness()` says so, else 503 (readiness probe; compose health check);
+ * - `GET /metrics`: the Prometheus text exposition of `registry`.
+ * Anything else is 404; methods other than GET and HEAD are 405.
+ */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server = createServer((request, response) => void handle(options, request, response));
+  // A scrape or probe never holds the process open at shutdown.
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(options: HealthServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const send = (status: number, body: string, contentType = 'application/json'): void => {
+    response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  };
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('allow', 'GET, HEAD');
+    return send(405, '{"error":"method_not_allowed"}');
+  }
+  const path = (request.url ?? '/').split('?')[0];
+  switch (path) {
+    case '/healthz':
+      return send(200, '{"status":"ok"}');
+    case '/readyz': {
+      let ready = false;
+      try {
+        ready = await options.readiness();
+      } catch (error) {
+        options.logger?.warn({ err: error }, 'Readiness check failed');
+      }
+      return ready ? send(200, '{"status":"ready"}') : send(503, '{"status":"not_ready"}');
+    }
+    case '/metrics':
+      try {
+        return send(200, await options.registry.metrics(), options.registry.contentType);
+      } catch (error) {
+        options.logger?.warn({ err: error }, 'Could not render /metrics');
+        return send(500, '{"error":"metrics_unavailable"}');
+      }
+    default:
+      return send(404, '{"error":"not_found"}');
+  }
+}

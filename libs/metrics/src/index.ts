@@ -1,0 +1,14 @@
+export { createMetricsRegistry } from './registry';
+export type { MetricsRegistryOptions } from './registry';
+export { createJobMetrics, jobOutcomeOf, JOB_OUTCOMES, JOB_DURATION_BUCKETS } from './job-metrics';
+export type { JobMetrics, JobMetricsOptions, JobOutcome, TransportOutcome } from './job-metrics';
+export { createQueueDepthMetric, jetStreamConsumerDepths, QUEUE_DEPTH_STATES } from './queue-depth';
+export type { ConsumerInfoSource, ConsumerOfQueue, QueueDepthMetricOptions, QueueDepthReading } from './queue-depth';
+export { createWebhookBacklogMetrics } from './webhook-backlog';
+export type { WebhookBacklogMetricsOptions, WebhookBacklogReading } from './webhook-backlog';
+export { startHealthServer } from './health-server';
+export type { HealthServer, HealthServerOptions } from './health-server';
+export { cachedRead } from './cached-read';
+export type { MetricsErrorLogger } from './registry-helpers';
+export { getOrCreateMetric } from './registry-helpers';
+export type { Registry } from 'prom-client';
