@@ -1,4 +1,4 @@
-import type { JetStreamClient, JsMsg, ConsumerMessages } from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import { describeError, RetryLaterError, UnrecoverableError } from './errors';
@@ -21,8 +21,26 @@ export interface ConsumerRunnerOptions {
   handler: (message: ReceivedMessage) => Promise<void>;
   /** Retries of a failed message; may depend on the message (a job's own `retryLimit`). */
   retryPolicy: RetryPolicy | ((message: ReceivedMessage) => RetryPolicy);
+  /**
+   * The attempt a delivery stands for, counted from 1; compared with the policy's `maxAttempts`, passed to its
+   * `delayAfter`, and logged as `attempt`. Defaults to the delivery count. A job republished after earlier
+   * attempts (its count travels in its body) starts its new message at that count + 1.
+   */
+  attemptOf?: (message: ReceivedMessage) => number;
+  /**
+   * How much work a message carries (default 1): a message holding several jobs weighs as many. The runner
+   * pulls only while the weight in hand is below `concurrency`, so a process never holds much more work than it
+   * can run at once (and a crash leaves little to redeliver).
+   */
+  weightOf?: (message: ReceivedMessage) => number;
   /** The consumer's ack wait; running handlers send `working()` at a third of it. */
   ackWaitMs: number;
+  /**
+   * How long one pull request waits on the server for messages, in ms (default 5000, at least 1000). Pulls ask
+   * for exactly as many messages as there are free handler slots, so no message waits unseen in a client buffer
+   * while its ack wait runs out.
+   */
+  pullExpiresMs?: number;
   logger: BerthLogger;
   logContext?: LogContextStore;
   /** Log fields for a message (job name, event id…), on every line its handler writes. */
@@ -51,33 +69,50 @@ export interface ConsumerRunner {
  * Pulls from a durable consumer and runs a handler per message with bounded concurrency: ack after success; on
  * failure nak with the retry policy's delay, or give up (terminate) on `UnrecoverableError` or the last attempt.
  * Long handlers keep their lease with `working()`.
+ *
+ * Each pull asks for as many messages as there are free slots (never more, and fewer when messages carry several
+ * units of work, see `weightOf`), so every message this process holds is running and heartbeating; acks are sent without waiting for the server's confirmation, so a slot is free
+ * as soon as its handler resolves.
  */
 export async function startConsumer(options: ConsumerRunnerOptions): Promise<ConsumerRunner> {
   const consumer = await options.js.consumers.get(options.stream, options.consumer);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(options.concurrency, 1) });
   const tracer = trace.getTracer('berth-messaging');
+  const concurrency = Math.max(1, Math.floor(options.concurrency));
+  const pullExpiresMs = Math.max(options.pullExpiresMs ?? 5000, 1000);
+  const attemptOf = options.attemptOf ?? ((message: ReceivedMessage) => message.deliveryCount);
+  const weightOf = options.weightOf ?? (() => 1);
   let inFlight = 0;
+  let weightInHand = 0;
+  // Recent weight per message. It starts high, and goes back up whenever the consumer was idle, so the first pull
+  // of a burst asks for one message, and pulls grow as the messages turn out to be light.
+  let averageWeight = concurrency;
   let stopping = false;
-  const waiters: (() => void)[] = [];
+  let currentPull: ConsumerMessages | undefined;
+  let slotWaiter: (() => void) | undefined;
   const idle: (() => void)[] = [];
 
-  const release = (): void => {
+  const release = (weight: number): void => {
     inFlight -= 1;
-    waiters.shift()?.();
+    weightInHand -= weight;
+    const waiter = slotWaiter;
+    slotWaiter = undefined;
+    waiter?.();
     if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
   };
-  const acquire = async (): Promise<void> => {
-    while (inFlight >= options.concurrency && !stopping) await new Promise<void>((resolve) => waiters.push(resolve));
-    inFlight += 1;
+  const freeSlot = async (): Promise<void> => {
+    while ((inFlight >= concurrency || weightInHand >= concurrency) && !stopping) await new Promise<void>((resolve) => (slotWaiter = resolve));
   };
+  /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
+  const pullSize = (): number => Math.max(1, Math.min(concurrency - inFlight, Math.floor((concurrency - weightInHand) / averageWeight)));
 
   const settleFailure = async (msg: JsMsg, message: ReceivedMessage, error: unknown): Promise<'retried' | 'terminated'> => {
     const policy = typeof options.retryPolicy === 'function' ? options.retryPolicy(message) : options.retryPolicy;
+    const attempt = attemptOf(message);
     const reason: GiveUpReason | undefined =
-      error instanceof UnrecoverableError ? 'unrecoverable' : message.deliveryCount >= policy.maxAttempts ? 'exhausted' : undefined;
+      error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
     if (!reason) {
-      const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(message.deliveryCount);
-      options.logger.warn({ err: error, attempt: message.deliveryCount, retryInMs: delayMs }, `Attempt ${message.deliveryCount} failed: ${describeError(error)}`);
+      const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
+      options.logger.warn({ err: error, attempt, retryInMs: delayMs }, `Attempt ${attempt} failed: ${describeError(error)}`);
       msg.nak(delayMs);
       return 'retried';
     }
@@ -88,17 +123,15 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
       msg.nak(policy.delayAfter(1));
       return 'retried';
     }
-    options.logger.error({ err: error, attempt: message.deliveryCount, reason }, `Gave up after attempt ${message.deliveryCount}: ${describeError(error)}`);
+    options.logger.error({ err: error, attempt, reason }, `Gave up after attempt ${attempt}: ${describeError(error)}`);
     msg.term(`${reason}: ${describeError(error)}`.slice(0, 256));
     return 'terminated';
   };
 
-  const processOne = async (msg: JsMsg): Promise<void> => {
-    const message = toReceivedMessage(msg);
+  const processOne = async (msg: JsMsg, message: ReceivedMessage, weight: number): Promise<void> => {
     const started = performance.now();
     const heartbeat = setInterval(() => msg.working(), Math.max(options.ackWaitMs / 3, 250));
     const parent = extractTraceContext(msg.headers);
-    const fields = { ...(options.contextFor?.(message) ?? {}), attempt: message.deliveryCount };
     const run = async (): Promise<void> => {
       const span = tracer.startSpan(`process ${options.stream}/${options.consumer}`, {
         kind: SpanKind.CONSUMER,
@@ -120,27 +153,45 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
       options.onOutcome?.(message, outcome, performance.now() - started);
     };
     try {
-      await (options.logContext ? options.logContext.run(fields, run) : run());
+      const fields = options.logContext ? { ...(options.contextFor?.(message) ?? {}), attempt: attemptOf(message) } : undefined;
+      await (options.logContext && fields ? options.logContext.run(fields, run) : run());
     } catch (error) {
       options.logger.error({ err: error }, 'Consumer runner failed to settle a message');
     } finally {
-      release();
+      release(weight);
     }
   };
 
   const loop = (async () => {
-    for await (const msg of messages) {
-      if (stopping) {
-        msg.nak();
-        continue;
+    while (!stopping) {
+      await freeSlot();
+      if (stopping) break;
+      try {
+        const pull = await consumer.fetch({ max_messages: pullSize(), expires: pullExpiresMs });
+        currentPull = pull;
+        if (stopping) pull.stop();
+        let received = 0;
+        for await (const msg of pull) {
+          received += 1;
+          if (stopping) {
+            msg.nak();
+            continue;
+          }
+          const message = toReceivedMessage(msg);
+          const weight = Math.max(0, weightOf(message));
+          averageWeight = Math.max(1, (averageWeight + weight) / 2);
+          inFlight += 1;
+          weightInHand += weight;
+          void processOne(msg, message, weight);
+        }
+        if (received === 0) averageWeight = concurrency;
+      } catch (error) {
+        if (stopping) break;
+        options.logger.warn({ err: error, stream: options.stream, consumer: options.consumer }, `Pull from ${options.stream}/${options.consumer} failed: ${describeError(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      } finally {
+        currentPull = undefined;
       }
-      await acquire();
-      if (stopping) {
-        release();
-        msg.nak();
-        continue;
-      }
-      void processOne(msg);
     }
   })();
 
@@ -150,8 +201,10 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
     },
     async stop(graceMs = 30000) {
       stopping = true;
-      waiters.splice(0).forEach((resolve) => resolve());
-      messages.stop();
+      const waiter = slotWaiter;
+      slotWaiter = undefined;
+      waiter?.();
+      currentPull?.stop();
       await loop.catch(() => undefined);
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;

@@ -48,6 +48,27 @@ export function jobsStream(sizing: StreamSizing = {}): StreamSpec {
 }
 
 /**
+ * `JOBS_DELAYED`: jobs that must not run yet, on `delayed-jobs.>`. A delayed job waits as a one-shot message
+ * schedule (nats-server 2.12+) on `delayed-jobs.at.<queue>.<jobId>`, which no consumer reads; when it is due the
+ * server publishes it to `delayed-jobs.due.<queue>.<name>` and removes the schedule, and the queue's workers take
+ * it from there (work-queue retention: gone once acked).
+ * - Its own stream because JetStream refuses message schedules with `discard: new`. It has no size or age limit,
+ *   so `discard: old` never drops anything: when the server's storage is full a publish is refused, as with
+ *   `discard: new`; and a job may wait as long as it must.
+ */
+export function delayedJobsStream(sizing: StreamSizing = {}): StreamSpec {
+  return {
+    name: 'JOBS_DELAYED',
+    subjects: ['delayed-jobs.>'],
+    retention: RetentionPolicy.Workqueue,
+    discard: DiscardPolicy.Old,
+    allow_msg_schedules: true,
+    duplicate_window: nanos(10 * 60 * 1000),
+    num_replicas: sizing.replicas ?? 1,
+  };
+}
+
+/**
  * `DEAD_LETTERS`: a copy of every message that can never succeed, with its error, on `dead.<origin subject>`,
  * kept 30 days for listing and replay.
  */

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { CRON_METADATA, PROCESS_METADATA, PROCESSOR_METADATA } from './metadata-keys';
+import type { CronProcessorOptions } from './cron-processor.decorator';
+import type { ProcessorOptions } from './processor.decorator';
+
+type Constructor = abstract new (...args: never[]) => unknown;
+
+/** The `@Processor` (or `@CronProcessor`) options of a class, if it has them. */
+export function processorOptionsOf(target: Constructor | Function): ProcessorOptions | undefined {
+  return Reflect.getMetadata(PROCESSOR_METADATA, target) as ProcessorOptions | undefined;
+}
+
+/** The `@CronProcessor` options of a class, if it has them. */
+export function cronOptionsOf(target: Constructor | Function): CronProcessorOptions | undefined {
+  return Reflect.getMetadata(CRON_METADATA, target) as CronProcessorOptions | undefined;
+}
+
+/** The job names of a class's `@Process` methods, by method name (own and inherited methods). */
+export function processMethodsOf(target: Constructor | Function): { methodName: string; jobName: string }[] {
+  const found: { methodName: string; jobName: string }[] = [];
+  const seen = new Set<string>();
+  for (let proto = target.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const methodName of Object.getOwnPropertyNames(proto)) {
+      if (methodName === 'constructor' || seen.has(methodName)) continue;
+      seen.add(methodName);
+      const descriptor = Object.getOwnPropertyDescriptor(proto, methodName);
+      if (typeof descriptor?.value !== 'function') continue;
+      const jobName = Reflect.getMetadata(PROCESS_METADATA, descriptor.value) as string | undefined;
+      if (jobName !== undefined) found.push({ methodName, jobName });
+    }
+  }
+  return found;
+}

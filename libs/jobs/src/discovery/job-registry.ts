@@ -1,0 +1,68 @@
+import type { CronDefinition } from './cron-definition';
+
+/** What a `@Process` method receives after the data: which job this is and which attempt. */
+export interface JobInfo {
+  /** The job's id (the same across its retries): a good idempotency key for calls to other services. */
+  id: string;
+  name: string;
+  queue: string;
+  /** 1 on the first run. */
+  attempt: number;
+  /** When `add` was called (ISO 8601). */
+  addedAt: string;
+}
+
+/** A job the workers of this process can run. */
+export interface RegisteredJob {
+  queue: string;
+  name: string;
+  /** The class holding the `@Process` method. */
+  className: string;
+  /** Runs the job's method on the provider instance: `handle(data, info)`. */
+  run(data: unknown, info: JobInfo): Promise<void>;
+}
+
+/**
+ * The jobs and crons discovered among the providers of the application's modules at start-up, by queue and name.
+ * Filled once by the explorer; read by the drivers, and by a scheduler for the crons.
+ */
+export class JobRegistry {
+  private readonly byQueue = new Map<string, Map<string, RegisteredJob>>();
+  private readonly cronList: CronDefinition[] = [];
+
+  /** Adds a job; throws when another class already runs a job of that name on that queue. */
+  register(job: RegisteredJob): void {
+    const jobs = this.byQueue.get(job.queue) ?? new Map<string, RegisteredJob>();
+    const existing = jobs.get(job.name);
+    if (existing) {
+      throw new Error(`Job ${job.name} on queue ${job.queue} is processed twice: by ${existing.className} and by ${job.className}`);
+    }
+    jobs.set(job.name, job);
+    this.byQueue.set(job.queue, jobs);
+  }
+
+  /** Adds a cron's schedule. */
+  registerCron(definition: CronDefinition): void {
+    this.cronList.push(definition);
+  }
+
+  /** The job of that name on that queue, if a provider runs it. */
+  find(queue: string, name: string): RegisteredJob | undefined {
+    return this.byQueue.get(queue)?.get(name);
+  }
+
+  /** Queues with at least one job in this process. */
+  queues(): string[] {
+    return [...this.byQueue.keys()].sort();
+  }
+
+  /** The jobs of a queue. */
+  jobsOf(queue: string): RegisteredJob[] {
+    return [...(this.byQueue.get(queue)?.values() ?? [])];
+  }
+
+  /** Every cron found at start-up (name, pattern, time zone), for the scheduler to register. */
+  crons(): CronDefinition[] {
+    return [...this.cronList];
+  }
+}

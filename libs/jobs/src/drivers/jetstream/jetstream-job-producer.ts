@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { BerthLogger } from '@berth/logger';
+import { publishMessage, type Messaging } from '@berth/messaging';
+import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubject } from '../../names';
+import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
+import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
+import type { JobLocation } from '../deduplication-registry';
+import type { JobInfrastructure } from './job-infrastructure';
+import { JobBatchPublisher, type BatchingOptions } from './job-batch-publisher';
+import { publishScheduledJob } from './publish-scheduled-job';
+
+/** Options the library's own callers (replay) add to {@link AddJobOptions}. */
+export interface ProducerAddOptions extends AddJobOptions {
+  /** A chosen job id (a replay derives it from the dead letter, so replaying twice queues once). */
+  jobId?: string;
+  replayOf?: string;
+}
+
+/** Options for {@link JetStreamJobProducer}. */
+export interface JetStreamJobProducerOptions {
+  messaging: Messaging;
+  /** Resolves once streams and the deduplication bucket exist (memoized by the caller). */
+  infrastructure: () => Promise<JobInfrastructure>;
+  /** The default `retryLimit` of a queue. */
+  retryLimitOf: (queue: string) => number;
+  batching?: BatchingOptions;
+  logger: BerthLogger;
+}
+
+/**
+ * Puts jobs on JetStream: `add` claims the deduplication id if any, stores the job (at once through the group
+ * commit of {@link JobBatchPublisher}, or as a schedule when delayed), records where it went, and resolves once
+ * JetStream has stored it.
+ */
+export class JetStreamJobProducer {
+  private readonly batcher: JobBatchPublisher;
+
+  constructor(private readonly options: JetStreamJobProducerOptions) {
+    this.batcher = new JobBatchPublisher((subject, encoded, ids) =>
+      publishMessage(options.messaging.js, {
+        subject,
+        data: joinEncodedRecords(encoded),
+        // One job: its id, so a resent publish is dropped as a duplicate. Several: an id for this batch.
+        msgId: ids.length === 1 ? ids[0] : `batch:${randomUUID()}`,
+        expectedStream: JOBS_STREAM_NAME,
+        headers: { [JOB_COUNT_HEADER]: String(ids.length) },
+      }), options.batching);
+  }
+
+  /** Queues a job; see `MessageQueueService.add`. */
+  async add(queue: string, name: string, data: unknown, options: ProducerAddOptions = {}): Promise<AddedJob> {
+    assertQueueName(queue);
+    assertJobName(name);
+    assertAddJobOptions(options);
+    const infrastructure = await this.options.infrastructure();
+    const record: JobRecord = {
+      id: options.jobId ?? randomUUID(),
+      data: data === undefined ? null : data,
+      retryLimit: options.retryLimit ?? this.options.retryLimitOf(queue),
+      attemptsMade: 0,
+      addedAt: new Date().toISOString(),
+      ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
+      ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
+    };
+    const deduplication = infrastructure.deduplication;
+    let claim;
+    if (options.deduplicationId !== undefined) {
+      const result = await deduplication.claim(queue, options.deduplicationId, record.id);
+      if (!result.claimed) return { id: result.existingJobId, deduplicated: true };
+      claim = result.claim;
+    }
+    let location: JobLocation;
+    try {
+      location = await this.store(queue, name, record, options.delayInMilliseconds ?? 0);
+    } catch (error) {
+      if (claim) await deduplication.abandon(claim).catch((abandonError: unknown) => this.options.logger.warn({ err: abandonError }, 'Could not free a deduplication claim; it expires on its own'));
+      throw error;
+    }
+    if (claim) {
+      // The job is stored whatever happens now; if this fails the claim expires after its TTL.
+      await deduplication.confirm(claim, location).catch((error: unknown) => this.options.logger.warn({ err: error, jobId: record.id }, 'Could not confirm a deduplication claim; it expires after its TTL'));
+    }
+    return { id: record.id, deduplicated: false };
+  }
+
+  /**
+   * Stores a job that already ran and failed, to run again after `delayMs`: used for a job that travelled in a
+   * batch (the batch message can't be retried for one of its jobs). Its attempts so far travel in the record.
+   */
+  async requeueForRetry(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
+    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`);
+    return { stream: ack.stream, seq: ack.seq, scheduled: true };
+  }
+
+  private async store(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
+    if (delayMs > 0) {
+      const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `delayed:${record.id}`);
+      return { stream: ack.stream, seq: ack.seq, scheduled: true };
+    }
+    const ack = await this.batcher.enqueue(jobSubject(queue, name), record.id, encodeJobRecord(record));
+    return { stream: ack.stream, seq: ack.seq, scheduled: false };
+  }
+}

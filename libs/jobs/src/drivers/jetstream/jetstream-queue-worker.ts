@@ -1,0 +1,268 @@
+import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
+import {
+  describeError, ensureConsumer, RetryLaterError, startConsumer, UnrecoverableError,
+  type ConsumerRunner, type GiveUpReason, type Messaging, type ReceivedMessage, type RetryPolicy,
+} from '@berth/messaging';
+import type { DeadLetterReason } from '../../dead-letters/dead-letter';
+import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
+import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
+import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
+import { UnknownJobError } from '../../errors';
+import type { JobObserver } from '../../job-observer';
+import { decodeJobMessage, type JobRecord } from '../../job-record';
+import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
+import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, parseJobSubject, queueConsumerName, queueFilterSubject } from '../../names';
+import { Semaphore } from '../../semaphore';
+import type { JobInfrastructure } from './job-infrastructure';
+import type { JetStreamJobProducer } from './jetstream-job-producer';
+
+/** Options for {@link JetStreamQueueWorker}. */
+export interface JetStreamQueueWorkerOptions {
+  messaging: Messaging;
+  queue: string;
+  settings: ResolvedQueueOptions;
+  registry: JobRegistry;
+  producer: JetStreamJobProducer;
+  infrastructure: JobInfrastructure;
+  logger: BerthLogger;
+  logContext?: LogContextStore;
+  /** Random source for backoff jitter; tests pass a fixed one. */
+  random?: () => number;
+  observer?: JobObserver;
+}
+
+/** A job message as read: its job name and records, or why it can't be read. */
+type ParsedJobMessage = { name: string; records: JobRecord[] } | { name: string; invalid: Error };
+
+/** Retries of a whole batch message after an infrastructure failure (never given up on; nothing is lost). */
+const BATCH_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: Number.POSITIVE_INFINITY,
+  delayAfter: (failedAttempts) => Math.min(1000 * 2 ** Math.max(0, failedAttempts - 1), 60000),
+};
+
+/**
+ * Runs one queue's jobs in this process: the durable consumers `jobs-<queue>` on `JOBS` (jobs to run now) and on
+ * `JOBS_DELAYED` (delayed jobs that became due), pulled by the messaging runner (concurrency, heartbeats,
+ * ack/nak/term, graceful stop), with the job semantics on top. Both share the queue's concurrency.
+ *
+ * - A message with one job: the job's failure goes back to the runner, which naks it with the job's backoff
+ *   (attempt = attempts carried in the record + delivery count) or, after `UnrecoverableError` or the last
+ *   attempt, copies it to the dead letters and terminates it.
+ * - A message with several jobs (queued in one burst): they run side by side within the queue's concurrency;
+ *   one that fails is stored again on its own as a delayed job carrying its attempt count (or dead-lettered),
+ *   and the message is acked once every job in it is settled.
+ * - A job's deduplication id is released when it completes or is dead-lettered, before its message is acked.
+ */
+export class JetStreamQueueWorker {
+  private runners: ConsumerRunner[] = [];
+  private readonly slots: Semaphore;
+  private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
+
+  constructor(private readonly options: JetStreamQueueWorkerOptions) {
+    this.slots = new Semaphore(options.settings.concurrency);
+  }
+
+  /** Jobs running now. */
+  get activeJobs(): number {
+    return this.slots.active;
+  }
+
+  /** Provisions the queue's durable consumers and starts pulling. */
+  async start(): Promise<void> {
+    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));
+    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(this.options.queue)));
+  }
+
+  /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
+  async stop(graceMs: number): Promise<void> {
+    const runners = this.runners;
+    this.runners = [];
+    await Promise.all(runners.map((runner) => runner.stop(graceMs)));
+  }
+
+  private async startRunner(stream: string, filterSubject: string): Promise<ConsumerRunner> {
+    const { messaging, queue, settings } = this.options;
+    await ensureConsumer(messaging.jsm, {
+      stream,
+      durable: queueConsumerName(queue),
+      filterSubjects: [filterSubject],
+      ackWaitMs: settings.ackWaitMs,
+      maxAckPending: settings.maxAckPending,
+      description: `Workers of queue ${queue}`,
+    });
+    return startConsumer({
+      js: messaging.js,
+      stream,
+      consumer: queueConsumerName(queue),
+      concurrency: settings.concurrency,
+      ackWaitMs: settings.ackWaitMs,
+      logger: this.options.logger,
+      logContext: this.options.logContext,
+      contextFor: (message) => this.contextFor(message),
+      attemptOf: (message) => this.attemptOf(message),
+      weightOf: (message) => this.weightOf(message, stream),
+      retryPolicy: (message) => this.retryPolicyOf(message),
+      handler: (message) => this.handle(message, stream),
+      onGiveUp: (message, error, reason) => this.giveUp(message, error, reason),
+      onOutcome: (message, outcome, durationMs) => this.observeSingle(message, outcome, durationMs),
+    });
+  }
+
+  private parse(message: ReceivedMessage, stream = JOBS_STREAM_NAME): ParsedJobMessage {
+    const cached = this.parsed.get(message);
+    if (cached) return cached;
+    const name = parseJobSubject(message.subject)?.name ?? '_invalid';
+    let parsed: ParsedJobMessage;
+    try {
+      parsed = {
+        name,
+        records: decodeJobMessage(message.text(), {
+          headers: message.headers, msgId: message.msgId, stream, streamSequence: message.streamSequence, storedAt: message.storedAt,
+          defaultRetryLimit: this.options.settings.retryLimit,
+        }),
+      };
+    } catch (error) {
+      parsed = { name, invalid: error as Error };
+    }
+    this.parsed.set(message, parsed);
+    return parsed;
+  }
+
+  private contextFor(message: ReceivedMessage): LogContext {
+    const parsed = this.parse(message);
+    const fields: LogContext = { queue: this.options.queue, jobName: parsed.name };
+    if ('records' in parsed && parsed.records.length === 1) fields.jobId = parsed.records[0].id;
+    else if ('records' in parsed) fields.jobCount = parsed.records.length;
+    return fields;
+  }
+
+  /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
+  private observeSingle(message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number): void {
+    const parsed = this.parse(message);
+    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1) return;
+    this.options.observer.jobFinished({
+      queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs,
+      outcome: outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered',
+    });
+  }
+
+  /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
+  private weightOf(message: ReceivedMessage, stream: string): number {
+    const parsed = this.parse(message, stream);
+    return 'records' in parsed ? parsed.records.length : 1;
+  }
+
+  private attemptOf(message: ReceivedMessage): number {
+    const parsed = this.parse(message);
+    return 'records' in parsed && parsed.records.length === 1 ? parsed.records[0].attemptsMade + message.deliveryCount : message.deliveryCount;
+  }
+
+  private retryPolicyOf(message: ReceivedMessage): RetryPolicy {
+    const parsed = this.parse(message);
+    if ('records' in parsed && parsed.records.length === 1) return jobRetryPolicy(this.options.settings.backoff, parsed.records[0].retryLimit, this.options.random);
+    return BATCH_RETRY_POLICY;
+  }
+
+  private async handle(message: ReceivedMessage, stream: string): Promise<void> {
+    const parsed = this.parse(message);
+    if ('invalid' in parsed) throw parsed.invalid;
+    const job = this.options.registry.find(this.options.queue, parsed.name);
+    if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
+    if (parsed.records.length === 1) {
+      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream));
+      return;
+    }
+    const outcomes = await Promise.allSettled(parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message))));
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw new RetryLaterError(`Could not settle every job of a batch: ${describeError(failed.reason)}`, BATCH_RETRY_POLICY.delayAfter(message.deliveryCount), { cause: failed.reason });
+  }
+
+  /** One job alone in its message; the log context (job name, id, attempt) is the runner's. */
+  private async runSingle(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
+    await this.relocateIfMoved(record, message, stream);
+    const started = performance.now();
+    await job.run(record.data, this.infoOf(job, record, record.attemptsMade + message.deliveryCount));
+    this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
+    await this.releaseDeduplication(record);
+  }
+
+  private infoOf(job: RegisteredJob, record: JobRecord, attempt: number): JobInfo {
+    return { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+  }
+
+  /** One job of a batch message, in its own log context; settles itself unless storing the outcome fails. */
+  private async runBatched(job: RegisteredJob, record: JobRecord, message: ReceivedMessage): Promise<void> {
+    const attempt = record.attemptsMade + message.deliveryCount;
+    const run = async (): Promise<void> => {
+      const started = performance.now();
+      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered'): void =>
+        this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs: performance.now() - started });
+      try {
+        await job.run(record.data, this.infoOf(job, record, attempt));
+      } catch (error) {
+        finished(await this.settleBatchedFailure(job, record, message, attempt, error));
+        return;
+      }
+      this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
+      await this.releaseDeduplication(record);
+      finished('completed');
+    };
+    const fields = { queue: this.options.queue, jobName: job.name, jobId: record.id, attempt, jobCount: undefined };
+    await (this.options.logContext ? this.options.logContext.run(fields, run) : run());
+  }
+
+  private async settleBatchedFailure(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, attempt: number, error: unknown): Promise<'retried' | 'dead-lettered'> {
+    const policy = jobRetryPolicy(this.options.settings.backoff, record.retryLimit, this.options.random);
+    const reason: GiveUpReason | undefined = error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
+    if (reason) {
+      await this.deadLetter(job.name, record, message, error, reason, attempt);
+      this.options.logger.error({ err: error, attempt, reason }, `Gave up after attempt ${attempt}: ${describeError(error)}`);
+      return 'dead-lettered';
+    }
+    const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
+    const location = await this.options.producer.requeueForRetry(this.options.queue, job.name, { ...record, attemptsMade: attempt }, delayMs);
+    if (record.deduplicationId !== undefined) {
+      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, location)
+        .catch((relocateError: unknown) => this.options.logger.warn({ err: relocateError }, 'Could not record where a retried job went'));
+    }
+    this.options.logger.warn({ err: error, attempt, retryInMs: delayMs }, `Attempt ${attempt} failed: ${describeError(error)}`);
+    return 'retried';
+  }
+
+  private async giveUp(message: ReceivedMessage, error: unknown, reason: GiveUpReason): Promise<void> {
+    const parsed = this.parse(message);
+    const origin = { queue: this.options.queue, name: parsed.name, message };
+    if ('invalid' in parsed) {
+      const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
+      this.options.logger.info({ deadLetterId: ack.seq, deadLetterReason: 'invalid' }, `Unreadable job message copied to the dead letters (id ${ack.seq})`);
+      return;
+    }
+    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : reason;
+    for (const record of parsed.records) {
+      await this.deadLetter(parsed.name, record, message, error, letterReason, record.attemptsMade + message.deliveryCount);
+    }
+  }
+
+  private async deadLetter(name: string, record: JobRecord, message: ReceivedMessage, error: unknown, reason: DeadLetterReason, attempts: number): Promise<void> {
+    const ack = await writeDeadLetter(this.options.messaging.js, jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts));
+    this.options.logger.info({ jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason }, `Job ${record.id} copied to the dead letters (id ${ack.seq})`);
+    await this.releaseDeduplication(record);
+  }
+
+  /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */
+  private async relocateIfMoved(record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
+    if (record.deduplicationId === undefined || stream !== DELAYED_JOBS_STREAM_NAME) return;
+    await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream, seq: message.streamSequence, scheduled: false })
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a delayed job went'));
+  }
+
+  private async releaseDeduplication(record: JobRecord): Promise<void> {
+    if (record.deduplicationId === undefined) return;
+    try {
+      await this.options.infrastructure.deduplication.release(this.options.queue, record.deduplicationId, record.id);
+    } catch (error) {
+      // The entry then points at a message about to be acked: the next add finds it stale and replaces it.
+      this.options.logger.warn({ err: error, deduplicationId: record.deduplicationId }, 'Could not release a deduplication id');
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { JOBS_STREAM_NAME } from '../../names';
+import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
+
+/** Options for {@link openKvDeduplicationRegistry}. */
+export interface KvDeduplicationOptions {
+  /** Bucket name; default `berth_job_dedup`. */
+  bucket?: string;
+  /**
+   * How long a claim lives before its job is confirmed stored, in ms (default 30 s). If the process that claimed
+   * dies before publishing, the entry expires after this and the id is free again.
+   */
+  claimTtlMs?: number;
+  /** Age after which any entry is dropped whatever happened (default 15 days, past the JOBS stream's 14). */
+  maxAgeMs?: number;
+  replicas?: number;
+}
+
+/** One entry of the bucket, JSON. */
+interface DeduplicationEntry {
+  jobId: string;
+  claimedAt: string;
+  /** Set once the job is stored: where its message is. */
+  stream?: string;
+  seq?: number;
+  scheduled?: boolean;
+}
+
+const WRONG_LAST_SEQUENCE = /wrong last sequence|10071/i;
+
+/**
+ * Opens (creating it if needed) the KV bucket of in-flight deduplication ids: key `<queue>.<base64url(id)>`.
+ *
+ * - `claim` is an atomic create: of 50 concurrent `add`s with one id, one creates the key, the others read it and
+ *   return its job id. The claim carries a per-key TTL (`claimTtlMs`) until `confirm` records the job's stream
+ *   sequence, so a producer that dies between claiming and publishing blocks the id only that long.
+ * - The worker releases the key (compare-and-delete on the job id) when the job completes or is dead-lettered,
+ *   before it acks the message, so a crash leaves the key to a job that will run again and release it.
+ * - Belt and braces: a confirmed entry whose message is gone from `JOBS` (acked while the release failed, purged
+ *   by an operator) is stale, and the next `claim` replaces it. A delayed job's entry stays live from its schedule
+ *   until a worker takes the job and records its new message.
+ */
+export async function openKvDeduplicationRegistry(js: JetStreamClient, jsm: JetStreamManager, options: KvDeduplicationOptions = {}): Promise<DeduplicationRegistry> {
+  const claimTtlMs = options.claimTtlMs ?? 30000;
+  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_dedup', {
+    history: 1,
+    ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
+    markerTTL: 60 * 1000,
+    replicas: options.replicas ?? 1,
+    description: 'In-flight deduplicationIds of Berth jobs (key: <queue>.<base64url id>)',
+  });
+  return new KvDeduplicationRegistry(kv, jsm, claimTtlMs);
+}
+
+class KvDeduplicationRegistry implements DeduplicationRegistry {
+  constructor(
+    private readonly kv: KV,
+    private readonly jsm: JetStreamManager,
+    private readonly claimTtlMs: number,
+  ) {}
+
+  async claim(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult> {
+    const key = entryKey(queue, deduplicationId);
+    const value = encode({ jobId, claimedAt: new Date().toISOString() });
+    const ttl = `${Math.max(1, Math.ceil(this.claimTtlMs / 1000))}s`;
+    for (let round = 0; round < 5; round++) {
+      try {
+        const revision = await this.kv.create(key, value, ttl);
+        return { claimed: true, claim: { queue, deduplicationId, jobId, revision } };
+      } catch (error) {
+        if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error)) && !isExistsError(error)) throw error;
+      }
+      const entry = await this.kv.get(key);
+      if (!entry || entry.operation !== 'PUT') continue;
+      const current = decode(entry);
+      if (!current) continue;
+      if (!(await this.isStale(current))) return { claimed: false, existingJobId: current.jobId };
+      try {
+        await this.kv.delete(key, { previousSeq: entry.revision });
+      } catch {
+        // Another caller replaced or removed it first: look again.
+      }
+    }
+    throw new Error(`Could not claim deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}: the entry keeps changing`);
+  }
+
+  async confirm(claim: DeduplicationClaim, location: JobLocation): Promise<void> {
+    const key = entryKey(claim.queue, claim.deduplicationId);
+    const value = encode({ jobId: claim.jobId, claimedAt: new Date().toISOString(), ...location });
+    await this.kv.update(key, value, claim.revision);
+  }
+
+  async abandon(claim: DeduplicationClaim): Promise<void> {
+    await this.kv.delete(entryKey(claim.queue, claim.deduplicationId), { previousSeq: claim.revision });
+  }
+
+  async relocate(queue: string, deduplicationId: string, jobId: string, location: JobLocation): Promise<void> {
+    const key = entryKey(queue, deduplicationId);
+    const entry = await this.kv.get(key);
+    const current = entry && entry.operation === 'PUT' ? decode(entry) : undefined;
+    if (!entry || current?.jobId !== jobId) return;
+    if (current.stream === location.stream && current.seq === location.seq && !!current.scheduled === location.scheduled) return;
+    await this.kv.update(key, encode({ ...current, ...location }), entry.revision);
+  }
+
+  async release(queue: string, deduplicationId: string, jobId: string): Promise<void> {
+    const key = entryKey(queue, deduplicationId);
+    const entry = await this.kv.get(key);
+    if (!entry || entry.operation !== 'PUT' || decode(entry)?.jobId !== jobId) return;
+    try {
+      await this.kv.delete(key, { previousSeq: entry.revision });
+    } catch (error) {
+      if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
+    }
+  }
+
+  /** A confirmed entry whose job message is gone from JOBS. Unconfirmed claims expire by TTL instead. */
+  private async isStale(entry: DeduplicationEntry): Promise<boolean> {
+    if (entry.seq === undefined || entry.scheduled) return false;
+    const message = await this.jsm.streams.getMessage(entry.stream ?? JOBS_STREAM_NAME, { seq: entry.seq });
+    return message === null;
+  }
+}
+
+/** The KV key of a deduplication id: `<queue>.<base64url(id)>` (KV keys allow only a few characters). */
+export function entryKey(queue: string, deduplicationId: string): string {
+  return `${queue}.${Buffer.from(deduplicationId, 'utf8').toString('base64url')}`;
+}
+
+function encode(entry: DeduplicationEntry): string {
+  return JSON.stringify(entry);
+}
+
+function decode(entry: KvEntry): DeduplicationEntry | undefined {
+  try {
+    const value = entry.json<DeduplicationEntry>();
+    return typeof value?.jobId === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isExistsError(error: unknown): boolean {
+  return /exists/i.test(String((error as Error)?.message ?? error));
+}

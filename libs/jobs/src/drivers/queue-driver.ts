@@ -1,0 +1,12 @@
+import type { JobRegistry } from '../discovery/job-registry';
+import type { AddedJob, AddJobOptions } from '../job-options';
+
+/** How jobs are stored and run: on JetStream by workers, or inside the `add` call (sync). */
+export interface QueueDriver {
+  /** Queues one job (or, with the sync driver, runs it). */
+  add(queue: string, name: string, data: unknown, options?: AddJobOptions): Promise<AddedJob>;
+  /** Starts running the registry's jobs (called once the application is bootstrapped). */
+  start(registry: JobRegistry): Promise<void>;
+  /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
+  stop(graceMs: number): Promise<void>;
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { BerthLogger, LogContextStore } from '@berth/logger';
+import { describeError, UnrecoverableError } from '@berth/messaging';
+import { describeJobError } from '../../dead-letters/dead-letter';
+import type { JobRegistry } from '../../discovery/job-registry';
+import { UnknownJobError } from '../../errors';
+import type { JobObserver } from '../../job-observer';
+import { assertAddJobOptions, type AddedJob, type AddJobOptions, type ResolvedQueueOptions } from '../../job-options';
+import { assertJobName, assertQueueName, jobSubject } from '../../names';
+import type { QueueDriver } from '../queue-driver';
+import type { InMemoryDeadLetters } from './in-memory-dead-letters';
+import { MemoryDeduplicationRegistry } from './memory-deduplication-registry';
+
+/** Options for {@link SyncQueueDriver}. */
+export interface SyncQueueDriverOptions {
+  registry: JobRegistry;
+  deadLetters: InMemoryDeadLetters;
+  settingsOf: (queue: string) => ResolvedQueueOptions;
+  logger: BerthLogger;
+  logContext?: LogContextStore;
+  observer?: JobObserver;
+}
+
+/**
+ * Runs a job inside the `add` call that queues it, for integration tests: its effects are there when `add`
+ * resolves, and no NATS is needed.
+ *
+ * - The data goes through JSON, as it would through JetStream.
+ * - A failing job is retried at once, up to its `retryLimit`, with no wait; `UnrecoverableError` stops at once.
+ *   When it fails for good it is recorded in {@link InMemoryDeadLetters} and `add` rejects with its last error.
+ * - `delayInMilliseconds` is ignored: the job runs now.
+ * - `deduplicationId`: while a job with that id runs (a job that queues itself, concurrent `add`s), adding another
+ *   does nothing.
+ * - A job whose `@Process` method no provider of the application has makes `add` reject.
+ */
+export class SyncQueueDriver implements QueueDriver {
+  private readonly deduplication = new MemoryDeduplicationRegistry();
+
+  constructor(private readonly options: SyncQueueDriverOptions) {}
+
+  async add(queue: string, name: string, data: unknown, options: AddJobOptions = {}): Promise<AddedJob> {
+    assertQueueName(queue);
+    assertJobName(name);
+    assertAddJobOptions(options);
+    const job = this.options.registry.find(queue, name);
+    if (!job) throw new UnknownJobError(queue, name);
+    const jobId = randomUUID();
+    const retryLimit = options.retryLimit ?? this.options.settingsOf(queue).retryLimit;
+    if (options.deduplicationId !== undefined) {
+      const claim = await this.deduplication.claim(queue, options.deduplicationId, jobId);
+      if (!claim.claimed) {
+        this.options.observer?.jobQueued?.({ queue, name, deduplicated: true });
+        return { id: claim.existingJobId, deduplicated: true };
+      }
+    }
+    this.options.observer?.jobQueued?.({ queue, name, deduplicated: false });
+    const payload = JSON.stringify(data === undefined ? null : data);
+    const addedAt = new Date().toISOString();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const run = () => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt });
+        const started = performance.now();
+        const finished = (outcome: 'completed' | 'retried' | 'dead-lettered'): void =>
+          this.options.observer?.jobFinished?.({ queue, name, outcome, attempt, durationMs: performance.now() - started });
+        try {
+          await (this.options.logContext ? this.options.logContext.run({ queue, jobName: name, jobId, attempt }, run) : run());
+          finished('completed');
+          return { id: jobId, deduplicated: false };
+        } catch (error) {
+          const last = error instanceof UnrecoverableError || attempt > retryLimit;
+          finished(last ? 'dead-lettered' : 'retried');
+          const log = () => last
+            ? this.options.logger.error({ err: error, attempt }, `Gave up after attempt ${attempt}: ${describeError(error)}`)
+            : this.options.logger.warn({ err: error, attempt, retryInMs: 0 }, `Attempt ${attempt} failed: ${describeError(error)}`);
+          if (this.options.logContext) this.options.logContext.run({ queue, jobName: name, jobId, attempt }, log);
+          else log();
+          if (!last) continue;
+          this.options.deadLetters.add({
+            jobId, queue, name, data: JSON.parse(payload), reason: error instanceof UnrecoverableError ? 'unrecoverable' : 'exhausted',
+            error: describeJobError(error), attempts: attempt, retryLimit, deduplicationId: options.deduplicationId, addedAt,
+            failedAt: new Date().toISOString(), originalSubject: jobSubject(queue, name), originalStreamSequence: 0,
+          });
+          throw error;
+        }
+      }
+    } finally {
+      if (options.deduplicationId !== undefined) await this.deduplication.release(queue, options.deduplicationId, jobId);
+    }
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {}
+}

@@ -1,0 +1,57 @@
+// The job API: what a product team writes (decorators, the module, MessageQueueService.add) and what operators
+// and the scheduler use (cron definitions, dead letters, queue depths).
+export { Processor } from './decorators/processor.decorator';
+export type { ProcessorOptions } from './decorators/processor.decorator';
+export { Process } from './decorators/process.decorator';
+export { CronProcessor } from './decorators/cron-processor.decorator';
+export type { CronProcessorOptions } from './decorators/cron-processor.decorator';
+export { InjectMessageQueue, getMessageQueueToken } from './decorators/inject-message-queue.decorator';
+export { processorOptionsOf, cronOptionsOf, processMethodsOf } from './decorators/read-metadata';
+
+export { MessageQueueModule } from './message-queue.module';
+export type { MessageQueueModuleAsyncOptions } from './message-queue.module';
+export { MESSAGE_QUEUE_DRIVER } from './message-queue-options';
+export type { MessageQueueModuleOptions, MessageQueueDriverName } from './message-queue-options';
+export { MessageQueueService } from './message-queue.service';
+export { DEFAULT_QUEUE_OPTIONS, resolveQueueOptions, jobRetryPolicy } from './job-options';
+export type { AddJobOptions, AddedJob, QueueOptions, ResolvedQueueOptions, BackoffOptions } from './job-options';
+export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
+export { UnknownJobError } from './errors';
+export type { JobObserver, JobQueuedEvent, JobFinishedEvent } from './job-observer';
+
+export { JobRegistry } from './discovery/job-registry';
+export type { RegisteredJob, JobInfo } from './discovery/job-registry';
+export { validateCronPattern, DEFAULT_CRON_TIME_ZONE } from './discovery/cron-definition';
+export type { CronDefinition } from './discovery/cron-definition';
+
+export {
+  CRON_QUEUE_NAME, JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME, DEAD_LETTERS_STREAM_NAME, jobSubject, delayedJobSubject,
+  dueJobSubject, deadLetterSubject, queueConsumerName, queueFilterSubject, dueQueueFilterSubject, parseJobSubject,
+} from './names';
+export type { JobRecord } from './job-record';
+
+export type { QueueDriver } from './drivers/queue-driver';
+export { JetStreamQueueDriver } from './drivers/jetstream/jetstream-queue-driver';
+export type { JetStreamQueueDriverOptions } from './drivers/jetstream/jetstream-queue-driver';
+export { JetStreamJobProducer } from './drivers/jetstream/jetstream-job-producer';
+export type { ProducerAddOptions } from './drivers/jetstream/jetstream-job-producer';
+export { createJobProducer } from './drivers/jetstream/create-job-producer';
+export type { CreateJobProducerOptions } from './drivers/jetstream/create-job-producer';
+export type { BatchingOptions } from './drivers/jetstream/job-batch-publisher';
+export { provisionJobInfrastructure } from './drivers/jetstream/job-infrastructure';
+export type { JobInfrastructure, JobInfrastructureOptions } from './drivers/jetstream/job-infrastructure';
+export type { KvDeduplicationOptions } from './drivers/jetstream/kv-deduplication-registry';
+export { SyncQueueDriver } from './drivers/sync/sync-queue-driver';
+export { InMemoryDeadLetters } from './drivers/sync/in-memory-dead-letters';
+
+export type { DeadLetter, StoredDeadLetter, DeadLetterReason } from './dead-letters/dead-letter';
+export { listDeadLetters, countDeadLetters } from './dead-letters/list-dead-letters';
+export { writeDeadLetter } from './dead-letters/write-dead-letter';
+export { describeJobError } from './dead-letters/dead-letter';
+export type { ListDeadLettersOptions } from './dead-letters/list-dead-letters';
+export { replayDeadLetter, replayAllDeadLetters } from './dead-letters/replay-dead-letter';
+export type { ReplayResult } from './dead-letters/replay-dead-letter';
+export { getQueueDepths } from './operations/get-queue-depths';
+export type { QueueDepth } from './operations/get-queue-depths';
+export { exitOnSignals } from './operations/exit-on-signals';
+export type { ExitOnSignalsOptions } from './operations/exit-on-signals';

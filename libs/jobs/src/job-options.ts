@@ -1,0 +1,102 @@
+import { exponentialBackoff, type RetryPolicy } from '@berth/messaging';
+
+/** What `add` accepts besides the job's name and data. */
+export interface AddJobOptions {
+  /** Retries after the first attempt; the queue's default (3) when unset. `0` runs the job once. */
+  retryLimit?: number;
+  /** Delays the first run by at least this many ms (the job waits in JetStream, not in memory). */
+  delayInMilliseconds?: number;
+  /**
+   * Queues the job once even when many callers ask for it: while a job of this queue with this id waits, runs or
+   * retries, adding another one does nothing (the call returns the existing job's id). Once that job completes or
+   * is dead-lettered, the id is free again.
+   */
+  deduplicationId?: string;
+}
+
+/** What `add` resolves with, once the job is durably stored (or found to be a duplicate). */
+export interface AddedJob {
+  /** The job's id; for a duplicate, the id of the job already queued. */
+  id: string;
+  /** True when a job with the same `deduplicationId` was already waiting, running or retrying. */
+  deduplicated: boolean;
+}
+
+/** The wait between attempts: `baseDelayMs · 2^(n−1)` after the n-th failure, capped, with jitter. */
+export interface BackoffOptions {
+  /** Wait after the first failure, in ms. */
+  baseDelayMs: number;
+  /** Upper bound of any wait, in ms. */
+  maxDelayMs: number;
+  /** 0 to 1: each wait is drawn in `[d·(1−jitter), d]`, so jobs that failed together don't retry together. */
+  jitter: number;
+}
+
+/** Settings of one queue; every field has a default (see {@link DEFAULT_QUEUE_OPTIONS}). */
+export interface QueueOptions {
+  /** Jobs of this queue one worker process runs at once. */
+  concurrency?: number;
+  /** Default retries of this queue's jobs when `add` gives none. */
+  retryLimit?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** How long a job may run without a heartbeat before JetStream hands it to another worker (a crash). */
+  ackWaitMs?: number;
+  /** Most jobs handed out and not yet finished, across every worker of the queue. */
+  maxAckPending?: number;
+}
+
+/** {@link QueueOptions} with every field filled in. */
+export interface ResolvedQueueOptions {
+  concurrency: number;
+  retryLimit: number;
+  backoff: BackoffOptions;
+  ackWaitMs: number;
+  maxAckPending: number;
+}
+
+/**
+ * Berth's defaults: 8 jobs at once per worker process; 3 retries (4 attempts) waiting about 5 s, 10 s and 20 s
+ * (±20 % jitter), enough to ride out a restart or a short outage; a job lease of 30 s kept alive while the job
+ * runs. Unlike BullMQ (1 attempt, concurrency 1), a failed job is retried unless you say otherwise.
+ */
+export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
+  concurrency: 8,
+  retryLimit: 3,
+  backoff: { baseDelayMs: 5000, maxDelayMs: 60 * 60 * 1000, jitter: 0.2 },
+  ackWaitMs: 30000,
+  maxAckPending: 1000,
+};
+
+/** Fills a queue's options from the module's defaults, then Berth's. */
+export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: QueueOptions | undefined): ResolvedQueueOptions {
+  const resolved: ResolvedQueueOptions = {
+    concurrency: queue?.concurrency ?? defaults?.concurrency ?? DEFAULT_QUEUE_OPTIONS.concurrency,
+    retryLimit: queue?.retryLimit ?? defaults?.retryLimit ?? DEFAULT_QUEUE_OPTIONS.retryLimit,
+    backoff: { ...DEFAULT_QUEUE_OPTIONS.backoff, ...defaults?.backoff, ...queue?.backoff },
+    ackWaitMs: queue?.ackWaitMs ?? defaults?.ackWaitMs ?? DEFAULT_QUEUE_OPTIONS.ackWaitMs,
+    maxAckPending: queue?.maxAckPending ?? defaults?.maxAckPending ?? DEFAULT_QUEUE_OPTIONS.maxAckPending,
+  };
+  if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
+  assertRetryLimit(resolved.retryLimit);
+  if (resolved.ackWaitMs < 1000) throw new Error(`ackWaitMs must be at least 1000, got ${resolved.ackWaitMs}`);
+  return resolved;
+}
+
+/** Throws unless the options of one `add` call make sense. */
+export function assertAddJobOptions(options: AddJobOptions): void {
+  if (options.retryLimit !== undefined) assertRetryLimit(options.retryLimit);
+  const delay = options.delayInMilliseconds;
+  if (delay !== undefined && (!Number.isFinite(delay) || delay < 0)) throw new Error(`delayInMilliseconds must be a number >= 0, got ${delay}`);
+  if (options.deduplicationId !== undefined && (typeof options.deduplicationId !== 'string' || options.deduplicationId.length === 0 || options.deduplicationId.length > 512)) {
+    throw new Error('deduplicationId must be a non-empty string of at most 512 characters');
+  }
+}
+
+function assertRetryLimit(retryLimit: number): void {
+  if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000) throw new Error(`retryLimit must be an integer from 0 to 1000, got ${retryLimit}`);
+}
+
+/** The retry policy of one job: `retryLimit + 1` attempts, waits from the queue's backoff. */
+export function jobRetryPolicy(backoff: BackoffOptions, retryLimit: number, random?: () => number): RetryPolicy {
+  return exponentialBackoff({ maxAttempts: retryLimit + 1, baseDelayMs: backoff.baseDelayMs, maxDelayMs: backoff.maxDelayMs, jitter: backoff.jitter, random });
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { commonEnvSchema, parseEnv } from '@berth/config';
+
+/** The queue worker's settings, parsed from the environment by {@link loadAppWorkerConfig}. */
+export interface AppWorkerConfig {
+  /** `jetstream` in every deployment; `sync` runs jobs inside `add` (integration tests). */
+  readonly messageQueueDriver: 'jetstream' | 'sync';
+  readonly natsUrl: string;
+  readonly mongoUrl: string;
+  readonly mongoDb: string;
+  readonly logLevel: string;
+  readonly logFormat?: 'json' | 'pretty';
+  /** Jobs one worker process runs at once, per queue. */
+  readonly queueConcurrency: number;
+  /** How long SIGTERM waits for running jobs before the process exits. */
+  readonly shutdownGraceMs: number;
+  /** Seats of a workspace whose billing state has no live subscription. */
+  readonly freePlanSeatLimit: number;
+  readonly otlpEndpoint?: string;
+  readonly serviceName: string;
+  /** `/healthz`, `/readyz` and `/metrics` listen here (0: a free port). */
+  readonly healthPort: number;
+  readonly healthHost: string;
+}
+
+/** Every variable the worker reads. */
+const appWorkerEnvSchema = commonEnvSchema.extend({
+  MESSAGE_QUEUE_DRIVER: z.enum(['jetstream', 'sync']).default('jetstream'),
+  QUEUE_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(25000),
+  FREE_PLAN_SEAT_LIMIT: z.coerce.number().int().min(0).default(1),
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
+  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+});
+
+/** Validates the worker's environment (the process's own unless a map is given); throws naming every bad variable. */
+export function loadAppWorkerConfig(env: Record<string, string | undefined> = process.env): AppWorkerConfig {
+  const parsed = parseEnv(appWorkerEnvSchema, env);
+  return {
+    messageQueueDriver: parsed.MESSAGE_QUEUE_DRIVER,
+    natsUrl: parsed.NATS_URL,
+    mongoUrl: parsed.MONGO_URL,
+    mongoDb: parsed.MONGO_DB,
+    logLevel: parsed.LOG_LEVEL,
+    logFormat: parsed.LOG_FORMAT,
+    queueConcurrency: parsed.QUEUE_CONCURRENCY,
+    shutdownGraceMs: parsed.WORKER_SHUTDOWN_GRACE_MS,
+    freePlanSeatLimit: parsed.FREE_PLAN_SEAT_LIMIT,
+    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: parsed.OTEL_SERVICE_NAME ?? 'app-worker',
+    healthPort: parsed.HEALTH_PORT,
+    healthHost: parsed.HEALTH_HOST,
+  };
+}

@@ -1,0 +1,17 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Db } from 'mongodb';
+import { CLOCK, MONGO_DB, systemClock, type Clock } from './database.tokens';
+
+/** Provides the MongoDB database (`@Inject(MONGO_DB)`) and the clock (`@Inject(CLOCK)`) to every module. */
+@Module({})
+export class DatabaseModule {
+  /** The service opens the connection (and closes it at shutdown); tests pass theirs and a fixed clock. */
+  static register(db: Db, clock: Clock = systemClock): DynamicModule {
+    return {
+      module: DatabaseModule,
+      global: true,
+      providers: [{ provide: MONGO_DB, useValue: db }, { provide: CLOCK, useValue: clock }],
+      exports: [MONGO_DB, CLOCK],
+    };
+  }
+}

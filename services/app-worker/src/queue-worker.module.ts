@@ -1,0 +1,54 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Db } from 'mongodb';
+import { MessageQueueModule, type JobObserver } from '@berth/jobs';
+import type { BerthLogger, LogContextStore } from '@berth/logger';
+import type { Messaging } from '@berth/messaging';
+import { BillingModule } from './billing/billing.module';
+import { ClientsModule } from './clients/clients.module';
+import type { AppWorkerConfig } from './config';
+import { DatabaseModule } from './database/database.module';
+import type { Clock } from './database/database.tokens';
+import { LoggerModule } from './logging/logger.module';
+import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
+
+/** What the worker's module is built from: its config and the connections `main.ts` opened. */
+export interface QueueWorkerDependencies {
+  config: Pick<AppWorkerConfig, 'messageQueueDriver' | 'queueConcurrency' | 'shutdownGraceMs' | 'freePlanSeatLimit'>;
+  logger: BerthLogger;
+  logContext: LogContextStore;
+  /** Required by the `jetstream` driver. */
+  messaging?: Messaging;
+  db: Db;
+  clock?: Clock;
+  /** Told of every job queued and attempt finished (the worker's metrics). */
+  observer?: JobObserver;
+}
+
+/**
+ * The worker's root module. The worker only loads the modules listed here: a job in a module that isn't imported
+ * never runs. Every `@Processor` and `@CronProcessor` class among their providers is found at start-up.
+ */
+@Module({})
+export class QueueWorkerModule {
+  static register(deps: QueueWorkerDependencies): DynamicModule {
+    return {
+      module: QueueWorkerModule,
+      imports: [
+        LoggerModule.register(deps.logger),
+        DatabaseModule.register(deps.db, deps.clock),
+        MessageQueueModule.forRoot({
+          driver: deps.config.messageQueueDriver,
+          messaging: deps.messaging,
+          logger: deps.logger,
+          logContext: deps.logContext,
+          queues: MESSAGE_QUEUE_NAMES,
+          defaults: { concurrency: deps.config.queueConcurrency },
+          shutdownGraceMs: deps.config.shutdownGraceMs,
+          observer: deps.observer,
+        }),
+        ClientsModule,
+        BillingModule.register({ freePlanSeatLimit: deps.config.freePlanSeatLimit }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { createJobProducer, replayAllDeadLetters, replayDeadLetter, type ReplayResult } from '@berth/jobs';
+import { UsageError, type Command } from '../../command';
+import { formatJson, formatTable } from '../../output';
+
+/** `berth jobs dead replay <id|--all> [--queue q] [--json]` */
+export const deadReplayCommand: Command = {
+  path: ['dead', 'replay'],
+  usage: '<id> | --all [--queue <queue>] [--json]',
+  description: 'Queue dead-lettered jobs again (full attempts), and remove them from the dead letters',
+  options: { all: { type: 'boolean' }, queue: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, context) {
+    if (values.all === true && positionals.length > 0) throw new UsageError('give either an id or --all');
+    if (values.all !== true && positionals.length !== 1) throw new UsageError('give the id of a dead letter (see berth jobs dead list), or --all');
+    if (values.all !== true && values.queue !== undefined) throw new UsageError('--queue goes with --all');
+    const id = Number(positionals[0]);
+    if (values.all !== true && (!Number.isInteger(id) || id <= 0)) throw new UsageError(`not a dead letter id: ${positionals[0]}`);
+    const messaging = await context.messaging();
+    const producer = createJobProducer({ messaging, logger: context.logger });
+    const results: ReplayResult[] = values.all === true
+      ? await replayAllDeadLetters(messaging, producer, { queue: values.queue as string | undefined })
+      : [await replayDeadLetter(messaging, producer, id)];
+    if (values.json) {
+      context.stdout.write(formatJson(results));
+      return 0;
+    }
+    if (results.length === 0) {
+      context.stdout.write('No dead letters to replay.\n');
+      return 0;
+    }
+    context.stdout.write(formatTable(
+      ['ID', 'QUEUE', 'JOB', 'FAILED JOB', 'QUEUED AS'],
+      results.map((result) => [result.id, result.queue, result.name, result.replayOf, result.deduplicated ? `${result.jobId} (already queued)` : result.jobId]),
+    ));
+    context.stdout.write(`\n${results.length} job(s) queued again.\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench:jobs`: jobs per second from add to completion with an empty handler, at worker concurrency 1 and
+ * 32, Berth (JetStream, `sync_interval: always`) beside BullMQ (Redis with `appendfsync always`), on this machine,
+ * in one run: the systems alternate round by round, and the table shows medians.
+ *
+ * Options: --rounds <n> (5), --jobs <n> (10000), --window <n> concurrent adds (1000), --concurrency 1,32,
+ * --variants berth,berth-unbatched,bullmq,bullmq-bulk.
+ */
+import { parseArgs } from 'node:util';
+import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { createLogger } from '@berth/logger';
+import { connectMessaging, type Messaging } from '@berth/messaging';
+import { provisionJobInfrastructure } from '@berth/jobs';
+import { runBerthRound } from './jobs/berth-round';
+import { runBullRound } from './jobs/bullmq-round';
+import { startBenchRedis, type BenchRedis } from './jobs/redis-server';
+import { median, table } from './jobs/stats';
+
+type Variant = 'berth' | 'berth-unbatched' | 'bullmq' | 'bullmq-bulk';
+
+const LABELS: Record<Variant, string> = {
+  berth: 'Berth (JetStream), add',
+  'berth-unbatched': 'Berth, one job per message',
+  bullmq: 'BullMQ 6 (Redis), add',
+  'bullmq-bulk': 'BullMQ 6 (Redis), addBulk',
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: 'string', default: '5' },
+      jobs: { type: 'string', default: '10000' },
+      window: { type: 'string', default: '1000' },
+      concurrency: { type: 'string', default: '1,32' },
+      variants: { type: 'string', default: 'berth,bullmq,berth-unbatched,bullmq-bulk' },
+      'tools-dir': { type: 'string' },
+    },
+  });
+  const rounds = Number(values.rounds);
+  const jobs = Number(values.jobs);
+  const addWindow = Number(values.window);
+  const concurrencies = values.concurrency.split(',').map(Number);
+  const variants = values.variants.split(',') as Variant[];
+  const logger = createLogger({ service: 'bench-jobs', level: 'warn' });
+
+  let nats: NatsServerHandle | undefined;
+  let redis: BenchRedis | undefined;
+  let messaging: Messaging | undefined;
+  const stopServers = async (): Promise<void> => {
+    await messaging?.close().catch(() => undefined);
+    await nats?.stop().catch(() => undefined);
+    await redis?.stop().catch(() => undefined);
+  };
+  const abort = (reason: string, code: number): void => {
+    process.stderr.write(`bench:jobs: ${reason}; stopping nats-server and redis-server\n`);
+    void stopServers().finally(() => process.exit(code));
+  };
+  const watchdog = setTimeout(() => abort('over 45 minutes, giving up', 2), 45 * 60 * 1000);
+  process.once('SIGINT', () => abort('interrupted', 130));
+  process.once('SIGTERM', () => abort('terminated', 143));
+  try {
+    nats = await startNatsServer({ binDir: defaultToolsBinDir(values['tools-dir']) });
+    redis = await startBenchRedis();
+    messaging = await connectMessaging({ servers: nats.url, name: 'bench-jobs', logger, timeoutMs: 30000 });
+    await provisionJobInfrastructure(messaging);
+    process.stdout.write(`bench:jobs: ${jobs} jobs per run, ${addWindow} concurrent adds, ${rounds} rounds, nats-server sync_interval always, redis appendfsync always\n`);
+
+    const results = new Map<string, number[]>();
+    let run = 0;
+    for (const concurrency of concurrencies) {
+      for (let round = 0; round < rounds; round++) {
+        const order = variants.map((_, index) => variants[(index + round) % variants.length]);
+        for (const variant of order) {
+          run += 1;
+          const queue = `bench-${process.pid}-${run}`;
+          const rate = variant.startsWith('berth')
+            ? await runBerthRound({ messaging, logger, queue, concurrency, jobs, addWindow, batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined })
+            : await runBullRound({ redisPort: redis.port, queue, concurrency, jobs, addWindow, bulk: variant === 'bullmq-bulk' });
+          const key = `${concurrency}:${variant}`;
+          results.set(key, [...(results.get(key) ?? []), rate]);
+          process.stdout.write(`  concurrency ${concurrency}, round ${round + 1}: ${LABELS[variant]} ${Math.round(rate)} jobs/s\n`);
+        }
+      }
+    }
+
+    const rows: (string | number)[][] = [];
+    for (const concurrency of concurrencies) {
+      for (const variant of variants) {
+        const rates = results.get(`${concurrency}:${variant}`) ?? [];
+        rows.push([String(concurrency), LABELS[variant], Math.round(median(rates)), Math.round(Math.min(...rates)), Math.round(Math.max(...rates))]);
+      }
+    }
+    process.stdout.write(`\n${table(['concurrency', 'system', 'median jobs/s', 'min', 'max'], rows)}\n\n`);
+    for (const concurrency of concurrencies) {
+      const berth = median(results.get(`${concurrency}:berth`) ?? [NaN]);
+      const bull = median(results.get(`${concurrency}:bullmq`) ?? [NaN]);
+      const bulk = median(results.get(`${concurrency}:bullmq-bulk`) ?? [NaN]);
+      process.stdout.write(`concurrency ${concurrency}: Berth / BullMQ add = ${(berth / bull).toFixed(2)}x` + (Number.isNaN(bulk) ? '' : `, Berth / BullMQ addBulk = ${(berth / bulk).toFixed(2)}x`) + '\n');
+    }
+  } finally {
+    clearTimeout(watchdog);
+    await stopServers();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench:jobs failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { getMessageQueueToken, JOBS_STREAM_NAME, MessageQueueModule, Process, Processor, queueConsumerName, type BatchingOptions, type MessageQueueService } from '@berth/jobs';
+import type { BerthLogger } from '@berth/logger';
+import type { Messaging } from '@berth/messaging';
+import { addAll } from './add-all';
+
+/** One timed run of Berth: add `jobs` jobs (window of concurrent adds) to a fresh queue, until all are done. */
+export interface BerthRoundOptions {
+  messaging: Messaging;
+  logger: BerthLogger;
+  queue: string;
+  concurrency: number;
+  jobs: number;
+  addWindow: number;
+  batching?: BatchingOptions;
+}
+
+/**
+ * Jobs per second from the first `add` to the last job completed and acknowledged: the handler is empty; the end
+ * is when every handler ran and the queue's consumer holds nothing (every ack applied by the server, which with
+ * work-queue retention means every job's message is deleted, fsynced).
+ */
+export async function runBerthRound(options: BerthRoundOptions): Promise<number> {
+  let done = 0;
+  let allDone!: () => void;
+  const finished = new Promise<void>((resolve) => (allDone = resolve));
+
+  @Processor({ queueName: options.queue })
+  class EmptyJob {
+    @Process(EmptyJob.name)
+    async handle(): Promise<void> {
+      done += 1;
+      if (done === options.jobs) allDone();
+    }
+  }
+  @Module({
+    imports: [MessageQueueModule.forRoot({
+      driver: 'jetstream', messaging: options.messaging, logger: options.logger, queues: [options.queue],
+      defaults: { concurrency: options.concurrency, maxAckPending: 10000 }, batching: options.batching,
+    })],
+    providers: [EmptyJob],
+  })
+  class BenchModule {}
+
+  const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
+  const queue = app.get<MessageQueueService>(getMessageQueueToken(options.queue));
+  const started = performance.now();
+  await addAll(options.jobs, options.addWindow, () => queue.add(EmptyJob.name, {}));
+  await finished;
+  for (;;) {
+    const info = await options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
+    if (info.num_ack_pending === 0 && info.num_pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const elapsedMs = performance.now() - started;
+  await app.close();
+  await options.messaging.jsm.consumers.delete(JOBS_STREAM_NAME, queueConsumerName(options.queue)).catch(() => undefined);
+  await options.messaging.jsm.consumers.delete('JOBS_DELAYED', queueConsumerName(options.queue)).catch(() => undefined);
+  return (options.jobs / elapsedMs) * 1000;
+}
