@@ -47,7 +47,7 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
   if (before.processedAt) return { status: 'already_processed', event: before };
   if (before.abandonedAt) return { status: 'abandoned', event: before };
 
-  const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock });
+  const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock, generationHint: before.leaseGeneration ?? 1 });
   if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
   const { lease } = acquired;
 
@@ -67,7 +67,7 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
   const now = clock();
   const claimed = await inbox.events.findOneAndUpdate(
     { _id: key, processedAt: null },
-    { $inc: { attempts: 1 }, $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until } },
+    { $inc: { attempts: 1 }, $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation } },
     { returnDocument: 'after' },
   );
   if (!claimed) {

@@ -36,6 +36,18 @@ describe('leases', () => {
     expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toMatchObject({ acquired: true, lease: { generation: 2, owner: 'b' } });
   });
 
+  it('finds the newest generation from a stale hint by walking forward, and keeps a held lease', async () => {
+    const time = manualClock();
+    for (let generation = 1; generation <= 3; generation++) {
+      const taken = await acquireLease({ leases, key: 'hinted', owner: `o${generation}`, leaseMs: 5000, clock: time.clock, generationHint: 1 });
+      expect(taken).toMatchObject({ acquired: true, lease: { generation } });
+      if (generation < 3 && taken.acquired) await releaseLease({ leases, lease: taken.lease, clock: time.clock });
+    }
+    expect(await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 2 })).toEqual({ acquired: false, holder: 'o3', remainingMs: 5000 });
+    time.advance(6000);
+    expect(await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 1 })).toMatchObject({ acquired: true, lease: { generation: 4 } });
+  });
+
   it('gives a contested lease to exactly one of many replicas', async () => {
     const time = manualClock();
     for (let round = 0; round < 5; round++) {

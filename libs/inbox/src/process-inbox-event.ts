@@ -78,11 +78,11 @@ export async function processInboxEvent(options: ProcessInboxEventOptions): Prom
   try {
     await options.handler({ ...event, body: parseBody(event.payload), attempt });
   } catch (error) {
-    stopRenewing();
+    await stopRenewing();
     await recordFailureSafely(inbox, lease, error, clock, logger);
     throw error;
   }
-  stopRenewing();
+  await stopRenewing();
   if (!(await markProcessed({ inbox, lease, clock }))) {
     throw new Error(`Lost the lease on webhook event ${key} while processing it; it will be checked again`);
   }
@@ -98,10 +98,15 @@ function parseBody(payload: string): unknown {
   }
 }
 
-/** Renews the lease every third of its length until the returned function is called. */
-function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; clock: Clock; logger: BerthLogger }): () => void {
+/**
+ * Renews the lease every third of its length until the returned function is called; that function resolves once
+ * no renewal is in flight, because on FerretDB 1.24 a renewal still writing back the row it read would overwrite
+ * the `processedAt` written after it (updates there are read-modify-write of the whole document).
+ */
+function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; clock: Clock; logger: BerthLogger }): () => Promise<void> {
+  let inFlight: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    extendEventLease(options).then(
+    inFlight = extendEventLease(options).then(
       (renewed) => {
         if (!renewed) options.logger.warn('Lost the lease on the webhook event being processed');
       },
@@ -109,7 +114,10 @@ function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; 
     );
   }, Math.max(Math.floor(options.leaseMs / 3), 50));
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await inFlight;
+  };
 }
 
 async function recordFailureSafely(inbox: Inbox, lease: Lease, error: unknown, clock: Clock, logger: BerthLogger): Promise<void> {

@@ -41,6 +41,8 @@ export interface InboxEventDocument {
   leaseOwner: string | null;
   /** Until when that lease holds, mirrored from the lease collection. */
   leaseUntil: Date | null;
+  /** The generation of the last lease taken on this event: where the next claim starts looking (by `_id`). */
+  leaseGeneration?: number;
 }
 
 /** A verified provider event, as the gateway published it. */
