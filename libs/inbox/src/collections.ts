@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
-import type { Inbox, InboxEventDocument } from './types';
+import type { Inbox, InboxAlertDocument, InboxEventDocument } from './types';
 
 /** The inbox collection. */
 export const WEBHOOK_EVENTS_COLLECTION = 'webhookEvents';
@@ -8,11 +8,15 @@ export const WEBHOOK_EVENTS_COLLECTION = 'webhookEvents';
 /** The attempt leases of inbox events. */
 export const WEBHOOK_EVENT_LEASES_COLLECTION = 'webhookEventLeases';
 
+/** The alerts raised for events set aside, one per set-aside. */
+export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
+
 /** The inbox collections of a database. */
 export function inboxCollections(db: Db): Inbox {
   return {
     events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
     leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
+    alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
   };
 }
 

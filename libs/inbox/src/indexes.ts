@@ -17,7 +17,8 @@ export const INBOX_EVENT_INDEXES: IndexDescription[] = [
 ];
 
 /**
- * Creates the inbox's indexes, and its lease collection's. Idempotent: every replica calls it at start.
+ * Creates the inbox's indexes, and its lease collection's (plus `{until}`, which the retention deletes old leases
+ * by). Idempotent: every replica calls it at start. `inboxAlerts` needs none (looked up by `_id`).
  *
  * Indexes are created one by one, and only those missing: FerretDB 1.24 drops the connection (a server panic) on a
  * multi-index `createIndexes` whose indexes already exist.
@@ -25,4 +26,5 @@ export const INBOX_EVENT_INDEXES: IndexDescription[] = [
 export async function ensureInboxIndexes(options: { inbox: Inbox }): Promise<void> {
   await ensureIndexes(options.inbox.events, INBOX_EVENT_INDEXES);
   await ensureLeaseIndexes({ leases: options.inbox.leases });
+  await ensureIndexes(options.inbox.leases, [{ key: { until: 1 }, name: 'until' }]);
 }

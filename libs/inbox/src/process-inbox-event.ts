@@ -1,12 +1,14 @@
 import type { BerthLogger } from '@berth/logger';
-import { RetryLaterError, UnrecoverableError, type ReceivedMessage } from '@berth/messaging';
+import { RetryLaterError, UnrecoverableError, type ReceivedMessage, type RetryPolicy } from '@berth/messaging';
 import { claimEvent } from './claim-event';
 import { inboxEventKey } from './collections';
 import { extendEventLease } from './extend-event-lease';
 import type { Lease } from './leases/lease-types';
 import { markProcessed } from './mark-processed';
+import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
 import { recordReceivedEvent } from './record-received-event';
+import { planNextAttempt, ScheduledRetryError, type NextAttempt } from './scheduled-retry';
 import type { Clock, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
 
@@ -33,6 +35,13 @@ export interface ProcessInboxEventOptions {
   leaseMs: number;
   clock: Clock;
   logger: BerthLogger;
+  /**
+   * The consumer's retry policy (the one its transport was given). With it, a failure records when the message
+   * will be retried (`nextAttemptAt`) or that its round ended (`roundEndedAt`, the last attempt failed), which the
+   * recovery cron reads to leave a live message alone; and the handler's error is rethrown as a
+   * {@link ScheduledRetryError} carrying that same delay. Without it, only `lastError` is recorded.
+   */
+  retryPolicy?: RetryPolicy;
 }
 
 /** How {@link processInboxEvent} ended without throwing; in every case the message can be acked. */
@@ -41,14 +50,19 @@ export type ProcessInboxEventResult = 'processed' | 'already_processed' | 'aband
 /** The shortest delay asked of JetStream before retrying a busy event. */
 const MIN_BUSY_RETRY_MS = 100;
 
+/** How long an attempt waits for an inbox operation holding the event before asking JetStream to retry later. */
+const OPERATION_WAIT_MS = 2000;
+
 /**
  * Runs one `WEBHOOKS` message through the inbox, for the consumers' `@EventPattern` handlers:
  * 1. record the event (a redelivery adds no row);
  * 2. claim it: already processed → resolve (the transport acks, nothing runs); set aside → resolve with a warning;
- *    another attempt holds a live lease → throw {@link RetryLaterError} for the rest of that lease;
+ *    another attempt holds a live lease → throw {@link RetryLaterError} for the rest of that lease (an inbox
+ *    operation's lease is waited for, up to 2 s, first);
  * 3. run the handler, renewing the lease meanwhile;
- * 4. success → `processedAt`, resolve (ack). Failure → `lastError` (and `abandonedAt` for an
- *    {@link UnrecoverableError}), release the lease, rethrow (the transport naks with backoff, or gives up).
+ * 4. success → `processedAt`, resolve (ack). Failure → `lastError`, the retry state (with `retryPolicy`: when the
+ *    retry is due, or that the round ended) and `abandonedAt` for an {@link UnrecoverableError}; release the lease,
+ *    rethrow (the transport naks with the recorded delay, or gives up).
  */
 export async function processInboxEvent(options: ProcessInboxEventOptions): Promise<ProcessInboxEventResult> {
   const { inbox, owner, leaseMs, clock, logger } = options;
@@ -56,7 +70,13 @@ export async function processInboxEvent(options: ProcessInboxEventOptions): Prom
   const key = inboxEventKey(event.provider, event.eventId);
   await recordReceivedEvent({ inbox, event });
 
-  const claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+  let claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+  // An inbox operation (recovery, retry-abandoned, redeliver) holds an event for a few writes: wait for it rather
+  // than give the delivery back, which would cost an attempt of the round and the rest of the operation's lease.
+  for (const started = Date.now(); claim.status === 'busy' && isOperationOwner(claim.holder) && Date.now() - started < OPERATION_WAIT_MS; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+  }
   switch (claim.status) {
     case 'already_processed':
       logger.info({ processedAt: claim.event.processedAt }, 'Webhook event already processed; skipped');
@@ -79,8 +99,9 @@ export async function processInboxEvent(options: ProcessInboxEventOptions): Prom
     await options.handler({ ...event, body: parseBody(event.payload), attempt });
   } catch (error) {
     await stopRenewing();
-    await recordFailureSafely(inbox, lease, error, clock, logger);
-    throw error;
+    const next = planNextAttempt(error, options.message.deliveryCount, options.retryPolicy);
+    await recordFailureSafely(inbox, lease, error, clock, logger, next);
+    throw next.kind === 'retry' && !(error instanceof RetryLaterError) ? new ScheduledRetryError(error, next.delayMs) : error;
   }
   await stopRenewing();
   if (!(await markProcessed({ inbox, lease, clock }))) {
@@ -120,9 +141,16 @@ function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; 
   };
 }
 
-async function recordFailureSafely(inbox: Inbox, lease: Lease, error: unknown, clock: Clock, logger: BerthLogger): Promise<void> {
+async function recordFailureSafely(inbox: Inbox, lease: Lease, error: unknown, clock: Clock, logger: BerthLogger, next: NextAttempt): Promise<void> {
   try {
-    await recordFailure({ inbox, lease, error, clock, abandon: error instanceof UnrecoverableError });
+    await recordFailure({
+      inbox,
+      lease,
+      error,
+      clock,
+      abandon: next.kind === 'abandon',
+      next: next.kind === 'retry' ? { retryAt: new Date(clock().getTime() + next.delayMs) } : next.kind === 'round-ended' ? 'round-ended' : undefined,
+    });
   } catch (recordError) {
     logger.error({ err: recordError }, 'Could not record the failure in the inbox; the lease will expire on its own');
   }

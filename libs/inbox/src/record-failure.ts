@@ -15,19 +15,37 @@ export interface RecordFailureOptions {
   clock: Clock;
   /** Also set the event aside (`abandonedAt`): retrying can never help. */
   abandon?: boolean;
+  /**
+   * What happens to the message next, when the caller knows (see `round-state.ts`):
+   * - `{ retryAt }`: JetStream redelivers it then (the nak delay) → `nextAttemptAt`;
+   * - `'round-ended'`: that was the message's last attempt, the transport terminates it → `roundEndedAt`.
+   * Left out, the retry state is not touched. Setting the event aside ends the round too.
+   */
+  next?: { retryAt: Date } | 'round-ended';
 }
 
 /**
- * Records a failed attempt: `lastError`, lease mirror cleared (and `abandonedAt` when asked), only while this owner
- * holds the event; then releases the lease so the retry can claim at once. Resolves false when the lease was lost.
+ * Records a failed attempt: `lastError`, lease mirror cleared, the retry state (when `next` says) and `abandonedAt`
+ * (when asked), only while this owner holds the event; then releases the lease so the retry can claim at once.
+ * Resolves false when the lease was lost.
+ *
+ * A set-aside counts in `setAsideCount` and leaves `alertedAt` null: the recovery cron raises its one alert.
  */
 export async function recordFailure(options: RecordFailureOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
   const now = clock();
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
+  const { next } = options;
+  const retryState =
+    options.abandon || next === 'round-ended' ? { nextAttemptAt: null, roundEndedAt: now }
+    : next ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
+    : {};
   const result = await inbox.events.updateOne(
     { _id: lease.key, leaseOwner: lease.owner, processedAt: null },
-    { $set: { lastError, leaseOwner: null, leaseUntil: null, ...(options.abandon ? { abandonedAt: now } : {}) } },
+    {
+      $set: { lastError, leaseOwner: null, leaseUntil: null, ...retryState, ...(options.abandon ? { abandonedAt: now, alertedAt: null } : {}) },
+      ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
+    },
   );
   await releaseLease({ leases: inbox.leases, lease, clock });
   return result.matchedCount === 1;

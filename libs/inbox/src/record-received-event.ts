@@ -32,6 +32,14 @@ export async function recordReceivedEvent(options: RecordReceivedEventOptions): 
     abandonedAt: null,
     leaseOwner: null,
     leaseUntil: null,
+    ...(event.subject ? { subject: event.subject } : {}),
+    nextAttemptAt: null,
+    roundEndedAt: null,
+    requeuedAt: null,
+    requeueCount: 0,
+    setAsideCount: 0,
+    alertedAt: null,
+    reopenedAt: null,
   };
   try {
     await options.inbox.events.insertOne(document);

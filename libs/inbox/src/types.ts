@@ -43,6 +43,36 @@ export interface InboxEventDocument {
   leaseUntil: Date | null;
   /** The generation of the last lease taken on this event: where the next claim starts looking (by `_id`). */
   leaseGeneration?: number;
+  /**
+   * The subject the event's message arrived on (`webhooks.<provider>.<type tokens>`), where a requeue publishes it
+   * again. Absent on rows written before it was kept: the subject is then rebuilt from provider and type.
+   */
+  subject?: string;
+
+  // Retry state: what the recovery cron reads to tell "a message is still waiting or retrying" from "no live
+  // message" (see `round-state.ts`). Written under the event's lease, like every other field. Optional: rows written
+  // before these fields existed lack them, which reads as null / 0.
+
+  /**
+   * When the live message's next delivery is due: on a failed attempt that JetStream will retry, now + the nak
+   * delay; on a requeue, the time of the requeue. Null once a round ended.
+   */
+  nextAttemptAt?: Date | null;
+  /**
+   * When the last attempt of a message's round failed (the consumer's retry policy had no attempt left, so the
+   * transport terminated the message): from then on no message of the event is live. Cleared by a requeue.
+   */
+  roundEndedAt?: Date | null;
+  /** When the event was last published again (recovery cron, `retry-abandoned`, `redeliver`). */
+  requeuedAt?: Date | null;
+  /** Messages published again for this event, ever; the next one is `<provider>:<eventId>:requeue:<n + 1>`. */
+  requeueCount?: number;
+  /** Times the event was set aside, ever; with the event key, it names the one alert of each set-aside. */
+  setAsideCount?: number;
+  /** When the alert of the current set-aside was raised; null while one is owed. */
+  alertedAt?: Date | null;
+  /** When an operator last gave the event its attempts back (`retry-abandoned`, `redeliver`). */
+  reopenedAt?: Date | null;
 }
 
 /** A verified provider event, as the gateway published it. */
@@ -53,11 +83,39 @@ export interface WebhookEvent {
   receivedAt: Date;
   /** The raw JSON body. */
   payload: string;
+  /** The subject the message arrived on, when read from one. */
+  subject?: string;
 }
 
-/** The two collections of the inbox: the events, and the attempt leases that make a claim atomic. */
+/**
+ * The collections of the inbox: the events, the leases that make a claim atomic, and the alerts raised for events
+ * set aside.
+ */
 export interface Inbox {
   readonly events: Collection<InboxEventDocument>;
-  /** One document per attempt (`<eventKey>#<n>`); see {@link acquireLease} for why claims are inserts. */
+  /**
+   * One document per lease taken on an event (`<eventKey>#<n>`): each attempt's, and the short ones the inbox
+   * operations (recovery, retry-abandoned, redeliver) take to write the row; see {@link acquireLease} for why claims
+   * are inserts.
+   */
   readonly leases: Collection<LeaseDocument>;
+  /** One document per alert (`<eventKey>#<setAsideCount>`): its unique `_id` makes the alert happen once. */
+  readonly alerts: Collection<InboxAlertDocument>;
+}
+
+/** The record of one alert about an event set aside; inserting it is what entitles a replica to raise the alert. */
+export interface InboxAlertDocument {
+  /** `<provider>:<eventId>#<setAsideCount>`. */
+  _id: string;
+  provider: string;
+  eventId: string;
+  type: string;
+  attempts: number;
+  lastError: string | null;
+  abandonedAt: Date;
+  raisedAt: Date;
+  /** Who raised it (a replica's operation owner id). */
+  raisedBy: string;
+  /** Set when the alert hook failed (the error log line and the metric were still written). */
+  hookError: string | null;
 }

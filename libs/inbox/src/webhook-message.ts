@@ -19,7 +19,7 @@ function header(message: ReceivedMessage, name: string): string | undefined {
  * Reads the verified event a `WEBHOOKS` message carries: provider, event id and type from the `Berth-*` headers,
  * the raw JSON body as the payload. A message without provider or event id can never be processed, so it is an
  * {@link UnrecoverableError}. The type falls back to the subject (`webhooks.<provider>.<type>`), the receive time to
- * the time JetStream stored the message.
+ * the time JetStream stored the message. The subject is kept, for a requeue to publish the event where it came.
  */
 export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   const provider = header(message, WEBHOOK_HEADERS.provider);
@@ -31,7 +31,7 @@ export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   const receivedHeader = header(message, WEBHOOK_HEADERS.receivedAt);
   const parsed = receivedHeader ? new Date(receivedHeader) : undefined;
   const receivedAt = parsed && !Number.isNaN(parsed.getTime()) ? parsed : message.storedAt;
-  return { provider, eventId, type, receivedAt, payload: message.text() };
+  return { provider, eventId, type, receivedAt, payload: message.text(), subject: message.subject };
 }
 
 /** Log fields for a `WEBHOOKS` message, for the transport's `contextFor`: every line of its handling names it. */

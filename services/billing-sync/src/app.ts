@@ -54,6 +54,7 @@ export function defaultOwner(): string {
 export async function createBillingSyncApp(options: BillingSyncAppOptions): Promise<INestMicroservice> {
   const { config, logger } = options;
   await ensureBillingSyncIndexes(options.db);
+  const retryPolicy = options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
   const runtime: BillingSyncRuntime = {
     inbox: inboxCollections(options.db),
     collections: billingCollections(options.db),
@@ -63,6 +64,7 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
     owner: options.owner ?? defaultOwner(),
     hooks: options.hooks ?? noopBillingSyncHooks,
     inboxLeaseMs: config.INBOX_LEASE_MS,
+    retryPolicy,
     workspaceLockMs: config.WORKSPACE_LOCK_MS,
     workspaceLockWaitMs: config.WORKSPACE_LOCK_WAIT_MS,
   };
@@ -77,7 +79,7 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
         filterSubjects: [...BILLING_SYNC_CONSUMER.filterSubjects],
         concurrency: config.BILLING_SYNC_CONCURRENCY,
         ackWaitMs: config.BILLING_SYNC_ACK_WAIT_MS,
-        retryPolicy: options.retryPolicy ?? WEBHOOK_RETRY_POLICY,
+        retryPolicy,
         contextFor: webhookLogContext,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,

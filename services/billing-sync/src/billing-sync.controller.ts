@@ -18,7 +18,7 @@ export class BillingSyncController {
   /** One message of `webhooks.stripe.>`. */
   @EventPattern('webhooks.stripe.>')
   async onStripeEvent(@Ctx() context: JetStreamContext): Promise<void> {
-    const { inbox, owner, inboxLeaseMs, clock, logger } = this.runtime;
+    const { inbox, owner, inboxLeaseMs, clock, logger, retryPolicy } = this.runtime;
     await processInboxEvent({
       inbox,
       message: context.getMessage(),
@@ -27,6 +27,7 @@ export class BillingSyncController {
       leaseMs: inboxLeaseMs,
       clock,
       logger,
+      retryPolicy,
     });
   }
 }

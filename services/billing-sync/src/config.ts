@@ -29,6 +29,11 @@ export const billingSyncEnvSchema = commonEnvSchema.extend({
    */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Replicas of what billing-sync creates in JetStream when absent: stream `WEBHOOKS`, and the job streams and
+   * deduplication bucket it queues `ApplyWorkspaceMemberLimitJob` through (1; 3 on a three-node cluster).
+   */
+  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** How long one reading of the consumer's info and of the inbox backlog serves `/metrics` scrapes. */
   METRICS_READ_CACHE_MS: z.coerce.number().int().min(0).default(5000),
 });

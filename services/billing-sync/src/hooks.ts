@@ -1,6 +1,7 @@
 /**
- * What billing-sync tells the rest of Berth. The jobs API plugs in here to queue `ApplyWorkspaceMemberLimitJob`
- * after a subscription change (with a `deduplicationId` of the workspace id).
+ * What billing-sync tells the rest of Berth. `runBillingSync` plugs the jobs API in here ({@link memberLimitHooks}
+ * in `member-limit-hooks.ts`) to queue `ApplyWorkspaceMemberLimitJob` after a subscription change (with a
+ * `deduplicationId` of the workspace id).
  */
 export interface BillingSyncHooks {
   /**

@@ -4,6 +4,9 @@ export { loadConfig, billingSyncEnvSchema } from './config';
 export type { BillingSyncConfig } from './config';
 export { noopBillingSyncHooks } from './hooks';
 export type { BillingSyncHooks } from './hooks';
+export { memberLimitHooks, BILLING_QUEUE, APPLY_WORKSPACE_MEMBER_LIMIT_JOB } from './member-limit-hooks';
+export type { JobProducer } from './member-limit-hooks';
+
 export { createStripeClient, stripeHostOptions } from './stripe/create-stripe-client';
 export { ensureBillingSyncIndexes } from './indexes';
 export { ensureWebhooksStreamExists } from './webhooks-stream';

@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { MongoClient } from 'mongodb';
 import { inboxCollections } from '@berth/inbox';
+import { createJobProducer } from '@berth/jobs';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry, startHealthServer } from '@berth/metrics';
 import { createBillingSyncApp } from './app';
 import type { BillingSyncConfig } from './config';
+import { memberLimitHooks } from './member-limit-hooks';
 import { registerBillingSyncMetrics } from './metrics';
 import { createStripeClient } from './stripe/create-stripe-client';
 import { ensureWebhooksStreamExists } from './webhooks-stream';
@@ -22,7 +24,9 @@ export interface RunningBillingSync {
 /**
  * Runs billing-sync: serves `/healthz`, `/readyz` and `/metrics` on `HEALTH_PORT` first (not ready yet), connects
  * MongoDB and NATS, makes sure stream `WEBHOOKS` exists, consumes `webhooks.stripe.>`, and logs "Billing sync ready"
- * with the health port. Ready means consuming with NATS connected; it turns false as soon as a stop begins.
+ * with the health port. After each subscription sync it queues app-worker's `ApplyWorkspaceMemberLimitJob` for the
+ * workspace ({@link memberLimitHooks}). Ready means consuming with NATS connected; it turns false as soon as a stop
+ * begins.
  *
  * Loaded by `main.ts` after tracing has started, so `mongodb`, `http` (the Stripe client) and the app are
  * instrumented.
@@ -46,10 +50,13 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'billing-sync', logger });
     followNatsConnection(messaging, state);
-    await ensureWebhooksStreamExists(messaging.jsm);
+    await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
     const onOutcome = registerBillingSyncMetrics({ registry, jsm: messaging.jsm, events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
-    const app = await createBillingSyncApp({ config, messaging, db, stripe: createStripeClient(config), logger, logContext, onOutcome });
+    // After a subscription change: ApplyWorkspaceMemberLimitJob on billing-queue, once per workspace while it waits.
+    const jobs = createJobProducer({ messaging, logger, infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } } });
+    const hooks = memberLimitHooks(jobs, logger);
+    const app = await createBillingSyncApp({ config, messaging, db, stripe: createStripeClient(config), logger, logContext, onOutcome, hooks });
     await app.listen();
     state.consuming = true;
     logger.info(

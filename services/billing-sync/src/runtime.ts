@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { Clock, Inbox } from '@berth/inbox';
 import type { BerthLogger } from '@berth/logger';
+import type { RetryPolicy } from '@berth/messaging';
 import type { BillingSyncHooks } from './hooks';
 import type { BillingCollections } from './workspaces/collections';
 
@@ -15,6 +16,11 @@ export interface BillingSyncRuntime {
   owner: string;
   hooks: BillingSyncHooks;
   inboxLeaseMs: number;
+  /**
+   * The consumer's retry policy, the same object its transport naks by: the inbox records from it when a failed
+   * event's retry is due, or that its round ended, which the recovery cron reads.
+   */
+  retryPolicy: RetryPolicy;
   workspaceLockMs: number;
   workspaceLockWaitMs: number;
 }

@@ -1,5 +1,7 @@
 import type { CommandGroup } from './command';
+import { cronsCommands } from './commands/crons';
 import { jobsCommands } from './commands/jobs';
+import { webhooksCommands } from './commands/webhooks';
 
 /** Every command group of `berth`; a new group (`webhooks`, `crons`) is one file in commands/ and one line here. */
-export const COMMAND_GROUPS: CommandGroup[] = [jobsCommands];
+export const COMMAND_GROUPS: CommandGroup[] = [jobsCommands, webhooksCommands, cronsCommands];

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { Db } from 'mongodb';
 import type { Messaging } from '@berth/messaging';
 import type { BerthLogger } from '@berth/logger';
 
@@ -9,6 +10,8 @@ export interface CommandContext {
   /** Logs to stderr, so `--json` output stays clean. */
   logger: BerthLogger;
   messaging(): Promise<Messaging>;
+  /** The MongoDB database of the webhook inbox (`MONGO_URL`, `MONGO_DB`), connected on first use (closed by the CLI). */
+  db(): Promise<Db>;
 }
 
 /** Parsed options and positional arguments of one command. */

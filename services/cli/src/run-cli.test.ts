@@ -81,7 +81,7 @@ describe('berth jobs', () => {
     expect(await berth('jobs', 'dead', 'replay')).toMatchObject({ code: 2, err: expect.stringContaining('Usage: berth jobs dead replay') });
     expect(await berth('jobs', 'dead', 'replay', '1', '--all')).toMatchObject({ code: 2 });
     expect(await berth('jobs', 'nope')).toMatchObject({ code: 2 });
-    expect(await berth('webhooks')).toMatchObject({ code: 2 });
+    expect(await berth('webhooks', 'nope')).toMatchObject({ code: 2 });
     expect(await berth('jobs', 'dead', 'list', '--bogus')).toMatchObject({ code: 2 });
     expect(await berth('--help')).toMatchObject({ code: 0, out: expect.stringContaining('berth jobs dead replay') });
   });

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
+import { MongoClient } from 'mongodb';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, describeError, type Messaging } from '@berth/messaging';
 import { UsageError, type Command, type CommandGroup } from './command';
 import { COMMAND_GROUPS } from './command-groups';
-import type { CliConfig } from './config';
+import { DEFAULT_MONGO_DB, DEFAULT_MONGO_URL, type CliConfig } from './config';
 
 /** Where the CLI writes, and what it runs. */
 export interface RunCliOptions {
@@ -37,6 +38,7 @@ export async function runCli(argv: string[], options: RunCliOptions): Promise<nu
   }
 
   let messaging: Messaging | undefined;
+  let mongo: MongoClient | undefined;
   const logger = createLogger({ service: 'berth', level: 'warn', destination: options.stderr as never });
   try {
     const parsed = parseArgs({ args: rest.slice(command.path.length), options: command.options, allowPositionals: true, strict: true });
@@ -45,6 +47,10 @@ export async function runCli(argv: string[], options: RunCliOptions): Promise<nu
       stderr: options.stderr,
       logger,
       messaging: async () => (messaging ??= await connectMessaging({ servers: options.config.natsUrl, name: 'berth-cli', logger, timeoutMs: 10000 })),
+      db: async () => {
+        mongo ??= await MongoClient.connect(options.config.mongoUrl ?? DEFAULT_MONGO_URL, { serverSelectionTimeoutMS: 10000, appName: 'berth-cli' });
+        return mongo.db(options.config.mongoDb ?? DEFAULT_MONGO_DB);
+      },
     });
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -55,6 +61,7 @@ export async function runCli(argv: string[], options: RunCliOptions): Promise<nu
     return 1;
   } finally {
     await messaging?.close().catch(() => undefined);
+    await mongo?.close().catch(() => undefined);
   }
 }
 
@@ -70,5 +77,5 @@ function groupHelp(group: CommandGroup): string {
 }
 
 function helpText(groups: CommandGroup[]): string {
-  return `berth: operate Berth (NATS_URL says which NATS; default nats://127.0.0.1:4222)\n\n${groups.map(groupHelp).join('\n')}`;
+  return `berth: operate Berth (NATS_URL says which NATS, default nats://127.0.0.1:4222; MONGO_URL and MONGO_DB which inbox, default ${DEFAULT_MONGO_URL} and ${DEFAULT_MONGO_DB})\n\n${groups.map(groupHelp).join('\n')}`;
 }

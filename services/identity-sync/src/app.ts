@@ -44,6 +44,7 @@ export interface IdentitySyncAppOptions {
 export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Promise<INestMicroservice> {
   const { config, logger } = options;
   await ensureIdentitySyncIndexes(options.db);
+  const retryPolicy = options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
   const runtime: IdentitySyncRuntime = {
     inbox: inboxCollections(options.db),
     collections: identityCollections(options.db),
@@ -51,6 +52,7 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
     clock: options.clock ?? systemClock,
     owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     inboxLeaseMs: config.INBOX_LEASE_MS,
+    retryPolicy,
   };
   const transport = new JetStreamTransport({
     messaging: options.messaging,
@@ -63,7 +65,7 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
         filterSubjects: [...IDENTITY_SYNC_CONSUMER.filterSubjects],
         concurrency: config.IDENTITY_SYNC_CONCURRENCY,
         ackWaitMs: config.IDENTITY_SYNC_ACK_WAIT_MS,
-        retryPolicy: options.retryPolicy ?? WEBHOOK_RETRY_POLICY,
+        retryPolicy,
         contextFor: webhookLogContext,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,

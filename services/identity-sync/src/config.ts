@@ -19,6 +19,8 @@ export const identitySyncEnvSchema = commonEnvSchema.extend({
    */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Replicas of stream `WEBHOOKS` when identity-sync has to create it (1; 3 on a three-node cluster). */
+  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** How long one reading of the consumer's info and of the inbox backlog serves `/metrics` scrapes. */
   METRICS_READ_CACHE_MS: z.coerce.number().int().min(0).default(5000),
 });

@@ -18,7 +18,7 @@ export class IdentitySyncController {
   /** One message of `webhooks.clerk.>`. */
   @EventPattern('webhooks.clerk.>')
   async onClerkEvent(@Ctx() context: JetStreamContext): Promise<void> {
-    const { inbox, owner, inboxLeaseMs, clock, logger } = this.runtime;
+    const { inbox, owner, inboxLeaseMs, clock, logger, retryPolicy } = this.runtime;
     await processInboxEvent({
       inbox,
       message: context.getMessage(),
@@ -27,6 +27,7 @@ export class IdentitySyncController {
       leaseMs: inboxLeaseMs,
       clock,
       logger,
+      retryPolicy,
     });
   }
 }

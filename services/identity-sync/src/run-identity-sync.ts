@@ -44,7 +44,7 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'identity-sync', logger });
     followNatsConnection(messaging, state);
-    await ensureWebhooksStreamExists(messaging.jsm);
+    await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
     const onOutcome = registerIdentitySyncMetrics({ registry, jsm: messaging.jsm, events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
     const app = await createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome });

@@ -10,7 +10,7 @@ export interface LeaseDocument {
   _id: string;
   /** What is leased: an inbox event key, `billing:<workspaceId>`, … */
   key: string;
-  /** 1, 2, 3…: the n-th time the key was leased (for an inbox event, the attempt number). */
+  /** 1, 2, 3…: the n-th time the key was leased (for an inbox event: its attempts, and the inbox operations' short leases). */
   generation: number;
   /** Who holds it: a replica id. */
   owner: string;

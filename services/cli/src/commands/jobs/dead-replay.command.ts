@@ -15,7 +15,9 @@ export const deadReplayCommand: Command = {
     const id = Number(positionals[0]);
     if (values.all !== true && (!Number.isInteger(id) || id <= 0)) throw new UsageError(`not a dead letter id: ${positionals[0]}`);
     const messaging = await context.messaging();
-    const producer = createJobProducer({ messaging, logger: context.logger });
+    // The job streams exist (the services create them with their STREAM_REPLICAS): replaying must not provision them
+    // again with the CLI's defaults, which would bring an R3 stream down to R1.
+    const producer = createJobProducer({ messaging, logger: context.logger, infrastructure: { provisionStreams: false } });
     const results: ReplayResult[] = values.all === true
       ? await replayAllDeadLetters(messaging, producer, { queue: values.queue as string | undefined })
       : [await replayDeadLetter(messaging, producer, id)];

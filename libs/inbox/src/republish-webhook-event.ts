@@ -1,0 +1,57 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { publishMessage, type PublishResult } from '@berth/messaging';
+import type { InboxEventDocument } from './types';
+import { WEBHOOK_HEADERS } from './webhook-message';
+
+/** The stream a requeued event is published to (shard 0 when the webhooks are sharded: it holds `webhooks.>`). */
+export const WEBHOOKS_STREAM = 'WEBHOOKS';
+
+/**
+ * The `Nats-Msg-Id` of the n-th message published again for an event: `<provider>:<eventId>:requeue:<n>`. Not the
+ * gateway's `<provider>:<eventId>`, which `WEBHOOKS`' 24-hour duplicate window would drop; numbered by the row's
+ * `requeueCount` (which only grows, under the event's lease), so two replicas that raced to the same requeue still
+ * produce one message, and a later requeue is never taken for a duplicate.
+ */
+export function requeueMessageId(event: Pick<InboxEventDocument, 'provider' | 'eventId'>, n: number): string {
+  return `${event.provider}:${event.eventId}:requeue:${n}`;
+}
+
+/**
+ * The subject to publish an event on: the one it arrived on, or for rows that did not keep it
+ * `webhooks.<provider>.<type>` with the type made of safe subject tokens (as the gateway does: dots kept, any
+ * character other than letters, digits, `_` and `-` turned into `_`).
+ */
+export function webhookEventSubject(event: Pick<InboxEventDocument, 'provider' | 'type' | 'subject'>): string {
+  if (event.subject) return event.subject;
+  const tokens = event.type.slice(0, 200).split('.').map((token) => token.replace(/[^A-Za-z0-9_-]/g, '_') || '_');
+  return `webhooks.${event.provider}.${tokens.join('.')}`;
+}
+
+/** Options for {@link republishWebhookEvent}. */
+export interface RepublishWebhookEventOptions {
+  js: JetStreamClient;
+  event: Pick<InboxEventDocument, 'provider' | 'eventId' | 'type' | 'subject' | 'receivedAt' | 'payload'>;
+  /** From {@link requeueMessageId}. */
+  msgId: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Publishes a stored event to `WEBHOOKS` again, as the gateway first did: its subject, the `Berth-*` headers (with
+ * the original receive time) and the raw payload, under a new `Nats-Msg-Id`. Resolves with the PubAck.
+ */
+export function republishWebhookEvent(options: RepublishWebhookEventOptions): Promise<PublishResult> {
+  const { event } = options;
+  return publishMessage(options.js, {
+    subject: webhookEventSubject(event),
+    data: event.payload,
+    msgId: options.msgId,
+    headers: {
+      [WEBHOOK_HEADERS.provider]: event.provider,
+      [WEBHOOK_HEADERS.eventId]: event.eventId,
+      [WEBHOOK_HEADERS.eventType]: event.type,
+      [WEBHOOK_HEADERS.receivedAt]: event.receivedAt.toISOString(),
+    },
+    expectedStream: WEBHOOKS_STREAM,
+  }, options.timeoutMs);
+}

@@ -1,0 +1,11 @@
+import type { CommandGroup } from '../command';
+import { webhooksListCommand } from './webhooks/list.command';
+import { webhooksRedeliverCommand } from './webhooks/redeliver.command';
+import { webhooksRetryAbandonedCommand } from './webhooks/retry-abandoned.command';
+
+/** `berth webhooks …`: the webhook inbox (MongoDB `webhookEvents`; `MONGO_URL`, `MONGO_DB`). */
+export const webhooksCommands: CommandGroup = {
+  name: 'webhooks',
+  description: 'The webhook inbox: list events by state, reopen set-aside events, redeliver one event',
+  commands: [webhooksListCommand, webhooksRetryAbandonedCommand, webhooksRedeliverCommand],
+};

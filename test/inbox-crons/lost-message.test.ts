@@ -1,0 +1,72 @@
+/**
+ * An event whose JetStream message is lost while it waits for a retry (its subject purged from WEBHOOKS) is
+ * requeued by the recovery cron and processed; an event whose message is still waiting for its retry is left alone.
+ * billing-sync and the recovery share a clock the test moves 30 minutes ahead, instead of waiting.
+ */
+import { createLogger } from '@berth/logger';
+import { recoverWebhookEvents } from '@berth/inbox';
+import { publishTestWebhook } from '@berth/inbox/src/testing';
+import { disputeEvent, shiftedClock, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
+
+/** The first retry comes a minute after a failure: long enough for the test to lose the message meanwhile. */
+const policy = testRetryPolicy({ baseMs: 60_000 });
+const time = shiftedClock();
+const LOST = disputeEvent('evt_lost_message', 'du_lost');
+const WAITING = disputeEvent('evt_still_waiting', 're_waiting', 'charge.refund.updated');
+let env: InboxCronsEnv;
+
+beforeAll(async () => {
+  env = await startInboxCronsEnv({ name: 'inbox_crons_lost', retryPolicy: policy, consumerClock: time.clock });
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function row(eventId: string) {
+  return (await env.inbox.events.findOne({ _id: `stripe:${eventId}` }))!;
+}
+
+describe('the recovery cron', () => {
+  it('requeues an event whose message was purged while it waited for a retry, and leaves a waiting one alone', async () => {
+    // The lost event fails once (Stripe 503) and waits a minute for its retry; its message is then purged.
+    env.standIn.failNext(1);
+    await publishTestWebhook(env.messaging.js, LOST);
+    await env.outcomes.waitFor(LOST.eventId, 'retried', 1);
+    const failed = await row(LOST.eventId);
+    expect(failed).toMatchObject({ attempts: 1, roundEndedAt: null, processedAt: null });
+    expect(failed.nextAttemptAt!.getTime() - failed.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000);
+    const purged = await env.messaging.jsm.streams.purge('WEBHOOKS', { filter: 'webhooks.stripe.charge.dispute.created' });
+    expect(purged).toMatchObject({ success: true, purged: 1 });
+
+    // Half an hour later, another event fails once and waits for its retry, its message still in the stream.
+    time.advance(30 * 60_000);
+    env.standIn.failNext(1);
+    await publishTestWebhook(env.messaging.js, WAITING);
+    await env.outcomes.waitFor(WAITING.eventId, 'retried', 1);
+    const waiting = await row(WAITING.eventId);
+    expect(waiting.nextAttemptAt!.getTime()).toBeGreaterThan(time.clock().getTime());
+
+    // The recovery cron runs: both are 30 minutes old and unprocessed; only the lost one has no live message.
+    env.standIn.setDispute({ id: 'du_lost', status: 'won' });
+    env.standIn.setRefund({ id: 're_waiting', status: 'succeeded' });
+    const result = await recoverWebhookEvents({ inbox: env.inbox, messaging: env.messaging, logger: createLogger({ service: 'scheduler', level: 'silent' }), clock: time.clock });
+    expect(result).toEqual({ requeued: 1, abandoned: 0, leftAlone: 1, alerted: 0, failed: 0 });
+
+    // The requeued message: the stored payload, the gateway's headers, a new message id.
+    const requeued = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.charge.dispute.created' });
+    expect(requeued?.header.get('Nats-Msg-Id')).toBe('stripe:evt_lost_message:requeue:1');
+    expect(requeued?.header.get('Berth-Event-Id')).toBe(LOST.eventId);
+    expect(requeued?.header.get('Berth-Received-At')).toBe(failed.receivedAt.toISOString());
+    expect(requeued?.json()).toEqual(LOST.body);
+
+    await env.outcomes.waitFor(LOST.eventId, 'acked', 1);
+    expect(await row(LOST.eventId)).toMatchObject({ attempts: 2, processedAt: expect.any(Date), requeueCount: 1 });
+    expect(env.logs.filter((line) => line.eventId === LOST.eventId && line.msg === 'Dispute synced')).toHaveLength(1);
+
+    // The waiting event was left to its message: not requeued, not retried yet.
+    expect(await row(WAITING.eventId)).toMatchObject({ attempts: 1, requeueCount: 0, processedAt: null, nextAttemptAt: waiting.nextAttemptAt });
+    expect(env.outcomes.outcomes(WAITING.eventId)).toEqual(['retried']);
+    const stream = await env.messaging.jsm.streams.info('WEBHOOKS', { subjects_filter: '>' });
+    expect(stream.state.subjects).toEqual({ 'webhooks.stripe.charge.dispute.created': 1, 'webhooks.stripe.charge.refund.updated': 1 });
+  });
+});
