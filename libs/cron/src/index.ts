@@ -22,3 +22,5 @@ export { listCrons } from './list-crons';
 export type { CronListRow } from './list-crons';
 export { withCronRunLock, readRunLock } from './run-lock';
 export type { CronRunLockOptions, CronRunLockResult, CronRunLockHolder } from './run-lock';
+export { cronRunLockGuard } from './run-guard';
+export type { CronRunLockGuardOptions, GuardedCronRun } from './run-guard';

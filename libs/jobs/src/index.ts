@@ -23,6 +23,8 @@ export { JobRegistry } from './discovery/job-registry';
 export type { RegisteredJob, JobInfo } from './discovery/job-registry';
 export { validateCronPattern, DEFAULT_CRON_TIME_ZONE } from './discovery/cron-definition';
 export type { CronDefinition } from './discovery/cron-definition';
+export { cronTickOf } from './cron-run-guard';
+export type { CronRun, CronRunGuard } from './cron-run-guard';
 
 export {
   CRON_QUEUE_NAME, JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME, DEAD_LETTERS_STREAM_NAME, jobSubject, delayedJobSubject,

@@ -1,5 +1,6 @@
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
+import type { CronRunGuard } from './cron-run-guard';
 import type { BatchingOptions } from './drivers/jetstream/job-batch-publisher';
 import type { JobInfrastructureOptions } from './drivers/jetstream/job-infrastructure';
 import type { JobObserver } from './job-observer';
@@ -31,6 +32,12 @@ export interface MessageQueueModuleOptions {
   random?: () => number;
   /** Told of every job queued and every attempt finished (metrics). */
   observer?: JobObserver;
+  /**
+   * Wraps every run of a `@CronProcessor` job: the service's overlap policy. Services pass `@berth/cron`'s run lock
+   * (`cronRunLockGuard`), which skips a tick with a log line while the previous run of that cron is still going.
+   * Unset: cron jobs run like any job.
+   */
+  cronRunGuard?: CronRunGuard;
 }
 
 /** Injection token of the module's options. */

@@ -21,7 +21,7 @@ export class MessageQueueRuntime implements OnModuleInit, OnApplicationBootstrap
   ) {}
 
   onModuleInit(): void {
-    exploreJobs(this.discovery, this.registry, new Set(this.queueNames), this.options.logger);
+    exploreJobs(this.discovery, this.registry, new Set(this.queueNames), this.options.logger, this.options.cronRunGuard);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -5,6 +5,17 @@ import { nanos } from '@nats-io/nats-core';
 export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const GIB = 1024 ** 3;
+
+/**
+ * Default `max_bytes` of the streams that have one. JetStream *reserves* a file stream's `max_bytes` on the server
+ * when the stream is created, and refuses any new stream ("insufficient storage resources available") once the
+ * reservations reach the server's `max_file_store`. Every Berth stream lives on one JetStream (one node, or each node
+ * of an R3 cluster), so these add up: 8 + 6 + 1 = 15 GiB, under the 18 GiB `maxSize` of deploy/nats/values.yaml and
+ * the 20 GB of docker-compose.yml and the local servers, which leaves room for `JOBS_DELAYED` and the KV buckets
+ * (no reservation). Raise them only with the store. (At 10 + 10 + 1 the third stream could not be created.)
+ */
+export const DEFAULT_STREAM_MAX_BYTES = Object.freeze({ WEBHOOKS: 8 * GIB, JOBS: 6 * GIB, DEAD_LETTERS: 1 * GIB });
 
 /** Sizing knobs for the streams, from a service's configuration. */
 export interface StreamSizing {
@@ -29,7 +40,7 @@ export function webhooksStream(sizing: StreamSizing = {}): StreamSpec {
     retention: RetentionPolicy.Limits,
     max_age: nanos(7 * DAY_MS),
     duplicate_window: nanos(DAY_MS),
-    max_bytes: sizing.maxBytes ?? 10 * 1024 ** 3,
+    max_bytes: sizing.maxBytes ?? DEFAULT_STREAM_MAX_BYTES.WEBHOOKS,
     num_replicas: sizing.replicas ?? 1,
   };
 }
@@ -42,7 +53,7 @@ export function jobsStream(sizing: StreamSizing = {}): StreamSpec {
     retention: RetentionPolicy.Workqueue,
     max_age: nanos(14 * DAY_MS),
     duplicate_window: nanos(10 * 60 * 1000),
-    max_bytes: sizing.maxBytes ?? 10 * 1024 ** 3,
+    max_bytes: sizing.maxBytes ?? DEFAULT_STREAM_MAX_BYTES.JOBS,
     num_replicas: sizing.replicas ?? 1,
   };
 }
@@ -79,7 +90,7 @@ export function deadLettersStream(sizing: StreamSizing = {}): StreamSpec {
     retention: RetentionPolicy.Limits,
     max_age: nanos(30 * DAY_MS),
     duplicate_window: nanos(60 * 60 * 1000),
-    max_bytes: sizing.maxBytes ?? 1024 ** 3,
+    max_bytes: sizing.maxBytes ?? DEFAULT_STREAM_MAX_BYTES.DEAD_LETTERS,
     num_replicas: sizing.replicas ?? 1,
   };
 }

@@ -21,6 +21,8 @@ export interface AppWorkerConfig {
   /** `/healthz`, `/readyz` and `/metrics` listen here (0: a free port). */
   readonly healthPort: number;
   readonly healthHost: string;
+  /** Replicas of the job streams and KV buckets this worker creates or updates (`STREAM_REPLICAS`: 1, 3 on a cluster). */
+  readonly streamReplicas: number;
 }
 
 /** Every variable the worker reads. */
@@ -31,6 +33,7 @@ const appWorkerEnvSchema = commonEnvSchema.extend({
   FREE_PLAN_SEAT_LIMIT: z.coerce.number().int().min(0).default(1),
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 
 /** Validates the worker's environment (the process's own unless a map is given); throws naming every bad variable. */
@@ -50,5 +53,6 @@ export function loadAppWorkerConfig(env: Record<string, string | undefined> = pr
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'app-worker',
     healthPort: parsed.HEALTH_PORT,
     healthHost: parsed.HEALTH_HOST,
+    streamReplicas: parsed.STREAM_REPLICAS,
   };
 }

@@ -1,6 +1,6 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { MessageQueueModule, type JobObserver } from '@berth/jobs';
+import { MessageQueueModule, type CronRunGuard, type JobObserver } from '@berth/jobs';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { BillingModule } from './billing/billing.module';
@@ -13,7 +13,7 @@ import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
 
 /** What the worker's module is built from: its config and the connections `main.ts` opened. */
 export interface QueueWorkerDependencies {
-  config: Pick<AppWorkerConfig, 'messageQueueDriver' | 'queueConcurrency' | 'shutdownGraceMs' | 'freePlanSeatLimit'>;
+  config: Pick<AppWorkerConfig, 'messageQueueDriver' | 'queueConcurrency' | 'shutdownGraceMs' | 'freePlanSeatLimit'> & Partial<Pick<AppWorkerConfig, 'streamReplicas'>>;
   logger: BerthLogger;
   logContext: LogContextStore;
   /** Required by the `jetstream` driver. */
@@ -22,6 +22,10 @@ export interface QueueWorkerDependencies {
   clock?: Clock;
   /** Told of every job queued and attempt finished (the worker's metrics). */
   observer?: JobObserver;
+  /** Wraps every cron run: the overlap policy (`cronRunLockGuard` of `@berth/cron` on JetStream). */
+  cronRunGuard?: CronRunGuard;
+  /** More feature modules, after the worker's own (tests add crons here). */
+  imports?: NonNullable<ModuleMetadata['imports']>;
 }
 
 /**
@@ -45,9 +49,12 @@ export class QueueWorkerModule {
           defaults: { concurrency: deps.config.queueConcurrency },
           shutdownGraceMs: deps.config.shutdownGraceMs,
           observer: deps.observer,
+          infrastructure: { sizing: { replicas: deps.config.streamReplicas ?? 1 } },
+          cronRunGuard: deps.cronRunGuard,
         }),
         ClientsModule,
         BillingModule.register({ freePlanSeatLimit: deps.config.freePlanSeatLimit }),
+        ...(deps.imports ?? []),
       ],
     };
   }

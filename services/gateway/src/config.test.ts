@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       maxBodyBytes: 1024 * 1024,
       rateLimitPerMinute: 600,
       publishTimeoutMs: 1500,
+      streamReplicas: 1,
       trustProxy: false,
       serviceName: 'gateway',
     });

@@ -44,6 +44,8 @@ export interface GatewayConfig {
   readonly rateLimitPerMinute: number;
   /** How long a publish may wait for its PubAck before the request is answered 503. */
   readonly publishTimeoutMs: number;
+  /** Replicas of the webhook streams it creates or updates at start (`STREAM_REPLICAS`: 1, 3 on a cluster). */
+  readonly streamReplicas: number;
   /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
   /** OTLP/HTTP endpoint for traces; tracing is off when unset. */
@@ -110,6 +112,7 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   WEBHOOK_PROVIDERS: configuredProvidersSchema,
   WEBHOOK_MAX_BODY_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
   PUBLISH_TIMEOUT_MS: z.coerce.number().int().positive().max(1900, 'must leave the answer under 2 s (at most 1900)').default(1500),
   TRUST_PROXY: booleanFlag(false),
@@ -169,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     publishTimeoutMs: parsed.PUBLISH_TIMEOUT_MS,
+    streamReplicas: parsed.STREAM_REPLICAS,
     trustProxy: parsed.TRUST_PROXY,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'gateway',

@@ -33,7 +33,7 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
   });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: 'berth-gateway', logger });
   try {
-    const stream = webhooksStream();
+    const stream = webhooksStream({ replicas: config.streamReplicas });
     const provisioned = await ensureStream(messaging.jsm, stream);
     logger.info({ stream: stream.name, provisioned }, 'JetStream stream ready');
 

@@ -14,7 +14,21 @@ describe('scheduler config', () => {
       healthHost: '0.0.0.0',
       otlpEndpoint: undefined,
       serviceName: 'scheduler',
+      streamReplicas: 1,
+      mongoUrl: 'mongodb://127.0.0.1:27017/',
+      mongoDb: 'berth',
+      webhookEventRetentionDays: 30,
+      alertWebhookUrl: undefined,
     });
+  });
+
+  it('reads the stream replicas and the platform crons\' settings', () => {
+    const config = loadConfig({ STREAM_REPLICAS: '3', MONGO_URL: 'mongodb://mongo:27017/?replicaSet=rs0', MONGO_DB: 'prod', WEBHOOK_EVENT_RETENTION_DAYS: '7', ALERT_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x' });
+    expect(config).toMatchObject({ streamReplicas: 3, mongoUrl: 'mongodb://mongo:27017/?replicaSet=rs0', mongoDb: 'prod', webhookEventRetentionDays: 7, alertWebhookUrl: 'https://hooks.slack.com/services/T/B/x' });
+    expect(() => loadConfig({ STREAM_REPLICAS: '0' })).toThrow(/STREAM_REPLICAS/);
+    expect(() => loadConfig({ WEBHOOK_EVENT_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_EVENT_RETENTION_DAYS/);
+    expect(() => loadConfig({ ALERT_WEBHOOK_URL: 'not a url' })).toThrow(/ALERT_WEBHOOK_URL/);
+    expect(loadConfig({ ALERT_WEBHOOK_URL: '' }).alertWebhookUrl).toBeUndefined();
   });
 
   it('reads the lease, tick and health settings', () => {

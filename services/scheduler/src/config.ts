@@ -21,6 +21,15 @@ export interface SchedulerConfig {
   readonly healthHost: string;
   readonly otlpEndpoint?: string;
   readonly serviceName: string;
+  /** Replicas of the cron buckets, the job streams and the deduplication bucket it creates (`STREAM_REPLICAS`). */
+  readonly streamReplicas: number;
+  /** The inbox the platform crons (recovery, retention) work on. */
+  readonly mongoUrl: string;
+  readonly mongoDb: string;
+  /** The retention cron deletes processed webhook events older than this many days. */
+  readonly webhookEventRetentionDays: number;
+  /** Where the recovery cron posts its alert for an event set aside (Slack or any webhook); unset: log and metric only. */
+  readonly alertWebhookUrl?: string;
 }
 
 /** Every variable the scheduler reads. */
@@ -30,6 +39,10 @@ const schedulerEnvSchema = commonEnvSchema
     SCHEDULER_TICK_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
     HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+    STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    WEBHOOK_EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+    // Empty means unset (compose passes the host's value through, possibly empty).
+    ALERT_WEBHOOK_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
   })
   .refine((env) => env.SCHEDULER_TICK_INTERVAL_MS * 2 <= env.SCHEDULER_LEASE_TTL_MS, {
     message: 'SCHEDULER_TICK_INTERVAL_MS must be at most half of SCHEDULER_LEASE_TTL_MS',
@@ -39,7 +52,8 @@ const schedulerEnvSchema = commonEnvSchema
 /**
  * Reads the scheduler's configuration from an environment map (`process.env` in `main.ts`, a literal in tests):
  * `NATS_URL`, `LOG_LEVEL`, `LOG_FORMAT`, `SCHEDULER_LEASE_TTL_MS` (10000), `SCHEDULER_TICK_INTERVAL_MS` (1000),
- * `HEALTH_PORT` (9464), `HEALTH_HOST` (0.0.0.0), `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`.
+ * `HEALTH_PORT` (9464), `HEALTH_HOST` (0.0.0.0), `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `STREAM_REPLICAS` (1), and
+ * for the platform crons `MONGO_URL`, `MONGO_DB` (berth), `WEBHOOK_EVENT_RETENTION_DAYS` (30), `ALERT_WEBHOOK_URL`.
  *
  * @throws ConfigError naming every invalid variable.
  */
@@ -56,5 +70,10 @@ export function loadConfig(env: Record<string, string | undefined>): SchedulerCo
     healthHost: parsed.HEALTH_HOST,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'scheduler',
+    streamReplicas: parsed.STREAM_REPLICAS,
+    mongoUrl: parsed.MONGO_URL,
+    mongoDb: parsed.MONGO_DB,
+    webhookEventRetentionDays: parsed.WEBHOOK_EVENT_RETENTION_DAYS,
+    alertWebhookUrl: parsed.ALERT_WEBHOOK_URL,
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createLogger } from '@berth/logger';
+import { createLogger, LogContextStore } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
 import { startTelemetry } from '@berth/telemetry';
 import { loadConfig } from './config';
@@ -12,19 +12,27 @@ import { Scheduler } from './scheduler';
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /**
- * Starts one scheduler replica: health server, NATS, schedules, lease. SIGTERM/SIGINT stop emitting, release the
- * lease (a successor takes over at once, not after the TTL) and exit 0.
+ * Starts one scheduler replica: health server, NATS, schedules, the platform crons (recovery, retention: a worker of
+ * their queue, registered with owner `scheduler`), lease. SIGTERM/SIGINT stop emitting, release the lease (a
+ * successor takes over at once, not after the TTL), let a running platform cron finish, and exit 0.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
-  const logger = createLogger({ service: 'scheduler', level: config.logLevel, format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json') });
+  const logContext = new LogContextStore();
+  const logger = createLogger({ service: 'scheduler', level: config.logLevel, format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'), context: logContext });
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const metrics = new SchedulerMetrics({ processMetrics: true });
   let scheduler: Scheduler | undefined;
   const health = await startHealthServer({ host: config.healthHost, port: config.healthPort, isReady: () => scheduler?.ready ?? false, metrics, logger });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: `scheduler ${holder}`, logger });
-  scheduler = await Scheduler.create({ messaging, logger, metrics, holder, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs, graceMs: config.graceMs });
+  scheduler = await Scheduler.create({
+    messaging, logger, metrics, holder, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs, graceMs: config.graceMs,
+    buckets: { replicas: config.streamReplicas },
+  });
+  // Loaded now, after tracing started, so that the MongoDB driver is instrumented.
+  const { runPlatformCrons } = await import('./platform-crons/run-platform-crons');
+  const platformCrons = await runPlatformCrons({ config, messaging, logger, logContext, buckets: scheduler.buckets, holder, metricsRegistry: metrics.registry });
   await scheduler.start();
   logger.info({ instance: holder, healthPort: health.port, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs }, 'Scheduler ready');
 
@@ -39,6 +47,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_TIMEOUT_MS).unref();
     try {
       await scheduler?.stop();
+      await platformCrons.stop();
       await messaging.close();
       await health.close();
       await telemetry.shutdown();

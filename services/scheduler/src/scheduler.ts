@@ -17,7 +17,7 @@ export interface SchedulerOptions {
   /** Ticks later than this are collapsed (catch up once); 2 × lease TTL + tick interval by default. */
   graceMs?: number;
   clock?: Clock;
-  /** Bucket names and replicas (tests use their own names). */
+  /** Bucket names and replicas (tests use their own names); the replicas also size JOBS when it has to be created. */
   buckets?: CronBucketOptions;
 }
 
@@ -77,7 +77,7 @@ export class Scheduler {
       await options.messaging.jsm.streams.info(jobsStream().name);
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      await ensureStream(options.messaging.jsm, jobsStream());
+      await ensureStream(options.messaging.jsm, jobsStream({ replicas: options.buckets?.replicas }));
     }
     return new Scheduler(options, buckets);
   }

@@ -6,16 +6,17 @@ import { CronProcessor } from '../decorators/cron-processor.decorator';
 import { getMessageQueueToken } from '../decorators/inject-message-queue.decorator';
 import { Process } from '../decorators/process.decorator';
 import { Processor } from '../decorators/processor.decorator';
+import type { CronRun, CronRunGuard } from '../cron-run-guard';
 import { MessageQueueModule } from '../message-queue.module';
 import type { MessageQueueService } from '../message-queue.service';
 import { JobRegistry } from './job-registry';
 
 const logger = createLogger({ service: 'explorer-test', level: 'silent' });
 
-async function boot(providers: Provider[], queues: string[] = ['q']) {
+async function boot(providers: Provider[], queues: string[] = ['q'], cronRunGuard?: CronRunGuard) {
   @Module({ providers })
   class Feature {}
-  @Module({ imports: [MessageQueueModule.forRoot({ driver: 'sync', logger, queues }), Feature] })
+  @Module({ imports: [MessageQueueModule.forRoot({ driver: 'sync', logger, queues, cronRunGuard }), Feature] })
   class Root {}
   return NestFactory.createApplicationContext(Root, { logger: false, abortOnError: false });
 }
@@ -123,6 +124,96 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     const app = await NestFactory.createApplicationContext(Root, { logger: false });
     await app.get<MessageQueueService>(getMessageQueueToken('async-q')).add('AsyncJob', { n: 7 });
     expect(ran).toEqual([7]);
+    await app.close();
+  });
+  it('accepts 6-field patterns (seconds first), and crons on a queue of their own', async () => {
+    @CronProcessor({ pattern: '*/5 * * * * *' })
+    class EveryFiveSecondsCron {
+      @Process(EveryFiveSecondsCron.name)
+      async handle() {}
+    }
+    @CronProcessor({ pattern: ' 30 3 * * * ', queueName: 'platform-cron-queue' })
+    class NightlyPlatformCron {
+      @Process(NightlyPlatformCron.name)
+      async handle() {}
+    }
+    const app = await boot([EveryFiveSecondsCron, NightlyPlatformCron], ['platform-cron-queue']);
+    expect(app.get(JobRegistry).crons()).toEqual([
+      { name: 'EveryFiveSecondsCron', pattern: '*/5 * * * * *', timeZone: 'UTC', queue: 'cron-queue', className: 'EveryFiveSecondsCron' },
+      { name: 'NightlyPlatformCron', pattern: '30 3 * * *', timeZone: 'UTC', queue: 'platform-cron-queue', className: 'NightlyPlatformCron' },
+    ]);
+    expect(app.get(JobRegistry).jobsOf('platform-cron-queue').map((job) => job.name)).toEqual(['NightlyPlatformCron']);
+    await app.close();
+
+    @CronProcessor({ pattern: '@daily' })
+    class AliasCron {
+      @Process(AliasCron.name)
+      async handle() {}
+    }
+    await expect(boot([AliasCron])).rejects.toThrow('must have 5 fields');
+    @CronProcessor({ pattern: '0 0 8 * * 1 2026' })
+    class SevenFieldsCron {
+      @Process(SevenFieldsCron.name)
+      async handle() {}
+    }
+    await expect(boot([SevenFieldsCron])).rejects.toThrow('or 6 with seconds first; it has 7');
+  });
+
+  it('runs every cron job through the cronRunGuard, with its tick; other jobs run as they are', async () => {
+    const seen: Array<{ cron: Omit<CronRun, 'job'>; jobName: string }> = [];
+    const ran: Array<{ data: unknown; aborted?: boolean }> = [];
+    let skip = false;
+    const controller = new AbortController();
+    const guard: CronRunGuard = async (cron, run) => {
+      seen.push({ cron: { name: cron.name, queue: cron.queue, tick: cron.tick }, jobName: cron.job.name });
+      if (skip) return;
+      await run(controller.signal);
+    };
+    @CronProcessor({ pattern: '* * * * * *' })
+    class GuardedCron {
+      @Process(GuardedCron.name)
+      async handle(data: unknown, info: { signal?: AbortSignal }) {
+        ran.push({ data, aborted: info.signal?.aborted });
+      }
+    }
+    @Processor({ queueName: 'q' })
+    class PlainJob {
+      @Process('Plain')
+      async handle(data: unknown) {
+        ran.push({ data });
+      }
+    }
+    const app = await boot([GuardedCron, PlainJob], ['q'], guard);
+    const cronQueue = app.get<MessageQueueService>(getMessageQueueToken('cron-queue'));
+    await cronQueue.add(GuardedCron.name, { scheduledAt: '2026-03-02T08:00:00.000Z' });
+    const before = Date.now();
+    await cronQueue.add(GuardedCron.name, {});
+    await app.get<MessageQueueService>(getMessageQueueToken('q')).add('Plain', { n: 1 });
+    skip = true;
+    await cronQueue.add(GuardedCron.name, { scheduledAt: '2026-03-02T08:00:01.000Z' });
+
+    expect(seen.map((entry) => entry.cron.tick.toISOString())[0]).toBe('2026-03-02T08:00:00.000Z');
+    expect(seen[1].cron.tick.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(seen).toHaveLength(3);
+    expect(seen.every((entry) => entry.cron.name === 'GuardedCron' && entry.cron.queue === 'cron-queue' && entry.jobName === 'GuardedCron')).toBe(true);
+    expect(ran).toEqual([{ data: { scheduledAt: '2026-03-02T08:00:00.000Z' }, aborted: false }, { data: {}, aborted: false }, { data: { n: 1 } }]);
+    await app.close();
+  });
+
+  it('retries a cron job whose guarded run throws', async () => {
+    let attempts = 0;
+    const guard: CronRunGuard = async (_cron, run) => run();
+    @CronProcessor({ pattern: '0 * * * *' })
+    class FlakyCron {
+      @Process(FlakyCron.name)
+      async handle() {
+        attempts += 1;
+        if (attempts < 2) throw new Error('first attempt fails');
+      }
+    }
+    const app = await boot([FlakyCron], ['q'], guard);
+    await app.get<MessageQueueService>(getMessageQueueToken('cron-queue')).add(FlakyCron.name, {});
+    expect(attempts).toBe(2);
     await app.close();
   });
 });

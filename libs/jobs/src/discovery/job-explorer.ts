@@ -1,7 +1,8 @@
 import type { BerthLogger } from '@berth/logger';
 import type { DiscoveryService } from '@nestjs/core';
 import { cronOptionsOf, processMethodsOf, processorOptionsOf } from '../decorators/read-metadata';
-import { assertJobName, assertQueueName, CRON_QUEUE_NAME } from '../names';
+import { cronTickOf, type CronRunGuard } from '../cron-run-guard';
+import { assertJobName, assertQueueName } from '../names';
 import { DEFAULT_CRON_TIME_ZONE, validateCronPattern } from './cron-definition';
 import type { JobInfo, JobRegistry } from './job-registry';
 
@@ -9,8 +10,9 @@ import type { JobInfo, JobRegistry } from './job-registry';
  * Finds every `@Processor` and `@CronProcessor` class among the providers of the modules the application
  * imports, and registers its `@Process` methods. Throws (so the process fails to start) on a processor with no
  * `@Process` method, a queue not declared in `forRoot`, a request-scoped processor or an invalid cron pattern.
+ * A cron's runs go through `cronRunGuard` when one is given (the overlap policy of the service).
  */
-export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, declaredQueues: ReadonlySet<string>, logger: BerthLogger): void {
+export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, declaredQueues: ReadonlySet<string>, logger: BerthLogger, cronRunGuard?: CronRunGuard): void {
   for (const wrapper of discovery.getProviders()) {
     const metatype = wrapper.metatype as Function | undefined;
     if (!metatype || typeof metatype !== 'function') continue;
@@ -25,25 +27,32 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
     const methods = processMethodsOf(metatype);
     if (methods.length === 0) throw new Error(`${className} has @Processor but no @Process(JobClass.name) method`);
     const instance = wrapper.instance as Record<string, (data: unknown, info: JobInfo) => unknown>;
+    const cron = cronOptionsOf(metatype);
+    if (cron && methods.length !== 1) throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
+    const timeZone = cron?.timeZone ?? DEFAULT_CRON_TIME_ZONE;
+    if (cron) validateCronPattern(cron.pattern, timeZone);
     for (const { methodName, jobName } of methods) {
       assertJobName(jobName);
+      const queue = processor.queueName;
+      const handle = async (data: unknown, info: JobInfo): Promise<void> => {
+        await instance[methodName](data, info);
+      };
+      const guard = cron ? cronRunGuard : undefined;
       registry.register({
-        queue: processor.queueName,
+        queue,
         name: jobName,
         className,
-        run: async (data, info) => {
-          await instance[methodName](data, info);
-        },
+        run: guard
+          ? async (data, info) => {
+              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) => handle(data, signal ? { ...info, signal } : info));
+            }
+          : handle,
       });
     }
-    const cron = cronOptionsOf(metatype);
     if (cron) {
-      if (processor.queueName !== CRON_QUEUE_NAME) throw new Error(`${className}: a @CronProcessor job must be on ${CRON_QUEUE_NAME}`);
-      if (methods.length !== 1) throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
-      const timeZone = cron.timeZone ?? DEFAULT_CRON_TIME_ZONE;
-      validateCronPattern(cron.pattern, timeZone);
-      registry.registerCron({ name: methods[0].jobName, pattern: cron.pattern, timeZone, queue: CRON_QUEUE_NAME, className });
-      logger.debug({ cron: methods[0].jobName, pattern: cron.pattern, timeZone }, `Cron ${methods[0].jobName} found: ${cron.pattern} (${timeZone})`);
+      const pattern = cron.pattern.trim();
+      registry.registerCron({ name: methods[0].jobName, pattern, timeZone, queue: processor.queueName, className });
+      logger.debug({ cron: methods[0].jobName, pattern, timeZone, queue: processor.queueName }, `Cron ${methods[0].jobName} found: ${pattern} (${timeZone})`);
     }
   }
 }

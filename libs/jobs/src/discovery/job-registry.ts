@@ -10,6 +10,11 @@ export interface JobInfo {
   attempt: number;
   /** When `add` was called (ISO 8601). */
   addedAt: string;
+  /**
+   * Set for a cron job run under a `cronRunGuard` that can lose its hold (the run lock): aborted when it did, so a
+   * long handler can stop early. Nothing kills the handler; it must be idempotent anyway.
+   */
+  signal?: AbortSignal;
 }
 
 /** A job the workers of this process can run. */
