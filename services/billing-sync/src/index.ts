@@ -13,6 +13,4 @@ export { ensureWebhooksStreamExists } from './webhooks-stream';
 export { billingCollections, BILLING_COLLECTION_NAMES } from './workspaces/collections';
 export type { WorkspaceBilling, WorkspaceDocument, StripeObjectDocument } from './workspaces/collections';
 export type { SubscriptionSummary, BillingStatus } from './sync/subscription-summary';
-export { registerBillingSyncMetrics, readInboxBacklog, BILLING_SYNC_QUEUE, BILLING_SYNC_PROVIDER } from './metrics';
-export type { BillingSyncMetricsOptions } from './metrics';
 export { DEFAULT_HEALTH_PORT } from './config';

@@ -1,14 +1,13 @@
 import 'reflect-metadata';
 import { MongoClient } from 'mongodb';
-import { inboxCollections } from '@berth/inbox';
+import { inboxCollections, registerWebhookConsumerMetrics } from '@berth/inbox';
 import { createJobProducer } from '@berth/jobs';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry, startHealthServer } from '@berth/metrics';
-import { createBillingSyncApp } from './app';
+import { BILLING_SYNC_CONSUMER, createBillingSyncApp } from './app';
 import type { BillingSyncConfig } from './config';
 import { memberLimitHooks } from './member-limit-hooks';
-import { registerBillingSyncMetrics } from './metrics';
 import { createStripeClient } from './stripe/create-stripe-client';
 import { ensureWebhooksStreamExists } from './webhooks-stream';
 
@@ -52,7 +51,7 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
     followNatsConnection(messaging, state);
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
-    const onOutcome = registerBillingSyncMetrics({ registry, jsm: messaging.jsm, events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
+    const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: BILLING_SYNC_CONSUMER, provider: 'stripe', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
     // After a subscription change: ApplyWorkspaceMemberLimitJob on billing-queue, once per workspace while it waits.
     const jobs = createJobProducer({ messaging, logger, infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } } });
     const hooks = memberLimitHooks(jobs, logger);

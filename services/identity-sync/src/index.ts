@@ -9,6 +9,4 @@ export { ensureWebhooksStreamExists } from './webhooks-stream';
 export { applyClerkChange } from './apply/apply-clerk-change';
 export { softDelete } from './apply/soft-delete';
 export type { SoftDeleteResult } from './apply/soft-delete';
-export { registerIdentitySyncMetrics, readInboxBacklog, IDENTITY_SYNC_QUEUE, IDENTITY_SYNC_PROVIDER } from './metrics';
-export type { IdentitySyncMetricsOptions } from './metrics';
 export { DEFAULT_HEALTH_PORT } from './config';

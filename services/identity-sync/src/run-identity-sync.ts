@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { MongoClient } from 'mongodb';
-import { inboxCollections } from '@berth/inbox';
+import { inboxCollections, registerWebhookConsumerMetrics } from '@berth/inbox';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry, startHealthServer } from '@berth/metrics';
-import { createIdentitySyncApp } from './app';
+import { IDENTITY_SYNC_CONSUMER, createIdentitySyncApp } from './app';
 import type { IdentitySyncConfig } from './config';
-import { registerIdentitySyncMetrics } from './metrics';
 import { ensureWebhooksStreamExists } from './webhooks-stream';
 
 /** A running identity-sync. */
@@ -46,7 +45,7 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
     followNatsConnection(messaging, state);
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
-    const onOutcome = registerIdentitySyncMetrics({ registry, jsm: messaging.jsm, events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
+    const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: IDENTITY_SYNC_CONSUMER, provider: 'clerk', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
     const app = await createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome });
     await app.listen();
     state.consuming = true;

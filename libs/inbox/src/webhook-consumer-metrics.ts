@@ -1,5 +1,4 @@
 import type { Collection } from 'mongodb';
-import type { InboxEventDocument } from '@berth/inbox';
 import type { BerthLogger } from '@berth/logger';
 import type { TransportConsumerOptions } from '@berth/messaging';
 import {
@@ -11,18 +10,16 @@ import {
   type Registry,
   type WebhookBacklogReading,
 } from '@berth/metrics';
-import { BILLING_SYNC_CONSUMER } from './app';
+import type { InboxEventDocument } from './types';
 
-/** The `queue` label of billing-sync's job metrics: its consumer's name. */
-export const BILLING_SYNC_QUEUE = BILLING_SYNC_CONSUMER.durable;
-
-/** The provider whose inbox events billing-sync processes. */
-export const BILLING_SYNC_PROVIDER = 'stripe';
-
-/** What {@link registerBillingSyncMetrics} reads from. */
-export interface BillingSyncMetricsOptions {
+/** What {@link registerWebhookConsumerMetrics} reads from. */
+export interface WebhookConsumerMetricsOptions {
   registry: Registry;
   jsm: ConsumerInfoSource;
+  /** The durable consumer the service reads; its name is the `queue` label. */
+  consumer: { stream: string; durable: string };
+  /** The provider whose inbox events the service processes. */
+  provider: string;
   /** The inbox collection (`webhookEvents`). */
   events: Collection<InboxEventDocument>;
   /** How long one reading of the consumer info and of the inbox serves scrapes. */
@@ -32,29 +29,30 @@ export interface BillingSyncMetricsOptions {
 }
 
 /**
- * Registers billing-sync's metrics in its registry and returns the transport's `onOutcome` hook that feeds them:
- * - `job_completed_total{queue="billing-sync",outcome}` and `job_duration_seconds{queue="billing-sync"}`: one per
- *   delivery of a Stripe event (`completed`: acked, an event already processed included; `failed`: nak, retried
- *   with backoff; `dead_lettered`: terminated);
- * - `queue_depth{queue="billing-sync",state}`: the `billing-sync` consumer's info on `WEBHOOKS`, read when scraped;
- * - `webhook_dlq_depth{provider="stripe"}` and `webhook_oldest_unprocessed_age_seconds{provider="stripe"}`: from
- *   the inbox, read when scraped.
+ * Registers a webhook consumer's metrics (billing-sync, identity-sync) and returns the transport's `onOutcome` hook
+ * that feeds them:
+ * - `job_completed_total{queue=<durable>,outcome}` and `job_duration_seconds{queue=<durable>}`: one per delivery
+ *   (`completed`: acked, an event already processed included; `failed`: nak, retried with backoff;
+ *   `dead_lettered`: terminated);
+ * - `queue_depth{queue=<durable>,state}`: the consumer's info, read when scraped;
+ * - `webhook_dlq_depth{provider}` and `webhook_oldest_unprocessed_age_seconds{provider}`: from the inbox, read when
+ *   scraped.
  */
-export function registerBillingSyncMetrics(options: BillingSyncMetricsOptions): NonNullable<TransportConsumerOptions['onOutcome']> {
-  const { registry, logger } = options;
-  const jobs = createJobMetrics(registry, { consumes: [BILLING_SYNC_QUEUE] });
+export function registerWebhookConsumerMetrics(options: WebhookConsumerMetricsOptions): NonNullable<TransportConsumerOptions['onOutcome']> {
+  const { registry, logger, consumer } = options;
+  const jobs = createJobMetrics(registry, { consumes: [consumer.durable] });
   createQueueDepthMetric(registry, {
-    read: jetStreamConsumerDepths(options.jsm, [{ queue: BILLING_SYNC_QUEUE, stream: BILLING_SYNC_CONSUMER.stream, consumer: BILLING_SYNC_CONSUMER.durable }]),
+    read: jetStreamConsumerDepths(options.jsm, [{ queue: consumer.durable, stream: consumer.stream, consumer: consumer.durable }]),
     cacheMs: options.readCacheMs,
     logger,
   });
   createWebhookBacklogMetrics(registry, {
-    read: async () => [await readInboxBacklog(options.events, BILLING_SYNC_PROVIDER)],
+    read: async () => [await readInboxBacklog(options.events, options.provider)],
     cacheMs: options.readCacheMs,
     clock: options.clock,
     logger,
   });
-  return jobs.outcomeRecorder(BILLING_SYNC_QUEUE);
+  return jobs.outcomeRecorder(consumer.durable);
 }
 
 /**
