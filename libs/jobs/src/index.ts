@@ -55,5 +55,3 @@ export { replayDeadLetter, replayAllDeadLetters } from './dead-letters/replay-de
 export type { ReplayResult } from './dead-letters/replay-dead-letter';
 export { getQueueDepths } from './operations/get-queue-depths';
 export type { QueueDepth } from './operations/get-queue-depths';
-export { exitOnSignals } from './operations/exit-on-signals';
-export type { ExitOnSignalsOptions } from './operations/exit-on-signals';

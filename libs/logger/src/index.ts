@@ -3,3 +3,5 @@ export type { BerthLogger, LoggerOptions } from './create-logger';
 export { LogContextStore } from './log-context';
 export type { LogContext } from './log-context';
 export { PinoNestLogger } from './pino-nest-logger';
+export { exitOnSignals } from './exit-on-signals';
+export type { ExitOnSignalsOptions } from './exit-on-signals';

@@ -5,6 +5,7 @@
  * (up to WORKER_SHUTDOWN_GRACE_MS) and exits 0.
  */
 import 'reflect-metadata';
+import { exitOnSignals } from '@berth/logger';
 import { startTelemetry } from '@berth/telemetry';
 import { loadAppWorkerConfig } from './config';
 
@@ -13,7 +14,6 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
   const { startQueueWorker } = await import('./start-queue-worker');
   const worker = await startQueueWorker(config);
-  const { exitOnSignals } = await import('@berth/jobs');
   exitOnSignals(async () => {
     await worker.stop();
     await telemetry.shutdown();

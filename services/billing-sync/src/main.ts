@@ -6,6 +6,7 @@
  * load. See {@link runBillingSync} for what runs. SIGTERM/SIGINT: stop pulling, let running handlers finish, close
  * connections, flush the last spans, exit 0.
  */
+import { exitOnSignals } from '@berth/logger';
 import { startTelemetry } from '@berth/telemetry';
 import { loadConfig } from './config';
 
@@ -15,22 +16,10 @@ async function main(): Promise<void> {
   const { runBillingSync } = await import('./run-billing-sync');
   const running = await runBillingSync(config);
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    running.logger.info({ signal }, 'Stopping: no new events, finishing running handlers');
-    try {
-      await running.stop();
-      await telemetry.shutdown();
-      process.exit(0);
-    } catch (error) {
-      running.logger.error({ err: error }, 'Unclean stop');
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  exitOnSignals(async () => {
+    await running.stop();
+    await telemetry.shutdown();
+  }, { logger: running.logger, exit: (code) => process.exit(code) });
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import type { BerthLogger } from '@berth/logger';
+import type { BerthLogger } from './create-logger';
 
 /** Options for {@link exitOnSignals}. */
 export interface ExitOnSignalsOptions {

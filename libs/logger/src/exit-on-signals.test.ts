@@ -1,4 +1,4 @@
-import { createLogger } from '@berth/logger';
+import { createLogger } from './index';
 import { exitOnSignals } from './exit-on-signals';
 
 const logger = createLogger({ service: 'signals-test', level: 'silent' });
