@@ -1,0 +1,2 @@
+/** Outbound webhooks. Exports are added per module. */
+export {};
