@@ -1,2 +1,3 @@
 /** Outbound webhooks. Exports are added per module. */
 export {};
+export * from './delivery';

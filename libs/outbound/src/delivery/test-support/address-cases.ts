@@ -1,0 +1,70 @@
+import type { AddressClass } from '../classify-address';
+
+/**
+ * Addresses a delivery must never reach by default, with their class: every special-purpose range the SSRF policy
+ * refuses, and the IPv6 forms that wrap a refused IPv4 address. Shared by the classification, policy and delivery
+ * tests, so all three cover the same table.
+ */
+export const REFUSED_ADDRESSES: ReadonlyArray<readonly [ip: string, addressClass: AddressClass]> = [
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', 'unspecified'],
+  ['10.0.0.1', 'private'],
+  ['10.255.255.255', 'private'],
+  ['100.64.0.1', 'cgnat'],
+  ['100.127.255.254', 'cgnat'],
+  ['127.0.0.1', 'loopback'],
+  ['127.255.0.9', 'loopback'],
+  ['169.254.169.254', 'link-local'],
+  ['172.16.0.1', 'private'],
+  ['172.31.255.255', 'private'],
+  ['192.0.0.1', 'reserved'],
+  ['192.0.2.10', 'documentation'],
+  ['192.168.1.1', 'private'],
+  ['198.18.0.1', 'benchmarking'],
+  ['198.19.255.255', 'benchmarking'],
+  ['198.51.100.7', 'documentation'],
+  ['203.0.113.9', 'documentation'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.250', 'multicast'],
+  ['240.0.0.1', 'reserved'],
+  ['255.255.255.254', 'reserved'],
+  ['255.255.255.255', 'broadcast'],
+  ['::', 'unspecified'],
+  ['::1', 'loopback'],
+  ['0:0:0:0:0:0:0:1', 'loopback'],
+  ['fe80::1', 'link-local'],
+  ['fe80::1%lo0', 'link-local'],
+  ['febf:ffff::1', 'link-local'],
+  ['fc00::1', 'unique-local'],
+  ['fd12:3456:789a::1', 'unique-local'],
+  ['fec0::1', 'site-local'],
+  ['ff02::1', 'multicast'],
+  ['ff0e::fb', 'multicast'],
+  ['2001:db8::1', 'documentation'],
+  ['3fff::1', 'documentation'],
+  ['100::1', 'reserved'],
+  ['2001:2::1', 'benchmarking'],
+  ['::ffff:127.0.0.1', 'loopback'],
+  ['::ffff:7f00:1', 'loopback'],
+  ['::ffff:10.0.0.1', 'private'],
+  ['::ffff:169.254.169.254', 'link-local'],
+  ['64:ff9b::7f00:1', 'loopback'],
+  ['64:ff9b::10.1.2.3', 'private'],
+  ['64:ff9b:1::a9fe:a9fe', 'link-local'],
+  ['64:ff9b:1::808:808', 'private'],
+  ['2002:7f00:0001::', 'loopback'],
+  ['2002:c0a8:0101::1', 'private'],
+  ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+  ['::127.0.0.1', 'loopback'],
+  ['::10.0.0.1', 'private'],
+  ['::8.8.8.8', 'reserved'],
+  ['1::1', 'reserved'],
+  ['4000::1', 'reserved'],
+];
+
+/** Public addresses, reachable by default. */
+export const PUBLIC_ADDRESSES: readonly string[] = [
+  '93.184.216.34', '8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0',
+  '192.0.1.255', '192.169.0.1', '198.17.255.255', '198.20.0.0', '223.255.255.255', '2606:4700::1111',
+  '2a00:1450:4001:80b::200e', '::ffff:93.184.216.34', '64:ff9b::808:808', '2002:5db8:d822::1',
+];
