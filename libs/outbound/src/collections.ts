@@ -1,0 +1,43 @@
+import type { Collection, Db } from 'mongodb';
+import type { DeliveryDocument } from './deliveries/delivery-document';
+import type { EndpointDocument } from './endpoints/endpoint-document';
+import type { EventDocument } from './send/event-document';
+
+/** An alert written once: its `_id` names the occurrence, so a second writer's insert fails on the unique key. */
+export interface AlertDocument {
+  _id: string;
+  kind: 'endpoint-auto-disabled';
+  endpointId: string;
+  workspaceId: string;
+  message: string;
+  raisedAt: Date;
+}
+
+/** The MongoDB collections of outbound webhooks. */
+export interface OutboundCollections {
+  endpoints: Collection<EndpointDocument>;
+  events: Collection<EventDocument>;
+  deliveries: Collection<DeliveryDocument>;
+  alerts: Collection<AlertDocument>;
+}
+
+/** The outbound collections of `db`: `outboundEndpoints`, `outboundEvents`, `outboundDeliveries`, `outboundAlerts`. */
+export function outboundCollections(db: Db): OutboundCollections {
+  return {
+    endpoints: db.collection<EndpointDocument>('outboundEndpoints'),
+    events: db.collection<EventDocument>('outboundEvents'),
+    deliveries: db.collection<DeliveryDocument>('outboundDeliveries'),
+    alerts: db.collection<AlertDocument>('outboundAlerts'),
+  };
+}
+
+/**
+ * The indexes of the operator queries (by workspace, by endpoint and time, by age for retention). Plain indexes
+ * only: no TTL or partial index, which FerretDB 1.24 lacks. Hot paths read by `_id` and need none.
+ */
+export async function ensureOutboundIndexes(collections: OutboundCollections): Promise<void> {
+  await collections.endpoints.createIndex({ workspaceId: 1 }, { name: 'workspaceId' });
+  await collections.deliveries.createIndex({ endpointId: 1, createdAt: 1 }, { name: 'endpointId_createdAt' });
+  await collections.deliveries.createIndex({ createdAt: 1 }, { name: 'createdAt' });
+  await collections.events.createIndex({ createdAt: 1 }, { name: 'createdAt' });
+}

@@ -1,0 +1,114 @@
+import { ensureConsumer, startConsumer, type ConsumerRunner, type Messaging } from '@berth/messaging';
+import type { BerthLogger, LogContextStore } from '@berth/logger';
+import type { EndpointDocument } from '../endpoints/endpoint-document';
+import { deliverySubject, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM } from '../names';
+import { attemptDelivery, type AttemptDependencies } from './attempt-delivery';
+import { createRateLimiter } from './rate-limiter';
+
+/** Options for {@link EndpointLanes}. */
+export interface EndpointLanesOptions {
+  messaging: Messaging;
+  attempt: AttemptDependencies;
+  logger: BerthLogger;
+  logContext?: LogContextStore;
+  /** Deliveries in flight at once per unordered endpoint, in this replica (an ordered endpoint has one). */
+  concurrency: number;
+  ackWaitMs: number;
+  /**
+   * How many replicas share each endpoint's rate limit: each enforces `rateLimitPerSecond / rateLimitShare`, so
+   * the sum over replicas stays within the limit (1 for a single dispatcher).
+   */
+  rateLimitShare: number;
+}
+
+interface Lane {
+  key: string;
+  runner: ConsumerRunner;
+}
+
+/**
+ * One lane per endpoint: a durable consumer of its own subject `outbound.deliver.<endpointId>` and a runner pulling
+ * from it, so a slow, failing or rate-limited endpoint holds up nobody else. An ordered endpoint's consumer has
+ * `max_ack_pending: 1`, enforced by the server across replicas: its next delivery is not handed out until the head
+ * is acked. Lanes follow the endpoint registry: {@link EndpointLanes.reconcile} starts lanes for new endpoints and
+ * restarts those whose ordering or limit changed.
+ */
+export class EndpointLanes {
+  private readonly lanes = new Map<string, Lane>();
+  private stopped = false;
+  private reconciling: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: EndpointLanesOptions) {}
+
+  /** Brings the lanes in line with `endpoints` (serialised: concurrent calls run one after the other). */
+  reconcile(endpoints: readonly EndpointDocument[]): Promise<void> {
+    this.reconciling = this.reconciling.then(() => this.reconcileNow(endpoints), () => this.reconcileNow(endpoints));
+    return this.reconciling;
+  }
+
+  /** Endpoints with a running lane. */
+  get endpointIds(): string[] {
+    return [...this.lanes.keys()];
+  }
+
+  /** Stops every lane, letting running attempts finish within `graceMs`. */
+  async stop(graceMs?: number): Promise<void> {
+    this.stopped = true;
+    await this.reconciling.catch(() => undefined);
+    await Promise.all([...this.lanes.values()].map((lane) => lane.runner.stop(graceMs)));
+    this.lanes.clear();
+  }
+
+  private async reconcileNow(endpoints: readonly EndpointDocument[]): Promise<void> {
+    for (const endpoint of endpoints) {
+      if (this.stopped) return;
+      const key = `${endpoint.ordered}:${endpoint.rateLimitPerSecond ?? 'none'}`;
+      const lane = this.lanes.get(endpoint._id);
+      if (lane?.key === key) continue;
+      try {
+        if (lane) {
+          this.lanes.delete(endpoint._id);
+          await lane.runner.stop();
+        }
+        this.lanes.set(endpoint._id, { key, runner: await this.startLane(endpoint) });
+      } catch (error) {
+        this.options.logger.error({ err: error, endpointId: endpoint._id }, `Could not start the delivery lane of endpoint ${endpoint._id}; retried at the next reload`);
+      }
+    }
+  }
+
+  private async startLane(endpoint: EndpointDocument): Promise<ConsumerRunner> {
+    const { messaging, ackWaitMs } = this.options;
+    const concurrency = endpoint.ordered ? 1 : this.options.concurrency;
+    const consumer = endpointConsumerName(endpoint._id);
+    await ensureConsumer(messaging.jsm, {
+      stream: OUTBOUND_DELIVERIES_STREAM,
+      durable: consumer,
+      filterSubjects: [deliverySubject(endpoint._id)],
+      ackWaitMs,
+      maxAckPending: endpoint.ordered ? 1 : Math.max(concurrency * 4, 64),
+      description: `Deliveries to endpoint ${endpoint._id}`,
+    });
+    const share = Math.max(1, this.options.rateLimitShare);
+    const laneState = {
+      endpointId: endpoint._id,
+      ordered: endpoint.ordered,
+      limiter: endpoint.rateLimitPerSecond ? createRateLimiter(endpoint.rateLimitPerSecond / share) : undefined,
+    };
+    return startConsumer({
+      js: messaging.js,
+      stream: OUTBOUND_DELIVERIES_STREAM,
+      consumer,
+      concurrency,
+      ackWaitMs,
+      pullExpiresMs: 5000,
+      logger: this.options.logger,
+      logContext: this.options.logContext,
+      contextFor: (message) => ({ endpointId: endpoint._id, deliveryId: message.msgId?.split(':')[0] ?? '' }),
+      // Attempts and their schedule are the handler's business; a throw here is an infrastructure failure (MongoDB,
+      // NATS) or an ordered endpoint's retry, which carries its own delay.
+      retryPolicy: { maxAttempts: Number.MAX_SAFE_INTEGER, delayAfter: () => 5000 },
+      handler: (message) => attemptDelivery(this.options.attempt, laneState, message),
+    });
+  }
+}

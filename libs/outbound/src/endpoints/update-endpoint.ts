@@ -1,0 +1,31 @@
+import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
+import { assertEndpointUrl, assertEventTypes, assertRateLimit, type EndpointOperationDependencies } from './endpoint-operations';
+import { getEndpoint } from './get-endpoint';
+
+/** Fields of an endpoint that can change; absent fields stay as they are. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string;
+  /** Replaces the subscribed types; empty: every type. */
+  eventTypes?: string[];
+  rateLimitPerSecond?: number | null;
+  ordered?: boolean;
+}
+
+/** Changes an endpoint's settings and tells the dispatchers. @throws EndpointNotFoundError, InvalidEndpointError */
+export async function updateEndpoint(dependencies: EndpointOperationDependencies, endpointId: string, changes: EndpointChanges): Promise<EndpointView> {
+  if (changes.url !== undefined) assertEndpointUrl(changes.url);
+  if (changes.eventTypes !== undefined) assertEventTypes(changes.eventTypes);
+  if (changes.rateLimitPerSecond !== undefined) assertRateLimit(changes.rateLimitPerSecond);
+  const now = (dependencies.clock ?? (() => new Date()))();
+  const set: Partial<EndpointDocument> = { updatedAt: now };
+  if (changes.url !== undefined) set.url = changes.url;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.eventTypes !== undefined) set.eventTypes = [...new Set(changes.eventTypes)];
+  if (changes.rateLimitPerSecond !== undefined) set.rateLimitPerSecond = changes.rateLimitPerSecond;
+  if (changes.ordered !== undefined) set.ordered = changes.ordered;
+  await getEndpoint(dependencies, endpointId);
+  await dependencies.collections.endpoints.updateOne({ _id: endpointId }, { $set: set });
+  await dependencies.onChanged?.(endpointId);
+  return toEndpointView(await getEndpoint(dependencies, endpointId), now);
+}

@@ -1,0 +1,118 @@
+/**
+ * The servers and the in-process dispatcher of the outbound tests: one nats-server and one FerretDB per test file
+ * (free ports, temporary data), a database per test, and a dispatcher with a compressed retry schedule, an
+ * injectable clock and an address policy that lets it reach the loopback receivers.
+ */
+import { randomBytes } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import { createLogger, type BerthLogger } from '@berth/logger';
+import { connectMessaging, type Messaging } from '@berth/messaging';
+import { createMetricsRegistry } from '@berth/metrics';
+import {
+  createAddressPolicy,
+  createEndpoint,
+  createOutboundSender,
+  outboundCollections,
+  startDispatcher,
+  type Clock,
+  type CreateEndpointInput,
+  type CreatedEndpoint,
+  type Dispatcher,
+  type DispatcherOptions,
+  type OutboundCollections,
+  type SendOutboundEvent,
+} from '@berth/outbound';
+import { toolsBinDir } from '../support/mesh';
+
+/** A clock tests move forward: real time plus an offset. */
+export class TestClock {
+  private offsetMs = 0;
+  /** The clock function to inject. */
+  readonly now: Clock = () => new Date(Date.now() + this.offsetMs);
+  /** Moves "now" forward by `ms`. */
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+/** The compressed Svix schedule the tests run: same shape (8 attempts), milliseconds instead of hours. */
+export const TEST_RETRY_SCHEDULE_MS = [0, 100, 200, 300, 400, 500, 600, 600];
+
+/** Servers shared by the tests of one file. */
+export class OutboundTestServers {
+  nats!: NatsServerHandle;
+  ferret!: FerretDbHandle;
+  mongo!: MongoClient;
+  messaging!: Messaging;
+  readonly logger: BerthLogger = createLogger({ service: 'outbound-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+  /** Starts nats-server and FerretDB and connects to both. */
+  async start(): Promise<void> {
+    [this.nats, this.ferret] = await Promise.all([startNatsServer({ binDir: toolsBinDir }), startFerretDb({ binDir: toolsBinDir })]);
+    this.mongo = await MongoClient.connect(this.ferret.url);
+    this.messaging = await connectMessaging({ servers: this.nats.url, name: 'outbound-test', logger: this.logger });
+  }
+
+  /** A fresh database. */
+  freshDb(): Db {
+    return this.mongo.db(`outbound_${randomBytes(4).toString('hex')}`);
+  }
+
+  /** Closes the connections and stops the servers. */
+  async stop(): Promise<void> {
+    await this.messaging?.close();
+    await this.mongo?.close();
+    await Promise.all([this.ferret?.stop(), this.nats?.stop()]);
+  }
+}
+
+/** An in-process dispatcher on its own database, with what a test needs around it. */
+export class TestDispatcher {
+  dispatcher!: Dispatcher;
+  readonly db: Db;
+  readonly collections: OutboundCollections;
+  readonly send: SendOutboundEvent;
+  readonly registry = createMetricsRegistry();
+
+  constructor(private readonly servers: OutboundTestServers, readonly clock = new TestClock(), private readonly overrides: Partial<DispatcherOptions> = {}) {
+    this.db = servers.freshDb();
+    this.collections = outboundCollections(this.db);
+    this.send = createOutboundSender({ js: servers.messaging.js, clock: clock.now });
+  }
+
+  /** Starts the dispatcher. */
+  async start(): Promise<this> {
+    this.dispatcher = await startDispatcher({
+      messaging: this.servers.messaging,
+      db: this.db,
+      logger: this.servers.logger,
+      policy: createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] }),
+      registry: this.registry,
+      clock: this.clock.now,
+      retrySchedule: TEST_RETRY_SCHEDULE_MS,
+      retryJitter: 0,
+      timeoutMs: 5000,
+      endpointReloadMs: 60_000,
+      ...this.overrides,
+    });
+    return this;
+  }
+
+  /** Creates an endpoint and waits until the dispatcher runs its lane. */
+  async createEndpoint(input: Omit<CreateEndpointInput, 'workspaceId'> & { workspaceId?: string }): Promise<CreatedEndpoint> {
+    const created = await createEndpoint({ collections: this.collections, clock: this.clock.now }, { workspaceId: 'ws_test', ...input });
+    await this.dispatcher.reloadEndpoints();
+    return created;
+  }
+
+  /** Stops the dispatcher. */
+  async stop(): Promise<void> {
+    await this.dispatcher?.stop(2000);
+  }
+}
+
+/** A unique idempotency key. */
+export function newKey(prefix = 'key'): string {
+  return `${prefix}-${randomBytes(6).toString('hex')}`;
+}
