@@ -1,0 +1,111 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@berth/logger';
+import { sampleValue } from '@berth/metrics/src/testing';
+import { createAddressPolicy, type DeliveryDocument, type EndpointDocument } from '@berth/outbound';
+import { WebhookReceiver, type Responder } from '../support/webhook-receiver';
+import { waitFor } from '../support/wait-for';
+import { newKey, OutboundTestServers, TestClock, TestDispatcher } from './support';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const servers = new OutboundTestServers();
+const receivers: WebhookReceiver[] = [];
+const dispatchers: TestDispatcher[] = [];
+
+beforeAll(() => servers.start(), 60_000);
+afterEach(async () => {
+  await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
+});
+afterAll(() => servers.stop());
+
+async function receiver(responder?: Responder): Promise<WebhookReceiver> {
+  const started = await new WebhookReceiver([], responder).start();
+  receivers.push(started);
+  return started;
+}
+
+async function dispatcher(clock?: TestClock, overrides?: ConstructorParameters<typeof TestDispatcher>[2]): Promise<TestDispatcher> {
+  const started = await new TestDispatcher(servers, clock, overrides).start();
+  dispatchers.push(started);
+  return started;
+}
+
+function deliveryOf(test: TestDispatcher, eventId: string, done: (row: DeliveryDocument | null) => boolean, what: string): Promise<DeliveryDocument | null> {
+  return waitFor(() => test.collections.deliveries.findOne({ eventId }), done, { what, timeoutMs: 15_000 });
+}
+
+describe('endpoint failures', () => {
+  it('waits at least what Retry-After asks on a 429', async () => {
+    const hook = await receiver((request) => (request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 }));
+    const test = await dispatcher();
+    await test.createEndpoint({ url: hook.url });
+    await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
+    await hook.waitForAccepted(1, 20_000);
+    expect(hook.requests).toHaveLength(2);
+    expect(hook.requests[1].at - hook.requests[0].at).toBeGreaterThanOrEqual(7000);
+  }, 30_000);
+
+  it('disables an endpoint at once on 410 Gone and stops its deliveries, retries included', async () => {
+    const hook = await receiver((request) => ({ status: JSON.parse(request.body).type === 'a.gone' ? 410 : 500 }));
+    const test = await dispatcher(undefined, { retrySchedule: [0, 300, 300, 300, 300, 300, 300, 300] });
+    const { endpoint } = await test.createEndpoint({ url: hook.url });
+
+    const failing = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
+    await hook.waitUntil(() => hook.requests.length >= 1, 10_000, 'the first failing request');
+    const gone = await test.send('ws_test', 'a.gone', {}, { idempotencyKey: newKey() });
+    await waitFor(() => test.collections.endpoints.findOne({ _id: endpoint.id }), (row) => row?.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 10_000 });
+
+    const goneDelivery = await test.collections.deliveries.findOne({ eventId: gone.eventId });
+    expect(goneDelivery).toMatchObject({ status: 'failed', attemptCount: 1 });
+    expect(goneDelivery?.attempts[0]).toMatchObject({ outcome: 'gone', statusCode: 410 });
+    expect(await test.collections.endpoints.findOne({ _id: endpoint.id })).toMatchObject({ disabledReason: 'gone' });
+    // The retry queued before the 410 comes due and is skipped, not sent.
+    await deliveryOf(test, failing.eventId, (row) => row?.status === 'skipped', 'the failing delivery skipped');
+    const requestsAfterDisable = hook.requests.length;
+    // A new event is not fanned out to the disabled endpoint.
+    const later = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
+    const event = await waitFor(() => test.collections.events.findOne({ _id: later.eventId }), (row) => row !== null, { what: 'the later event fanned out', timeoutMs: 10_000 });
+    expect(event?.endpointIds).toEqual([]);
+    expect(hook.requests.length).toBe(requestsAfterDisable);
+    expect(sampleValue(await test.registry.metrics(), 'webhook_outbound_endpoints_disabled_total', { reason: 'gone' })).toBe(1);
+  });
+
+  it('refuses a private address under the strict policy: nothing is sent, the attempt is logged as refused', async () => {
+    const hook = await receiver();
+    const test = await dispatcher(undefined, { policy: createAddressPolicy() });
+    await test.createEndpoint({ url: hook.url });
+    const sent = await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
+    const delivery = await deliveryOf(test, sent.eventId, (row) => row?.status === 'failed', 'the refused delivery to fail');
+    expect(delivery?.attempts.length).toBe(8);
+    expect(delivery?.attempts.every((attempt) => attempt.outcome === 'refused' && attempt.address === '127.0.0.1' && attempt.statusCode === null)).toBe(true);
+    expect(hook.requests).toHaveLength(0);
+  });
+
+  it('disables an endpoint that fails for 5 days, with exactly one alert', async () => {
+    const hook = await receiver(() => ({ status: 503 }));
+    const clock = new TestClock();
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({ write(chunk: Buffer, _encoding, callback) { lines.push(...chunk.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)); callback(); } });
+    const test = await dispatcher(clock, { logger: createLogger({ service: 'dispatcher', level: 'error', destination }), retrySchedule: [0, 50, 50] });
+    const { endpoint } = await test.createEndpoint({ url: hook.url });
+    const endpointRow = () => test.collections.endpoints.findOne({ _id: endpoint.id }) as Promise<EndpointDocument>;
+
+    for (let day = 0; day < 5; day++) {
+      const sent = await test.send('ws_test', 'invoice.paid', { day }, { idempotencyKey: newKey() });
+      await deliveryOf(test, sent.eventId, (row) => row?.status === 'failed', `day ${day}'s delivery to fail`);
+      expect((await endpointRow()).disabledAt).toBeNull();
+      clock.advance(DAY_MS);
+    }
+    expect((await endpointRow()).failingSince).not.toBeNull();
+    clock.advance(60_000);
+    // Day 5: ten deliveries fail at the same moment; one of them disables the endpoint, and only one alerts.
+    await Promise.all(Array.from({ length: 10 }, (_, n) => test.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })));
+    await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
+    await waitFor(() => test.collections.deliveries.countDocuments({ status: 'pending' }), (pending) => pending === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
+
+    expect(await endpointRow()).toMatchObject({ disabledReason: 'failing', autoDisableAlertedAt: expect.any(Date) });
+    expect(await test.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);
+    expect(sampleValue(await test.registry.metrics(), 'webhook_outbound_auto_disable_alerts_total')).toBe(1);
+    expect(lines.filter((line) => line.alert === 'endpoint-auto-disabled')).toHaveLength(1);
+  });
+});
