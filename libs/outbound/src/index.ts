@@ -1,6 +1,7 @@
 /** Outbound webhooks. Exports are added per module. */
 export {};
 export * from './delivery';
+export * from './outbox';
 export { systemClock } from './clock';
 export type { Clock } from './clock';
 export * from './names';

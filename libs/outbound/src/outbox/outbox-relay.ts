@@ -1,0 +1,77 @@
+import { relayOutbox, type RelayOutboxOptions, type RelayOutboxResult } from './relay-outbox';
+
+/** Options of {@link createOutboxRelay}. */
+export interface OutboxRelayOptions extends RelayOutboxOptions {
+  /** Pause between passes that found nothing more to do; 1000 ms by default. */
+  pollIntervalMs?: number;
+}
+
+/** A relay polling its collections until stopped. */
+export interface OutboxRelay {
+  /** Starts polling; the first pass runs at once. Calling it while running does nothing. */
+  start(): void;
+  /** Runs a pass as soon as possible (e.g. right after a write), instead of at the next poll. */
+  wake(): void;
+  /** Stops polling and resolves once the pass in progress, if any, has finished. */
+  stop(): Promise<void>;
+  /** One pass now, outside the polling (tests, a CLI "flush"). */
+  runOnce(): Promise<RelayOutboxResult>;
+}
+
+/**
+ * The outbox relay as a long-running loop: a pass ({@link relayOutbox}) every `pollIntervalMs`, at once again while
+ * passes return full batches, and at once after `wake()`. A pass that throws (the database unreachable) is logged
+ * and retried at the next poll. Run it in every replica of the service that writes the documents: concurrent relays
+ * at worst send an entry twice, under one idempotency key.
+ */
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let wakeRequested = false;
+
+  const schedule = (delayMs: number): void => {
+    if (running) timer = setTimeout(tick, delayMs);
+  };
+  const tick = (): void => {
+    timer = undefined;
+    wakeRequested = false;
+    inFlight = pass().then((more) => {
+      inFlight = undefined;
+      schedule(more || wakeRequested ? 0 : pollIntervalMs);
+    });
+  };
+  const pass = async (): Promise<boolean> => {
+    try {
+      return (await relayOutbox(options)).more;
+    } catch (error) {
+      options.logger.error({ err: error }, 'outbox relay pass failed; retrying at the next poll');
+      return false;
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    wake() {
+      if (!running) return;
+      if (inFlight) {
+        wakeRequested = true;
+      } else if (timer) {
+        clearTimeout(timer);
+        schedule(0);
+      }
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await inFlight;
+    },
+    runOnce: () => relayOutbox(options),
+  };
+}
