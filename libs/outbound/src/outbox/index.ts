@@ -12,5 +12,7 @@ export { ensureOutboxIndex, pendingOutboxScanFilter, OUTBOX_INDEX_NAME, OUTBOX_S
 export { countPendingOutbox } from './count-pending-outbox';
 export { relayOutbox } from './relay-outbox';
 export type { RelayOutboxOptions, RelayOutboxResult } from './relay-outbox';
+export { createRelayLease } from './relay-lease';
+export type { RelayLease, RelayLeaseOptions } from './relay-lease';
 export { createOutboxRelay } from './outbox-relay';
 export type { OutboxRelay, OutboxRelayOptions } from './outbox-relay';

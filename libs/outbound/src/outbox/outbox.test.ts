@@ -1,5 +1,6 @@
 import { MongoClient, type Collection, type Db, type Document, type UpdateFilter } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import { ensureLeaseIndexes, type LeaseDocument } from '@berth/inbox';
 import { createLogger } from '@berth/logger';
 import {
   countPendingOutbox, createOutboxRelay, ensureOutboxIndex, insertWithOutbox, OUTBOX_INDEX_NAME, relayOutbox, updateWithOutbox,
@@ -165,6 +166,19 @@ describe('relayOutbox', () => {
     expect(calls.map((call) => call.payload)).toEqual(['a', 'b', 'c']);
   });
 
+  it('leaves a document to the relay that removed its entry first, after one duplicate at most', async () => {
+    const collection = await invoices();
+    await updateWithOutbox({ collection, filter: { _id: 'in_1' }, update: { $set: { status: 'paid' } }, events: [paid, paid, paid] });
+    const snapshot = await outboxOf(collection).find({}).toArray();
+    const fast = recordingSend();
+    await relayOutbox({ collections: asCollections(collection), send: fast.send, logger });
+    const late = recordingSend();
+    const stale = Object.create(outboxOf(collection), { find: { value: () => ({ toArray: async () => snapshot }) } }) as OutboxCollection;
+    expect(await relayOutbox({ collections: [stale], send: late.send, logger })).toEqual({ sent: 1, failed: 0, more: false });
+    expect(fast.calls).toHaveLength(3);
+    expect(late.calls.map((call) => call.idempotencyKey)).toEqual([fast.calls[0]!.idempotencyKey]);
+  });
+
   it('with several relays at once, sends every entry at least once and leaves none pending', async () => {
     const collection = await invoices();
     const ids: string[] = [];
@@ -233,6 +247,36 @@ describe('createOutboxRelay', () => {
     await delivered;
     await relay.stop();
     expect(errors).toEqual([expect.objectContaining({ err: expect.objectContaining({ message: 'connection reset' }) })]);
+  });
+});
+
+describe('createOutboxRelay with a lease', () => {
+  it('lets one of several replicas relay, and another take over once it stops', async () => {
+    const collection = await invoices();
+    const leases = db.collection<LeaseDocument>(`leases_${counter}`);
+    await ensureLeaseIndexes({ leases });
+    const sentBy: string[] = [];
+    let sent!: () => void;
+    let delivered = new Promise<void>((resolve) => { sent = resolve; });
+    const relays = ['replica-a', 'replica-b', 'replica-c'].map((owner) => createOutboxRelay({
+      collections: asCollections(collection), logger, pollIntervalMs: 20, lease: { leases, owner, leaseMs: 60_000 },
+      send: async () => { sentBy.push(owner); sent(); },
+    }));
+    relays.forEach((relay) => relay.start());
+    await updateWithOutbox({ collection, filter: { _id: 'in_1' }, update: { $set: { status: 'paid' } }, events: [paid, paid, paid] });
+    await delivered;
+    const holder = relays[['replica-a', 'replica-b', 'replica-c'].indexOf(sentBy[0]!)]!;
+    await holder.stop();
+    expect(new Set(sentBy).size).toBe(1);
+    expect(sentBy).toHaveLength(3);
+
+    delivered = new Promise<void>((resolve) => { sent = resolve; });
+    await updateWithOutbox({ collection, filter: { _id: 'in_1' }, update: { $set: { status: 'refunded' } }, events: [{ ...paid, eventType: 'invoice.refunded' }] });
+    await delivered;
+    await Promise.all(relays.map((relay) => relay.stop()));
+    expect(sentBy).toHaveLength(4);
+    expect(sentBy[3]).not.toBe(sentBy[0]);
+    expect(await pending(collection)).toBe(0);
   });
 });
 

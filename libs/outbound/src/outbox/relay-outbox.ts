@@ -34,7 +34,8 @@ export interface RelayOutboxResult {
  * id as idempotency key, then removes exactly that entry with `$pull`. Sending before removing makes the relay
  * at-least-once: a crash or failed `$pull` after a send only means the entry is sent again, under the same key, which
  * the stream's duplicate window drops. Nothing is claimed or locked, so several relays may run at once; at worst they
- * send an entry twice, and none removes an entry it has not sent. A failed send stops that document's pass, so its
+ * send an entry twice, and none removes an entry it has not sent (a relay that finds its entry already removed
+ * leaves the rest of that document to the relay that removed it). A failed send stops that document's pass, so its
  * later entries never overtake it.
  */
 export async function relayOutbox(options: RelayOutboxOptions): Promise<RelayOutboxResult> {
@@ -66,14 +67,18 @@ async function relayDocument(collection: OutboxCollection, document: OutboxDocum
       options.logger.warn({ ...log, err: error }, 'outbox send failed; the entry stays and is sent again on a later pass');
       return { sent, failed: 1 };
     }
+    let removed: boolean;
     try {
       // The entry exactly as stored: FerretDB 1.24 pulls only whole-element matches, MongoDB matches it as a query.
-      await collection.updateOne({ _id: document._id }, { $pull: { [OUTBOX_FIELD]: entry } } as unknown as UpdateFilter<OutboxDocument>);
+      const pulled = await collection.updateOne({ _id: document._id }, { $pull: { [OUTBOX_FIELD]: entry } } as unknown as UpdateFilter<OutboxDocument>);
+      removed = pulled.modifiedCount > 0;
     } catch (error) {
       options.logger.warn({ ...log, err: error }, 'outbox entry sent but not removed; it will be sent again under the same idempotency key');
       return { sent, failed: 0 };
     }
     sent += 1;
+    // Already removed: another relay sent it too and goes on with this document; leave the rest to it.
+    if (!removed) return { sent, failed: 0 };
     const ageMs = (options.clock ?? (() => new Date()))().getTime() - entry.createdAt.getTime();
     options.logger.debug({ ...log, ageMs }, 'outbox entry sent');
   }
