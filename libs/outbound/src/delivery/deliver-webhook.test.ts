@@ -6,6 +6,7 @@ import type { DeliveryRequest } from './delivery-types';
 import type { ResolveHost } from './resolve-host';
 import { generateWebhookSecret } from './sign-webhook';
 import { startReceiver, type Receiver } from './test-support/receiver';
+import { TEST_TLS_CERT, TEST_TLS_HOST, TEST_TLS_KEY } from './test-support/tls-fixture';
 
 const loopback = createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] });
 const strict = createAddressPolicy();
@@ -94,6 +95,19 @@ describe('deliverWebhook', () => {
     expect(attempt).toMatchObject({ outcome: 'delivered', address: '127.0.0.1' });
     expect(calls).toBe(1);
     expect(endpoint.requests[0]!.headers.host).toBe(`hooks.customer.test:${endpoint.port}`);
+  });
+
+  it('verifies an https endpoint\'s certificate against the URL\'s host name, though it connects to the checked address', async () => {
+    const endpoint = await receiver(undefined, { tls: { cert: TEST_TLS_CERT, key: TEST_TLS_KEY } });
+    const toLoopback = { policy: loopback, resolve: resolvingTo('127.0.0.1'), ca: TEST_TLS_CERT };
+    const attempt = await deliverWebhook(message(`https://${TEST_TLS_HOST}:${endpoint.port}/in`), toLoopback);
+    expect(attempt).toMatchObject({ outcome: 'delivered', statusCode: 200, address: '127.0.0.1' });
+    expect(endpoint.requests[0]!.headers.host).toBe(`${TEST_TLS_HOST}:${endpoint.port}`);
+    const otherName = await deliverWebhook(message(`https://other.customer.test:${endpoint.port}/in`), toLoopback);
+    expect(otherName).toMatchObject({ outcome: 'retry', error: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID') });
+    const untrusted = await deliverWebhook(message(`https://${TEST_TLS_HOST}:${endpoint.port}/in`), { ...toLoopback, ca: undefined });
+    expect(untrusted).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/self[- ]signed/i) });
+    expect(endpoint.requests).toHaveLength(1);
   });
 
   it.each([

@@ -36,6 +36,7 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
         body: request.payload,
         maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
         signal: deadline.signal,
+        ca: options.ca,
       });
     } catch (error) {
       if (isInvalidRequestError(error)) return { outcome: 'refused', startedAt, durationMs: elapsed(), address: target.address, error: describeError(error) };

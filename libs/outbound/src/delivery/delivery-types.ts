@@ -29,6 +29,11 @@ export interface DeliveryOptions {
   maxResponseBytes?: number;
   /** The current time, for `startedAt` and HTTP-date `Retry-After` values. */
   clock?: () => Date;
+  /**
+   * The root certificates (PEM) `https:` endpoints are verified against, instead of node's bundled Mozilla store:
+   * for endpoints behind a private CA, and tests. Verification itself is never turned off.
+   */
+  ca?: string | readonly string[];
 }
 
 /**

@@ -19,6 +19,8 @@ export interface PostPinnedOptions {
   maxResponseBytes: number;
   /** Aborts the exchange: before the response it rejects; after it, the body read so far is kept. */
   signal: AbortSignal;
+  /** Root certificates replacing node's store for `https:` (see `DeliveryOptions.ca`). */
+  ca?: string | readonly string[];
 }
 
 /**
@@ -50,6 +52,7 @@ export function postPinned(options: PostPinnedOptions): Promise<PinnedResponse> 
       headers: options.headers,
       agent: false,
       lookup: pinnedLookup(target.address, target.family),
+      ...(options.ca === undefined ? {} : { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] }),
     });
     req.on('error', (error) => onError(error));
     req.on('response', (res) => {

@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** One request a {@link Receiver} got, body read in full. */
@@ -9,7 +10,7 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** A real HTTP server on 127.0.0.1 and a free port, standing in for a customer's webhook endpoint in tests. */
+/** A real HTTP (or HTTPS) server on 127.0.0.1 and a free port, standing in for a customer's webhook endpoint in tests. */
 export interface Receiver {
   readonly url: string;
   readonly port: number;
@@ -24,12 +25,21 @@ export interface Receiver {
 /** How a receiver answers; by default `200 {"ok":true}`. */
 export type ReceiverHandler = (request: ReceivedRequest, response: ServerResponse) => void;
 
+/** Options of {@link startReceiver}. */
+export interface ReceiverOptions {
+  /** Serve HTTPS with this certificate and key (PEM); the URL is then `https://127.0.0.1:<port>`. */
+  tls?: { cert: string; key: string };
+}
+
 /** Starts a receiver. Tests must `close()` it, or Jest reports the open handle. */
-export async function startReceiver(handler: ReceiverHandler = (_request, response) => response.end('{"ok":true}')): Promise<Receiver> {
+export async function startReceiver(
+  handler: ReceiverHandler = (_request, response) => response.end('{"ok":true}'),
+  options: ReceiverOptions = {},
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const waiting: Array<(request: ReceivedRequest) => void> = [];
   let handedOut = 0;
-  const server = createServer((req: IncomingMessage, res) => {
+  const listener: RequestListener = (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -38,11 +48,12 @@ export async function startReceiver(handler: ReceiverHandler = (_request, respon
       waiting.shift()?.(received);
       handler(received, res);
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     requests,
     nextRequest: () => {
