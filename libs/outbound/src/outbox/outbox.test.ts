@@ -2,8 +2,9 @@ import { MongoClient, type Collection, type Db, type Document, type UpdateFilter
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { ensureLeaseIndexes, type LeaseDocument } from '@berth/inbox';
 import { createLogger } from '@berth/logger';
+import { createMetricsRegistry } from '@berth/metrics';
 import {
-  countPendingOutbox, createOutboxRelay, ensureOutboxIndex, insertWithOutbox, OUTBOX_INDEX_NAME, relayOutbox, updateWithOutbox,
+  countPendingOutbox, createOutboxMetrics, createOutboxRelay, ensureOutboxIndex, insertWithOutbox, OUTBOX_INDEX_NAME, relayOutbox, updateWithOutbox,
   type OutboxCollection, type OutboxDocument, type OutboxEntry, type OutboxSend,
 } from './index';
 
@@ -277,6 +278,23 @@ describe('createOutboxRelay with a lease', () => {
     expect(sentBy).toHaveLength(4);
     expect(sentBy[3]).not.toBe(sentBy[0]);
     expect(await pending(collection)).toBe(0);
+  });
+});
+
+describe('createOutboxMetrics', () => {
+  it('reports pending documents and the age of the oldest pending entry per collection', async () => {
+    const collection = await invoices();
+    const now = new Date('2030-01-01T00:10:00Z');
+    await updateWithOutbox({ collection, filter: { _id: 'in_1' }, update: { $set: { status: 'paid' } }, events: [paid], clock: () => new Date('2030-01-01T00:00:00Z') });
+    await insertWithOutbox({ collection, document: { _id: 'in_2', status: 'open', total: 1 }, events: [paid], clock: () => new Date('2030-01-01T00:05:00Z') });
+    const empty = await invoices();
+    const registry = createMetricsRegistry();
+    createOutboxMetrics(registry, { collections: asCollections(collection, empty), clock: () => now, cacheMs: 0 });
+    const text = await registry.metrics();
+    expect(text).toContain(`webhook_outbox_pending{collection="${collection.collectionName}"} 2`);
+    expect(text).toContain(`webhook_outbox_oldest_pending_age_seconds{collection="${collection.collectionName}"} 600`);
+    expect(text).toContain(`webhook_outbox_pending{collection="${empty.collectionName}"} 0`);
+    expect(text).toContain(`webhook_outbox_oldest_pending_age_seconds{collection="${empty.collectionName}"} 0`);
   });
 });
 
