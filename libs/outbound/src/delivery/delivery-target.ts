@@ -42,7 +42,7 @@ export async function resolveDeliveryTarget(
     const verdict = policy.allows(address);
     if (!verdict.allowed) {
       const via = address === hostname ? '' : `${hostname} resolves to `;
-      return { outcome: 'refused', address, error: `${via}${address}, a ${verdict.addressClass} address: deliveries only go to public addresses` };
+      return { outcome: 'refused', address, error: `${via}${address}, which is not a public address (${verdict.addressClass}): deliveries only go to public addresses` };
     }
   }
   const address = addresses[0]!;
