@@ -3,7 +3,7 @@ import type { OutboxClock } from './outbox-types';
 
 /** Options of {@link createRelayLease}: which lease collection, and who this relay is. */
 export interface RelayLeaseOptions {
-  /** A lease collection (e.g. `inboxCollections(db).leases`); make its index with `ensureLeaseIndexes`. */
+  /** A lease collection of its own (e.g. `outboxRelayLeases`), indexed with `ensureLeaseIndexes` of `@berth/inbox`. */
   leases: LeaseCollection;
   /** This replica's id: pod name, or hostname and pid. */
   owner: string;
