@@ -40,8 +40,3 @@ function hextets(group: string): number[] {
   const v4 = Number(ipv4Value(group));
   return [v4 >>> 16, v4 & 0xffff];
 }
-
-/** The textual form of a 32-bit IPv4 number, for messages and for classifying an embedded address. */
-export function formatIpv4(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
-}
