@@ -2,7 +2,7 @@ import { UnrecoverableError } from '@berth/messaging';
 
 /**
  * One job as it travels in a JetStream message body. A message carries one job, or several of one queue and name
- * when they were queued together (see `JobBatchPublisher`); the body is always a JSON array of records.
+ * when they were queued together (see the producer's `GroupCommitQueue`); the body is always a JSON array of records.
  */
 export interface JobRecord {
   /** Unique per job (a UUID); names the job in logs, dead letters and deduplication entries. */

@@ -20,6 +20,8 @@ export interface TransportConsumerOptions {
   maxAckPending?: number;
   retryPolicy: RetryPolicy;
   contextFor?: (message: ReceivedMessage) => LogContext;
+  /** Units of work a message carries (the events of a batch); see `ConsumerRunnerOptions.weightOf`. */
+  weightOf?: (message: ReceivedMessage) => number;
   onGiveUp?: (message: ReceivedMessage, error: unknown, reason: GiveUpReason) => Promise<void>;
   onOutcome?: (message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number) => void;
 }
@@ -62,6 +64,7 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
             logger: this.options.logger,
             logContext: this.options.logContext,
             contextFor: consumer.contextFor,
+            weightOf: consumer.weightOf,
             onGiveUp: consumer.onGiveUp,
             onOutcome: consumer.onOutcome,
             handler: (message) => this.dispatch(message),

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
-import { publishMessage, type Messaging } from '@berth/messaging';
+import { GroupCommitQueue, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
 import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubject } from '../../names';
 import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
 import type { JobLocation } from '../deduplication-registry';
 import type { JobInfrastructure } from './job-infrastructure';
-import { JobBatchPublisher, type BatchingOptions } from './job-batch-publisher';
+import { jobGroupCommitOptions, type BatchingOptions } from './job-batch-publisher';
 import { publishScheduledJob } from './publish-scheduled-job';
 
 /** Options the library's own callers (replay) add to {@link AddJobOptions}. */
@@ -29,22 +29,22 @@ export interface JetStreamJobProducerOptions {
 
 /**
  * Puts jobs on JetStream: `add` claims the deduplication id if any, stores the job (at once through the group
- * commit of {@link JobBatchPublisher}, or as a schedule when delayed), records where it went, and resolves once
+ * commit of a {@link GroupCommitQueue}, or as a schedule when delayed), records where it went, and resolves once
  * JetStream has stored it.
  */
 export class JetStreamJobProducer {
-  private readonly batcher: JobBatchPublisher;
+  private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
-    this.batcher = new JobBatchPublisher((subject, encoded, ids) =>
+    this.batcher = new GroupCommitQueue((subject, jobs) =>
       publishMessage(options.messaging.js, {
         subject,
-        data: joinEncodedRecords(encoded),
+        data: joinEncodedRecords(jobs.map((job) => job.encoded)),
         // One job: its id, so a resent publish is dropped as a duplicate. Several: an id for this batch.
-        msgId: ids.length === 1 ? ids[0] : `batch:${randomUUID()}`,
+        msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
         expectedStream: JOBS_STREAM_NAME,
-        headers: { [JOB_COUNT_HEADER]: String(ids.length) },
-      }), options.batching);
+        headers: { [JOB_COUNT_HEADER]: String(jobs.length) },
+      }), jobGroupCommitOptions(options.batching));
   }
 
   /** Queues a job; see `MessageQueueService.add`. */
@@ -97,7 +97,8 @@ export class JetStreamJobProducer {
       const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `delayed:${record.id}`);
       return { stream: ack.stream, seq: ack.seq, scheduled: true };
     }
-    const ack = await this.batcher.enqueue(jobSubject(queue, name), record.id, encodeJobRecord(record));
+    const encoded = encodeJobRecord(record);
+    const ack = await this.batcher.enqueue(jobSubject(queue, name), { id: record.id, encoded }, encoded.length);
     return { stream: ack.stream, seq: ack.seq, scheduled: false };
   }
 }

@@ -1,25 +1,25 @@
-import type { PublishResult } from '@berth/messaging';
-import { JobBatchPublisher } from './job-batch-publisher';
+import { GroupCommitQueue } from './group-commit';
+import type { PublishResult } from './publisher';
 
 /** A fake publish whose PubAcks the test releases one by one. */
 function fakePublish() {
   const calls: { subject: string; ids: string[]; release: () => void; fail: (error: Error) => void }[] = [];
   let seq = 0;
-  const publish = (subject: string, _encoded: string[], ids: string[]) =>
+  const publish = (subject: string, ids: string[]) =>
     new Promise<PublishResult>((resolve, reject) => {
       calls.push({ subject, ids, release: () => resolve({ stream: 'JOBS', seq: ++seq, duplicate: false }), fail: reject });
     });
   return { calls, publish };
 }
 
-describe('JobBatchPublisher (group commit of add)', () => {
-  it('sends a lone job at once, and gathers jobs added meanwhile into the next message', async () => {
+describe('GroupCommitQueue', () => {
+  it('sends a lone item at once, and gathers items queued meanwhile into the next message', async () => {
     const { calls, publish } = fakePublish();
-    const batcher = new JobBatchPublisher(publish, { maxInFlightPerSubject: 1 });
-    const first = batcher.enqueue('jobs.q.A', 'j0', '{}');
+    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1 });
+    const first = batcher.enqueue('jobs.q.A', 'j0', 2);
     expect(calls.map((call) => call.ids)).toEqual([['j0']]);
-    const rest = ['j1', 'j2', 'j3'].map((id) => batcher.enqueue('jobs.q.A', id, '{}'));
-    const other = batcher.enqueue('jobs.q.B', 'k1', '{}');
+    const rest = ['j1', 'j2', 'j3'].map((id) => batcher.enqueue('jobs.q.A', id, 2));
+    const other = batcher.enqueue('jobs.q.B', 'k1', 2);
     expect(calls.map((call) => call.ids)).toEqual([['j0'], ['k1']]);
     calls[0].release();
     expect((await first).seq).toBe(1);
@@ -31,12 +31,12 @@ describe('JobBatchPublisher (group commit of add)', () => {
     expect((await other).seq).toBe(2);
   });
 
-  it('caps a message by jobs and bytes, and rejects every add of a failed message', async () => {
+  it('caps a message by items and bytes, and rejects every item of a failed message', async () => {
     const { calls, publish } = fakePublish();
-    const batcher = new JobBatchPublisher(publish, { maxInFlightPerSubject: 1, maxJobsPerMessage: 2, maxBytesPerMessage: 1024 });
-    const first = batcher.enqueue('s', 'a', '{}');
-    const pending = ['b', 'c', 'd'].map((id) => batcher.enqueue('s', id, '{}'));
-    const big = batcher.enqueue('s', 'big', 'x'.repeat(2000));
+    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxItemsPerMessage: 2, maxBytesPerMessage: 1024 });
+    const first = batcher.enqueue('s', 'a', 2);
+    const pending = ['b', 'c', 'd'].map((id) => batcher.enqueue('s', id, 2));
+    const big = batcher.enqueue('s', 'big', 2000);
     calls[0].release();
     await first;
     await Promise.resolve();
