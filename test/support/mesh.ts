@@ -1,7 +1,7 @@
 /**
  * The Berth mesh for cross-service tests: a nats-server and a FerretDB of its own (free ports, temporary data), the
  * Stripe stand-in, and the gateway, billing-sync and identity-sync as real child processes
- * (`node -r @swc-node/register services/<name>/src/main.ts`), wired together by environment variables as in
+ * (`node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`), wired together by environment variables as in
  * production. One mesh per test file; {@link Mesh.stop} stops everything it started, also after a failed start.
  *
  * Every output line of every service process is kept (parsed when it is JSON) so that tests can count what the
@@ -21,8 +21,8 @@ import {
   type NatsServerHandle,
 } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, type Messaging } from '@berth/messaging';
-import { inboxCollections, type Inbox } from '@berth/inbox';
+import { connectMessaging, WEBHOOK_HEADERS, type Messaging, type ReceivedMessage } from '@berth/messaging';
+import { inboxCollections, isWebhookBatch, readWebhookBatch, type Inbox } from '@berth/inbox';
 import { repoRoot } from './service-process';
 import { StripeStandIn } from './stripe-stand-in';
 import { WebhookSender, newStripeSecret, newSvixSecret } from './webhook-senders';
@@ -80,7 +80,7 @@ export class MeshService {
     const run = this.runs;
     const proc = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(repoRoot, 'services', this.name, 'src', 'main.ts')],
+      args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', this.name, 'src', 'main.ts')],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_FORMAT: 'json', LOG_LEVEL: 'info', ...this.env },
       logFile: this.logFile,
       cwd: repoRoot,
@@ -175,6 +175,11 @@ export interface Mesh {
   readonly logDir: string;
   /** Messages stored in `WEBHOOKS` (optionally only on subjects matching `subjectFilter`). */
   streamMessageCount(subjectFilter?: string): Promise<number>;
+  /**
+   * The event ids stored in `WEBHOOKS` on subjects matching `subjectFilter`, in stream order: one per single-event
+   * message, every item of a batch message (the gateway's group commit).
+   */
+  storedEventIds(subjectFilter: string): Promise<string[]>;
   /** Resolves once the service's durable consumer has nothing undelivered and nothing unacknowledged. */
   waitForConsumerSettled(durable: 'billing-sync' | 'identity-sync', timeoutMs: number): Promise<void>;
   /** Stops every process and server, removes temporary data; safe to call after a partial start and twice. */
@@ -272,6 +277,22 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         if (!subjectFilter) return (await messaging.jsm.streams.info('WEBHOOKS')).state.messages;
         const info = await messaging.jsm.streams.info('WEBHOOKS', { subjects_filter: subjectFilter });
         return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+      },
+      async storedEventIds(subjectFilter) {
+        const total = await this.streamMessageCount(subjectFilter);
+        const consumer = await messaging.js.consumers.get('WEBHOOKS', { filter_subjects: [subjectFilter] });
+        const ids: string[] = [];
+        for (let read = 0; read < total; ) {
+          let received = 0;
+          for await (const msg of await consumer.fetch({ max_messages: Math.min(500, total - read), expires: 5000 })) {
+            received += 1;
+            const message = { headers: msg.headers, subject: msg.subject, text: () => msg.string() } as ReceivedMessage;
+            ids.push(...(isWebhookBatch(message) ? readWebhookBatch({ ...message, storedAt: new Date() }).map((event) => event.eventId) : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? '']));
+          }
+          if (received === 0) throw new Error(`WEBHOOKS holds ${total} messages on ${subjectFilter}, only ${read} could be read`);
+          read += received;
+        }
+        return ids;
       },
       async waitForConsumerSettled(durable, timeoutMs) {
         await waitFor(

@@ -65,8 +65,23 @@ const OPERATION_WAIT_MS = 2000;
  *    rethrow (the transport naks with the recorded delay, or gives up).
  */
 export async function processInboxEvent(options: ProcessInboxEventOptions): Promise<ProcessInboxEventResult> {
-  const { inbox, owner, leaseMs, clock, logger } = options;
-  const event = readWebhookMessage(options.message);
+  const { message, ...rest } = options;
+  return applyInboxEvent({ ...rest, event: readWebhookMessage(message), deliveryCount: message.deliveryCount });
+}
+
+/** Options for {@link applyInboxEvent}: those of {@link processInboxEvent}, with the event already read. */
+export interface ApplyInboxEventOptions extends Omit<ProcessInboxEventOptions, 'message'> {
+  event: WebhookEvent;
+  /** The delivery count of the message carrying the event (1 on the first delivery). */
+  deliveryCount: number;
+}
+
+/**
+ * {@link processInboxEvent} for an event already read from its message (one event of a batch message, say): the
+ * same steps, with the retry decision taken on `deliveryCount`.
+ */
+export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<ProcessInboxEventResult> {
+  const { inbox, owner, leaseMs, clock, logger, event } = options;
   const key = inboxEventKey(event.provider, event.eventId);
   await recordReceivedEvent({ inbox, event });
 
@@ -99,7 +114,7 @@ export async function processInboxEvent(options: ProcessInboxEventOptions): Prom
     await options.handler({ ...event, body: parseBody(event.payload), attempt });
   } catch (error) {
     await stopRenewing();
-    const next = planNextAttempt(error, options.message.deliveryCount, options.retryPolicy);
+    const next = planNextAttempt(error, options.deliveryCount, options.retryPolicy);
     await recordFailureSafely(inbox, lease, error, clock, logger, next);
     throw next.kind === 'retry' && !(error instanceof RetryLaterError) ? new ScheduledRetryError(error, next.delayMs) : error;
   }
@@ -125,14 +140,17 @@ function parseBody(payload: string): unknown {
  * the `processedAt` written after it (updates there are read-modify-write of the whole document).
  */
 function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; clock: Clock; logger: BerthLogger }): () => Promise<void> {
-  let inFlight: Promise<unknown> = Promise.resolve();
+  let inFlight: Promise<void> | undefined;
   const timer = setInterval(() => {
+    // One renewal at a time: on a loaded FerretDB a renewal can outlast the interval, and two in flight could
+    // finish in either order, the older one writing last.
+    if (inFlight !== undefined) return;
     inFlight = extendEventLease(options).then(
       (renewed) => {
         if (!renewed) options.logger.warn('Lost the lease on the webhook event being processed');
       },
       (error: unknown) => options.logger.warn({ err: error }, 'Could not renew the webhook event lease'),
-    );
+    ).finally(() => (inFlight = undefined));
   }, Math.max(Math.floor(options.leaseMs / 3), 50));
   timer.unref();
   return async () => {

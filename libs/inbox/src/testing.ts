@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { createHeaders, publishMessage, type PublishResult, type ReceivedMessage } from '@berth/messaging';
+import { createHeaders, encodeWebhookBatch, publishMessage, type PublishResult, type ReceivedMessage } from '@berth/messaging';
 import { WEBHOOK_HEADERS } from './webhook-message';
 
 /** A manual clock for tests: starts at `start`, moved with `advance`. */
@@ -32,6 +32,24 @@ export function fakeWebhookMessage(options: { provider: string; eventId: string;
     json: <T>() => JSON.parse(text) as T,
     text: () => text,
     working: () => undefined,
+  };
+}
+
+/** A batch message of the gateway's group commit: several events of one provider and type in one message. */
+export function fakeWebhookBatchMessage(options: { provider: string; type: string; events: { eventId: string; body: unknown }[]; deliveryCount?: number }): ReceivedMessage {
+  const headers = createHeaders();
+  headers.set(WEBHOOK_HEADERS.provider, options.provider);
+  headers.set(WEBHOOK_HEADERS.eventType, options.type);
+  headers.set(WEBHOOK_HEADERS.receivedAt, '2030-01-01T00:00:00.000Z');
+  headers.set(WEBHOOK_HEADERS.batchSize, String(options.events.length));
+  const data = encodeWebhookBatch(options.events.map((event) => ({
+    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: typeof event.body === 'string' ? event.body : JSON.stringify(event.body),
+  })));
+  const text = new TextDecoder().decode(data);
+  return {
+    subject: `webhooks.${options.provider}.${options.type}`, data, headers, msgId: `${options.provider}:batch:test`,
+    deliveryCount: options.deliveryCount ?? 1, streamSequence: 1, storedAt: new Date('2030-01-01T00:00:01.000Z'),
+    json: <T>() => JSON.parse(text) as T, text: () => text, working: () => undefined,
   };
 }
 

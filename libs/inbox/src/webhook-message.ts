@@ -1,14 +1,15 @@
-import { UnrecoverableError, type ReceivedMessage } from '@berth/messaging';
+import { decodeWebhookBatch, MalformedWebhookBatchError, UnrecoverableError, WEBHOOK_HEADERS, type ReceivedMessage } from '@berth/messaging';
 import type { LogContext } from '@berth/logger';
 import type { WebhookEvent } from './types';
 
-/** The headers the gateway sets on every webhook it publishes to `WEBHOOKS`. */
-export const WEBHOOK_HEADERS = {
-  provider: 'Berth-Provider',
-  eventId: 'Berth-Event-Id',
-  eventType: 'Berth-Event-Type',
-  receivedAt: 'Berth-Received-At',
-} as const;
+/** The headers the gateway sets on what it publishes to `WEBHOOKS` (defined with the batch format in `@berth/messaging`). */
+export { WEBHOOK_HEADERS };
+
+/** One event of a batch message, with the trace context it was published under. */
+export interface BatchedWebhookEvent extends WebhookEvent {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
 
 function header(message: ReceivedMessage, name: string): string | undefined {
   const value = message.headers?.get(name);
@@ -34,6 +35,44 @@ export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   return { provider, eventId, type, receivedAt, payload: message.text(), subject: message.subject };
 }
 
+/** True for a batch message of the gateway's group commit (`Berth-Batch-Size`), which carries several events. */
+export function isWebhookBatch(message: ReceivedMessage): boolean {
+  return header(message, WEBHOOK_HEADERS.batchSize) !== undefined;
+}
+
+/** How many events a `WEBHOOKS` message carries: the consumer runner's weight, so it pulls no more than it runs. */
+export function webhookMessageWeight(message: ReceivedMessage): number {
+  const size = Number(header(message, WEBHOOK_HEADERS.batchSize) ?? '1');
+  return Number.isInteger(size) && size > 0 ? size : 1;
+}
+
+/**
+ * Reads the events of a batch message: provider and type from its headers (a batch holds one subject), event id,
+ * receive time, trace context and raw body from each item, duplicates of an event id dropped.
+ * @throws UnrecoverableError when the message has no provider or its data is not a batch: it can never be processed.
+ */
+export function readWebhookBatch(message: ReceivedMessage): BatchedWebhookEvent[] {
+  const provider = header(message, WEBHOOK_HEADERS.provider);
+  if (!provider) throw new UnrecoverableError(`Batch message on ${message.subject} has no ${WEBHOOK_HEADERS.provider} header`);
+  const type = header(message, WEBHOOK_HEADERS.eventType) ?? message.subject.split('.').slice(2).join('.');
+  let items;
+  try {
+    items = decodeWebhookBatch(message.text());
+  } catch (error) {
+    if (error instanceof MalformedWebhookBatchError) throw new UnrecoverableError(`Batch message on ${message.subject}: ${error.message}`, { cause: error });
+    throw error;
+  }
+  const seen = new Set<string>();
+  return items.filter((item) => !seen.has(item.eventId) && seen.add(item.eventId)).map((item) => {
+    const receivedAt = new Date(item.receivedAt);
+    return {
+      provider, eventId: item.eventId, type, payload: item.payload, subject: message.subject,
+      receivedAt: Number.isNaN(receivedAt.getTime()) ? message.storedAt : receivedAt,
+      traceparent: item.traceparent, tracestate: item.tracestate,
+    };
+  });
+}
+
 /** Log fields for a `WEBHOOKS` message, for the transport's `contextFor`: every line of its handling names it. */
 export function webhookLogContext(message: ReceivedMessage): LogContext {
   return {
@@ -41,5 +80,6 @@ export function webhookLogContext(message: ReceivedMessage): LogContext {
     eventId: header(message, WEBHOOK_HEADERS.eventId),
     eventType: header(message, WEBHOOK_HEADERS.eventType),
     msgId: message.msgId,
+    batchSize: header(message, WEBHOOK_HEADERS.batchSize),
   };
 }

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { Db } from 'mongodb';
-import { inboxCollections, systemClock, webhookLogContext, type Clock } from '@berth/inbox';
+import { inboxCollections, systemClock, webhookLogContext, webhookMessageWeight, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { JetStreamTransport, WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy, type TransportConsumerOptions } from '@berth/messaging';
 import { BillingSyncModule } from './billing-sync.module';
@@ -64,6 +64,8 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
     owner: options.owner ?? defaultOwner(),
     hooks: options.hooks ?? noopBillingSyncHooks,
     inboxLeaseMs: config.INBOX_LEASE_MS,
+    logContext: options.logContext,
+    batchConcurrency: config.BILLING_SYNC_CONCURRENCY,
     retryPolicy,
     workspaceLockMs: config.WORKSPACE_LOCK_MS,
     workspaceLockWaitMs: config.WORKSPACE_LOCK_WAIT_MS,
@@ -81,6 +83,7 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
         ackWaitMs: config.BILLING_SYNC_ACK_WAIT_MS,
         retryPolicy,
         contextFor: webhookLogContext,
+        weightOf: webhookMessageWeight,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },

@@ -1,6 +1,6 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { Ctx, EventPattern } from '@nestjs/microservices';
-import { processInboxEvent } from '@berth/inbox';
+import { processWebhookMessage } from '@berth/inbox';
 import type { JetStreamContext } from '@berth/messaging';
 import { BillingSyncService } from './billing-sync.service';
 import { RethrowErrorsFilter } from '@berth/messaging';
@@ -15,11 +15,11 @@ export class BillingSyncController {
     @Inject(BillingSyncService) private readonly service: BillingSyncService,
   ) {}
 
-  /** One message of `webhooks.stripe.>`. */
+  /** One message of `webhooks.stripe.>`: one event, or a batch of them from the gateway's group commit. */
   @EventPattern('webhooks.stripe.>')
   async onStripeEvent(@Ctx() context: JetStreamContext): Promise<void> {
-    const { inbox, owner, inboxLeaseMs, clock, logger, retryPolicy } = this.runtime;
-    await processInboxEvent({
+    const { inbox, owner, inboxLeaseMs, clock, logger, logContext, retryPolicy, batchConcurrency } = this.runtime;
+    await processWebhookMessage({
       inbox,
       message: context.getMessage(),
       handler: (event) => this.service.apply(event),
@@ -28,6 +28,8 @@ export class BillingSyncController {
       clock,
       logger,
       retryPolicy,
+      logContext,
+      batchConcurrency,
     });
   }
 }

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { Clock, Inbox } from '@berth/inbox';
-import type { BerthLogger } from '@berth/logger';
+import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { RetryPolicy } from '@berth/messaging';
 import type { BillingSyncHooks } from './hooks';
 import type { BillingCollections } from './workspaces/collections';
@@ -11,6 +11,10 @@ export interface BillingSyncRuntime {
   collections: BillingCollections;
   stripe: Stripe;
   logger: BerthLogger;
+  /** Gives each event of a batch message its own log context. */
+  logContext?: LogContextStore;
+  /** Events of one batch message handled at once: the consumer's concurrency. */
+  batchConcurrency: number;
   clock: Clock;
   /** This replica's id: the owner of its inbox claims and workspace locks. */
   owner: string;

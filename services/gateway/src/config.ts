@@ -44,6 +44,12 @@ export interface GatewayConfig {
   readonly rateLimitPerMinute: number;
   /** How long a publish may wait for its PubAck before the request is answered 503. */
   readonly publishTimeoutMs: number;
+  /**
+   * Group commit of the events of one subject (`WEBHOOK_BATCH_MAX_EVENTS`, `WEBHOOK_BATCH_MAX_BYTES`,
+   * `WEBHOOK_BATCH_IN_FLIGHT`): most events and bytes per stored message, and messages of a subject awaiting their
+   * PubAck at once while later events gather.
+   */
+  readonly batching: { readonly maxItemsPerMessage: number; readonly maxBytesPerMessage: number; readonly maxInFlightPerKey: number };
   /** Replicas of the webhook streams it creates or updates at start (`STREAM_REPLICAS`: 1, 3 on a cluster). */
   readonly streamReplicas: number;
   /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
@@ -116,6 +122,10 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
   PUBLISH_TIMEOUT_MS: z.coerce.number().int().positive().max(1900, 'must leave the answer under 2 s (at most 1900)').default(1500),
   TRUST_PROXY: booleanFlag(false),
+  // Group commit: events of one subject that arrive while its messages are being stored leave together.
+  WEBHOOK_BATCH_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(100),
+  WEBHOOK_BATCH_MAX_BYTES: z.coerce.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
+  WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(2),
 });
 
 /** An override list replaces the defaults; `*` alone means every type. */
@@ -172,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     publishTimeoutMs: parsed.PUBLISH_TIMEOUT_MS,
+    batching: { maxItemsPerMessage: parsed.WEBHOOK_BATCH_MAX_EVENTS, maxBytesPerMessage: parsed.WEBHOOK_BATCH_MAX_BYTES, maxInFlightPerKey: parsed.WEBHOOK_BATCH_IN_FLIGHT },
     streamReplicas: parsed.STREAM_REPLICAS,
     trustProxy: parsed.TRUST_PROXY,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,

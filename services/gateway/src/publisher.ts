@@ -1,6 +1,7 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
-import { createHeaders, describeError, injectTraceContext, type Messaging } from '@berth/messaging';
-import { PubAckPipeline } from './pub-ack-pipeline';
+import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
+import { createHeaders, describeError, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
+import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
 import { webhookSubject } from './subject';
 
 /** One verified, handled event, ready to be stored. */
@@ -52,47 +53,70 @@ export interface JetStreamWebhookPublisherOptions {
   readonly streamName: string;
   /** Longest wait for a PubAck, in ms; bounds the wait while the client is disconnected too. */
   readonly timeoutMs: number;
+  /** Group commit per subject; `{ maxItemsPerMessage: 1 }` stores every event as its own message. */
+  readonly batching?: GroupCommitOptions;
+}
+
+/** One event waiting in the group commit, with its producer span. */
+interface QueuedEvent {
+  readonly event: InboundWebhookEvent;
+  readonly msgId: string;
+  readonly span: Span;
 }
 
 const tracer = trace.getTracer('berth-gateway');
+const decoder = new TextDecoder();
 
 /**
- * Publishes each event to `webhooks.<provider>.<type>` in one JetStream stream, with
- * `Nats-Msg-Id: <provider>:<eventId>` (JetStream drops a second copy inside the stream's duplicate window),
- * `Nats-Expected-Stream`, the `Berth-*` headers and the W3C trace context of a producer span. The data is stored
- * as given (the raw request body): nothing is re-serialised.
+ * Publishes events to `webhooks.<provider>.<type>` in one JetStream stream, with `Nats-Expected-Stream`, the
+ * `Berth-*` headers and the W3C trace context of a producer span per event.
  *
- * Publishes are pipelined on the one connection through a {@link PubAckPipeline}: concurrent requests do not wait
- * for each other, only for their own PubAck. While the connection is down a publish fails at once instead of
- * queueing in the client's reconnect buffer, so the provider gets its 503 immediately.
+ * Group commit: with `sync_interval: always` nats-server stores (and fsyncs) the messages of a stream one by one, a
+ * few thousand a second. So while a message of a subject awaits its PubAck, the events arriving for that subject
+ * gather, and leave together as one batch message (`Berth-Batch-Size`, see `@berth/messaging`). Every request is
+ * still answered only once the message holding its event is stored. An event alone is stored as before: the raw
+ * body as the data and `Nats-Msg-Id: <provider>:<eventId>`, so JetStream drops a resent copy inside the duplicate
+ * window. A batch carries a batch id instead; a provider's resend that lands in a batch is caught by the inbox,
+ * whose row per `<provider>:<eventId>` is the guarantee. The same event sent again while its first copy is still
+ * being stored waits for that copy instead of being stored twice.
+ *
+ * Messages are pipelined on the one connection through a {@link PubAckPipeline}. While the connection is down a
+ * publish fails at once instead of queueing in the client's reconnect buffer, so the provider gets its 503
+ * immediately.
  */
 export class JetStreamWebhookPublisher implements WebhookPublisher {
   private connected: boolean;
+  private closed = false;
   private readonly pipeline: PubAckPipeline;
+  private readonly groupCommit: GroupCommitQueue<QueuedEvent, PubAckResult>;
+  /** Events queued or being stored, by `Nats-Msg-Id`: a copy arriving meanwhile waits for the first. */
+  private readonly storing = new Map<string, Promise<PublishOutcome>>();
 
   constructor(private readonly options: JetStreamWebhookPublisherOptions) {
     this.connected = !options.messaging.nc.isClosed();
     this.pipeline = new PubAckPipeline(options.messaging.nc, options.timeoutMs);
+    this.groupCommit = new GroupCommitQueue((subject, events) => this.store(subject, events), options.batching);
     void this.followConnectionStatus();
   }
 
-  async publish(event: InboundWebhookEvent): Promise<PublishOutcome> {
-    if (!this.connected) throw new WebhookPublishError('NATS connection is down');
-    const subject = webhookSubject(event.provider, event.type);
+  publish(event: InboundWebhookEvent): Promise<PublishOutcome> {
+    if (!this.connected) return Promise.reject(new WebhookPublishError('NATS connection is down'));
     const msgId = `${event.provider}:${event.eventId}`;
+    const earlier = this.storing.get(msgId);
+    if (earlier !== undefined) return earlier.then(() => 'duplicate' as const);
+    const stored = this.enqueue(event, msgId).finally(() => this.storing.delete(msgId));
+    this.storing.set(msgId, stored);
+    return stored;
+  }
+
+  private async enqueue(event: InboundWebhookEvent, msgId: string): Promise<PublishOutcome> {
+    const subject = webhookSubject(event.provider, event.type);
     const span = tracer.startSpan(`publish ${subject}`, {
       kind: SpanKind.PRODUCER,
       attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.message.id': msgId },
     });
-    const headers = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
-    headers.set('Nats-Msg-Id', msgId);
-    headers.set('Nats-Expected-Stream', this.options.streamName);
-    headers.set('Berth-Provider', event.provider);
-    headers.set('Berth-Event-Id', event.eventId);
-    headers.set('Berth-Event-Type', event.type);
-    headers.set('Berth-Received-At', event.receivedAt);
     try {
-      const ack = await this.pipeline.publish(subject, event.data, headers);
+      const ack = await this.groupCommit.enqueue(subject, { event, msgId, span }, event.data.length);
       if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
       return ack.duplicate ? 'duplicate' : 'stored';
     } catch (error) {
@@ -102,6 +126,31 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     } finally {
       span.end();
     }
+  }
+
+  /** Stores one message of `subject`: the event itself when alone, else a batch of them. */
+  private store(subject: string, queued: QueuedEvent[]): Promise<PubAckResult> {
+    if (this.closed) return Promise.reject(new WebhookPublishError('publisher closed'));
+    const first = queued[0].event;
+    const headers = createHeaders();
+    headers.set('Nats-Expected-Stream', this.options.streamName);
+    headers.set(WEBHOOK_HEADERS.provider, first.provider);
+    headers.set(WEBHOOK_HEADERS.eventType, first.type);
+    headers.set(WEBHOOK_HEADERS.receivedAt, first.receivedAt);
+    if (queued.length === 1) {
+      injectTraceContext(headers, trace.setSpan(context.active(), queued[0].span));
+      headers.set('Nats-Msg-Id', queued[0].msgId);
+      headers.set(WEBHOOK_HEADERS.eventId, first.eventId);
+      return this.pipeline.publish(subject, first.data, headers);
+    }
+    headers.set('Nats-Msg-Id', `${first.provider}:batch:${randomUUID()}`);
+    headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
+    const items = queued.map(({ event, span }) => {
+      const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
+      return { eventId: event.eventId, receivedAt: event.receivedAt, payload: decoder.decode(event.data),
+        traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
+    });
+    return this.pipeline.publish(subject, encodeWebhookBatch(items), headers);
   }
 
   async isReady(): Promise<boolean> {
@@ -115,6 +164,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
   }
 
   close(): void {
+    this.closed = true;
     this.pipeline.close();
   }
 

@@ -38,7 +38,7 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     logger.info({ stream: stream.name, provisioned }, 'JetStream stream ready');
 
     const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames, processMetrics: true });
-    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs });
+    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching });
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
     const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app.callback());

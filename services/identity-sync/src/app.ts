@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { inboxCollections, systemClock, webhookLogContext, type Clock } from '@berth/inbox';
+import { inboxCollections, systemClock, webhookLogContext, webhookMessageWeight, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { JetStreamTransport, WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy, type TransportConsumerOptions } from '@berth/messaging';
 import { identityCollections } from './collections';
@@ -52,6 +52,8 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
     clock: options.clock ?? systemClock,
     owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     inboxLeaseMs: config.INBOX_LEASE_MS,
+    logContext: options.logContext,
+    batchConcurrency: config.IDENTITY_SYNC_CONCURRENCY,
     retryPolicy,
   };
   const transport = new JetStreamTransport({
@@ -67,6 +69,7 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
         ackWaitMs: config.IDENTITY_SYNC_ACK_WAIT_MS,
         retryPolicy,
         contextFor: webhookLogContext,
+        weightOf: webhookMessageWeight,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },

@@ -1,6 +1,6 @@
 import { Controller, Inject, UseFilters } from '@nestjs/common';
 import { Ctx, EventPattern } from '@nestjs/microservices';
-import { processInboxEvent } from '@berth/inbox';
+import { processWebhookMessage } from '@berth/inbox';
 import type { JetStreamContext } from '@berth/messaging';
 import { IdentitySyncService } from './identity-sync.service';
 import { RethrowErrorsFilter } from '@berth/messaging';
@@ -15,11 +15,11 @@ export class IdentitySyncController {
     @Inject(IdentitySyncService) private readonly service: IdentitySyncService,
   ) {}
 
-  /** One message of `webhooks.clerk.>`. */
+  /** One message of `webhooks.clerk.>`: one event, or a batch of them from the gateway's group commit. */
   @EventPattern('webhooks.clerk.>')
   async onClerkEvent(@Ctx() context: JetStreamContext): Promise<void> {
-    const { inbox, owner, inboxLeaseMs, clock, logger, retryPolicy } = this.runtime;
-    await processInboxEvent({
+    const { inbox, owner, inboxLeaseMs, clock, logger, logContext, retryPolicy, batchConcurrency } = this.runtime;
+    await processWebhookMessage({
       inbox,
       message: context.getMessage(),
       handler: (event) => this.service.apply(event),
@@ -28,6 +28,8 @@ export class IdentitySyncController {
       clock,
       logger,
       retryPolicy,
+      logContext,
+      batchConcurrency,
     });
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock, Inbox } from '@berth/inbox';
-import type { BerthLogger } from '@berth/logger';
+import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { RetryPolicy } from '@berth/messaging';
 import type { IdentityCollections } from './collections';
 
@@ -8,6 +8,10 @@ export interface IdentitySyncRuntime {
   inbox: Inbox;
   collections: IdentityCollections;
   logger: BerthLogger;
+  /** Gives each event of a batch message its own log context. */
+  logContext?: LogContextStore;
+  /** Events of one batch message handled at once: the consumer's concurrency. */
+  batchConcurrency: number;
   clock: Clock;
   /** This replica's id: the owner of its inbox claims. */
   owner: string;
