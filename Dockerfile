@@ -9,12 +9,12 @@
 #   docker build --target scheduler     -t berth/scheduler .
 #   docker compose build                 (docker-compose.yml names each service's target)
 #
-# How the services run: `node -r @swc-node/register services/<name>/src/main.ts`, the same command as `npm start`
-# and the tests (docker-compose.yml is where both read it). swc compiles each TypeScript file as it loads (decorators
-# and their metadata included) in well under a second for the whole service, so the image ships the sources and no
-# separate build output that could drift from them. The price is three packages at run time that are
-# devDependencies of the repository: @swc-node/register, @swc/core (its native binding comes as an optional
-# dependency, no install script needed) and typescript (which @swc-node/register uses to read tsconfig.json).
+# How the services run: `node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`, the same command as
+# `npm start` and the tests (docker-compose.yml is where both read it). The hook loads each TypeScript file compiled
+# by swc (decorators and their metadata included) from a cache; the runtime stage fills that cache at build time
+# (`deploy/runtime/build.js`), so a container never loads the compiler and the image ships the sources with the
+# output compiled from them, which cannot drift. @swc/core stays in the image (a devDependency of the repository,
+# its native binding an optional dependency, no install script needed) for the build step.
 # Every other devDependency is left out of the image.
 #
 # The image runs as uid 1000 (the base image's `node` user), owns none of its files, and writes nothing outside
@@ -44,7 +44,7 @@ RUN mkdir -p /manifests \
       cp "$manifest" "/manifests/$manifest"; \
     done
 
-# Production dependencies from the lockfile, plus the three run-time compilers: they are moved from
+# Production dependencies from the lockfile, plus the compiler: it is moved from
 # devDependencies to dependencies in this stage's copy of package.json only (same versions, so `npm ci` still
 # finds the lockfile in sync), then `npm ci --omit=dev` installs the rest of the production tree. No install
 # scripts run: none of these packages needs one.
@@ -54,7 +54,7 @@ RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     node -e ' \
       const fs = require("node:fs"); \
       const pkg = JSON.parse(fs.readFileSync("package.json", "utf8")); \
-      for (const name of ["@swc-node/register", "@swc/core", "typescript"]) { \
+      for (const name of ["@swc/core"]) { \
         const version = pkg.dependencies?.[name] ?? pkg.devDependencies?.[name]; \
         if (!version) throw new Error(`package.json names no ${name}: the services need it at run time`); \
         pkg.dependencies = { ...pkg.dependencies, [name]: version }; \
@@ -71,8 +71,10 @@ COPY package.json tsconfig.json tsconfig.base.json ./
 COPY libs/ ./libs/
 COPY services/ ./services/
 COPY deploy/docker/healthcheck.js ./deploy/docker/healthcheck.js
-# Fail the build, not the rollout, when the run-time compiler is incomplete (e.g. no native swc binding).
-RUN node -e 'require("@swc/core"); require.resolve("@swc-node/register"); require.resolve("typescript")'
+COPY deploy/runtime/ ./deploy/runtime/
+# Every source compiled once, here: the build fails, not the rollout, when the compiler is incomplete (no native swc
+# binding, say), and the containers start from the cache without loading it.
+RUN node deploy/runtime/build.js
 # Non-HTTP services serve /healthz, /readyz and /metrics on HEALTH_PORT.
 ENV HEALTH_PORT=9464
 USER 1000:1000
@@ -82,25 +84,25 @@ FROM runtime AS billing-sync
 EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9464"]
-CMD ["node", "-r", "@swc-node/register", "services/billing-sync/src/main.ts"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/billing-sync/src/main.ts"]
 
 FROM runtime AS identity-sync
 EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9464"]
-CMD ["node", "-r", "@swc-node/register", "services/identity-sync/src/main.ts"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/identity-sync/src/main.ts"]
 
 FROM runtime AS app-worker
 EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9464"]
-CMD ["node", "-r", "@swc-node/register", "services/app-worker/src/main.ts"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/app-worker/src/main.ts"]
 
 FROM runtime AS scheduler
 EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9464"]
-CMD ["node", "-r", "@swc-node/register", "services/scheduler/src/main.ts"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/scheduler/src/main.ts"]
 
 # Last, so a build without --target gives the gateway. It serves /healthz, /readyz and /metrics on its HTTP port.
 FROM runtime AS gateway
@@ -108,4 +110,4 @@ ENV PORT=3000
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3000"]
-CMD ["node", "-r", "@swc-node/register", "services/gateway/src/main.ts"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/gateway/src/main.ts"]

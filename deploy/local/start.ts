@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   if (!stripeApiBase && existsSync(standIn)) {
     const port = env.BERTH_STRIPE_STAND_IN_PORT ?? '12111';
     stripeApiBase = `http://127.0.0.1:${port}`;
-    children.push(run('stripe-stand-in', ['node', '-r', '@swc-node/register', standIn], { ...env, PORT: port }));
+    children.push(run('stripe-stand-in', ['node', '-r', './deploy/runtime/ts-hook.js', standIn], { ...env, PORT: port }));
   }
 
   for (const service of readNativeServices(join(root, 'docker-compose.yml'), env)) {

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultToolsBinDir, getFreePort, spawnManaged, startNatsServer, type ManagedProcess } from '@berth/local-infra';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { trackChild } from './lifecycle';
 
 /** A running webhook gateway under test, listening on 127.0.0.1. */
@@ -52,7 +54,7 @@ async function waitForHttpOk(url: string, proc: ManagedProcess, timeoutMs: numbe
 
 /**
  * Starts Berth's gateway for the ingest benchmark: a fresh nats-server (JetStream, fsync always) from
- * `@berth/local-infra`, then `node -r @swc-node/register services/gateway/src/main.ts` on a free port with
+ * `@berth/local-infra`, then `node -r ./deploy/runtime/ts-hook.js services/gateway/src/main.ts` on a free port with
  * PORT, NATS_URL, STRIPE_WEBHOOK_SECRET, LOG_LEVEL=warn and NODE_ENV=production (no Clerk secret), HOST=127.0.0.1
  * and WEBHOOK_RATE_LIMIT_PER_MINUTE=0 (the peer has no per-IP limit, and one client IP would hit the default 600/min),
  * and waits until GET /readyz answers 200. The Stripe path defaults to /webhooks/stripe (override: BENCH_BERTH_PATH).
@@ -67,7 +69,7 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret,
       LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
     delete env.CLERK_WEBHOOK_SIGNING_SECRET;
-    gateway = spawnManaged({ command: process.execPath, args: ['-r', require.resolve('@swc-node/register'), berthGatewayMain], env });
+    gateway = spawnManaged({ command: process.execPath, args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });
     trackChild(gateway.child);
     await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, gateway, 60000);
     const proc = gateway;
@@ -75,6 +77,7 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
       url: `http://127.0.0.1:${port}${process.env.BENCH_BERTH_PATH ?? '/webhooks/stripe'}`,
       pid: proc.child.pid ?? 0,
       infraPid: nats.process.child.pid,
+      countAccepted: () => countStoredEvents(nats.url),
       async stop() {
         await proc.stop(5000);
         await nats.stop();
@@ -84,5 +87,31 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
     await gateway?.stop(1000);
     await nats.stop();
     throw error;
+  }
+}
+
+/**
+ * Events stored in stream `WEBHOOKS`: one per message, or `Berth-Batch-Size` for a batch message of the gateway's
+ * group commit. Read with an ordered consumer, headers only.
+ */
+async function countStoredEvents(natsUrl: string): Promise<number> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const total = (await (await jetstreamManager(nc)).streams.info('WEBHOOKS')).state.messages;
+    const consumer = await jetstream(nc).consumers.get('WEBHOOKS', { headers_only: true });
+    let events = 0;
+    for (let read = 0; read < total; ) {
+      const batch = await consumer.fetch({ max_messages: Math.min(1000, total - read), expires: 5000 });
+      let received = 0;
+      for await (const msg of batch) {
+        received += 1;
+        events += Number(msg.headers?.get('Berth-Batch-Size') || '1');
+      }
+      if (received === 0) break;
+      read += received;
+    }
+    return events;
+  } finally {
+    await nc.close();
   }
 }

@@ -141,7 +141,7 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of nodeServices()) {
       expect({ name, context: resolve(repoRoot, service.build!.context), target: service.build!.target }).toEqual({ name, context: repoRoot, target: name });
       expect({ name, native: service.labels?.['berth.native'] }).toEqual({ name, native: 'true' });
-      expect({ name, command: service.command?.slice(0, 3) }).toEqual({ name, command: ['node', '-r', '@swc-node/register'] });
+      expect({ name, command: service.command?.slice(0, 3) }).toEqual({ name, command: ['node', '-r', './deploy/runtime/ts-hook.js'] });
     }
     expect(composeProject.services.scheduler.deploy?.replicas).toBe(2);
     expect(composeProject.services.scheduler.ports ?? []).toEqual([]);
@@ -306,7 +306,7 @@ describe('Dockerfile and images', () => {
 });
 
 /** Kept in the image although the repository lists them as devDependencies (the Dockerfile's prod-deps stage). */
-const RUNTIME_COMPILERS = ['@swc-node/register', '@swc/core', 'typescript'];
+const RUNTIME_COMPILERS = ['@swc/core'];
 
 /**
  * The npm packages a service loads at run time: its entry file's imports, followed through relative imports and the

@@ -31,7 +31,7 @@ describe('services/app-worker on JetStream', () => {
 
     worker = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, '..', '..', 'services', 'app-worker', 'src', 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', '..', 'services', 'app-worker', 'src', 'main.ts')],
       env: { ...process.env, NATS_URL: nats.server.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_FORMAT: 'json', LOG_LEVEL: 'info', HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1' },
     });
     const [ready] = await worker.waitForLine(/^{.*"Queue worker ready".*}$/, 30000);

@@ -4,7 +4,7 @@ import { spawnManaged, type ManagedProcess } from '@berth/local-infra';
 /** The repository root. */
 export const repoRoot = resolve(__dirname, '..', '..');
 
-/** A Berth service run as its own process, as in production: `node -r @swc-node/register services/<name>/src/main.ts`. */
+/** A Berth service run as its own process, as in production: `node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`. */
 export interface ServiceProcess {
   readonly name: string;
   readonly process: ManagedProcess;
@@ -24,7 +24,7 @@ export async function startServiceProcess(options: {
 }): Promise<ServiceProcess> {
   const proc = spawnManaged({
     command: process.execPath,
-    args: ['-r', '@swc-node/register', join(repoRoot, 'services', options.service, 'src', 'main.ts')],
+    args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', options.service, 'src', 'main.ts')],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_FORMAT: 'json', ...options.env },
     logFile: options.logFile,
     cwd: repoRoot,

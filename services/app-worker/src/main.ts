@@ -1,5 +1,5 @@
 /**
- * The queue worker: `node -r @swc-node/register services/app-worker/src/main.ts` (`npm start -w @berth/app-worker`).
+ * The queue worker: `node -r ./deploy/runtime/ts-hook.js services/app-worker/src/main.ts` (`npm start -w @berth/app-worker`).
  * A process with no web server that runs the jobs of the modules `QueueWorkerModule` imports. Logs
  * `Queue worker ready` once its consumers are pulling; on SIGTERM it stops taking jobs, lets running ones finish
  * (up to WORKER_SHUTDOWN_GRACE_MS) and exits 0.

@@ -38,7 +38,7 @@ describe('billing-sync process', () => {
   it('starts from its environment, and on SIGTERM finishes the running handler before exiting 0', async () => {
     service = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: repoRoot,
       env: { ...process.env, NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
     });
@@ -61,7 +61,7 @@ describe('billing-sync process', () => {
   it('refuses to start without its Stripe key, naming the variable', async () => {
     const misconfigured = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: repoRoot,
       env: { ...process.env, STRIPE_SECRET_KEY: '', NATS_URL: nats.url },
     });

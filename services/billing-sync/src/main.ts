@@ -1,5 +1,5 @@
 /**
- * The billing-sync process: `node -r @swc-node/register services/billing-sync/src/main.ts`.
+ * The billing-sync process: `node -r ./deploy/runtime/ts-hook.js services/billing-sync/src/main.ts`.
  *
  * Validates its environment, starts tracing when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and only then loads the
  * service (MongoDB driver, Stripe client, Nest app), so that the MongoDB and HTTP instrumentations see those modules

@@ -1,9 +1,5 @@
 #!/usr/bin/env node
-// `berth …`: compiles src/*.ts on the fly with swc (decorators and all, from the repository's tsconfig), so the
+// `berth …`: runs src/*.ts through the repository's ts-hook (compiled with swc once, then from its cache), so the
 // CLI needs no build step and runs from any folder.
-const { join } = require('node:path');
-const { readDefaultTsConfig } = require('@swc-node/register/read-default-tsconfig');
-const { register } = require('@swc-node/register/register');
-
-register(readDefaultTsConfig(join(__dirname, '..', '..', '..', 'tsconfig.base.json')));
+require('../../../deploy/runtime/ts-hook.js');
 require('../src/main.ts');

@@ -33,7 +33,7 @@ describe('main.ts process', () => {
   it('serves, then on SIGTERM stops accepting, finishes the request in flight, drains NATS and exits 0', async () => {
     gateway = spawnManaged({
       command: process.execPath,
-      args: ['-r', require.resolve('@swc-node/register'), join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, STRIPE_WEBHOOK_SECRET: SECRET, LOG_FORMAT: 'json', NODE_ENV: 'production' },
     });
     const port = Number((await gateway.waitForLine(/Gateway listening on :(\d+)/, 60_000))[1]);

@@ -1,5 +1,5 @@
 /**
- * The gateway process: `node -r @swc-node/register services/gateway/src/main.ts`.
+ * The gateway process: `node -r ./deploy/runtime/ts-hook.js services/gateway/src/main.ts`.
  *
  * Reads the configuration, starts tracing when an OTLP endpoint is configured, then loads the server code, so the
  * HTTP and Koa instrumentations see those modules load. See {@link runGateway} for what runs and how it stops.

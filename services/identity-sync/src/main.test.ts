@@ -32,7 +32,7 @@ describe('identity-sync process', () => {
   it('creates the WEBHOOKS stream if needed, applies Clerk events, and exits 0 on SIGTERM', async () => {
     service = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: join(__dirname, '..', '..', '..'),
       env: { ...process.env, NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
     });

@@ -1,5 +1,5 @@
 /**
- * The identity-sync process: `node -r @swc-node/register services/identity-sync/src/main.ts`.
+ * The identity-sync process: `node -r ./deploy/runtime/ts-hook.js services/identity-sync/src/main.ts`.
  *
  * Validates its environment, starts tracing when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and only then loads the
  * service (MongoDB driver, Nest app), so that the MongoDB instrumentation sees those modules load. See

@@ -25,7 +25,7 @@ afterAll(async () => {
 it('starts without MongoDB, registers the platform crons, and exits 0 on SIGTERM', async () => {
   scheduler = spawnManaged({
     command: process.execPath,
-    args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
     cwd: join(__dirname, '..', '..', '..'),
     env: {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_FORMAT: 'json', LOG_LEVEL: 'info',

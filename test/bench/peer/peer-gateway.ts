@@ -2,7 +2,7 @@
  * The peer stack the benchmark compares Berth against: a typical Stripe webhook receiver built from
  * Fastify 5, the official `stripe` library, Redis SETNX for de-duplication and a BullMQ queue.
  *
- * Run as a child process: `node -r @swc-node/register test/bench/peer/peer-gateway.ts` with PEER_PORT,
+ * Run as a child process: `node -r ./deploy/runtime/ts-hook.js test/bench/peer/peer-gateway.ts` with PEER_PORT,
  * REDIS_URL and STRIPE_WEBHOOK_SECRET set. Prints `peer listening on <port>` once it accepts requests.
  */
 import Fastify from 'fastify';

@@ -19,7 +19,7 @@ export interface TestWorkerEnv {
 export async function startTestWorker(env: TestWorkerEnv): Promise<ManagedProcess> {
   const worker = spawnManaged({
     command: process.execPath,
-    args: ['-r', '@swc-node/register', join(__dirname, '..', 'fixtures', 'worker.ts')],
+    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', 'worker.ts')],
     env: { ...process.env, ...env } as NodeJS.ProcessEnv,
   });
   try {

@@ -1,5 +1,5 @@
 /**
- * Runs the Stripe stand-in as its own process, for `npm start` demos: `PORT=12111 node -r @swc-node/register
+ * Runs the Stripe stand-in as its own process, for `npm start` demos: `PORT=12111 node -r ./deploy/runtime/ts-hook.js
  * test/support/stripe-stand-in/main.ts`, then `STRIPE_API_BASE=http://127.0.0.1:12111` for billing-sync. State is
  * set over HTTP, e.g. `curl -X PUT localhost:12111/_stand-in/customers/cus_1 -d '{"metadata":{"workspaceId":"org_1"}}'`,
  * `PUT /_stand-in/subscriptions/cus_1` (a JSON array), `POST /_stand-in/failures {"count":2}`, `POST /_stand-in/latency {"ms":500}`,
