@@ -286,7 +286,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
           let received = 0;
           for await (const msg of await consumer.fetch({ max_messages: Math.min(500, total - read), expires: 5000 })) {
             received += 1;
-            const message = { headers: msg.headers, subject: msg.subject, text: () => msg.string() } as ReceivedMessage;
+            const message = { headers: msg.headers, subject: msg.subject, data: msg.data } as ReceivedMessage;
             ids.push(...(isWebhookBatch(message) ? readWebhookBatch({ ...message, storedAt: new Date() }).map((event) => event.eventId) : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? '']));
           }
           if (received === 0) throw new Error(`WEBHOOKS holds ${total} messages on ${subjectFilter}, only ${read} could be read`);

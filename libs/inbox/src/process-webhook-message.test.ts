@@ -91,7 +91,7 @@ describe('processWebhookMessage', () => {
   });
 
   it('gives up at once on a batch whose data cannot be read', async () => {
-    const message = { ...fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: [{ eventId: 'evt_bad', body: {} }] }), text: () => '[{"eventId":1}]' };
+    const message = { ...fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: [{ eventId: 'evt_bad', body: {} }] }), data: new TextEncoder().encode('{"eventId":1}\n') };
     const { clock } = manualClock();
     await expect(processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
   });

@@ -43,7 +43,7 @@ export function fakeWebhookBatchMessage(options: { provider: string; type: strin
   headers.set(WEBHOOK_HEADERS.receivedAt, '2030-01-01T00:00:00.000Z');
   headers.set(WEBHOOK_HEADERS.batchSize, String(options.events.length));
   const data = encodeWebhookBatch(options.events.map((event) => ({
-    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: typeof event.body === 'string' ? event.body : JSON.stringify(event.body),
+    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: Buffer.from(typeof event.body === 'string' ? event.body : JSON.stringify(event.body)),
   })));
   const text = new TextDecoder().decode(data);
   return {

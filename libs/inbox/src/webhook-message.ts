@@ -57,7 +57,7 @@ export function readWebhookBatch(message: ReceivedMessage): BatchedWebhookEvent[
   const type = header(message, WEBHOOK_HEADERS.eventType) ?? message.subject.split('.').slice(2).join('.');
   let items;
   try {
-    items = decodeWebhookBatch(message.text());
+    items = decodeWebhookBatch(message.data);
   } catch (error) {
     if (error instanceof MalformedWebhookBatchError) throw new UnrecoverableError(`Batch message on ${message.subject}: ${error.message}`, { cause: error });
     throw error;
@@ -66,7 +66,7 @@ export function readWebhookBatch(message: ReceivedMessage): BatchedWebhookEvent[
   return items.filter((item) => !seen.has(item.eventId) && seen.add(item.eventId)).map((item) => {
     const receivedAt = new Date(item.receivedAt);
     return {
-      provider, eventId: item.eventId, type, payload: item.payload, subject: message.subject,
+      provider, eventId: item.eventId, type, payload: Buffer.from(item.payload).toString('utf8'), subject: message.subject,
       receivedAt: Number.isNaN(receivedAt.getTime()) ? message.storedAt : receivedAt,
       traceparent: item.traceparent, tracestate: item.tracestate,
     };

@@ -3,8 +3,9 @@
  * - one event per message: the raw body as the data, the facts in the `Berth-*` headers, `Nats-Msg-Id:
  *   <provider>:<eventId>`;
  * - a batch (group commit: several events of one subject that arrived while an earlier message of that subject was
- *   being stored): header `Berth-Batch-Size: <n>`, no `Berth-Event-Id`, and a JSON array of
- *   {@link StoredWebhookItem} as the data, each item with its own event id, receive time, trace context and raw body.
+ *   being stored): header `Berth-Batch-Size: <n>`, no `Berth-Event-Id`, and as the data, per event, one line of
+ *   JSON ({@link StoredWebhookItem} without the payload, plus `bytes`) followed by exactly that many bytes of raw
+ *   body and a newline. The bodies are stored as received, byte for byte, and stay readable in `nats stream view`.
  */
 export const WEBHOOK_HEADERS = {
   provider: 'Berth-Provider',
@@ -20,8 +21,8 @@ export interface StoredWebhookItem {
   readonly eventId: string;
   /** When the gateway received it, ISO 8601. */
   readonly receivedAt: string;
-  /** The raw body the signature was verified over, as UTF-8 text. */
-  readonly payload: string;
+  /** The raw body the signature was verified over. */
+  readonly payload: Uint8Array;
   /** W3C `traceparent` of the event's producer span, so each event keeps its own trace. */
   readonly traceparent?: string;
   readonly tracestate?: string;
@@ -35,36 +36,48 @@ export class MalformedWebhookBatchError extends Error {
   }
 }
 
-const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
 
 /** The data of a batch message. */
 export function encodeWebhookBatch(items: readonly StoredWebhookItem[]): Uint8Array {
-  return encoder.encode(JSON.stringify(items));
+  const parts: Uint8Array[] = [];
+  for (const item of items) {
+    const { payload, ...facts } = item;
+    parts.push(Buffer.from(`${JSON.stringify({ ...facts, bytes: payload.byteLength })}\n`), payload, Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
 }
 
 /**
  * Reads a batch message's data back.
- * @throws MalformedWebhookBatchError when it is not a JSON array of items with an event id, receive time and payload.
+ * @throws MalformedWebhookBatchError when the framing is broken, or an item lacks its event id or receive time.
  */
-export function decodeWebhookBatch(text: string): StoredWebhookItem[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new MalformedWebhookBatchError('webhook batch is not valid JSON');
+export function decodeWebhookBatch(data: Uint8Array): StoredWebhookItem[] {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const items: StoredWebhookItem[] = [];
+  for (let offset = 0; offset < bytes.length; ) {
+    const lineEnd = bytes.indexOf(NEWLINE, offset);
+    if (lineEnd === -1) throw new MalformedWebhookBatchError(`webhook batch item ${items.length} has no header line`);
+    const facts = parseFacts(bytes.toString('utf8', offset, lineEnd), items.length);
+    const bodyEnd = lineEnd + 1 + facts.bytes;
+    if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NEWLINE) throw new MalformedWebhookBatchError(`webhook batch item ${items.length} is cut short`);
+    items.push({ eventId: facts.eventId, receivedAt: facts.receivedAt, traceparent: facts.traceparent, tracestate: facts.tracestate, payload: bytes.subarray(lineEnd + 1, bodyEnd) });
+    offset = bodyEnd + 1;
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new MalformedWebhookBatchError('webhook batch is not a non-empty JSON array');
-  return parsed.map((item: unknown, index) => {
-    const candidate = item as Partial<Record<keyof StoredWebhookItem, unknown>> | null;
-    if (typeof candidate?.eventId !== 'string' || candidate.eventId === '' || typeof candidate.receivedAt !== 'string' || typeof candidate.payload !== 'string') {
-      throw new MalformedWebhookBatchError(`webhook batch item ${index} lacks eventId, receivedAt or payload`);
-    }
-    return {
-      eventId: candidate.eventId,
-      receivedAt: candidate.receivedAt,
-      payload: candidate.payload,
-      traceparent: typeof candidate.traceparent === 'string' ? candidate.traceparent : undefined,
-      tracestate: typeof candidate.tracestate === 'string' ? candidate.tracestate : undefined,
-    };
-  });
+  if (items.length === 0) throw new MalformedWebhookBatchError('webhook batch is empty');
+  return items;
+}
+
+function parseFacts(line: string, index: number): { eventId: string; receivedAt: string; bytes: number; traceparent?: string; tracestate?: string } {
+  let facts: Record<string, unknown>;
+  try {
+    facts = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new MalformedWebhookBatchError(`webhook batch item ${index}: header line is not JSON`);
+  }
+  const { eventId, receivedAt, bytes, traceparent, tracestate } = facts ?? {};
+  if (typeof eventId !== 'string' || eventId === '' || typeof receivedAt !== 'string' || typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) {
+    throw new MalformedWebhookBatchError(`webhook batch item ${index} lacks eventId, receivedAt or bytes`);
+  }
+  return { eventId, receivedAt, bytes, traceparent: typeof traceparent === 'string' ? traceparent : undefined, tracestate: typeof tracestate === 'string' ? tracestate : undefined };
 }

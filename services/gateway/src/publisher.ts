@@ -65,7 +65,6 @@ interface QueuedEvent {
 }
 
 const tracer = trace.getTracer('berth-gateway');
-const decoder = new TextDecoder();
 
 /**
  * Publishes events to `webhooks.<provider>.<type>` in one JetStream stream, with `Nats-Expected-Stream`, the
@@ -73,7 +72,7 @@ const decoder = new TextDecoder();
  *
  * Group commit: with `sync_interval: always` nats-server stores (and fsyncs) the messages of a stream one by one, a
  * few thousand a second. So while a message of a subject awaits its PubAck, the events arriving for that subject
- * gather, and leave together as one batch message (`Berth-Batch-Size`, see `@berth/messaging`). Every request is
+ * gather, and leave together as one batch message (`Berth-Batch-Size`; the bodies stored byte for byte, see `@berth/messaging`). Every request is
  * still answered only once the message holding its event is stored. An event alone is stored as before: the raw
  * body as the data and `Nats-Msg-Id: <provider>:<eventId>`, so JetStream drops a resent copy inside the duplicate
  * window. A batch carries a batch id instead; a provider's resend that lands in a batch is caught by the inbox,
@@ -147,7 +146,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
       const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
-      return { eventId: event.eventId, receivedAt: event.receivedAt, payload: decoder.decode(event.data),
+      return { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data,
         traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
     });
     return this.pipeline.publish(subject, encodeWebhookBatch(items), headers);
