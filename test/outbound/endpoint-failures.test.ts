@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
 import { sampleValue } from '@berth/metrics/src/testing';
-import { createAddressPolicy, type DeliveryDocument, type EndpointDocument } from '@berth/outbound';
+import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
 import { WebhookReceiver, type Responder } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers, TestClock, TestDispatcher } from './support';
@@ -30,10 +30,6 @@ async function dispatcher(clock?: TestClock, overrides?: ConstructorParameters<t
   return started;
 }
 
-function deliveryOf(test: TestDispatcher, eventId: string, done: (row: DeliveryDocument | null) => boolean, what: string): Promise<DeliveryDocument | null> {
-  return waitFor(() => test.collections.deliveries.findOne({ eventId }), done, { what, timeoutMs: 15_000 });
-}
-
 describe('endpoint failures', () => {
   it('waits at least what Retry-After asks on a 429', async () => {
     const hook = await receiver((request) => (request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 }));
@@ -55,12 +51,12 @@ describe('endpoint failures', () => {
     const gone = await test.send('ws_test', 'a.gone', {}, { idempotencyKey: newKey() });
     await waitFor(() => test.collections.endpoints.findOne({ _id: endpoint.id }), (row) => row?.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 10_000 });
 
-    const goneDelivery = await test.collections.deliveries.findOne({ eventId: gone.eventId });
+    const goneDelivery = await test.deliveryOf(gone.eventId);
     expect(goneDelivery).toMatchObject({ status: 'failed', attemptCount: 1 });
-    expect(goneDelivery?.attempts[0]).toMatchObject({ outcome: 'gone', statusCode: 410 });
+    expect(goneDelivery?.log[0]).toMatchObject({ outcome: 'gone', statusCode: 410 });
     expect(await test.collections.endpoints.findOne({ _id: endpoint.id })).toMatchObject({ disabledReason: 'gone' });
     // The retry queued before the 410 comes due and is skipped, not sent.
-    await deliveryOf(test, failing.eventId, (row) => row?.status === 'skipped', 'the failing delivery skipped');
+    await test.waitForDelivery(failing.eventId, (row) => row.status === 'skipped', 'the failing delivery skipped');
     const requestsAfterDisable = hook.requests.length;
     // A new event is not fanned out to the disabled endpoint.
     const later = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
@@ -75,9 +71,9 @@ describe('endpoint failures', () => {
     const test = await dispatcher(undefined, { policy: createAddressPolicy() });
     await test.createEndpoint({ url: hook.url });
     const sent = await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
-    const delivery = await deliveryOf(test, sent.eventId, (row) => row?.status === 'failed', 'the refused delivery to fail');
-    expect(delivery?.attempts.length).toBe(8);
-    expect(delivery?.attempts.every((attempt) => attempt.outcome === 'refused' && attempt.address === '127.0.0.1' && attempt.statusCode === null)).toBe(true);
+    const delivery = await test.waitForDelivery(sent.eventId, (row) => row.status === 'failed', 'the refused delivery to fail');
+    expect(delivery.log.length).toBe(8);
+    expect(delivery.log.every((attempt) => attempt.outcome === 'refused' && attempt.address === '127.0.0.1' && attempt.statusCode === null)).toBe(true);
     expect(hook.requests).toHaveLength(0);
   });
 
@@ -92,7 +88,7 @@ describe('endpoint failures', () => {
 
     for (let day = 0; day < 5; day++) {
       const sent = await test.send('ws_test', 'invoice.paid', { day }, { idempotencyKey: newKey() });
-      await deliveryOf(test, sent.eventId, (row) => row?.status === 'failed', `day ${day}'s delivery to fail`);
+      await test.waitForDelivery(sent.eventId, (row) => row.status === 'failed', `day ${day}'s delivery to fail`);
       expect((await endpointRow()).disabledAt).toBeNull();
       clock.advance(DAY_MS);
     }
@@ -101,7 +97,7 @@ describe('endpoint failures', () => {
     // Day 5: ten deliveries fail at the same moment; one of them disables the endpoint, and only one alerts.
     await Promise.all(Array.from({ length: 10 }, (_, n) => test.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })));
     await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
-    await waitFor(() => test.collections.deliveries.countDocuments({ status: 'pending' }), (pending) => pending === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
+    await waitFor(() => listDeliveries({ collections: test.collections }, { status: 'pending' }), (pending) => pending.length === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
 
     expect(await endpointRow()).toMatchObject({ disabledReason: 'failing', autoDisableAlertedAt: expect.any(Date) });
     expect(await test.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);

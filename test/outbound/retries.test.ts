@@ -1,6 +1,5 @@
-import { rotateEndpointSecret, type DeliveryDocument } from '@berth/outbound';
+import { rotateEndpointSecret } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers, TestDispatcher, TEST_RETRY_SCHEDULE_MS } from './support';
 
 const servers = new OutboundTestServers();
@@ -44,17 +43,13 @@ describe('outbound delivery with retries', () => {
     const gaps = hook.requests.slice(1).map((request, index) => request.at - hook.requests[index].at);
     gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual(TEST_RETRY_SCHEDULE_MS[index + 1] - 5));
 
-    const delivery = await waitFor(
-      () => test.collections.deliveries.findOne({ eventId: sent.eventId }),
-      (row): row is DeliveryDocument => row?.status === 'delivered',
-      { what: 'the delivery logged as delivered', timeoutMs: 5000 },
-    );
+    const delivery = await test.waitForDelivery(sent.eventId, (row) => row.status === 'delivered', 'the delivery logged as delivered');
     expect(delivery.endpointId).toBe(endpoint.id);
     expect(delivery.attemptCount).toBe(4);
-    expect(delivery.attempts.map((attempt) => [attempt.outcome, attempt.statusCode, attempt.responseBody])).toEqual([
+    expect(delivery.log.map((attempt) => [attempt.outcome, attempt.statusCode, attempt.responseBody])).toEqual([
       ['retry', 500, 'down'], ['retry', 500, 'down'], ['retry', 500, 'down'], ['delivered', 200, 'thanks'],
     ]);
-    expect(delivery.attempts.every((attempt) => attempt.durationMs >= 0 && attempt.address === '127.0.0.1')).toBe(true);
+    expect(delivery.log.every((attempt) => (attempt.durationMs ?? -1) >= 0 && attempt.address === '127.0.0.1')).toBe(true);
   });
 
   it('signs with the old and the new secret during a rotation, so a receiver verifies with either', async () => {

@@ -13,17 +13,20 @@ import {
   createAddressPolicy,
   createEndpoint,
   createOutboundSender,
+  listDeliveries,
   outboundCollections,
   startDispatcher,
   type Clock,
   type CreateEndpointInput,
   type CreatedEndpoint,
+  type DeliveryView,
   type Dispatcher,
   type DispatcherOptions,
   type OutboundCollections,
   type SendOutboundEvent,
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
+import { waitFor } from '../support/wait-for';
 
 /** A clock tests move forward: real time plus an offset. */
 export class TestClock {
@@ -104,6 +107,16 @@ export class TestDispatcher {
     const created = await createEndpoint({ collections: this.collections, clock: this.clock.now }, { workspaceId: 'ws_test', ...input });
     await this.dispatcher.reloadEndpoints();
     return created;
+  }
+
+  /** The delivery of an event (the one endpoint of most tests), with its status and log; undefined before the fan-out. */
+  async deliveryOf(eventId: string): Promise<DeliveryView | undefined> {
+    return (await listDeliveries({ collections: this.collections }, { eventId }))[0];
+  }
+
+  /** Resolves with the delivery of an event once `done` holds for it. */
+  async waitForDelivery(eventId: string, done: (delivery: DeliveryView) => boolean, what: string, timeoutMs = 15_000): Promise<DeliveryView> {
+    return (await waitFor(() => this.deliveryOf(eventId), (delivery) => delivery !== undefined && done(delivery), { what, timeoutMs })) as DeliveryView;
   }
 
   /** Stops the dispatcher. */

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { DeliveryDocument } from './deliveries/delivery-document';
+import type { DeliveryDocument, DeliveryLogEntry } from './deliveries/delivery-document';
 import type { EndpointDocument } from './endpoints/endpoint-document';
 import type { EventDocument } from './send/event-document';
 
@@ -18,15 +18,18 @@ export interface OutboundCollections {
   endpoints: Collection<EndpointDocument>;
   events: Collection<EventDocument>;
   deliveries: Collection<DeliveryDocument>;
+  /** The delivery log: attempts, skips and replays, insert-only. */
+  attempts: Collection<DeliveryLogEntry>;
   alerts: Collection<AlertDocument>;
 }
 
-/** The outbound collections of `db`: `outboundEndpoints`, `outboundEvents`, `outboundDeliveries`, `outboundAlerts`. */
+/** The outbound collections of `db`: `outboundEndpoints`, `outboundEvents`, `outboundDeliveries`, `outboundAttempts`, `outboundAlerts`. */
 export function outboundCollections(db: Db): OutboundCollections {
   return {
     endpoints: db.collection<EndpointDocument>('outboundEndpoints'),
     events: db.collection<EventDocument>('outboundEvents'),
     deliveries: db.collection<DeliveryDocument>('outboundDeliveries'),
+    attempts: db.collection<DeliveryLogEntry>('outboundAttempts'),
     alerts: db.collection<AlertDocument>('outboundAlerts'),
   };
 }
@@ -39,5 +42,7 @@ export async function ensureOutboundIndexes(collections: OutboundCollections): P
   await collections.endpoints.createIndex({ workspaceId: 1 }, { name: 'workspaceId' });
   await collections.deliveries.createIndex({ endpointId: 1, createdAt: 1 }, { name: 'endpointId_createdAt' });
   await collections.deliveries.createIndex({ createdAt: 1 }, { name: 'createdAt' });
+  await collections.attempts.createIndex({ deliveryId: 1 }, { name: 'deliveryId' });
+  await collections.attempts.createIndex({ createdAt: 1 }, { name: 'createdAt' });
   await collections.events.createIndex({ createdAt: 1 }, { name: 'createdAt' });
 }

@@ -31,9 +31,12 @@ export async function publishDelivery(js: JetStreamClient, message: DeliveryMess
 
 /**
  * Queues the next attempt of a delivery as a one-shot message schedule due at `runAt`: the server moves it to the
- * endpoint's subject then (at most ~250 ms late, never early). Survives restarts of the dispatcher and the server.
+ * endpoint's subject then (up to ~250 ms late). Survives restarts of the dispatcher and the server. A wait of a
+ * second or more is rounded up to a whole second, because the server was measured firing a few milliseconds before
+ * a fractional `@at` (a `Retry-After: 7` must never be retried at 6.99 s).
  */
-export async function scheduleDeliveryRetry(js: JetStreamClient, message: DeliveryMessage, runAt: Date): Promise<PublishResult> {
+export async function scheduleDeliveryRetry(js: JetStreamClient, message: DeliveryMessage, at: Date): Promise<PublishResult> {
+  const runAt = at.getTime() - Date.now() >= 1000 ? new Date(Math.ceil(at.getTime() / 1000) * 1000) : at;
   return publishMessage(js, {
     subject: retrySubject(message.endpointId, message.deliveryId),
     data: JSON.stringify(message),

@@ -2,11 +2,12 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Clock } from '../clock';
 import type { OutboundCollections } from '../collections';
 import { publishDelivery } from './delivery-message';
+import { getDeliveryView } from './load-delivery-views';
 
 /** What a replay needs. */
 export interface ReplayDependencies {
   js: JetStreamClient;
-  collections: Pick<OutboundCollections, 'deliveries' | 'events'>;
+  collections: Pick<OutboundCollections, 'deliveries' | 'attempts' | 'events'>;
   clock?: Clock;
 }
 
@@ -27,31 +28,53 @@ export interface ReplayedDelivery {
 }
 
 /**
- * Sends a delivery again, with the same `webhook-id` (so a receiver that already has it ignores it) and a fresh run
- * of the retry schedule: the message is queued on the endpoint's subject, then the delivery is marked `pending`. A
- * delivery still `pending` is refused (it is already being retried). Queuing first means a crash between the two
- * steps leaves a queued message, and a second replay of the same round is dropped by its `Nats-Msg-Id`.
+ * Sends a delivery again, with the same `webhook-id` (so a receiver that already has it can ignore it) and a fresh
+ * run of the retry schedule: the message is queued on the endpoint's subject, then a `replay` entry is logged, which
+ * makes the delivery `pending`. A delivery still `pending` is refused (it is being attempted). Queuing first means a
+ * crash between the two steps leaves a queued message, and replaying that round again is dropped by its
+ * `Nats-Msg-Id`.
  * @throws ReplayRefusedError
  */
 export async function replayDelivery(dependencies: ReplayDependencies, deliveryId: string): Promise<ReplayedDelivery> {
-  const delivery = await dependencies.collections.deliveries.findOne({ _id: deliveryId });
-  if (!delivery) throw new ReplayRefusedError(`No delivery ${deliveryId}`);
-  if (delivery.status === 'pending') throw new ReplayRefusedError(`Delivery ${deliveryId} is pending: it is still being attempted`);
-  const event = await dependencies.collections.events.findOne({ _id: delivery.eventId });
+  const view = await getDeliveryView(dependencies.collections, deliveryId);
+  if (!view) throw new ReplayRefusedError(`No delivery ${deliveryId}`);
+  if (view.status === 'pending') throw new ReplayRefusedError(`Delivery ${deliveryId} is pending: it is still being attempted`);
+  const event = await dependencies.collections.events.findOne({ _id: view.eventId });
   if (!event) throw new ReplayRefusedError(`The event of delivery ${deliveryId} is no longer kept`);
-  const round = delivery.replays + 1;
+  const round = view.replays + 1;
   await publishDelivery(dependencies.js, {
     deliveryId,
-    eventId: delivery.eventId,
-    endpointId: delivery.endpointId,
-    workspaceId: delivery.workspaceId,
-    eventType: delivery.eventType,
+    eventId: view.eventId,
+    endpointId: view.endpointId,
+    workspaceId: view.workspaceId,
+    eventType: view.eventType,
     body: event.body,
-    sentAt: event.createdAt.toISOString(),
+    sentAt: view.createdAt,
     round,
     roundAttempt: 1,
   });
   const now = (dependencies.clock ?? (() => new Date()))();
-  await dependencies.collections.deliveries.updateOne({ _id: deliveryId }, { $set: { status: 'pending', replays: round, nextAttemptAt: now } });
-  return { deliveryId, endpointId: delivery.endpointId, round };
+  try {
+    await dependencies.collections.attempts.insertOne({
+      _id: `${deliveryId}:r${round}:replay`,
+      deliveryId,
+      endpointId: view.endpointId,
+      round,
+      attempt: 0,
+      kind: 'replay',
+      outcome: null,
+      status: 'pending',
+      statusCode: null,
+      durationMs: null,
+      at: now,
+      responseBody: null,
+      error: null,
+      address: null,
+      nextAttemptAt: now,
+      createdAt: new Date(view.createdAt),
+    });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+  }
+  return { deliveryId, endpointId: view.endpointId, round };
 }

@@ -2,17 +2,20 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { RetryLaterError, type ReceivedMessage } from '@berth/messaging';
 import { deliverWebhook, nextRetryDelayMs, type AddressPolicy, type DeliveryAttempt, type ResolveHost } from '../delivery';
 import type { OutboundCollections } from '../collections';
+import { attemptEntryId, type DeliveryLogEntry } from '../deliveries/delivery-document';
 import { scheduleDeliveryRetry, type DeliveryMessage } from '../deliveries/delivery-message';
 import { activeSecrets } from '../endpoints/endpoint-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
 import { disableEndpoint, recordEndpointFailure, recordEndpointSuccess, type EndpointHealthDependencies } from './endpoint-health';
+import type { LogWriters } from './log-writers';
 import type { RateLimiter } from './rate-limiter';
-import { recordAttempt, recordSkipped, type AttemptResult } from './record-attempt';
+import { recordAttempt, type AttemptResult } from './record-attempt';
 
 /** What an attempt uses. */
 export interface AttemptDependencies extends EndpointHealthDependencies {
   js: JetStreamClient;
-  collections: Pick<OutboundCollections, 'endpoints' | 'alerts' | 'deliveries'>;
+  collections: Pick<OutboundCollections, 'endpoints' | 'alerts' | 'attempts'>;
+  writers: Pick<LogWriters, 'attempts'>;
   metrics: DispatcherMetrics;
   policy: AddressPolicy;
   resolve?: ResolveHost;
@@ -35,26 +38,27 @@ export interface EndpointLane {
 /**
  * Makes one attempt of one delivery, handed over by its endpoint's consumer, and resolves once the attempt is in the
  * delivery log and its next step is durably queued (then the message is acked):
- * - a message delivered again after a crash is not sent if the log shows it delivered already;
- * - a disabled or unknown endpoint: the delivery is `skipped`, nothing is sent;
- * - otherwise waits for the endpoint's rate limit, sends it signed with every active secret, and records the attempt;
- * - 2xx: `delivered`. 410: `failed` and the endpoint is disabled at once. Anything else (or an address refused):
- *   retried after the schedule's next delay, or `Retry-After` if longer; `failed` when the schedule is exhausted or
- *   the failures disabled the endpoint. The retry is a message schedule on an unordered endpoint; on an ordered one
- *   the message itself comes back after the delay (thrown {@link RetryLaterError}: the consumer naks it with that
- *   delay), holding back the endpoint's later deliveries.
+ * - a message delivered again after a crash whose attempt is already logged is not sent again: its logged outcome
+ *   is carried out (a retry scheduled, idempotently) instead;
+ * - a disabled or unknown endpoint: the delivery is logged `skipped`, nothing is sent;
+ * - otherwise waits for the endpoint's rate limit, sends it signed with every active secret, and logs the attempt;
+ * - 2xx: `delivered`. 410: `failed`, and the endpoint is disabled at once. Anything else (an address refused
+ *   included): retried after the schedule's next delay, or `Retry-After` when longer; `failed` when the schedule is
+ *   over or the failures disabled the endpoint. On an unordered endpoint the retry is a message schedule; on an
+ *   ordered one the message itself comes back after the delay ({@link RetryLaterError}: the consumer naks it),
+ *   holding back the endpoint's later deliveries.
  */
 export async function attemptDelivery(dependencies: AttemptDependencies, lane: EndpointLane, received: ReceivedMessage): Promise<void> {
   const message = received.json<DeliveryMessage>();
   const roundAttempt = lane.ordered ? message.roundAttempt + received.deliveryCount - 1 : message.roundAttempt;
   const current: DeliveryMessage = { ...message, roundAttempt };
-  if (received.deliveryCount > 1 || message.round > 0) {
-    const logged = await dependencies.collections.deliveries.findOne({ _id: message.deliveryId }, { projection: { deliveredRound: 1 } });
-    if (logged?.deliveredRound !== null && logged?.deliveredRound !== undefined && logged.deliveredRound >= message.round) return;
+  if (received.deliveryCount > 1) {
+    const logged = await findLoggedAttempt(dependencies, current, lane.ordered);
+    if (logged) return finishLogged(dependencies, lane, logged.message, logged.entry);
   }
   const endpoint = dependencies.endpoints.get(message.endpointId);
   if (!endpoint || endpoint.disabledAt !== null) {
-    await recordSkipped(dependencies.collections, message.deliveryId);
+    await recordAttempt(dependencies.collections, dependencies.writers, current, undefined, { status: 'skipped', nextAttemptAt: null }, dependencies.clock());
     dependencies.metrics.deliveries.labels('skipped').inc();
     return;
   }
@@ -68,13 +72,13 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   dependencies.metrics.attemptDuration.labels(attempt.outcome).observe(attempt.durationMs / 1000);
 
   if (attempt.outcome === 'delivered') {
-    await recordAttempt(dependencies.collections, current, attempt, { status: 'delivered', nextAttemptAt: null });
+    await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, { status: 'delivered', nextAttemptAt: null }, now);
     dependencies.metrics.deliveries.labels('delivered').inc();
     await recordEndpointSuccess(dependencies, endpoint);
     return;
   }
   if (attempt.outcome === 'gone') {
-    await recordAttempt(dependencies.collections, current, attempt, { status: 'failed', nextAttemptAt: null });
+    await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, { status: 'failed', nextAttemptAt: null }, now);
     dependencies.metrics.deliveries.labels('failed').inc();
     await disableEndpoint(dependencies, endpoint._id, 'gone');
     return;
@@ -82,13 +86,33 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   const disabled = await recordEndpointFailure(dependencies, endpoint._id, attempt.startedAt);
   const delayMs = disabled ? undefined : retryDelay(dependencies, roundAttempt, attempt);
   const result: AttemptResult = delayMs === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delayMs) };
-  await recordAttempt(dependencies.collections, current, attempt, result);
-  if (delayMs === undefined) {
-    dependencies.metrics.deliveries.labels('failed').inc();
-    return;
+  const entry = await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, result, now);
+  if (delayMs === undefined) dependencies.metrics.deliveries.labels('failed').inc();
+  await finishLogged(dependencies, lane, current, entry, `Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)})`);
+}
+
+/**
+ * Carries out what a logged attempt decided: nothing more when it ended the delivery; else its retry, at the
+ * logged time (a message schedule, whose id makes a repeat a no-op; or, on an ordered endpoint, a nak).
+ */
+async function finishLogged(dependencies: AttemptDependencies, lane: EndpointLane, message: DeliveryMessage, entry: DeliveryLogEntry, why = 'A logged attempt asked for a retry'): Promise<void> {
+  if (entry.status !== 'pending' || entry.nextAttemptAt === null) return;
+  const delayMs = Math.max(0, entry.nextAttemptAt.getTime() - dependencies.clock().getTime());
+  if (lane.ordered) throw new RetryLaterError(`${why}; the endpoint waits for it`, delayMs);
+  await scheduleDeliveryRetry(dependencies.js, { ...message, roundAttempt: message.roundAttempt + 1 }, new Date(Date.now() + delayMs));
+}
+
+/**
+ * The logged entry of this message's attempt, if the process that held it before logged it and died before the
+ * ack. On an ordered endpoint the delivery count also grew by that crash, so the attempt before is looked at too.
+ */
+async function findLoggedAttempt(dependencies: AttemptDependencies, message: DeliveryMessage, ordered: boolean): Promise<{ message: DeliveryMessage; entry: DeliveryLogEntry } | undefined> {
+  const candidates = ordered && message.roundAttempt > 1 ? [message.roundAttempt, message.roundAttempt - 1] : [message.roundAttempt];
+  for (const attempt of candidates) {
+    const entry = await dependencies.collections.attempts.findOne({ _id: attemptEntryId(message.deliveryId, message.round, attempt) });
+    if (entry && (entry.status !== 'pending' || attempt === message.roundAttempt)) return { message: { ...message, roundAttempt: attempt }, entry };
   }
-  if (lane.ordered) throw new RetryLaterError(`Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)}); the endpoint waits for it`, delayMs);
-  await scheduleDeliveryRetry(dependencies.js, { ...message, roundAttempt: roundAttempt + 1 }, new Date(Date.now() + delayMs));
+  return undefined;
 }
 
 /** The schedule's next delay, at least what `Retry-After` asked for; undefined when the schedule is over. */

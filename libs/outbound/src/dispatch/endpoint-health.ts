@@ -18,11 +18,17 @@ export interface EndpointHealthDependencies {
   onDisabled?: (endpointId: string) => Promise<void> | void;
 }
 
-/** Records a success: the endpoint's failure run, if any, ends. */
+/**
+ * Records a success: the endpoint's failure run, if any, ends. The local copy is cleared first, so the successes
+ * arriving together after a failure run make one write; a failed write is only logged (the delivery itself
+ * succeeded), and the next success after the next reload clears it.
+ */
 export async function recordEndpointSuccess(dependencies: EndpointHealthDependencies, endpoint: EndpointDocument): Promise<void> {
-  if (endpoint.failingSince === null) return;
-  await dependencies.collections.endpoints.updateOne({ _id: endpoint._id }, { $set: { failingSince: null } });
+  if (dependencies.endpoints.get(endpoint._id)?.failingSince == null) return;
   dependencies.endpoints.patch(endpoint._id, { failingSince: null });
+  await dependencies.collections.endpoints.updateOne({ _id: endpoint._id }, { $set: { failingSince: null } }).catch((error: unknown) => {
+    dependencies.logger.warn({ err: error, endpointId: endpoint._id }, 'Could not clear the failure run of an endpoint');
+  });
 }
 
 /**

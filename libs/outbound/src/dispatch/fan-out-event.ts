@@ -8,20 +8,21 @@ import { deliveryIdFor } from '../names';
 import type { OutboundEvent } from '../send/event-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
 import type { EndpointRegistry } from './endpoint-registry';
+import type { LogWriters } from './log-writers';
 
 /** What the fan-out uses. */
 export interface FanOutDependencies {
   js: JetStreamClient;
-  collections: Pick<OutboundCollections, 'events' | 'deliveries'>;
+  collections: Pick<OutboundCollections, 'events'>;
+  writers: Pick<LogWriters, 'events' | 'deliveries'>;
   endpoints: EndpointRegistry;
   metrics: DispatcherMetrics;
 }
 
-const DUPLICATE_KEY = 11000;
-
 /**
  * Fans one event out: one delivery per enabled endpoint of its workspace subscribed to its type. Resolves (and the
- * event is acked) only once every delivery is durably queued on `OUTBOUND_DELIVERIES` and logged as pending; the
+ * event is acked) only once every delivery is written to `outboundDeliveries` and durably queued on
+ * `OUTBOUND_DELIVERIES`; the
  * event row is written last and marks the fan-out done, so a redelivered or resent event that finds it is skipped.
  * Run again after a crash, every step is a no-op the second time (delivery `Nats-Msg-Id`s, unique `_id`s).
  */
@@ -37,17 +38,9 @@ export async function fanOutEvent(dependencies: FanOutDependencies, message: Rec
       endpointId: endpoint._id,
       workspaceId: event.workspaceId,
       eventType: event.eventType,
-      status: 'pending',
-      attemptCount: 0,
-      attempts: [],
       createdAt,
-      lastAttemptAt: null,
-      nextAttemptAt: createdAt,
-      deliveredAt: null,
-      deliveredRound: null,
-      replays: 0,
     }));
-    await insertIgnoringDuplicates(() => dependencies.collections.deliveries.insertMany(deliveries, { ordered: false }));
+    await Promise.all(deliveries.map((delivery) => dependencies.writers.deliveries.insert(delivery)));
     await Promise.all(deliveries.map((delivery) => publishDelivery(dependencies.js, {
       deliveryId: delivery._id,
       eventId: event.eventId,
@@ -60,7 +53,7 @@ export async function fanOutEvent(dependencies: FanOutDependencies, message: Rec
       roundAttempt: 1,
     })));
   }
-  await insertIgnoringDuplicates(() => dependencies.collections.events.insertOne({
+  await dependencies.writers.events.insert({
     _id: event.eventId,
     workspaceId: event.workspaceId,
     eventType: event.eventType,
@@ -68,18 +61,7 @@ export async function fanOutEvent(dependencies: FanOutDependencies, message: Rec
     idempotencyKey: event.idempotencyKey,
     createdAt,
     endpointIds: targets.map((endpoint) => endpoint._id),
-  }));
+  });
   dependencies.metrics.eventsFannedOut.inc();
   dependencies.metrics.deliveriesQueued.inc(targets.length);
-}
-
-/** Runs an insert whose duplicate-key failures mean "already written by an earlier run". */
-async function insertIgnoringDuplicates(insert: () => Promise<unknown>): Promise<void> {
-  try {
-    await insert();
-  } catch (error) {
-    const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
-    const codes = Array.isArray(writeErrors) ? writeErrors.map((entry) => entry.code) : writeErrors ? [writeErrors.code] : [(error as { code?: number }).code];
-    if (codes.length === 0 || codes.some((code) => code !== DUPLICATE_KEY)) throw error;
-  }
 }

@@ -1,10 +1,8 @@
 import type { DeliveryAttempt } from '../delivery';
 import type { OutboundCollections } from '../collections';
-import type { AttemptRecord, DeliveryStatus } from '../deliveries/delivery-document';
+import { attemptEntryId, type DeliveryLogEntry, type DeliveryStatus } from '../deliveries/delivery-document';
 import type { DeliveryMessage } from '../deliveries/delivery-message';
-
-/** How many attempts a delivery's log keeps (the count goes on). */
-export const ATTEMPTS_KEPT = 20;
+import type { LogWriters } from './log-writers';
 
 /** The state a delivery is in after an attempt. */
 export interface AttemptResult {
@@ -13,39 +11,29 @@ export interface AttemptResult {
 }
 
 /**
- * Writes one attempt to the delivery log and the delivery's new status, in one write by `_id` (the hot path, a
- * point write on FerretDB as on MongoDB). Upserts, so a delivery whose pending row was never written still gets one.
+ * Logs one attempt (or, without `attempt`, a skip) of the message's round and attempt number, with the delivery's
+ * status after it. One insert under a key naming the attempt: the hot path never updates a document, and logging
+ * the same attempt twice (after a crash) keeps the first entry. Returns the entry that is in the log.
  */
-export async function recordAttempt(collections: Pick<OutboundCollections, 'deliveries'>, message: DeliveryMessage, attempt: DeliveryAttempt, result: AttemptResult): Promise<void> {
-  const record: AttemptRecord = {
+export async function recordAttempt(collections: Pick<OutboundCollections, 'attempts'>, writers: Pick<LogWriters, 'attempts'>, message: DeliveryMessage, attempt: DeliveryAttempt | undefined, result: AttemptResult, at: Date): Promise<DeliveryLogEntry> {
+  const entry: DeliveryLogEntry = {
+    _id: attemptEntryId(message.deliveryId, message.round, message.roundAttempt),
+    deliveryId: message.deliveryId,
+    endpointId: message.endpointId,
+    round: message.round,
     attempt: message.roundAttempt,
-    outcome: attempt.outcome,
-    statusCode: attempt.statusCode ?? null,
-    durationMs: Math.round(attempt.durationMs),
-    startedAt: attempt.startedAt,
-    responseBody: attempt.responseBody ?? null,
-    error: attempt.error ?? null,
-    address: attempt.address ?? null,
+    kind: attempt ? 'attempt' : 'skipped',
+    outcome: attempt?.outcome ?? null,
+    status: result.status,
+    statusCode: attempt?.statusCode ?? null,
+    durationMs: attempt ? Math.round(attempt.durationMs) : null,
+    at: attempt?.startedAt ?? at,
+    responseBody: attempt?.responseBody ?? null,
+    error: attempt?.error ?? null,
+    address: attempt?.address ?? null,
+    nextAttemptAt: result.nextAttemptAt,
+    createdAt: new Date(message.sentAt),
   };
-  const delivered = result.status === 'delivered';
-  await collections.deliveries.updateOne(
-    { _id: message.deliveryId },
-    {
-      $setOnInsert: { eventId: message.eventId, endpointId: message.endpointId, workspaceId: message.workspaceId, eventType: message.eventType, createdAt: new Date(message.sentAt), replays: message.round },
-      $set: {
-        status: result.status,
-        lastAttemptAt: attempt.startedAt,
-        nextAttemptAt: result.nextAttemptAt,
-        ...(delivered ? { deliveredAt: new Date(attempt.startedAt.getTime() + attempt.durationMs), deliveredRound: message.round } : {}),
-      },
-      $inc: { attemptCount: 1 },
-      $push: { attempts: { $each: [record], $slice: -ATTEMPTS_KEPT } },
-    },
-    { upsert: true },
-  );
-}
-
-/** Marks a delivery `skipped` (its endpoint is disabled or gone), without an attempt. */
-export async function recordSkipped(collections: Pick<OutboundCollections, 'deliveries'>, deliveryId: string): Promise<void> {
-  await collections.deliveries.updateOne({ _id: deliveryId }, { $set: { status: 'skipped', nextAttemptAt: null } });
+  if ((await writers.attempts.insert(entry)) === 'inserted') return entry;
+  return (await collections.attempts.findOne({ _id: entry._id })) ?? entry;
 }

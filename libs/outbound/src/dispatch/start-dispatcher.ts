@@ -15,6 +15,7 @@ import { EndpointLanes } from './endpoint-lanes';
 import { EndpointRegistry } from './endpoint-registry';
 import { fanOutEvent } from './fan-out-event';
 import { KeyedSerializer } from './keyed-serializer';
+import { createLogWriters } from './log-writers';
 
 /** Five days: how long an endpoint may fail every attempt before it is disabled (Svix's rule). */
 export const DEFAULT_DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
@@ -79,6 +80,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   if (options.provisionStreams !== false) await ensureOutboundStreams(messaging, options.sizing);
   await ensureOutboundIndexes(collections);
+  const writers = createLogWriters(collections);
 
   let lanes: EndpointLanes | undefined;
   const readBacklog = cachedRead(async () => {
@@ -101,6 +103,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     attempt: {
       js: messaging.js,
       collections,
+      writers,
       endpoints,
       metrics,
       logger,
@@ -136,7 +139,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     retryPolicy: { maxAttempts: Number.MAX_SAFE_INTEGER, delayAfter: (failed) => Math.min(1000 * 2 ** (failed - 1), 60_000) },
     handler: (message) => {
       const workspaceId = message.subject.split('.')[2] ?? '';
-      const run = () => fanOutEvent({ js: messaging.js, collections, endpoints, metrics }, message);
+      const run = () => fanOutEvent({ js: messaging.js, collections, writers, endpoints, metrics }, message);
       // Events of a workspace with an ordered endpoint are fanned out in stream order, one at a time.
       return endpoints.ofWorkspace(workspaceId).some((endpoint) => endpoint.ordered) ? serializer.run(workspaceId, run) : run();
     },

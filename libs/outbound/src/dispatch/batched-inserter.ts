@@ -1,0 +1,66 @@
+import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
+
+/** How one document's insert ended: written, or already there (its `_id` was taken: an earlier run wrote it). */
+export type InsertResult = 'inserted' | 'duplicate';
+
+interface Pending<T> {
+  document: T;
+  resolve: (result: InsertResult) => void;
+  reject: (error: unknown) => void;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/**
+ * Group commit for MongoDB inserts: documents inserted while a write is in flight leave together in the next
+ * `insertMany` (unordered, at most `maxBatch`), and each caller's promise settles with its own document's result.
+ * One write at a time per collection: FerretDB on SQLite answers concurrent writes with `SQLITE_BUSY`, and one
+ * insert of 100 rows costs about what one insert of 1 row does, so this is both safer and ~20× faster under load.
+ * A lone document is written at once, so an idle dispatcher adds no latency.
+ */
+export class BatchedInserter<T extends Document> {
+  private queue: Pending<T>[] = [];
+  private writing = false;
+
+  constructor(private readonly collection: Collection<T>, private readonly maxBatch = 200) {}
+
+  /** Inserts `document`; resolves once it is written (or found already written). */
+  insert(document: T): Promise<InsertResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ document, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        await this.write(batch);
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(batch: Pending<T>[]): Promise<void> {
+    try {
+      await this.collection.insertMany(batch.map((pending) => pending.document as OptionalUnlessRequiredId<T>), { ordered: false });
+      batch.forEach((pending) => pending.resolve('inserted'));
+    } catch (error) {
+      const writeErrors = (error as { writeErrors?: { index: number; code?: number }[] | { index: number; code?: number } }).writeErrors;
+      if (writeErrors === undefined) {
+        batch.forEach((pending) => pending.reject(error));
+        return;
+      }
+      const byIndex = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((entry) => [entry.index, entry.code]));
+      batch.forEach((pending, index) => {
+        if (!byIndex.has(index)) pending.resolve('inserted');
+        else if (byIndex.get(index) === DUPLICATE_KEY) pending.resolve('duplicate');
+        else pending.reject(error);
+      });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import Router from '@koa/router';
+import {
+  createEndpoint,
+  getEndpoint,
+  listEndpoints,
+  recoverEndpoint,
+  rotateEndpointSecret,
+  setEndpointEnabled,
+  toEndpointView,
+  updateEndpoint,
+  type EndpointOperationDependencies,
+  type ReplayDependencies,
+} from '@berth/outbound';
+import type { Clock } from '@berth/outbound';
+import { readJsonBody } from './read-json-body';
+import { createEndpointBody, recoverBody, rotateSecretBody, updateEndpointBody } from './request-schemas';
+import { parseWith } from './parse-with';
+
+/**
+ * The endpoint routes of the management API (Svix-like):
+ * `POST /v1/endpoints`, `GET /v1/endpoints?workspaceId=`, `GET|PATCH /v1/endpoints/:id`,
+ * `POST /v1/endpoints/:id/disable|enable|rotate-secret|recover`.
+ */
+export function endpointRoutes(operations: EndpointOperationDependencies, replay: ReplayDependencies, clock: Clock): Router {
+  const router = new Router({ prefix: '/v1/endpoints' });
+  router.post('/', async (ctx) => {
+    const body = parseWith(createEndpointBody, await readJsonBody(ctx));
+    ctx.status = 201;
+    ctx.body = await createEndpoint(operations, body);
+  });
+  router.get('/', async (ctx) => {
+    const workspaceId = typeof ctx.query.workspaceId === 'string' ? ctx.query.workspaceId : undefined;
+    ctx.body = { data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock())) };
+  });
+  router.get('/:id', async (ctx) => {
+    ctx.body = toEndpointView(await getEndpoint(operations, ctx.params.id), clock());
+  });
+  router.patch('/:id', async (ctx) => {
+    ctx.body = await updateEndpoint(operations, ctx.params.id, parseWith(updateEndpointBody, await readJsonBody(ctx)));
+  });
+  router.post('/:id/disable', async (ctx) => {
+    ctx.body = await setEndpointEnabled(operations, ctx.params.id, false);
+  });
+  router.post('/:id/enable', async (ctx) => {
+    ctx.body = await setEndpointEnabled(operations, ctx.params.id, true);
+  });
+  router.post('/:id/rotate-secret', async (ctx) => {
+    const body = parseWith(rotateSecretBody, await readJsonBody(ctx));
+    ctx.body = await rotateEndpointSecret(operations, ctx.params.id, { overlapMs: body.overlapSeconds === undefined ? undefined : body.overlapSeconds * 1000, secret: body.secret });
+  });
+  router.post('/:id/recover', async (ctx) => {
+    const body = parseWith(recoverBody, await readJsonBody(ctx));
+    await getEndpoint(operations, ctx.params.id);
+    const replayed = await recoverEndpoint(replay, ctx.params.id, new Date(body.since));
+    ctx.status = 202;
+    ctx.body = { replayed: replayed.length, deliveries: replayed };
+  });
+  return router;
+}

@@ -1,0 +1,84 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { BerthLogger } from '@berth/logger';
+import type { Messaging } from '@berth/messaging';
+import type { Registry } from '@berth/metrics';
+import { announceEndpointChange, EndpointNotFoundError, InvalidEndpointError, ReplayRefusedError, systemClock, type Clock, type Dispatcher } from '@berth/outbound';
+import { deliveryRoutes } from './api/delivery-routes';
+import { endpointRoutes } from './api/endpoint-routes';
+import { ApiError } from './api/read-json-body';
+
+/** What {@link createDispatcherApp} is built from. */
+export interface DispatcherAppDependencies {
+  dispatcher: Dispatcher;
+  messaging: Messaging;
+  registry: Registry;
+  logger: BerthLogger;
+  /** Bearer token required on `/v1/…`; unset: none. */
+  apiToken?: string;
+  clock?: Clock;
+  readiness: () => boolean;
+}
+
+/**
+ * The dispatcher's HTTP app: the endpoint management API and delivery log under `/v1` (see {@link endpointRoutes},
+ * {@link deliveryRoutes}), JSON errors `{ error, message }`, and `GET /healthz`, `/readyz`, `/metrics`. A change to
+ * an endpoint is announced to every replica and applied to this one before the answer.
+ */
+export function createDispatcherApp(dependencies: DispatcherAppDependencies): Koa {
+  const { dispatcher, messaging, logger } = dependencies;
+  const clock = dependencies.clock ?? systemClock;
+  const operations = {
+    collections: dispatcher.collections,
+    clock,
+    onChanged: async (endpointId: string) => {
+      await announceEndpointChange(messaging.nc, endpointId);
+      await dispatcher.reloadEndpoints();
+    },
+  };
+  const replay = { js: messaging.js, collections: dispatcher.collections, clock };
+
+  const probes = new Router();
+  probes.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  probes.get('/readyz', (ctx) => {
+    const ready = dependencies.readiness();
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready' };
+  });
+  probes.get('/metrics', async (ctx) => {
+    ctx.set('Content-Type', dependencies.registry.contentType);
+    ctx.body = await dependencies.registry.metrics();
+  });
+
+  const app = new Koa();
+  app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
+  app.use(async (ctx, next) => {
+    try {
+      if (ctx.path.startsWith('/v1/') && dependencies.apiToken !== undefined && ctx.get('authorization') !== `Bearer ${dependencies.apiToken}`) {
+        throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
+      }
+      await next();
+    } catch (error) {
+      const [status, code] = statusOf(error);
+      if (status >= 500) logger.error({ err: error, path: ctx.path }, 'Management API request failed');
+      ctx.status = status;
+      ctx.body = { error: code, message: status >= 500 ? 'internal error' : (error as Error).message };
+    }
+  });
+  app.use(probes.routes());
+  for (const router of [endpointRoutes(operations, replay, clock), deliveryRoutes(replay)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}
+
+function statusOf(error: unknown): [number, string] {
+  if (error instanceof ApiError) return [error.status, error.code];
+  if (error instanceof EndpointNotFoundError) return [404, 'not_found'];
+  if (error instanceof InvalidEndpointError) return [400, 'invalid_request'];
+  if (error instanceof ReplayRefusedError) return [409, 'conflict'];
+  return [500, 'internal'];
+}

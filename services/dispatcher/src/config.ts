@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { commaList, commonEnvSchema, parseEnv } from '@berth/config';
+
+const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
+
+/** A comma-separated list of delays in ms, e.g. `0,100,200`; empty or unset means the Svix schedule. */
+const retrySchedule = commaList.pipe(z.array(z.string().regex(/^\d+$/, 'a list of delays in ms').transform(Number)));
+
+/** The dispatcher's environment. */
+export const dispatcherEnvSchema = commonEnvSchema.extend({
+  /** Port of the endpoint management API and of `/healthz`, `/readyz`, `/metrics`. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3100),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Bearer token the management API requires; unset: no check (the API must then be reachable only inside the cluster). */
+  DISPATCHER_API_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(16).optional()),
+  /**
+   * CIDRs deliveries may reach although they are not public (loopback, RFC 1918, ULA…). Empty by default: the SSRF
+   * policy is strict. Tests and npm start allow `127.0.0.0/8` to reach loopback receivers.
+   */
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: commaList,
+  /** Delays before each attempt of a delivery; unset: the Svix schedule (0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+  OUTBOUND_RETRY_SCHEDULE_MS: retrySchedule,
+  /** Jitter of the retry delays, 0 to 1. */
+  OUTBOUND_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+  /** Deadline of one attempt (resolution, connection, response). */
+  OUTBOUND_TIMEOUT_MS: positiveInt(15_000),
+  /** Days an endpoint may fail every attempt before it is disabled, with one alert. */
+  OUTBOUND_DISABLE_AFTER_FAILING_DAYS: z.coerce.number().positive().default(5),
+  /** Days the delivery log (attempts, response bodies) is kept. */
+  OUTBOUND_DELIVERY_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  /** How often the retention pass runs. */
+  OUTBOUND_RETENTION_INTERVAL_MS: positiveInt(60 * 60 * 1000),
+  /** Deliveries in flight at once per unordered endpoint, per replica. */
+  DISPATCHER_ENDPOINT_CONCURRENCY: positiveInt(16),
+  /** Events fanned out at once, per replica. */
+  DISPATCHER_FAN_OUT_CONCURRENCY: positiveInt(32),
+  /** How often endpoints are reloaded besides change announcements. */
+  DISPATCHER_ENDPOINT_RELOAD_MS: positiveInt(5000),
+  /** Replicas sharing each endpoint's rate limit (each enforces limit / this); set to the replica count. */
+  DISPATCHER_RATE_LIMIT_SHARE: positiveInt(1),
+  /** On SIGTERM, how long running attempts may take to finish. */
+  SHUTDOWN_GRACE_MS: positiveInt(20_000),
+  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+});
+
+/** The dispatcher's validated configuration. */
+export type DispatcherConfig = z.infer<typeof dispatcherEnvSchema>;
+
+/**
+ * Reads and validates the dispatcher's environment; the only place in the service that reads `process.env` (when
+ * called without an argument, as `main.ts` does). Tests pass a map.
+ * @throws ConfigError naming every invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): DispatcherConfig {
+  return parseEnv(dispatcherEnvSchema, env);
+}
