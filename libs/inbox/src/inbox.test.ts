@@ -1,31 +1,22 @@
-import { MongoClient, type Db } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
-  claimEvent, ensureInboxIndexes, inboxCollections, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
+  claimEvent, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
   type Inbox, type WebhookEvent,
 } from './index';
 import { fakeWebhookMessage, manualClock } from './testing';
+import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 
 const logger = createLogger({ service: 'inbox-test', level: 'silent' });
-let ferret: FerretDbHandle;
-let client: MongoClient;
-let db: Db;
+let testInbox: TestInbox;
 let inbox: Inbox;
 let counter = 0;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
-  db = client.db(`inbox_test_${process.pid}`);
-  inbox = inboxCollections(db);
-  await ensureInboxIndexes({ inbox });
+  testInbox = await startTestInbox('inbox_test');
+  ({ inbox } = testInbox);
 });
-afterAll(async () => {
-  await client?.close();
-  await ferret?.stop();
-});
+afterAll(() => testInbox?.stop());
 
 function newEvent(): WebhookEvent {
   counter += 1;

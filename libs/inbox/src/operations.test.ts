@@ -1,35 +1,26 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { MongoClient, type Db } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { describeError, RetryLaterError, UnrecoverableError, type RetryPolicy } from '@berth/messaging';
 import {
-  acquireLease, createWebhookAlertHook, deleteExpiredWebhookEvents, ensureInboxIndexes, inboxCollections, messageState, processInboxEvent,
+  acquireLease, createWebhookAlertHook, deleteExpiredWebhookEvents, messageState, processInboxEvent,
   raiseSetAsideAlert, recordReceivedEvent, recoverWebhookEvents, redeliverWebhookEvent, retryAbandonedWebhookEvents, ScheduledRetryError,
   type Inbox, type InboxEventDocument, type WebhookEventAlert,
 } from './index';
 import { captureLogLines, fakeWebhookMessage } from './testing';
+import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const silent = createLogger({ service: 'inbox-ops-test', level: 'silent' });
-let ferret: FerretDbHandle;
-let client: MongoClient;
-let db: Db;
+let testInbox: TestInbox;
 let inbox: Inbox;
 let counter = 0;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
-  db = client.db(`inbox_ops_test_${process.pid}`);
-  inbox = inboxCollections(db);
-  await ensureInboxIndexes({ inbox });
+  testInbox = await startTestInbox('inbox_ops_test');
+  ({ inbox } = testInbox);
 });
-afterAll(async () => {
-  await client?.close();
-  await ferret?.stop();
-});
+afterAll(() => testInbox?.stop());
 
 /** A JetStream client that records publishes, for operations whose JetStream side is not under test here. */
 function recordingJs(): { js: JetStreamClient; published: { subject: string; data: string; msgID?: string; headers: Record<string, string> }[] } {

@@ -1,29 +1,20 @@
-import { MongoClient, type Db } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { exponentialBackoff, RetryLaterError, UnrecoverableError } from '@berth/messaging';
-import { ensureInboxIndexes, inboxCollections, processWebhookMessage, type Inbox, type InboxHandlerEvent } from './index';
+import { processWebhookMessage, type Inbox, type InboxHandlerEvent } from './index';
+import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 import { fakeWebhookBatchMessage, fakeWebhookMessage, manualClock } from './testing';
 
 const logger = createLogger({ service: 'inbox-batch-test', level: 'silent' });
 const retryPolicy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 5000 });
-let ferret: FerretDbHandle;
-let client: MongoClient;
-let db: Db;
+let testInbox: TestInbox;
 let inbox: Inbox;
 let counter = 0;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
-  db = client.db(`inbox_batch_test_${process.pid}`);
-  inbox = inboxCollections(db);
-  await ensureInboxIndexes({ inbox });
+  testInbox = await startTestInbox('inbox_batch_test');
+  ({ inbox } = testInbox);
 });
-afterAll(async () => {
-  await client?.close();
-  await ferret?.stop();
-});
+afterAll(() => testInbox?.stop());
 
 const base = { owner: 'replica-1', leaseMs: 60000, logger, retryPolicy };
 const ids = (count: number): string[] => Array.from({ length: count }, () => `evt_b${++counter}`);
