@@ -1,7 +1,7 @@
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
-  claimEvent, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
+  claimEvent, ensureInboxIndexes, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
   type Inbox, type WebhookEvent,
 } from './index';
 import { fakeWebhookMessage, manualClock } from './testing';
