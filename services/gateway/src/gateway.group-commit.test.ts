@@ -34,6 +34,7 @@ describe('gateway: group commit of the events of one subject', () => {
     let batches = 0;
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
       const stored = await nats.messaging.jsm.streams.getMessage(STREAM, { seq });
+      if (stored === null) throw new Error(`message ${seq} of ${STREAM} is missing`);
       if (stored.header.get(WEBHOOK_HEADERS.batchSize)) {
         batches += 1;
         const items = decodeWebhookBatch(stored.data);
