@@ -26,8 +26,9 @@ export interface DeliveryDocument {
 
 /**
  * One entry of the delivery log, in `outboundAttempts`: an attempt, a skip, or a replay. Insert-only, keyed by
- * `<deliveryId>:r<round>:a<attempt>` (a replay: `<deliveryId>:r<round>:replay`), so writing it twice after a crash
- * is a no-op and the hot path never updates a document: FerretDB 1.24 rewrites after scanning on every update.
+ * `<deliveryId>:r<round>:a<attempt>` (`…:d<n>` when made again after a crash; a replay: `<deliveryId>:r<round>:replay`).
+ * The hot path only inserts: on FerretDB 1.24 with SQLite, updates and even lookups by `_id` scan the collection;
+ * an insert does not.
  */
 export interface DeliveryLogEntry {
   _id: string;
@@ -52,6 +53,8 @@ export interface DeliveryLogEntry {
   nextAttemptAt: Date | null;
   /** The delivery's `createdAt`, for retention. */
   createdAt: Date;
+  /** Set on an attempt made again because the process holding the message died (1 for the first such). */
+  redelivery?: number;
 }
 
 /** The `_id` of an attempt's log entry. */
@@ -91,9 +94,9 @@ export interface DeliveryView {
   }[];
 }
 
-/** Orders log entries: by round, a replay entry first in its round, then by attempt. */
+/** Orders log entries: by round, a replay entry first in its round, then by attempt, then redelivery. */
 export function compareEntries(a: DeliveryLogEntry, b: DeliveryLogEntry): number {
-  return a.round - b.round || (a.kind === 'replay' ? -1 : 0) - (b.kind === 'replay' ? -1 : 0) || a.attempt - b.attempt;
+  return a.round - b.round || (a.kind === 'replay' ? -1 : 0) - (b.kind === 'replay' ? -1 : 0) || a.attempt - b.attempt || (a.redelivery ?? 0) - (b.redelivery ?? 0);
 }
 
 /** The view of a delivery from its document and its log entries (any order). */

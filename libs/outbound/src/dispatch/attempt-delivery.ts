@@ -2,7 +2,6 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { RetryLaterError, type ReceivedMessage } from '@berth/messaging';
 import { deliverWebhook, nextRetryDelayMs, type AddressPolicy, type DeliveryAttempt, type ResolveHost } from '../delivery';
 import type { OutboundCollections } from '../collections';
-import { attemptEntryId, type DeliveryLogEntry } from '../deliveries/delivery-document';
 import { scheduleDeliveryRetry, type DeliveryMessage } from '../deliveries/delivery-message';
 import { activeSecrets } from '../endpoints/endpoint-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
@@ -14,7 +13,7 @@ import { recordAttempt, type AttemptResult } from './record-attempt';
 /** What an attempt uses. */
 export interface AttemptDependencies extends EndpointHealthDependencies {
   js: JetStreamClient;
-  collections: Pick<OutboundCollections, 'endpoints' | 'alerts' | 'attempts'>;
+  collections: Pick<OutboundCollections, 'endpoints' | 'alerts'>;
   writers: Pick<LogWriters, 'attempts'>;
   metrics: DispatcherMetrics;
   policy: AddressPolicy;
@@ -38,8 +37,8 @@ export interface EndpointLane {
 /**
  * Makes one attempt of one delivery, handed over by its endpoint's consumer, and resolves once the attempt is in the
  * delivery log and its next step is durably queued (then the message is acked):
- * - a message delivered again after a crash whose attempt is already logged is not sent again: its logged outcome
- *   is carried out (a retry scheduled, idempotently) instead;
+ * - nothing is read first: a message delivered again after a crash is attempted again (the receiver dedupes on
+ *   `webhook-id`), because on FerretDB 1.24 finding out whether its attempt was logged means a collection scan;
  * - a disabled or unknown endpoint: the delivery is logged `skipped`, nothing is sent;
  * - otherwise waits for the endpoint's rate limit, sends it signed with every active secret, and logs the attempt;
  * - 2xx: `delivered`. 410: `failed`, and the endpoint is disabled at once. Anything else (an address refused
@@ -52,13 +51,11 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   const message = received.json<DeliveryMessage>();
   const roundAttempt = lane.ordered ? message.roundAttempt + received.deliveryCount - 1 : message.roundAttempt;
   const current: DeliveryMessage = { ...message, roundAttempt };
-  if (received.deliveryCount > 1) {
-    const logged = await findLoggedAttempt(dependencies, current, lane.ordered);
-    if (logged) return finishLogged(dependencies, lane, logged.message, logged.entry);
-  }
+  // An unordered message delivered again was held by a process that died: its attempt is made (and logged) again.
+  const redelivery = lane.ordered ? 0 : received.deliveryCount - 1;
   const endpoint = dependencies.endpoints.get(message.endpointId);
   if (!endpoint || endpoint.disabledAt !== null) {
-    await recordAttempt(dependencies.collections, dependencies.writers, current, undefined, { status: 'skipped', nextAttemptAt: null }, dependencies.clock());
+    await recordAttempt(dependencies.writers, current, redelivery, undefined, { status: 'skipped', nextAttemptAt: null }, dependencies.clock());
     dependencies.metrics.deliveries.labels('skipped').inc();
     return;
   }
@@ -72,13 +69,13 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   dependencies.metrics.attemptDuration.labels(attempt.outcome).observe(attempt.durationMs / 1000);
 
   if (attempt.outcome === 'delivered') {
-    await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, { status: 'delivered', nextAttemptAt: null }, now);
+    await recordAttempt(dependencies.writers, current, redelivery, attempt, { status: 'delivered', nextAttemptAt: null }, now);
     dependencies.metrics.deliveries.labels('delivered').inc();
     await recordEndpointSuccess(dependencies, endpoint);
     return;
   }
   if (attempt.outcome === 'gone') {
-    await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, { status: 'failed', nextAttemptAt: null }, now);
+    await recordAttempt(dependencies.writers, current, redelivery, attempt, { status: 'failed', nextAttemptAt: null }, now);
     dependencies.metrics.deliveries.labels('failed').inc();
     await disableEndpoint(dependencies, endpoint._id, 'gone');
     return;
@@ -86,33 +83,13 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   const disabled = await recordEndpointFailure(dependencies, endpoint._id, attempt.startedAt);
   const delayMs = disabled ? undefined : retryDelay(dependencies, roundAttempt, attempt);
   const result: AttemptResult = delayMs === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delayMs) };
-  const entry = await recordAttempt(dependencies.collections, dependencies.writers, current, attempt, result, now);
-  if (delayMs === undefined) dependencies.metrics.deliveries.labels('failed').inc();
-  await finishLogged(dependencies, lane, current, entry, `Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)})`);
-}
-
-/**
- * Carries out what a logged attempt decided: nothing more when it ended the delivery; else its retry, at the
- * logged time (a message schedule, whose id makes a repeat a no-op; or, on an ordered endpoint, a nak).
- */
-async function finishLogged(dependencies: AttemptDependencies, lane: EndpointLane, message: DeliveryMessage, entry: DeliveryLogEntry, why = 'A logged attempt asked for a retry'): Promise<void> {
-  if (entry.status !== 'pending' || entry.nextAttemptAt === null) return;
-  const delayMs = Math.max(0, entry.nextAttemptAt.getTime() - dependencies.clock().getTime());
-  if (lane.ordered) throw new RetryLaterError(`${why}; the endpoint waits for it`, delayMs);
-  await scheduleDeliveryRetry(dependencies.js, { ...message, roundAttempt: message.roundAttempt + 1 }, new Date(Date.now() + delayMs));
-}
-
-/**
- * The logged entry of this message's attempt, if the process that held it before logged it and died before the
- * ack. On an ordered endpoint the delivery count also grew by that crash, so the attempt before is looked at too.
- */
-async function findLoggedAttempt(dependencies: AttemptDependencies, message: DeliveryMessage, ordered: boolean): Promise<{ message: DeliveryMessage; entry: DeliveryLogEntry } | undefined> {
-  const candidates = ordered && message.roundAttempt > 1 ? [message.roundAttempt, message.roundAttempt - 1] : [message.roundAttempt];
-  for (const attempt of candidates) {
-    const entry = await dependencies.collections.attempts.findOne({ _id: attemptEntryId(message.deliveryId, message.round, attempt) });
-    if (entry && (entry.status !== 'pending' || attempt === message.roundAttempt)) return { message: { ...message, roundAttempt: attempt }, entry };
+  await recordAttempt(dependencies.writers, current, redelivery, attempt, result, now);
+  if (delayMs === undefined) {
+    dependencies.metrics.deliveries.labels('failed').inc();
+    return;
   }
-  return undefined;
+  if (lane.ordered) throw new RetryLaterError(`Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)}); the endpoint waits for it`, delayMs);
+  await scheduleDeliveryRetry(dependencies.js, { ...message, roundAttempt: roundAttempt + 1 }, new Date(Date.now() + delayMs));
 }
 
 /** The schedule's next delay, at least what `Retry-After` asked for; undefined when the schedule is over. */

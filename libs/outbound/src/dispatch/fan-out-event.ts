@@ -21,47 +21,55 @@ export interface FanOutDependencies {
 
 /**
  * Fans one event out: one delivery per enabled endpoint of its workspace subscribed to its type. Resolves (and the
- * event is acked) only once every delivery is written to `outboundDeliveries` and durably queued on
- * `OUTBOUND_DELIVERIES`; the
- * event row is written last and marks the fan-out done, so a redelivered or resent event that finds it is skipped.
- * Run again after a crash, every step is a no-op the second time (delivery `Nats-Msg-Id`s, unique `_id`s).
+ * event is acked) only once the event row, every delivery row and every delivery message are durably stored.
+ *
+ * The event row is inserted first, and its unique `_id` tells whether the event was seen before, with no read (on
+ * FerretDB 1.24 with SQLite a lookup by `_id` scans the collection, an insert does not):
+ * - new: fan out to the endpoints known now;
+ * - seen, first delivery of this message: a resend of an event fanned out earlier (its idempotency key came back
+ *   after JetStream's 24 h duplicate window): skipped;
+ * - seen, message delivered again (this fan-out failed or crashed half-way): done again to the endpoints stored
+ *   with the event; delivery rows are duplicate keys and delivery messages are dropped by their `Nats-Msg-Id`.
  */
 export async function fanOutEvent(dependencies: FanOutDependencies, message: ReceivedMessage): Promise<void> {
   const event = message.json<OutboundEvent>();
-  if (await dependencies.collections.events.findOne({ _id: event.eventId }, { projection: { _id: 1 } })) return;
   const createdAt = new Date(event.sentAt);
-  const targets = dependencies.endpoints.ofWorkspace(event.workspaceId).filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, event.eventType));
-  if (targets.length > 0) {
-    const deliveries: DeliveryDocument[] = targets.map((endpoint) => ({
-      _id: deliveryIdFor(event.eventId, endpoint._id),
-      eventId: event.eventId,
-      endpointId: endpoint._id,
-      workspaceId: event.workspaceId,
-      eventType: event.eventType,
-      createdAt,
-    }));
-    await Promise.all(deliveries.map((delivery) => dependencies.writers.deliveries.insert(delivery)));
-    await Promise.all(deliveries.map((delivery) => publishDelivery(dependencies.js, {
-      deliveryId: delivery._id,
-      eventId: event.eventId,
-      endpointId: delivery.endpointId,
-      workspaceId: event.workspaceId,
-      eventType: event.eventType,
-      body: event.body,
-      sentAt: event.sentAt,
-      round: 0,
-      roundAttempt: 1,
-    })));
-  }
-  await dependencies.writers.events.insert({
+  let endpointIds = dependencies.endpoints.ofWorkspace(event.workspaceId)
+    .filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, event.eventType))
+    .map((endpoint) => endpoint._id);
+  const inserted = await dependencies.writers.events.insert({
     _id: event.eventId,
     workspaceId: event.workspaceId,
     eventType: event.eventType,
     body: event.body,
     idempotencyKey: event.idempotencyKey,
     createdAt,
-    endpointIds: targets.map((endpoint) => endpoint._id),
+    endpointIds,
   });
+  if (inserted === 'duplicate') {
+    if (message.deliveryCount === 1) return;
+    endpointIds = (await dependencies.collections.events.findOne({ _id: event.eventId }))?.endpointIds ?? endpointIds;
+  }
+  const deliveries: DeliveryDocument[] = endpointIds.map((endpointId) => ({
+    _id: deliveryIdFor(event.eventId, endpointId),
+    eventId: event.eventId,
+    endpointId,
+    workspaceId: event.workspaceId,
+    eventType: event.eventType,
+    createdAt,
+  }));
+  await Promise.all(deliveries.map((delivery) => dependencies.writers.deliveries.insert(delivery)));
+  await Promise.all(deliveries.map((delivery) => publishDelivery(dependencies.js, {
+    deliveryId: delivery._id,
+    eventId: event.eventId,
+    endpointId: delivery.endpointId,
+    workspaceId: event.workspaceId,
+    eventType: event.eventType,
+    body: event.body,
+    sentAt: event.sentAt,
+    round: 0,
+    roundAttempt: 1,
+  })));
   dependencies.metrics.eventsFannedOut.inc();
-  dependencies.metrics.deliveriesQueued.inc(targets.length);
+  dependencies.metrics.deliveriesQueued.inc(deliveries.length);
 }

@@ -1,5 +1,4 @@
 import type { DeliveryAttempt } from '../delivery';
-import type { OutboundCollections } from '../collections';
 import { attemptEntryId, type DeliveryLogEntry, type DeliveryStatus } from '../deliveries/delivery-document';
 import type { DeliveryMessage } from '../deliveries/delivery-message';
 import type { LogWriters } from './log-writers';
@@ -12,12 +11,13 @@ export interface AttemptResult {
 
 /**
  * Logs one attempt (or, without `attempt`, a skip) of the message's round and attempt number, with the delivery's
- * status after it. One insert under a key naming the attempt: the hot path never updates a document, and logging
- * the same attempt twice (after a crash) keeps the first entry. Returns the entry that is in the log.
+ * status after it. One insert (group-committed) under a key naming the attempt, `redelivery` telling apart the
+ * attempts of a message delivered again after a crash: the hot path never updates or reads a document. Writing
+ * the same entry twice keeps the first.
  */
-export async function recordAttempt(collections: Pick<OutboundCollections, 'attempts'>, writers: Pick<LogWriters, 'attempts'>, message: DeliveryMessage, attempt: DeliveryAttempt | undefined, result: AttemptResult, at: Date): Promise<DeliveryLogEntry> {
+export async function recordAttempt(writers: Pick<LogWriters, 'attempts'>, message: DeliveryMessage, redelivery: number, attempt: DeliveryAttempt | undefined, result: AttemptResult, at: Date): Promise<DeliveryLogEntry> {
   const entry: DeliveryLogEntry = {
-    _id: attemptEntryId(message.deliveryId, message.round, message.roundAttempt),
+    _id: `${attemptEntryId(message.deliveryId, message.round, message.roundAttempt)}${redelivery > 0 ? `:d${redelivery}` : ''}`,
     deliveryId: message.deliveryId,
     endpointId: message.endpointId,
     round: message.round,
@@ -33,7 +33,8 @@ export async function recordAttempt(collections: Pick<OutboundCollections, 'atte
     address: attempt?.address ?? null,
     nextAttemptAt: result.nextAttemptAt,
     createdAt: new Date(message.sentAt),
+    ...(redelivery > 0 ? { redelivery } : {}),
   };
-  if ((await writers.attempts.insert(entry)) === 'inserted') return entry;
-  return (await collections.attempts.findOne({ _id: entry._id })) ?? entry;
+  await writers.attempts.insert(entry);
+  return entry;
 }
