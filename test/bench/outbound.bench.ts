@@ -5,7 +5,12 @@
  * FerretDB of its own; receivers and sender run here. Each round sends a burst of events to a fresh workspace;
  * the table shows every round and the medians.
  *
- * Options: --rounds <n> (3), --events <n> per round (1000), --endpoints <n> (20), --window <n> concurrent sends (64).
+ * Two modes: a burst (`--rate 0`, the default: every event sent at once, `--window` at a time) measures throughput,
+ * its latency is mostly queueing; a paced run (`--rate <events/s>` below capacity) measures the latency of one
+ * delivery through the system.
+ *
+ * Options: --rounds <n> (3), --events <n> per round (1000), --endpoints <n> (20), --window <n> concurrent sends (64),
+ * --rate <events/s> (0: burst).
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -33,11 +38,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, events: { type: 'string', default: '1000' }, endpoints: { type: 'string', default: '20' }, window: { type: 'string', default: '64' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, events: { type: 'string', default: '1000' }, endpoints: { type: 'string', default: '20' }, window: { type: 'string', default: '64' }, rate: { type: 'string', default: '0' } } });
   const rounds = Number(values.rounds);
   const events = Number(values.events);
   const endpointCount = Number(values.endpoints);
   const window = Number(values.window);
+  const rate = Number(values.rate);
   const logger = createLogger({ service: 'bench', level: 'warn' });
   const [nats, ferret] = await Promise.all([startNatsServer({ binDir: toolsBinDir }), startFerretDb({ binDir: toolsBinDir })]);
   const mongo = await MongoClient.connect(ferret.url);
@@ -69,7 +75,18 @@ async function main(): Promise<void> {
       }
       receivers.push(...roundReceivers);
       const started = performance.now();
-      await mapWithConcurrency(Array.from({ length: events }, (_, n) => n), window, (n) => send(workspaceId, 'bench.event', { n, t: performance.now() }, { idempotencyKey: `${workspaceId}-${n}` }));
+      const sendOne = (n: number) => send(workspaceId, 'bench.event', { n, t: performance.now() }, { idempotencyKey: `${workspaceId}-${n}` });
+      if (rate > 0) {
+        const sends: Promise<unknown>[] = [];
+        for (let n = 0; n < events; n++) {
+          const due = started + (n * 1000) / rate;
+          if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+          sends.push(sendOne(n));
+        }
+        await Promise.all(sends);
+      } else {
+        await mapWithConcurrency(Array.from({ length: events }, (_, n) => n), window, sendOne);
+      }
       const sendSeconds = (performance.now() - started) / 1000;
       await Promise.all(roundReceivers.map((receiver) => receiver.waitForAccepted(events, 600_000)));
       const last = Math.max(...roundReceivers.map((receiver) => receiver.requests.at(-1)?.at ?? 0));
@@ -86,7 +103,8 @@ async function main(): Promise<void> {
     await mongo.close();
     await Promise.all([ferret.stop(), nats.stop()]);
   }
-  process.stdout.write(`\n${events} events x ${endpointCount} endpoints per round, ${window} concurrent sends, signed deliveries to loopback receivers\n\n`);
+  const mode = rate > 0 ? `paced at ${rate} events/s (${rate * endpointCount} deliveries/s offered)` : `a burst, ${window} concurrent sends`;
+  process.stdout.write(`\n${events} events x ${endpointCount} endpoints per round, ${mode}, signed deliveries to loopback receivers\n\n`);
   process.stdout.write(`${table(
     ['round', 'deliveries/s', 'send→receipt p50 ms', 'p99 ms', 'send burst s', 'duplicates'],
     [
