@@ -5,6 +5,7 @@ import { runDispatcher, type RunningDispatcher } from '../../services/dispatcher
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers } from './support';
+import { sampleValue } from '@berth/metrics/src/testing';
 import { createOutboundSender, type DeliveryView, type EndpointView } from '@berth/outbound';
 
 const TOKEN = 'test-token-0123456789';
@@ -108,5 +109,10 @@ describe('endpoint management API and CLI', () => {
     const rows = await waitFor(() => deliveriesOf(endpointId), (found) => found.every((row) => row.status === 'delivered'), { what: 'every delivery delivered', timeoutMs: 15_000 });
     expect(rows.map((row) => row.attemptCount).sort()).toEqual([2, 4, 4]);
     expect((await berth('deliveries', 'recover', endpointId, '--since', since)).out).toContain('0 deliveries');
+
+    const metrics = await (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
+    expect(sampleValue(metrics, 'webhook_outbound_backlog', { endpoint: endpointId })).toBe(0);
+    expect(sampleValue(metrics, 'webhook_outbound_total', { outcome: 'retry' })).toBe(6);
+    expect(sampleValue(metrics, 'webhook_outbound_deliveries_total', { status: 'failed' })).toBe(2);
   });
 });
