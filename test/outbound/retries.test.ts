@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { rotateEndpointSecret } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { newKey, OutboundTestServers, TestDispatcher, TEST_RETRY_SCHEDULE_MS } from './support';
@@ -67,7 +68,13 @@ describe('outbound delivery with retries', () => {
     await hook.waitForAccepted(2, 10_000);
 
     expect(hook.requests.map((request) => request.verifiedWith)).toEqual([0, 0]);
-    expect(hook.requests[0].signature.split(' ')).toHaveLength(2);
+    // Each request of the overlap carries two signatures: either secret alone verifies it.
+    for (const request of hook.requests) {
+      expect(request.signature.split(' ')).toHaveLength(2);
+      for (const secret of [oldSecret, rotated.secret]) {
+        expect(() => new Webhook(secret).verify(request.body, { 'webhook-id': request.webhookId, 'webhook-timestamp': request.timestamp, 'webhook-signature': request.signature })).not.toThrow();
+      }
+    }
 
     // After the overlap only the new secret signs.
     test.clock.advance(2 * 60 * 60 * 1000);
