@@ -104,4 +104,28 @@ describe('endpoint failures', () => {
     expect(sampleValue(await test.registry.metrics(), 'webhook_outbound_auto_disable_alerts_total')).toBe(1);
     expect(lines.filter((line) => line.alert === 'endpoint-auto-disabled')).toHaveLength(1);
   });
+
+  it('raises one alert when two replicas see the same endpoint fail past 5 days at the same moment', async () => {
+    const hook = await receiver(() => ({ status: 500 }));
+    const clock = new TestClock();
+    const first = await dispatcher(clock, { retrySchedule: [0, 50, 50] });
+    const second = await dispatcher(clock, { retrySchedule: [0, 50, 50], db: first.db });
+    const { endpoint } = await first.createEndpoint({ url: hook.url });
+    await second.dispatcher.reloadEndpoints();
+    const endpointRow = () => first.collections.endpoints.findOne({ _id: endpoint.id }) as Promise<EndpointDocument>;
+
+    const sent = await first.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
+    await first.waitForDelivery(sent.eventId, (row) => row.status === 'failed', 'the first delivery to fail');
+    clock.advance(5 * DAY_MS + 60_000);
+    await Promise.all(Array.from({ length: 20 }, (_, n) => first.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })));
+    await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
+    await waitFor(() => listDeliveries({ collections: first.collections }, { status: 'pending' }), (pending) => pending.length === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
+
+    // Both replicas took deliveries of the endpoint; one alert in all.
+    const attemptsPerReplica = await Promise.all([first, second].map(async (replica) => sampleValue(await replica.registry.metrics(), 'webhook_outbound_total', { outcome: 'retry' }) ?? 0));
+    expect(attemptsPerReplica.every((count) => count > 0)).toBe(true);
+    const alerts = await Promise.all([first, second].map(async (replica) => sampleValue(await replica.registry.metrics(), 'webhook_outbound_auto_disable_alerts_total') ?? 0));
+    expect(alerts[0] + alerts[1]).toBe(1);
+    expect(await first.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);
+  });
 });

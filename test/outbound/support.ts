@@ -79,16 +79,15 @@ export class TestDispatcher {
   readonly registry = createMetricsRegistry();
 
   constructor(private readonly servers: OutboundTestServers, readonly clock = new TestClock(), private readonly overrides: Partial<DispatcherOptions> = {}) {
-    this.db = servers.freshDb();
+    this.db = overrides.db ?? servers.freshDb();
     this.collections = outboundCollections(this.db);
     this.send = createOutboundSender({ js: servers.messaging.js, clock: clock.now });
   }
 
-  /** Starts the dispatcher. */
+  /** Starts the dispatcher (on `overrides.db` when given, so that several can share one, as replicas do). */
   async start(): Promise<this> {
     this.dispatcher = await startDispatcher({
       messaging: this.servers.messaging,
-      db: this.db,
       logger: this.servers.logger,
       policy: createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] }),
       registry: this.registry,
@@ -98,6 +97,7 @@ export class TestDispatcher {
       timeoutMs: 5000,
       endpointReloadMs: 60_000,
       ...this.overrides,
+      db: this.db,
     });
     return this;
   }
