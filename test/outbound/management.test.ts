@@ -6,7 +6,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers } from './support';
 import { sampleValue } from '@berth/metrics/src/testing';
-import { createOutboundSender, type DeliveryView, type EndpointView } from '@berth/outbound';
+import { createOutboundSender, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM, type DeliveryView, type EndpointView } from '@berth/outbound';
 
 const TOKEN = 'test-token-0123456789';
 const servers = new OutboundTestServers();
@@ -114,5 +114,25 @@ describe('endpoint management API and CLI', () => {
     expect(sampleValue(metrics, 'webhook_outbound_backlog', { endpoint: endpointId })).toBe(0);
     expect(sampleValue(metrics, 'webhook_outbound_total', { outcome: 'retry' })).toBe(6);
     expect(sampleValue(metrics, 'webhook_outbound_deliveries_total', { status: 'failed' })).toBe(2);
+  });
+
+  it('deletes an endpoint: its consumer and the retries still queued for it are gone', async () => {
+    const busy = await new WebhookReceiver([], () => ({ status: 429, headers: { 'retry-after': '60' } })).start();
+    try {
+      const created = await api<{ endpoint: EndpointView }>('POST', '/v1/endpoints', { workspaceId: 'ws_delete', url: busy.url });
+      const id = created.body.endpoint.id;
+      await createOutboundSender({ js: servers.messaging.js })('ws_delete', 'invoice.paid', {}, { idempotencyKey: newKey() });
+      await waitFor(() => deliveriesOf(id), (rows) => rows[0]?.log.length === 1, { what: 'the first attempt logged, its retry queued', timeoutMs: 10_000 });
+      const queued = () => servers.messaging.jsm.streams.info(OUTBOUND_DELIVERIES_STREAM, { subjects_filter: `outbound.*.${id}.>` }).then((info) => Object.keys(info.state.subjects ?? {}).length);
+      expect(await queued()).toBe(1);
+
+      expect((await fetch(`http://127.0.0.1:${running.port}/v1/endpoints/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(204);
+      await waitFor(queued, (count) => count === 0, { what: 'the queued retry purged', timeoutMs: 10_000 });
+      await expect(servers.messaging.jsm.consumers.info(OUTBOUND_DELIVERIES_STREAM, endpointConsumerName(id))).rejects.toThrow(/not found/i);
+      expect((await api('GET', `/v1/endpoints/${id}`)).status).toBe(404);
+      expect(busy.requests).toHaveLength(1);
+    } finally {
+      await busy.stop();
+    }
   });
 });

@@ -27,6 +27,7 @@ export { setEndpointEnabled } from './endpoints/set-endpoint-enabled';
 export { rotateEndpointSecret, DEFAULT_ROTATION_OVERLAP_MS } from './endpoints/rotate-endpoint-secret';
 export type { RotatedSecret } from './endpoints/rotate-endpoint-secret';
 export { announceEndpointChange } from './endpoints/announce-endpoint-change';
+export { deleteEndpoint } from './endpoints/delete-endpoint';
 export { toDeliveryView, attemptEntryId } from './deliveries/delivery-document';
 export type { DeliveryDocument, DeliveryStatus, DeliveryView, DeliveryLogEntry } from './deliveries/delivery-document';
 export { loadDeliveryViews, getDeliveryView } from './deliveries/load-delivery-views';

@@ -1,7 +1,7 @@
-import { ensureConsumer, startConsumer, type ConsumerRunner, type Messaging } from '@berth/messaging';
+import { ensureConsumer, isNotFound, startConsumer, type ConsumerRunner, type Messaging } from '@berth/messaging';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { EndpointDocument } from '../endpoints/endpoint-document';
-import { deliverySubject, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM } from '../names';
+import { deliverySubject, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM, retrySubject } from '../names';
 import { attemptDelivery, type AttemptDependencies } from './attempt-delivery';
 import { createRateLimiter } from './rate-limiter';
 
@@ -31,7 +31,8 @@ interface Lane {
  * from it, so a slow, failing or rate-limited endpoint holds up nobody else. An ordered endpoint's consumer has
  * `max_ack_pending: 1`, enforced by the server across replicas: its next delivery is not handed out until the head
  * is acked. Lanes follow the endpoint registry: {@link EndpointLanes.reconcile} starts lanes for new endpoints and
- * restarts those whose ordering or limit changed.
+ * restarts those whose ordering or limit changed, and retires the lanes of deleted endpoints: their consumer is
+ * deleted and the deliveries and retries still queued for them are purged.
  */
 export class EndpointLanes {
   private readonly lanes = new Map<string, Lane>();
@@ -60,6 +61,13 @@ export class EndpointLanes {
   }
 
   private async reconcileNow(endpoints: readonly EndpointDocument[]): Promise<void> {
+    const known = new Set(endpoints.map((endpoint) => endpoint._id));
+    for (const [endpointId, lane] of [...this.lanes]) {
+      if (known.has(endpointId) || this.stopped) continue;
+      this.lanes.delete(endpointId);
+      await lane.runner.stop();
+      await this.retire(endpointId).catch((error: unknown) => this.options.logger.warn({ err: error, endpointId }, `Could not remove the queue of deleted endpoint ${endpointId}`));
+    }
     for (const endpoint of endpoints) {
       if (this.stopped) return;
       const key = `${endpoint.ordered}:${endpoint.rateLimitPerSecond ?? 'none'}`;
@@ -75,6 +83,17 @@ export class EndpointLanes {
         this.options.logger.error({ err: error, endpointId: endpoint._id }, `Could not start the delivery lane of endpoint ${endpoint._id}; retried at the next reload`);
       }
     }
+  }
+
+  /** Deletes a deleted endpoint's consumer and purges what was queued for it; every replica may do it, in any order. */
+  private async retire(endpointId: string): Promise<void> {
+    const { jsm } = this.options.messaging;
+    await jsm.consumers.delete(OUTBOUND_DELIVERIES_STREAM, endpointConsumerName(endpointId)).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+    await jsm.streams.purge(OUTBOUND_DELIVERIES_STREAM, { filter: deliverySubject(endpointId) });
+    await jsm.streams.purge(OUTBOUND_DELIVERIES_STREAM, { filter: retrySubject(endpointId, '>') });
+    this.options.logger.info({ endpointId }, `Endpoint ${endpointId} deleted: its lane, consumer and queued deliveries are gone`);
   }
 
   private async startLane(endpoint: EndpointDocument): Promise<ConsumerRunner> {

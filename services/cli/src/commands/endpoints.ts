@@ -1,6 +1,7 @@
 import {
   announceEndpointChange,
   createEndpoint,
+  deleteEndpoint,
   listEndpoints,
   outboundCollections,
   rotateEndpointSecret,
@@ -146,9 +147,22 @@ const rotateCommand: Command = {
   },
 };
 
+const deleteCommand: Command = {
+  path: ['delete'],
+  usage: '<endpointId>',
+  description: 'Delete an endpoint: its queued deliveries are dropped; its delivery log stays until retention',
+  options: {},
+  async run({ positionals }, context) {
+    const id = onePositional(positionals, 'endpoint id');
+    await deleteEndpoint(await operations(context), id);
+    context.stdout.write(`Endpoint ${id} deleted.\n`);
+    return 0;
+  },
+};
+
 /** `berth endpoints …`: customers' outbound webhook endpoints. */
 export const endpointsCommands: CommandGroup = {
   name: 'endpoints',
-  description: 'Outbound webhook endpoints: list, create, update, disable and enable, rotate the secret',
-  commands: [listCommand, createCommand, updateCommand, enableCommand(false), enableCommand(true), rotateCommand],
+  description: 'Outbound webhook endpoints: list, create, update, disable and enable, rotate the secret, delete',
+  commands: [listCommand, createCommand, updateCommand, enableCommand(false), enableCommand(true), rotateCommand, deleteCommand],
 };

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import {
   createEndpoint,
+  deleteEndpoint,
   getEndpoint,
   listEndpoints,
   recoverEndpoint,
@@ -18,7 +19,7 @@ import { parseWith } from './parse-with';
 
 /**
  * The endpoint routes of the management API (Svix-like):
- * `POST /v1/endpoints`, `GET /v1/endpoints?workspaceId=`, `GET|PATCH /v1/endpoints/:id`,
+ * `POST /v1/endpoints`, `GET /v1/endpoints?workspaceId=`, `GET|PATCH|DELETE /v1/endpoints/:id`,
  * `POST /v1/endpoints/:id/disable|enable|rotate-secret|recover`.
  */
 export function endpointRoutes(operations: EndpointOperationDependencies, replay: ReplayDependencies, clock: Clock): Router {
@@ -37,6 +38,10 @@ export function endpointRoutes(operations: EndpointOperationDependencies, replay
   });
   router.patch('/:id', async (ctx) => {
     ctx.body = await updateEndpoint(operations, ctx.params.id, parseWith(updateEndpointBody, await readJsonBody(ctx)));
+  });
+  router.delete('/:id', async (ctx) => {
+    await deleteEndpoint(operations, ctx.params.id);
+    ctx.status = 204;
   });
   router.post('/:id/disable', async (ctx) => {
     ctx.body = await setEndpointEnabled(operations, ctx.params.id, false);
