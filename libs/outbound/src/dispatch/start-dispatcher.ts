@@ -1,21 +1,20 @@
 import type { Db } from 'mongodb';
 import type { Subscription } from '@nats-io/nats-core';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
-import { ensureConsumer, startConsumer, type ConsumerRunner, type Messaging, type StreamSizing } from '@berth/messaging';
+import type { Messaging, StreamSizing } from '@berth/messaging';
 import { cachedRead, type Registry } from '@berth/metrics';
 import { SVIX_RETRY_SCHEDULE_MS, type AddressPolicy, type ResolveHost } from '../delivery';
 import { systemClock, type Clock } from '../clock';
 import { ensureOutboundIndexes, outboundCollections, type OutboundCollections } from '../collections';
-import { deleteOldDeliveries } from '../deliveries/delete-old-deliveries';
 import { announceEndpointChange } from '../endpoints/announce-endpoint-change';
-import { endpointConsumerName, ENDPOINT_CHANGED_SUBJECT, FAN_OUT_CONSUMER, OUTBOUND_DELIVERIES_STREAM, OUTBOUND_EVENTS_STREAM } from '../names';
+import { endpointConsumerName, ENDPOINT_CHANGED_SUBJECT, OUTBOUND_DELIVERIES_STREAM } from '../names';
 import { ensureOutboundStreams } from '../streams';
 import { createDispatcherMetrics, type DispatcherMetrics } from './dispatcher-metrics';
 import { EndpointLanes } from './endpoint-lanes';
 import { EndpointRegistry } from './endpoint-registry';
-import { fanOutEvent } from './fan-out-event';
-import { KeyedSerializer } from './keyed-serializer';
 import { createLogWriters } from './log-writers';
+import { startFanOut } from './start-fan-out';
+import { startRetentionLoop } from './start-retention-loop';
 
 /** Five days: how long an endpoint may fail every attempt before it is disabled (Svix's rule). */
 export const DEFAULT_DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
@@ -125,35 +124,15 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
   });
   const reloadTimer = setInterval(() => void endpoints.reload().catch((error: unknown) => logger.warn({ err: error }, 'Could not reload endpoints')), options.endpointReloadMs ?? 5000);
 
-  await ensureConsumer(messaging.jsm, { stream: OUTBOUND_EVENTS_STREAM, durable: FAN_OUT_CONSUMER, filterSubjects: ['outbound.events.>'], ackWaitMs, maxAckPending: 1000, description: 'Fans outbound events out to endpoints' });
-  const serializer = new KeyedSerializer();
-  const fanOut: ConsumerRunner = await startConsumer({
-    js: messaging.js,
-    stream: OUTBOUND_EVENTS_STREAM,
-    consumer: FAN_OUT_CONSUMER,
-    concurrency: options.fanOutConcurrency ?? 32,
-    ackWaitMs,
+  const fanOut = await startFanOut({
+    messaging,
+    fanOut: { js: messaging.js, collections, writers, endpoints, metrics },
     logger,
     logContext: options.logContext,
-    contextFor: (message) => ({ eventId: message.msgId }),
-    retryPolicy: { maxAttempts: Number.MAX_SAFE_INTEGER, delayAfter: (failed) => Math.min(1000 * 2 ** (failed - 1), 60_000) },
-    handler: (message) => {
-      const workspaceId = message.subject.split('.')[2] ?? '';
-      const run = () => fanOutEvent({ js: messaging.js, collections, writers, endpoints, metrics }, message);
-      // Events of a workspace with an ordered endpoint are fanned out in stream order, one at a time.
-      return endpoints.ofWorkspace(workspaceId).some((endpoint) => endpoint.ordered) ? serializer.run(workspaceId, run) : run();
-    },
+    concurrency: options.fanOutConcurrency ?? 32,
+    ackWaitMs,
   });
-
-  const retentionTimer = options.retention
-    ? setInterval(() => {
-        const before = new Date(clock().getTime() - (options.retention?.maxAgeMs ?? 0));
-        deleteOldDeliveries({ collections }, before).then(
-          (deleted) => deleted.deliveries + deleted.events > 0 && logger.info({ ...deleted, before: before.toISOString() }, 'Delivery log retention: deleted old deliveries and events'),
-          (error: unknown) => logger.warn({ err: error }, 'Delivery log retention failed; retried at the next pass'),
-        );
-      }, options.retention.intervalMs)
-    : undefined;
+  const stopRetention = options.retention ? startRetentionLoop({ collections, clock, logger, ...options.retention }) : undefined;
 
   return {
     collections,
@@ -162,7 +141,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     reloadEndpoints: () => endpoints.reload(),
     async stop(graceMs) {
       clearInterval(reloadTimer);
-      if (retentionTimer) clearInterval(retentionTimer);
+      stopRetention?.();
       subscription.unsubscribe();
       await fanOut.stop(graceMs);
       await lanes?.stop(graceMs);
