@@ -7,6 +7,7 @@
 #   docker build --target identity-sync -t berth/identity-sync .
 #   docker build --target app-worker    -t berth/app-worker .
 #   docker build --target scheduler     -t berth/scheduler .
+#   docker build --target dispatcher    -t berth/dispatcher .
 #   docker compose build                 (docker-compose.yml names each service's target)
 #
 # How the services run: `node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`, the same command as
@@ -64,7 +65,7 @@ RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     ' \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-# Everything the services need at run time, shared by every service target (one layer set for all five images).
+# Everything the services need at run time, shared by every service target (one layer set for all six images).
 FROM base AS runtime
 COPY --from=prod-deps /app/ ./
 COPY package.json tsconfig.json tsconfig.base.json ./
@@ -103,6 +104,13 @@ EXPOSE 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9464"]
 CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/scheduler/src/main.ts"]
+
+FROM runtime AS dispatcher
+ENV PORT=3100
+EXPOSE 3100
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3100"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/dispatcher/src/main.ts"]
 
 # Last, so a build without --target gives the gateway. It serves /healthz, /readyz and /metrics on its HTTP port.
 FROM runtime AS gateway

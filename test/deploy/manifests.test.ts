@@ -41,8 +41,10 @@ import {
 } from './deploy-tools';
 
 /** The Node services of Berth: each a compose service, an image target, a Deployment and an `npm start` process. */
-const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler'] as const;
+const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler', 'dispatcher'] as const;
 type ServiceName = (typeof SERVICES)[number];
+/** Services that serve HTTP themselves, on this port; the others serve health on HEALTH_PORT 9464. */
+const HTTP_PORTS: Partial<Record<string, number>> = { gateway: 3000, dispatcher: 3100 };
 
 /** The JetStream consumers KEDA scales each consumer service on. app-worker: one `jobs-<queue>` per queue. */
 const SCALED_CONSUMERS: Record<string, { stream: string; consumers: RegExp }> = {
@@ -425,14 +427,16 @@ describe('Kubernetes workloads', () => {
     }
   });
 
-  it('probes /healthz (startup, liveness) and /readyz (readiness) on the health port: 3000 for the gateway, HEALTH_PORT 9464 for the others', () => {
+  it('probes /healthz (startup, liveness) and /readyz (readiness) on the health port: 3000 for the gateway, 3100 for the dispatcher, HEALTH_PORT 9464 for the others', () => {
     for (const d of deployments(renders.overlay.objects)) {
       const container = podSpec(d).containers[0];
       const name = d.metadata.name;
       const port = container.ports.find((p: any) => p.name === 'http');
-      expect({ name, port: port?.containerPort }).toEqual({ name, port: name === 'gateway' ? 3000 : 9464 });
-      if (name !== 'gateway') {
+      expect({ name, port: port?.containerPort }).toEqual({ name, port: HTTP_PORTS[name] ?? 9464 });
+      if (HTTP_PORTS[name] === undefined) {
         expect({ name, HEALTH_PORT: container.env.find((e: any) => e.name === 'HEALTH_PORT')?.value }).toEqual({ name, HEALTH_PORT: '9464' });
+      } else {
+        expect({ name, PORT: container.env.find((e: any) => e.name === 'PORT')?.value }).toEqual({ name, PORT: String(HTTP_PORTS[name]) });
       }
       for (const [probe, path] of [['startupProbe', '/healthz'], ['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']]) {
         expect({ name, probe, httpGet: container[probe]?.httpGet }).toEqual({ name, probe, httpGet: { path, port: 'http' } });
