@@ -15,7 +15,7 @@ export const dispatcherEnvSchema = commonEnvSchema.extend({
   DISPATCHER_API_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(16).optional()),
   /**
    * CIDRs deliveries may reach although they are not public (loopback, RFC 1918, ULA…). Empty by default: the SSRF
-   * policy is strict. Tests and npm start allow `127.0.0.0/8` to reach loopback receivers.
+   * policy is strict. Tests allow `127.0.0.0/8` to reach loopback receivers (so may a local `npm start`, from the shell).
    */
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: commaList,
   /** Delays before each attempt of a delivery; unset: the Svix schedule (0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
