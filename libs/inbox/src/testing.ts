@@ -53,6 +53,23 @@ export function fakeWebhookBatchMessage(options: { provider: string; type: strin
   };
 }
 
+/** Publishes several webhooks of one provider and type as one batch message, as the gateway's group commit does. */
+export function publishTestWebhookBatch(js: JetStreamClient, batch: { provider: string; type: string; msgId: string; webhooks: { eventId: string; body: unknown }[] }): Promise<PublishResult> {
+  const receivedAt = new Date().toISOString();
+  return publishMessage(js, {
+    subject: `webhooks.${batch.provider}.${batch.type}`,
+    data: encodeWebhookBatch(batch.webhooks.map((webhook) => ({ eventId: webhook.eventId, receivedAt, payload: Buffer.from(JSON.stringify(webhook.body)) }))),
+    msgId: batch.msgId,
+    headers: {
+      [WEBHOOK_HEADERS.provider]: batch.provider,
+      [WEBHOOK_HEADERS.eventType]: batch.type,
+      [WEBHOOK_HEADERS.receivedAt]: receivedAt,
+      [WEBHOOK_HEADERS.batchSize]: String(batch.webhooks.length),
+    },
+    expectedStream: 'WEBHOOKS',
+  });
+}
+
 /** One webhook to publish as the gateway would. */
 export interface TestWebhook {
   provider: string;
@@ -91,7 +108,8 @@ export class OutcomeLog {
 
   /** Pass as the transport's `onOutcome`. */
   readonly record = (message: ReceivedMessage, outcome: Outcome): void => {
-    const eventId = message.headers?.get(WEBHOOK_HEADERS.eventId) || '(none)';
+    // A batch message has no event id: it is known by its message id.
+    const eventId = message.headers?.get(WEBHOOK_HEADERS.eventId) || message.msgId || '(none)';
     const list = this.seen.get(eventId) ?? [];
     list.push(outcome);
     this.seen.set(eventId, list);

@@ -84,6 +84,8 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
         retryPolicy,
         contextFor: webhookLogContext,
         weightOf: webhookMessageWeight,
+        // The controller reads the message from the context: a batch message's data is not one JSON document.
+        payloadOf: () => undefined,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },

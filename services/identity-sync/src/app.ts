@@ -70,6 +70,8 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
         retryPolicy,
         contextFor: webhookLogContext,
         weightOf: webhookMessageWeight,
+        // The controller reads the message from the context: a batch message's data is not one JSON document.
+        payloadOf: () => undefined,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },

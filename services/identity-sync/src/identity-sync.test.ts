@@ -4,7 +4,7 @@ import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle
 import { createLogger, LogContextStore } from '@berth/logger';
 import { connectMessaging, ensureStream, exponentialBackoff, webhooksStream, type Messaging } from '@berth/messaging';
 import { inboxCollections, type Inbox } from '@berth/inbox';
-import { captureLogLines, OutcomeLog, publishTestWebhook, type TestWebhook } from '@berth/inbox/src/testing';
+import { captureLogLines, OutcomeLog, publishTestWebhook, publishTestWebhookBatch, type TestWebhook } from '@berth/inbox/src/testing';
 import { createIdentitySyncApp, identityCollections, loadConfig, type IdentityCollections } from './index';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
@@ -72,6 +72,19 @@ async function deliver(event: TestWebhook): Promise<void> {
 }
 
 describe('identity-sync', () => {
+  it('applies every event of a batch message (the gateway\'s group commit), each once, with its own log context', async () => {
+    const events = ['Grace', 'Alan', 'Edsger'].map((name) => clerkEvent('user.created', user(`user_batch_${name}`, T + 1, name)));
+    const msgId = `clerk:batch:${counter}`;
+    await publishTestWebhookBatch(messaging.js, { provider: 'clerk', type: 'user.created', msgId, webhooks: events.map(({ eventId, body }) => ({ eventId, body })) });
+    await outcomes.waitFor(msgId, 'acked');
+    const users = await collections.users.find({ _id: { $in: ['user_batch_Grace', 'user_batch_Alan', 'user_batch_Edsger'] } }).toArray();
+    expect(users.map((found) => found.firstName).sort()).toEqual(['Alan', 'Edsger', 'Grace']);
+    const rows = await inbox.events.find({ _id: { $in: events.map((event) => `clerk:${event.eventId}`) } }).toArray();
+    expect(rows.map((row) => row.processedAt !== null && row.attempts === 1)).toEqual([true, true, true]);
+    const processedLines = logs.lines.filter((line) => line.msg === 'Webhook event processed' && events.some((event) => event.eventId === line.eventId));
+    expect(processedLines).toHaveLength(3);
+  });
+
   it('keeps one inbox row and applies the change once when the same event arrives 10 times', async () => {
     const event = clerkEvent('user.created', user('user_dup', T + 1, 'Ada'));
     const sameId = Array.from({ length: 5 }, () => publishTestWebhook(messaging.js, event));

@@ -20,6 +20,11 @@ export interface TransportConsumerOptions {
   maxAckPending?: number;
   retryPolicy: RetryPolicy;
   contextFor?: (message: ReceivedMessage) => LogContext;
+  /**
+   * The `@Payload()` a handler receives; the body parsed as JSON by default. Handlers that read the message from the
+   * context (`@Ctx()`), as the webhook consumers do for batch messages, which are not JSON, pass `() => undefined`.
+   */
+  payloadOf?: (message: ReceivedMessage) => unknown;
   /** Units of work a message carries (the events of a batch); see `ConsumerRunnerOptions.weightOf`. */
   weightOf?: (message: ReceivedMessage) => number;
   onGiveUp?: (message: ReceivedMessage, error: unknown, reason: GiveUpReason) => Promise<void>;
@@ -67,7 +72,7 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
             weightOf: consumer.weightOf,
             onGiveUp: consumer.onGiveUp,
             onOutcome: consumer.onOutcome,
-            handler: (message) => this.dispatch(message),
+            handler: (message) => this.dispatch(message, consumer.payloadOf ?? parseJsonPayload),
           }),
         );
       }
@@ -97,11 +102,15 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     return this.options.messaging as T;
   }
 
-  private async dispatch(message: ReceivedMessage): Promise<void> {
+  private async dispatch(message: ReceivedMessage, payloadOf: (message: ReceivedMessage) => unknown): Promise<void> {
     const pattern = [...this.messageHandlers.keys()].find((candidate) => subjectMatches(candidate, message.subject));
     const handler = pattern ? this.messageHandlers.get(pattern) : undefined;
     if (!handler) throw new UnrecoverableError(`No handler for subject ${message.subject}`);
-    const result = await handler(message.json(), new JetStreamContext([message]));
+    const result = await handler(payloadOf(message), new JetStreamContext([message]));
     await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
+}
+
+function parseJsonPayload(message: ReceivedMessage): unknown {
+  return message.json();
 }
