@@ -51,28 +51,41 @@ export async function recordEndpointFailure(dependencies: EndpointHealthDependen
   return true;
 }
 
+/** How long after an alert an attempt that lost the alert race disables the endpoint itself (the winner died). */
+const ALERT_WINNER_GRACE_MS = 30_000;
+
 /**
  * Disables an endpoint that has failed since `failingSince`, raising the alert exactly once however many attempts
  * and replicas get here at the same moment: the alert is a document whose `_id` names this failure run, and only
  * the insert that creates it logs the error line and counts `webhook_outbound_auto_disable_alerts_total` (a unique
  * insert is atomic on FerretDB and MongoDB alike, unlike `findOneAndUpdate`).
+ *
+ * Only the attempt that raised the alert writes the endpoint row (disabled, reason, `autoDisableAlertedAt`) in one
+ * update: a second writer racing it could leave the row disabled without `autoDisableAlertedAt` (its update matching
+ * first), or, on FerretDB 1.24 where an update writes back the whole document it read, undo part of the winner's.
+ * The others stop delivering at once in this process and leave the row to the winner, unless the alert is older
+ * than {@link ALERT_WINNER_GRACE_MS}: then the winner died before writing, and they disable it themselves.
  */
 async function autoDisableEndpoint(dependencies: EndpointHealthDependencies, endpoint: EndpointDocument, failingSince: Date): Promise<void> {
   const now = dependencies.clock();
   const days = ((now.getTime() - failingSince.getTime()) / 86_400_000).toFixed(1);
   const message = `Endpoint ${endpoint._id} (${endpoint.url}) of workspace ${endpoint.workspaceId} has failed every attempt for ${days} days since ${failingSince.toISOString()}: disabled`;
-  let raised = false;
+  const alertId = `endpoint-auto-disabled:${endpoint._id}:${failingSince.getTime()}`;
   try {
-    await dependencies.collections.alerts.insertOne({ _id: `endpoint-auto-disabled:${endpoint._id}:${failingSince.getTime()}`, kind: 'endpoint-auto-disabled', endpointId: endpoint._id, workspaceId: endpoint.workspaceId, message, raisedAt: now });
-    raised = true;
+    await dependencies.collections.alerts.insertOne({ _id: alertId, kind: 'endpoint-auto-disabled', endpointId: endpoint._id, workspaceId: endpoint.workspaceId, message, raisedAt: now });
   } catch (error) {
     if ((error as { code?: number }).code !== 11000) throw error;
+    const alert = await dependencies.collections.alerts.findOne({ _id: alertId });
+    if (alert && now.getTime() - alert.raisedAt.getTime() >= ALERT_WINNER_GRACE_MS) {
+      await disableEndpoint(dependencies, endpoint._id, 'failing', { autoDisableAlertedAt: alert.raisedAt });
+    } else {
+      dependencies.endpoints.patch(endpoint._id, { disabledAt: now, disabledReason: 'failing' });
+    }
+    return;
   }
-  await disableEndpoint(dependencies, endpoint._id, 'failing', raised ? { autoDisableAlertedAt: now } : {});
-  if (raised) {
-    dependencies.metrics.autoDisableAlerts.inc();
-    dependencies.logger.error({ endpointId: endpoint._id, workspaceId: endpoint.workspaceId, url: endpoint.url, failingSince: failingSince.toISOString(), alert: 'endpoint-auto-disabled' }, message);
-  }
+  await disableEndpoint(dependencies, endpoint._id, 'failing', { autoDisableAlertedAt: now });
+  dependencies.metrics.autoDisableAlerts.inc();
+  dependencies.logger.error({ endpointId: endpoint._id, workspaceId: endpoint.workspaceId, url: endpoint.url, failingSince: failingSince.toISOString(), alert: 'endpoint-auto-disabled' }, message);
 }
 
 /** Disables an endpoint for `reason` unless it is disabled already; counts it and tells the other replicas. */
