@@ -19,7 +19,7 @@ describe('dispatcher process', () => {
   it('starts from its environment, serves /readyz and /metrics, and exits 0 on SIGTERM', async () => {
     service = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: repoRoot,
       env: { ...process.env, NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: `dispatcher_main_${process.pid}`, PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
     });
@@ -35,7 +35,7 @@ describe('dispatcher process', () => {
   it('refuses to start with an invalid variable, naming it', async () => {
     const misconfigured = spawnManaged({
       command: process.execPath,
-      args: ['-r', '@swc-node/register', join(__dirname, 'main.ts')],
+      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: repoRoot,
       env: { ...process.env, OUTBOUND_ALLOW_PRIVATE_NETWORKS: '', OUTBOUND_RETRY_SCHEDULE_MS: 'later', NATS_URL: nats.url },
     });

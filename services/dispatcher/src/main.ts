@@ -1,5 +1,5 @@
 /**
- * The dispatcher process: `node -r @swc-node/register services/dispatcher/src/main.ts`.
+ * The dispatcher process: `node -r ./deploy/runtime/ts-hook.js services/dispatcher/src/main.ts`.
  *
  * Validates its environment, starts tracing when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, and only then loads the
  * service so that the MongoDB and HTTP instrumentations see those modules load. See {@link runDispatcher}.
