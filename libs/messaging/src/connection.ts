@@ -19,6 +19,11 @@ export interface Messaging {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
+  /**
+   * False from a disconnect until the reconnect, and once closed: what a service's readiness reads, so a load
+   * balancer or KEDA stops counting on a replica that cannot reach NATS.
+   */
+  isConnected(): boolean;
   /** Flushes pending publishes and closes the connection. */
   close(): Promise<void>;
 }
@@ -35,12 +40,16 @@ export async function connectMessaging(options: MessagingConnectionOptions): Pro
     reconnectTimeWait: 250,
     timeout: options.timeoutMs ?? 5000,
   });
+  let connected = true;
   void (async () => {
     for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connected = false;
+      else if (status.type === 'reconnect') connected = true;
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
         options.logger.warn({ natsStatus: status.type, server: 'server' in status ? status.server : undefined }, `NATS ${status.type}`);
       }
     }
+    connected = false;
   })();
   const js = jetstream(nc, { timeout: options.timeoutMs ?? 5000 });
   const jsm = await jetstreamManager(nc, { timeout: options.timeoutMs ?? 5000 });
@@ -48,6 +57,7 @@ export async function connectMessaging(options: MessagingConnectionOptions): Pro
     nc,
     js,
     jsm,
+    isConnected: () => connected && !nc.isClosed(),
     async close() {
       if (!nc.isClosed()) await nc.drain();
     },

@@ -1,6 +1,6 @@
 export { connectMessaging } from './connection';
 export type { Messaging, MessagingConnectionOptions } from './connection';
-export { ensureStream, isNotFound, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
+export { ensureStream, ensureWebhooksStreamExists, isNotFound, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
 export type { StreamSpec, StreamSizing } from './streams';
 export { ensureConsumer } from './consumers';
 export type { ConsumerSpec } from './consumers';

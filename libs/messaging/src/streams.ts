@@ -132,3 +132,16 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
 export function isNotFound(error: unknown): boolean {
   return /not found/i.test(String((error as Error)?.message ?? error));
 }
+
+/**
+ * Creates stream `WEBHOOKS` with Berth's defaults if it does not exist, so a webhook consumer can start before the
+ * gateway ever ran (with `sizing.replicas` replicas). An existing stream is left as it is: the gateway owns its sizing.
+ */
+export async function ensureWebhooksStreamExists(jsm: JetStreamManager, sizing: StreamSizing = {}): Promise<void> {
+  try {
+    await jsm.streams.info(webhooksStream(sizing).name);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await ensureStream(jsm, webhooksStream(sizing));
+  }
+}

@@ -9,7 +9,6 @@ export type { JobProducer } from './member-limit-hooks';
 
 export { createStripeClient, stripeHostOptions } from './stripe/create-stripe-client';
 export { ensureBillingSyncIndexes } from './indexes';
-export { ensureWebhooksStreamExists } from './webhooks-stream';
 export { billingCollections, BILLING_COLLECTION_NAMES } from './workspaces/collections';
 export type { WorkspaceBilling, WorkspaceDocument, StripeObjectDocument } from './workspaces/collections';
 export type { SubscriptionSummary, BillingStatus } from './sync/subscription-summary';

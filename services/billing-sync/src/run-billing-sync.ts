@@ -3,13 +3,12 @@ import { MongoClient } from 'mongodb';
 import { inboxCollections, registerWebhookConsumerMetrics } from '@berth/inbox';
 import { createJobProducer } from '@berth/jobs';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
-import { connectMessaging, type Messaging } from '@berth/messaging';
+import { connectMessaging, ensureWebhooksStreamExists, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry, startHealthServer } from '@berth/metrics';
 import { BILLING_SYNC_CONSUMER, createBillingSyncApp } from './app';
 import type { BillingSyncConfig } from './config';
 import { memberLimitHooks } from './member-limit-hooks';
 import { createStripeClient } from './stripe/create-stripe-client';
-import { ensureWebhooksStreamExists } from './webhooks-stream';
 
 /** A running billing-sync. */
 export interface RunningBillingSync {
@@ -34,21 +33,20 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
   const logContext = new LogContextStore();
   const logger = createLogger({ service: 'billing-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
   const registry = createMetricsRegistry({ processMetrics: true });
-  const state = { consuming: false, natsConnected: true };
+  const state = { consuming: false };
+  let mongo: MongoClient | undefined;
+  let messaging: Messaging | undefined;
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
     host: config.HEALTH_HOST,
     registry,
-    readiness: () => state.consuming && state.natsConnected,
+    readiness: () => state.consuming && messaging?.isConnected() === true,
     logger,
   });
 
-  let mongo: MongoClient | undefined;
-  let messaging: Messaging | undefined;
   try {
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'billing-sync', logger });
-    followNatsConnection(messaging, state);
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
     const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: BILLING_SYNC_CONSUMER, provider: 'stripe', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
@@ -84,12 +82,3 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
   }
 }
 
-/** Keeps `state.natsConnected` up to date from the connection's status events (it reconnects forever). */
-function followNatsConnection(messaging: Messaging, state: { natsConnected: boolean }): void {
-  void (async () => {
-    for await (const status of messaging.nc.status()) {
-      if (status.type === 'disconnect') state.natsConnected = false;
-      else if (status.type === 'reconnect') state.natsConnected = true;
-    }
-  })();
-}

@@ -35,8 +35,8 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
   try {
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'dispatcher', logger });
-    const state = { ready: false, natsConnected: true };
-    followNatsConnection(messaging, state);
+    const state = { ready: false };
+    const connected = messaging;
     const dispatcher = await startDispatcher({
       messaging,
       db: mongo.db(config.MONGO_DB),
@@ -56,7 +56,7 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
       retention: { maxAgeMs: config.OUTBOUND_DELIVERY_RETENTION_DAYS * DAY_MS, intervalMs: config.OUTBOUND_RETENTION_INTERVAL_MS },
       sizing: { replicas: config.STREAM_REPLICAS },
     });
-    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && state.natsConnected });
+    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() });
     const server = createServer(app.callback());
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening');
@@ -87,12 +87,3 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
   }
 }
 
-/** Keeps `state.natsConnected` up to date from the connection's status events (it reconnects forever). */
-function followNatsConnection(messaging: Messaging, state: { natsConnected: boolean }): void {
-  void (async () => {
-    for await (const status of messaging.nc.status()) {
-      if (status.type === 'disconnect') state.natsConnected = false;
-      else if (status.type === 'reconnect') state.natsConnected = true;
-    }
-  })();
-}

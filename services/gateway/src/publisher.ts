@@ -48,7 +48,7 @@ export class WebhookPublishError extends Error {
 
 /** Options for {@link JetStreamWebhookPublisher}. */
 export interface JetStreamWebhookPublisherOptions {
-  readonly messaging: Pick<Messaging, 'nc' | 'jsm'>;
+  readonly messaging: Pick<Messaging, 'nc' | 'jsm' | 'isConnected'>;
   /** The stream holding `webhooks.>` (`WEBHOOKS`); also sent as `Nats-Expected-Stream`. */
   readonly streamName: string;
   /** Longest wait for a PubAck, in ms; bounds the wait while the client is disconnected too. */
@@ -84,7 +84,6 @@ const tracer = trace.getTracer('berth-gateway');
  * immediately.
  */
 export class JetStreamWebhookPublisher implements WebhookPublisher {
-  private connected: boolean;
   private closed = false;
   private readonly pipeline: PubAckPipeline;
   private readonly groupCommit: GroupCommitQueue<QueuedEvent, PubAckResult>;
@@ -92,14 +91,12 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
   private readonly storing = new Map<string, Promise<PublishOutcome>>();
 
   constructor(private readonly options: JetStreamWebhookPublisherOptions) {
-    this.connected = !options.messaging.nc.isClosed();
     this.pipeline = new PubAckPipeline(options.messaging.nc, options.timeoutMs);
     this.groupCommit = new GroupCommitQueue((subject, events) => this.store(subject, events), options.batching);
-    void this.followConnectionStatus();
   }
 
   publish(event: InboundWebhookEvent): Promise<PublishOutcome> {
-    if (!this.connected) return Promise.reject(new WebhookPublishError('NATS connection is down'));
+    if (!this.options.messaging.isConnected()) return Promise.reject(new WebhookPublishError('NATS connection is down'));
     const msgId = `${event.provider}:${event.eventId}`;
     const earlier = this.storing.get(msgId);
     if (earlier !== undefined) return earlier.then(() => 'duplicate' as const);
@@ -153,7 +150,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
   }
 
   async isReady(): Promise<boolean> {
-    if (!this.connected || this.options.messaging.nc.isClosed()) return false;
+    if (!this.options.messaging.isConnected()) return false;
     try {
       await this.options.messaging.jsm.streams.info(this.options.streamName);
       return true;
@@ -165,13 +162,5 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
   close(): void {
     this.closed = true;
     this.pipeline.close();
-  }
-
-  private async followConnectionStatus(): Promise<void> {
-    for await (const status of this.options.messaging.nc.status()) {
-      if (status.type === 'disconnect') this.connected = false;
-      else if (status.type === 'reconnect') this.connected = true;
-    }
-    this.connected = false;
   }
 }

@@ -5,7 +5,6 @@ export type { IdentitySyncConfig } from './config';
 export { identityCollections } from './collections';
 export type { ClerkSyncedFields, IdentityCollections, UserDocument, WorkspaceDocument, WorkspaceMemberDocument } from './collections';
 export { ensureIdentitySyncIndexes } from './indexes';
-export { ensureWebhooksStreamExists } from './webhooks-stream';
 export { applyClerkChange } from './apply/apply-clerk-change';
 export { softDelete } from './apply/soft-delete';
 export type { SoftDeleteResult } from './apply/soft-delete';

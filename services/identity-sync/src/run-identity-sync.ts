@@ -2,11 +2,10 @@ import 'reflect-metadata';
 import { MongoClient } from 'mongodb';
 import { inboxCollections, registerWebhookConsumerMetrics } from '@berth/inbox';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
-import { connectMessaging, type Messaging } from '@berth/messaging';
+import { connectMessaging, ensureWebhooksStreamExists, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry, startHealthServer } from '@berth/metrics';
 import { IDENTITY_SYNC_CONSUMER, createIdentitySyncApp } from './app';
 import type { IdentitySyncConfig } from './config';
-import { ensureWebhooksStreamExists } from './webhooks-stream';
 
 /** A running identity-sync. */
 export interface RunningIdentitySync {
@@ -28,21 +27,20 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
   const logContext = new LogContextStore();
   const logger = createLogger({ service: 'identity-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
   const registry = createMetricsRegistry({ processMetrics: true });
-  const state = { consuming: false, natsConnected: true };
+  const state = { consuming: false };
+  let mongo: MongoClient | undefined;
+  let messaging: Messaging | undefined;
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
     host: config.HEALTH_HOST,
     registry,
-    readiness: () => state.consuming && state.natsConnected,
+    readiness: () => state.consuming && messaging?.isConnected() === true,
     logger,
   });
 
-  let mongo: MongoClient | undefined;
-  let messaging: Messaging | undefined;
   try {
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'identity-sync', logger });
-    followNatsConnection(messaging, state);
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
     const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: IDENTITY_SYNC_CONSUMER, provider: 'clerk', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
@@ -72,12 +70,3 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
   }
 }
 
-/** Keeps `state.natsConnected` up to date from the connection's status events (it reconnects forever). */
-function followNatsConnection(messaging: Messaging, state: { natsConnected: boolean }): void {
-  void (async () => {
-    for await (const status of messaging.nc.status()) {
-      if (status.type === 'disconnect') state.natsConnected = false;
-      else if (status.type === 'reconnect') state.natsConnected = true;
-    }
-  })();
-}

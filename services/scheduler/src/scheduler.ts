@@ -36,7 +36,6 @@ export class Scheduler {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  private connected = true;
 
   private constructor(
     private readonly options: SchedulerOptions,
@@ -84,7 +83,7 @@ export class Scheduler {
 
   /** True once the schedules are loaded, while connected to NATS (false during a reconnection). */
   get ready(): boolean {
-    return this.watcher.ready && this.connected && !this.options.messaging.nc.isClosed();
+    return this.watcher.ready && this.options.messaging.isConnected();
   }
 
   /** True while this replica holds a valid lease. */
@@ -94,12 +93,6 @@ export class Scheduler {
 
   /** Loads the schedules, then starts the lease rounds and the tick loop. */
   async start(): Promise<void> {
-    void (async () => {
-      for await (const status of this.options.messaging.nc.status()) {
-        if (status.type === 'disconnect') this.connected = false;
-        if (status.type === 'reconnect') this.connected = true;
-      }
-    })();
     await this.watcher.start();
     this.running = true;
     this.lease.start();
