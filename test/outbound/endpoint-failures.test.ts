@@ -2,37 +2,15 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
 import { sampleValue } from '@berth/metrics/src/testing';
 import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
-import { WebhookReceiver, type Responder } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
-import { newKey, OutboundTestServers, TestClock, TestDispatcher } from './support';
+import { newKey, outboundTestHarness, TestClock } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const servers = new OutboundTestServers();
-const receivers: WebhookReceiver[] = [];
-const dispatchers: TestDispatcher[] = [];
-
-beforeAll(() => servers.start(), 60_000);
-afterEach(async () => {
-  await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-afterAll(() => servers.stop());
-
-async function receiver(responder?: Responder): Promise<WebhookReceiver> {
-  const started = await new WebhookReceiver([], responder).start();
-  receivers.push(started);
-  return started;
-}
-
-async function dispatcher(clock?: TestClock, overrides?: ConstructorParameters<typeof TestDispatcher>[2]): Promise<TestDispatcher> {
-  const started = await new TestDispatcher(servers, clock, overrides).start();
-  dispatchers.push(started);
-  return started;
-}
+const { receiver, dispatcher } = outboundTestHarness();
 
 describe('endpoint failures', () => {
   it('waits at least what Retry-After asks on a 429', async () => {
-    const hook = await receiver((request) => (request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 }));
+    const hook = await receiver([], (request) => (request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 }));
     const test = await dispatcher();
     await test.createEndpoint({ url: hook.url });
     await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
@@ -42,7 +20,7 @@ describe('endpoint failures', () => {
   }, 30_000);
 
   it('disables an endpoint at once on 410 Gone and stops its deliveries, retries included', async () => {
-    const hook = await receiver((request) => ({ status: JSON.parse(request.body).type === 'a.gone' ? 410 : 500 }));
+    const hook = await receiver([], (request) => ({ status: JSON.parse(request.body).type === 'a.gone' ? 410 : 500 }));
     const test = await dispatcher(undefined, { retrySchedule: [0, 300, 300, 300, 300, 300, 300, 300] });
     const { endpoint } = await test.createEndpoint({ url: hook.url });
 
@@ -78,7 +56,7 @@ describe('endpoint failures', () => {
   });
 
   it('disables an endpoint that fails for 5 days, with exactly one alert', async () => {
-    const hook = await receiver(() => ({ status: 503 }));
+    const hook = await receiver([], () => ({ status: 503 }));
     const clock = new TestClock();
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({ write(chunk: Buffer, _encoding, callback) { lines.push(...chunk.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)); callback(); } });
@@ -106,7 +84,7 @@ describe('endpoint failures', () => {
   });
 
   it('raises one alert when two replicas see the same endpoint fail past 5 days at the same moment', async () => {
-    const hook = await receiver(() => ({ status: 500 }));
+    const hook = await receiver([], () => ({ status: 500 }));
     const clock = new TestClock();
     const first = await dispatcher(clock, { retrySchedule: [0, 50, 50] });
     const second = await dispatcher(clock, { retrySchedule: [0, 50, 50], db: first.db });

@@ -1,29 +1,8 @@
-import { WebhookReceiver, type ReceivedRequest, type Responder } from '../support/webhook-receiver';
+import type { ReceivedRequest } from '../support/webhook-receiver';
 import { mapWithConcurrency } from '../support/wait-for';
-import { newKey, OutboundTestServers, TestDispatcher } from './support';
+import { newKey, outboundTestHarness } from './support';
 
-const servers = new OutboundTestServers();
-const receivers: WebhookReceiver[] = [];
-const dispatchers: TestDispatcher[] = [];
-
-beforeAll(() => servers.start(), 60_000);
-afterEach(async () => {
-  await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-afterAll(() => servers.stop());
-
-async function receiver(responder?: Responder): Promise<WebhookReceiver> {
-  const started = await new WebhookReceiver([], responder).start();
-  receivers.push(started);
-  return started;
-}
-
-async function dispatcher(): Promise<TestDispatcher> {
-  const started = await new TestDispatcher(servers).start();
-  dispatchers.push(started);
-  return started;
-}
+const { receiver, dispatcher } = outboundTestHarness();
 
 /** The most requests that arrived within any 1-second window [t, t + 1000). */
 function busiestSecond(requests: readonly ReceivedRequest[]): number {
@@ -62,8 +41,8 @@ describe('pacing per endpoint', () => {
   }, 60_000);
 
   it('delivers to an ordered endpoint in send order: a failing head holds back only that endpoint', async () => {
-    const ordered = await receiver((request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
-    const unordered = await receiver((request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
+    const ordered = await receiver([], (request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
+    const unordered = await receiver([], (request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
     const test = await dispatcher();
     await test.createEndpoint({ url: ordered.url, ordered: true });
     await test.createEndpoint({ url: unordered.url });

@@ -1,30 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { rotateEndpointSecret } from '@berth/outbound';
-import { WebhookReceiver } from '../support/webhook-receiver';
-import { newKey, OutboundTestServers, TestDispatcher, TEST_RETRY_SCHEDULE_MS } from './support';
+import { newKey, outboundTestHarness, TEST_RETRY_SCHEDULE_MS } from './support';
 
-const servers = new OutboundTestServers();
-const receivers: WebhookReceiver[] = [];
-const dispatchers: TestDispatcher[] = [];
-
-beforeAll(() => servers.start(), 60_000);
-afterEach(async () => {
-  await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-afterAll(() => servers.stop());
-
-async function receiver(...args: ConstructorParameters<typeof WebhookReceiver>): Promise<WebhookReceiver> {
-  const started = await new WebhookReceiver(...args).start();
-  receivers.push(started);
-  return started;
-}
-
-async function dispatcher(...args: ConstructorParameters<typeof TestDispatcher> extends [unknown, ...infer Rest] ? Rest : never): Promise<TestDispatcher> {
-  const started = await new TestDispatcher(servers, ...args).start();
-  dispatchers.push(started);
-  return started;
-}
+const { receiver, dispatcher } = outboundTestHarness();
 
 describe('outbound delivery with retries', () => {
   it('retries a receiver that fails 3 times on the schedule, then delivers once in effect, every request signed', async () => {

@@ -26,6 +26,7 @@ import {
   type SendOutboundEvent,
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 
 /** A clock tests move forward: real time plus an offset. */
@@ -128,4 +129,37 @@ export class TestDispatcher {
 /** A unique idempotency key. */
 export function newKey(prefix = 'key'): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * The lifecycle most outbound test files share: servers for the file, and every receiver and dispatcher a test
+ * starts through the returned functions stopped after that test. Call at the top level of a test file.
+ */
+export function outboundTestHarness(): {
+  servers: OutboundTestServers;
+  receiver(...args: ConstructorParameters<typeof WebhookReceiver>): Promise<WebhookReceiver>;
+  dispatcher(clock?: TestClock, overrides?: Partial<DispatcherOptions>): Promise<TestDispatcher>;
+} {
+  const servers = new OutboundTestServers();
+  const receivers: WebhookReceiver[] = [];
+  const dispatchers: TestDispatcher[] = [];
+  beforeAll(() => servers.start(), 60_000);
+  afterEach(async () => {
+    await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()));
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
+  });
+  afterAll(() => servers.stop());
+  return {
+    servers,
+    async receiver(...args) {
+      const started = await new WebhookReceiver(...args).start();
+      receivers.push(started);
+      return started;
+    },
+    async dispatcher(clock, overrides) {
+      const started = await new TestDispatcher(servers, clock, overrides).start();
+      dispatchers.push(started);
+      return started;
+    },
+  };
 }
