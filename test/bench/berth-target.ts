@@ -32,6 +32,11 @@ export class BerthGatewayMissingError extends Error {
   }
 }
 
+/** Extra Node flags for the gateway process (BENCH_GATEWAY_NODE_ARGS, space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+function gatewayNodeArgs(): string[] {
+  return (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+}
+
 /** Polls `url` until it answers 200; fails when the process exits or `timeoutMs` passes. */
 async function waitForHttpOk(url: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -69,7 +74,7 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret,
       LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
     delete env.CLERK_WEBHOOK_SIGNING_SECRET;
-    gateway = spawnManaged({ command: process.execPath, args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });
+    gateway = spawnManaged({ command: process.execPath, args: [...gatewayNodeArgs(), '-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });
     trackChild(gateway.child);
     await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, gateway, 60000);
     const proc = gateway;

@@ -32,6 +32,10 @@ export interface LoadResult {
   peakRssMb: number;
   /** Peak VmRSS of the backing store process, in MB, when its pid was given. */
   infraPeakRssMb?: number;
+  /** CPU time (user + system) the gateway process spent per 1,000 requests of the timed run, in ms. */
+  cpuMsPerKRequests: number;
+  /** The same for the backing store process, when its pid was given. */
+  infraCpuMsPerKRequests?: number;
   /** Requests signed before the timed run, and requests signed during it because the pool ran out. */
   pooled: number;
   signedLive: number;
@@ -111,6 +115,20 @@ export function stripeRequestFactory(secret: string): () => SignedRequest {
   };
 }
 
+/** CPU seconds (user + system) `pid` has used so far, from /proc; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** USER_HZ: 100 on Linux for every architecture Node runs on. */
+const clockTicksPerSecond = 100;
+
 /** Samples VmRSS of each pid every `intervalMs`; `stop()` returns the peak of each in MB (0 if never read). */
 export function sampleRss(pids: number[], intervalMs = 200): { stop(): number[] } {
   const peaksKb = pids.map(() => 0);
@@ -179,11 +197,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     let pool: SignedRequest[] = Array.from({ length: poolSize }, makeRequest);
     let used = 0;
     let signedLive = 0;
+    const pids = options.infraPid ? [options.pid, options.infraPid] : [options.pid];
+    const cpuBefore = pids.map(cpuSeconds);
     const timed = await fire(options.url, connections, durationS, () => {
       if (used < pool.length) return pool[used++];
       signedLive += 1;
       return makeRequest();
     });
+    const served = Math.max(1, timed.requests.total);
+    const [cpuMsPerKRequests, infraCpuMsPerKRequests] = pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10);
     pool = [];
     const [peakRssMb, infraPeakRssMb] = rss.stop();
     return {
@@ -197,6 +219,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       warmupRequestsPerSec: Math.round(warmup?.requests.average ?? 0),
       peakRssMb,
       infraPeakRssMb,
+      cpuMsPerKRequests,
+      infraCpuMsPerKRequests,
       pooled: poolSize,
       signedLive,
     };

@@ -3,7 +3,8 @@
  * (Fastify + stripe + Redis SETNX + BullMQ), alternating peer and Berth rounds on the same machine.
  *
  * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
- * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts).
+ * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts),
+ * BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Results go to test/bench/results/ingest-<timestamp>.json.
  */
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,9 @@ interface Summary {
   medianP99Ms: number;
   peakRssMb: number;
   storePeakRssMb: number;
+  /** Median CPU ms per 1,000 requests of the gateway, and of its store. */
+  medianCpuMsPerKRequests: number;
+  medianStoreCpuMsPerKRequests: number;
   non2xx: number;
   errors: number;
 }
@@ -55,15 +59,17 @@ function summarise(rounds: RoundResult[]): Summary {
     medianP99Ms: median(rounds.map((r) => r.p99Ms)),
     peakRssMb: Math.max(...rounds.map((r) => r.peakRssMb)),
     storePeakRssMb: Math.max(...rounds.map((r) => r.infraPeakRssMb ?? 0)),
+    medianCpuMsPerKRequests: median(rounds.map((r) => r.cpuMsPerKRequests)),
+    medianStoreCpuMsPerKRequests: median(rounds.map((r) => r.infraCpuMsPerKRequests ?? 0)),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
   };
 }
 
 function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
-  const header = ['target', 'rounds', 'req/s (median)', 'p50 ms', 'p99 ms', 'peak RSS MB', 'store RSS MB', 'non-2xx', 'errors'];
+  const header = ['target', 'rounds', 'req/s (median)', 'p50 ms', 'p99 ms', 'peak RSS MB', 'store RSS MB', 'CPU ms/1k req', 'store CPU ms/1k', 'non-2xx', 'errors'];
   const rows = Object.entries(summaries).map(([name, s]) => [name, s.rounds.length, s.medianRequestsPerSec, s.medianP50Ms, s.medianP99Ms,
-    s.peakRssMb, s.storePeakRssMb, s.non2xx, s.errors].map(String));
+    s.peakRssMb, s.storePeakRssMb, s.medianCpuMsPerKRequests, s.medianStoreCpuMsPerKRequests, s.non2xx, s.errors].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
@@ -85,7 +91,7 @@ function describe(r: RoundResult): string {
   const accepted = r.accepted === undefined ? '' : `, accepted ${r.accepted} for ${r.ok2xx} 2xx`;
   const statuses = r.non2xx ? ` (statuses ${JSON.stringify(r.statusCodes)}: figures not valid)` : '';
   const live = r.signedLive ? `, ${r.signedLive} signed live (pool of ${r.pooled} ran out)` : '';
-  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
+  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
 }
 
 async function main(): Promise<void> {
