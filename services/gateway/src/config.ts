@@ -125,7 +125,9 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   // Group commit: events of one subject that arrive while its messages are being stored leave together.
   WEBHOOK_BATCH_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_BATCH_MAX_BYTES: z.coerce.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
-  WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(2),
+  // One message per subject in flight: measured, 2 gave smaller batches (6.5 events, against 11) at the same load,
+  // and cost the gateway 10% and nats-server 30% more CPU per event, for no more requests/s.
+  WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 /** An override list replaces the defaults; `*` alone means every type. */
