@@ -3,6 +3,8 @@
  * `npm run build`: compiles every TypeScript source of the libraries and services (tests left out) into the cache of
  * `ts-hook.js`, so the services start without loading the compiler. The Docker image runs it at build time;
  * locally the first start of each service fills the cache anyway.
+ *
+ * `node deploy/runtime/build.js [folder...]` compiles the given folders instead.
  */
 const { readdirSync, statSync } = require('node:fs');
 const { join, resolve } = require('node:path');
@@ -19,7 +21,9 @@ function sources(dir) {
   });
 }
 
-const folders = ['libs', 'services'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name, 'src')));
+const defaultFolders = () => ['libs', 'services'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name, 'src')));
+/** Folders named on the command line (the benchmarks' peer, say) replace the default: every lib's and service's src. */
+const folders = process.argv.length > 2 ? process.argv.slice(2).map((folder) => resolve(folder)) : defaultFolders();
 let count = 0;
 for (const folder of folders) {
   let files;

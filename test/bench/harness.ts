@@ -36,6 +36,8 @@ export interface LoadResult {
   cpuMsPerKRequests: number;
   /** The same for the backing store process, when its pid was given. */
   infraCpuMsPerKRequests?: number;
+  /** The same for this process, the load generator: it shares the machine with the target. */
+  clientCpuMsPerKRequests: number;
   /** Requests signed before the timed run, and requests signed during it because the pool ran out. */
   pooled: number;
   signedLive: number;
@@ -197,7 +199,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     let pool: SignedRequest[] = Array.from({ length: poolSize }, makeRequest);
     let used = 0;
     let signedLive = 0;
-    const pids = options.infraPid ? [options.pid, options.infraPid] : [options.pid];
+    const pids = [options.pid, options.infraPid ?? 0, process.pid];
     const cpuBefore = pids.map(cpuSeconds);
     const timed = await fire(options.url, connections, durationS, () => {
       if (used < pool.length) return pool[used++];
@@ -205,7 +207,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       return makeRequest();
     });
     const served = Math.max(1, timed.requests.total);
-    const [cpuMsPerKRequests, infraCpuMsPerKRequests] = pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10);
+    const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10);
     pool = [];
     const [peakRssMb, infraPeakRssMb] = rss.stop();
     return {
@@ -220,7 +222,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       peakRssMb,
       infraPeakRssMb,
       cpuMsPerKRequests,
-      infraCpuMsPerKRequests,
+      infraCpuMsPerKRequests: options.infraPid ? infraCpuMsPerKRequests : undefined,
+      clientCpuMsPerKRequests,
       pooled: poolSize,
       signedLive,
     };

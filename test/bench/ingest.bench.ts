@@ -7,6 +7,7 @@
  * BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Results go to test/bench/results/ingest-<timestamp>.json.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -91,7 +92,7 @@ function describe(r: RoundResult): string {
   const accepted = r.accepted === undefined ? '' : `, accepted ${r.accepted} for ${r.ok2xx} 2xx`;
   const statuses = r.non2xx ? ` (statuses ${JSON.stringify(r.statusCodes)}: figures not valid)` : '';
   const live = r.signedLive ? `, ${r.signedLive} signed live (pool of ${r.pooled} ran out)` : '';
-  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
+  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}, load generator ${r.clientCpuMsPerKRequests}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
 }
 
 async function main(): Promise<void> {
@@ -109,6 +110,12 @@ async function main(): Promise<void> {
   else if (existsSync(berthGatewayMain)) starters.berth = () => startBerthGatewayForBench(secret);
   else console.log((berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`));
   if (!starters.peer && !starters.berth) throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
+
+  // Both targets start from a filled compile cache, as the images do (`npm run build`): a gateway compiling its own
+  // sources on a first start would carry the compiler in its peak memory.
+  const build = join('deploy', 'runtime', 'build.js');
+  execFileSync(process.execPath, [build], { stdio: 'ignore' });
+  execFileSync(process.execPath, [build, join('test', 'bench', 'peer')], { stdio: 'ignore' });
 
   console.log(`ingest bench: ${rounds} round(s), ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`);
   const results: Partial<Record<TargetName, RoundResult[]>> = {};
