@@ -24,6 +24,9 @@ export function readSingleHeader(headers: HeaderBag, name: string): HeaderRead {
   return { kind: 'ok', value: values[0] };
 }
 
+/** Holds no state between calls: every `decode` is a whole, non-streaming decode. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
  * Decodes the raw body as UTF-8, rejecting invalid sequences and keeping a BOM, so the text
  * handed to a provider library maps one-to-one onto the bytes that were signed. Lenient
@@ -32,7 +35,7 @@ export function readSingleHeader(headers: HeaderBag, name: string): HeaderRead {
 export function decodeUtf8Strict(rawBody: Buffer | string): string | undefined {
   if (typeof rawBody === 'string') return /\p{Cs}/u.test(rawBody) ? undefined : rawBody;
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(rawBody);
+    return strictUtf8.decode(rawBody);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
 import { createHeaders, describeError, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
 import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
 import { webhookSubject } from './subject';
@@ -100,11 +100,12 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     const msgId = `${event.provider}:${event.eventId}`;
     const earlier = this.storing.get(msgId);
     if (earlier !== undefined) return earlier.then(() => 'duplicate' as const);
-    const stored = this.enqueue(event, msgId).finally(() => this.storing.delete(msgId));
+    const stored = this.enqueue(event, msgId);
     this.storing.set(msgId, stored);
     return stored;
   }
 
+  /** Stores one event through the group commit, under its producer span; forgets it in `storing` once settled. */
   private async enqueue(event: InboundWebhookEvent, msgId: string): Promise<PublishOutcome> {
     const subject = webhookSubject(event.provider, event.type);
     const span = tracer.startSpan(`publish ${subject}`, {
@@ -120,6 +121,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       span.setStatus({ code: SpanStatusCode.ERROR });
       throw new WebhookPublishError(`publish to JetStream failed: ${describeError(error)}`, { cause: error });
     } finally {
+      this.storing.delete(msgId);
       span.end();
     }
   }
@@ -142,9 +144,11 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     headers.set('Nats-Msg-Id', `${first.provider}:batch:${randomUUID()}`);
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
+      const item = { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data };
+      // Without a tracer provider every span is a no-op one with an invalid context: there is nothing to propagate.
+      if (!isSpanContextValid(span.spanContext())) return item;
       const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
-      return { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data,
-        traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
+      return { ...item, traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
     });
     return this.pipeline.publish(subject, encodeWebhookBatch(items), headers);
   }
