@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     nats = await startNatsServer({ binDir, dataDir: join(dataDir, 'nats'), port: Number(env.BERTH_NATS_PORT ?? 4250), monitoring: true, logFile: join(dataDir, 'nats.log') });
     natsUrl = nats.url;
     stops.push(() => nats!.stop());
-    console.log(`[infra] nats-server ${natsUrl} (JetStream, sync_interval always, data in .data/nats, monitoring ${nats.monitoringUrl})`);
+    console.log(`[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in .data/nats, monitoring ${nats.monitoringUrl})`);
   }
   let mongoUrl = env.MONGO_URL;
   let mongo: FerretDbHandle | undefined;

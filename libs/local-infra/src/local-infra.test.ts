@@ -24,6 +24,20 @@ describe('local infrastructure', () => {
     }
   });
 
+  it.each([[undefined, 1], [2, 2]])('runs nats-server with maxProcs %p as %p Go scheduler thread(s), as its /varz reports', async (maxProcs, expected) => {
+    const server = await startNatsServer({ binDir, monitoring: true, maxProcs });
+    try {
+      const varz = (await (await fetch(`${server.monitoringUrl}/varz`)).json()) as { gomaxprocs?: number };
+      expect(varz.gomaxprocs).toBe(expected);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses a maxProcs that is not a positive integer', async () => {
+    await expect(startNatsServer({ binDir, maxProcs: 0 })).rejects.toThrow(/maxProcs must be a positive integer/);
+  });
+
   it('starts FerretDB on SQLite and keeps data across a restart', async () => {
     const db = await startFerretDb({ binDir });
     try {
