@@ -27,6 +27,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       requests?: Request[];
+      /** Requests per second over all connections; unlimited when unset. */
+      overallRate?: number;
     }
 
     /** hdr-histogram-percentiles-obj summary. */

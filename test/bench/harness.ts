@@ -56,6 +56,11 @@ export interface LoadOptions {
   connections: number;
   durationS: number;
   warmupS: number;
+  /**
+   * Offered requests per second over all connections; unlimited when unset. At a fixed rate below every target's
+   * limit, CPU per request compares two builds better than requests/s does on a busy machine.
+   */
+  rate?: number;
   /** Upper bound on pre-signed requests held in memory; default 300 000 (about 0.5 GB). */
   maxPool?: number;
 }
@@ -164,10 +169,11 @@ function countStatuses(results: (autocannon.Result | undefined)[]): Record<strin
 }
 
 /** One autocannon run taking every request body from `next`; stopped forcibly if it overruns by 30 s. */
-async function fire(url: string, connections: number, durationS: number, next: () => SignedRequest): Promise<autocannon.Result> {
+async function fire(url: string, connections: number, durationS: number, next: () => SignedRequest, rate?: number): Promise<autocannon.Result> {
   const instance = autocannon({
     url,
     connections,
+    overallRate: rate,
     duration: durationS,
     timeout: 10,
     requests: [{ method: 'POST', setupRequest: (request) => {
@@ -193,7 +199,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { makeRequest, connections, durationS, warmupS } = options;
   const rss = sampleRss(options.infraPid ? [options.pid, options.infraPid] : [options.pid]);
   try {
-    const warmup = warmupS > 0 ? await fire(options.url, connections, warmupS, makeRequest) : undefined;
+    const warmup = warmupS > 0 ? await fire(options.url, connections, warmupS, makeRequest, options.rate) : undefined;
     const expectedRps = warmup ? Math.max(warmup.requests.max, 4000) : 10000;
     const poolSize = Math.min(options.maxPool ?? 300000, Math.ceil(expectedRps * durationS * 2) + connections);
     let pool: SignedRequest[] = Array.from({ length: poolSize }, makeRequest);
@@ -205,7 +211,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       if (used < pool.length) return pool[used++];
       signedLive += 1;
       return makeRequest();
-    });
+    }, options.rate);
     const served = Math.max(1, timed.requests.total);
     const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10);
     pool = [];

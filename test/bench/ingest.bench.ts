@@ -4,7 +4,7 @@
  *
  * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
  * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts),
- * BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_RATE (offered requests/s; unlimited by default), BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Results go to test/bench/results/ingest-<timestamp>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -75,7 +75,7 @@ function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
   for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
-async function runRound(start: () => Promise<BenchTarget>, config: { connections: number; durationS: number; warmupS: number }, secret: string): Promise<RoundResult> {
+async function runRound(start: () => Promise<BenchTarget>, config: { connections: number; durationS: number; warmupS: number; rate?: number }, secret: string): Promise<RoundResult> {
   const target = await start();
   const untrack = trackStop(() => target.stop());
   try {
@@ -97,7 +97,8 @@ function describe(r: RoundResult): string {
 
 async function main(): Promise<void> {
   process.chdir(resolve(__dirname, '..', '..')); // children resolve swc and tsconfig from the repo root
-  const config = { durationS: envInt('BENCH_DURATION_S', 10, 1, 240), warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60), connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000) };
+  const config = { durationS: envInt('BENCH_DURATION_S', 10, 1, 240), warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60), connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
+    rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined };
   const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
   const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 120) + 60) * 1000);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [build], { stdio: 'ignore' });
   execFileSync(process.execPath, [build, join('test', 'bench', 'peer')], { stdio: 'ignore' });
 
-  console.log(`ingest bench: ${rounds} round(s), ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`);
+  console.log(`ingest bench: ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`);
   const results: Partial<Record<TargetName, RoundResult[]>> = {};
   for (let round = 1; round <= rounds; round++) {
     for (const name of ['peer', 'berth'] as const) {
