@@ -85,13 +85,12 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
 
   const launch = async (): Promise<ManagedProcess> => {
     await writeFile(configFile, natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local' }));
+    // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).
     const proc = spawnManaged({
-      command: join(options.binDir, 'nats-server'),
-      args: ['-c', configFile],
+      command: 'env',
+      args: [`GOMAXPROCS=${options.maxProcs ?? 1}`, join(options.binDir, 'nats-server'), '-c', configFile],
       logFile: options.logFile,
       echoPrefix: options.echoPrefix,
-      // The inherited environment, plus the one setting the server reads from it.
-      env: { ...process.env, GOMAXPROCS: String(options.maxProcs ?? 1) },
     });
     const listening = proc.waitForLine(/Listening for client connections on [^:]+:(\d+)/, 30000);
     const http = options.monitoring ? proc.waitForLine(/Starting http monitor on (\S+)/, 30000) : undefined;
