@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
 import { createHeaders, describeError, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
 import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
@@ -75,7 +74,8 @@ const tracer = trace.getTracer('berth-gateway');
  * gather, and leave together as one batch message (`Berth-Batch-Size`; the bodies stored byte for byte, see `@berth/messaging`). Every request is
  * still answered only once the message holding its event is stored. An event alone is stored as before: the raw
  * body as the data and `Nats-Msg-Id: <provider>:<eventId>`, so JetStream drops a resent copy inside the duplicate
- * window. A batch carries a batch id instead; a provider's resend that lands in a batch is caught by the inbox,
+ * window. A batch carries no `Nats-Msg-Id`: nothing ever sends one twice, and its id would only sit in the stream's
+ * 24 h duplicate window, in nats-server's memory. A provider's resend that lands in a batch is caught by the inbox,
  * whose row per `<provider>:<eventId>` is the guarantee. The same event sent again while its first copy is still
  * being stored waits for that copy instead of being stored twice.
  *
@@ -141,7 +141,6 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       headers.set(WEBHOOK_HEADERS.eventId, first.eventId);
       return this.pipeline.publish(subject, first.data, headers);
     }
-    headers.set('Nats-Msg-Id', `${first.provider}:batch:${randomUUID()}`);
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
       const item = { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data };
