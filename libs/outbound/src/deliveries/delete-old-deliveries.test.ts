@@ -1,20 +1,17 @@
-import { MongoClient } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import type { MongoClient } from 'mongodb';
+import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
 import { outboundCollections } from '../collections';
 import { deleteOldDeliveries } from './delete-old-deliveries';
 import type { DeliveryLogEntry } from './delivery-document';
 
-let ferret: FerretDbHandle;
+let testMongo: TestMongo;
 let mongo: MongoClient;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  mongo = await MongoClient.connect(ferret.url);
+  testMongo = await startTestMongo();
+  mongo = testMongo.client;
 }, 60_000);
-afterAll(async () => {
-  await mongo?.close();
-  await ferret?.stop();
-});
+afterAll(() => testMongo?.stop());
 
 describe('deleteOldDeliveries', () => {
   it('deletes the log, deliveries and events created before the cut-off, in bounded batches, and keeps the rest', async () => {

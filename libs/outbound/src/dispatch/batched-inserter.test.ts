@@ -1,18 +1,15 @@
-import { MongoClient } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import type { MongoClient } from 'mongodb';
+import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
 import { BatchedInserter } from './batched-inserter';
 
-let ferret: FerretDbHandle;
+let testMongo: TestMongo;
 let mongo: MongoClient;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  mongo = await MongoClient.connect(ferret.url);
+  testMongo = await startTestMongo();
+  mongo = testMongo.client;
 }, 60_000);
-afterAll(async () => {
-  await mongo?.close();
-  await ferret?.stop();
-});
+afterAll(() => testMongo?.stop());
 
 describe('BatchedInserter', () => {
   it('writes concurrent inserts in batches, telling each caller whether its document was new', async () => {

@@ -1,31 +1,29 @@
-import { MongoClient, type Db } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import type { Db } from 'mongodb';
+import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { eventIdFor, OUTBOUND_EVENTS_STREAM } from '../names';
 import { createOutboundSender } from '../send/create-sender';
 import { ensureOutboundStreams } from '../streams';
+import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
 import { relayOutbox, updateWithOutbox, type OutboxCollection, type OutboxDocument, type OutboxSend } from './index';
 
 const logger = createLogger({ service: 'outbox-send-test', level: 'silent' });
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 let nats: NatsServerHandle;
-let ferret: FerretDbHandle;
-let client: MongoClient;
+let testMongo: TestMongo;
 let messaging: Messaging;
 let db: Db;
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
-  client = await MongoClient.connect(ferret.url);
-  db = client.db(`outbox_send_test_${process.pid}`);
+  [nats, testMongo] = await Promise.all([startNatsServer({ binDir }), startTestMongo()]);
+  db = testMongo.client.db(`outbox_send_test_${process.pid}`);
   messaging = await connectMessaging({ servers: nats.url, name: 'outbox-send-test', logger });
   await ensureOutboundStreams(messaging);
 });
 afterAll(async () => {
   await messaging?.close();
-  await client?.close();
-  await Promise.all([ferret?.stop(), nats?.stop()]);
+  await Promise.all([testMongo?.stop(), nats?.stop()]);
 });
 
 describe('the outbox relay through the JetStream sender', () => {

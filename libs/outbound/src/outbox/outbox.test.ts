@@ -1,28 +1,23 @@
-import { MongoClient, type Collection, type Db, type Document, type UpdateFilter } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import type { Collection, Db, Document, UpdateFilter } from 'mongodb';
 import { ensureLeaseIndexes, type LeaseDocument } from '@berth/inbox';
 import { createLogger } from '@berth/logger';
 import { createMetricsRegistry } from '@berth/metrics';
+import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
 import {
   countPendingOutbox, createOutboxMetrics, createOutboxRelay, ensureOutboxIndex, insertWithOutbox, OUTBOX_INDEX_NAME, relayOutbox, updateWithOutbox,
   type OutboxCollection, type OutboxDocument, type OutboxEntry, type OutboxSend,
 } from './index';
 
 const logger = createLogger({ service: 'outbox-test', level: 'silent' });
-let ferret: FerretDbHandle;
-let client: MongoClient;
+let testMongo: TestMongo;
 let db: Db;
 let counter = 0;
 
 beforeAll(async () => {
-  ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
-  db = client.db(`outbox_test_${process.pid}`);
+  testMongo = await startTestMongo({ maxPoolSize: 32 });
+  db = testMongo.client.db(`outbox_test_${process.pid}`);
 });
-afterAll(async () => {
-  await client?.close();
-  await ferret?.stop();
-});
+afterAll(() => testMongo?.stop());
 
 interface Invoice extends Document {
   _id: string;
@@ -117,8 +112,8 @@ describe('relayOutbox', () => {
   it('sends a pending event after a crash between the write and the relay, with the database restarted too', async () => {
     const collection = await invoices();
     const { entries } = await updateWithOutbox({ collection, filter: { _id: 'in_1' }, update: { $set: { status: 'paid' } }, events: [paid] });
-    await ferret.kill();
-    await ferret.restart();
+    await testMongo.ferret.kill();
+    await testMongo.ferret.restart();
     const { send, calls } = recordingSend();
     expect(await relayOutbox({ collections: asCollections(collection), send, logger })).toEqual({ sent: 1, failed: 0, more: false });
     expect(calls).toEqual([{ workspaceId: 'ws_1', eventType: 'invoice.paid', payload: paid.payload, idempotencyKey: entries[0]!.id }]);
