@@ -15,3 +15,22 @@ export function truncate(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** How {@link writeList} shows a list of items. */
+export interface ListOutput<T> {
+  /** `--json`: the items as indented JSON, nothing else. */
+  readonly json: boolean;
+  /** The line written when there are no items. */
+  readonly empty: string;
+  readonly headers: string[];
+  readonly row: (item: T) => (string | number)[];
+  /** Text written after the table, when there are items. */
+  readonly footer?: (items: T[]) => string;
+}
+
+/** Writes a list command's result: as JSON, as the `empty` line, or as a table and its footer. */
+export function writeList<T>(stdout: NodeJS.WritableStream, items: T[], output: ListOutput<T>): void {
+  if (output.json) stdout.write(formatJson(items));
+  else if (items.length === 0) stdout.write(`${output.empty}\n`);
+  else stdout.write(formatTable(output.headers, items.map(output.row)) + (output.footer?.(items) ?? ''));
+}

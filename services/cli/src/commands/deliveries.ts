@@ -1,6 +1,6 @@
 import { listDeliveries, outboundCollections, recoverEndpoint, replayDelivery, type DeliveryStatus, type ReplayDependencies } from '@berth/outbound';
 import { UsageError, type Command, type CommandContext, type CommandGroup } from '../command';
-import { formatJson, formatTable, truncate } from '../output';
+import { formatJson, truncate, writeList } from '../output';
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed', 'skipped'];
 
@@ -34,22 +34,16 @@ const listCommand: Command = {
       since: parseSince(values.since),
       limit,
     });
-    if (values.json) {
-      context.stdout.write(formatJson(deliveries));
-      return 0;
-    }
-    if (deliveries.length === 0) {
-      context.stdout.write('No deliveries.\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['DELIVERY (webhook-id)', 'ENDPOINT', 'TYPE', 'STATUS', 'ATTEMPTS', 'CREATED AT', 'LAST RESPONSE'],
-      deliveries.map((delivery) => {
+    writeList(context.stdout, deliveries, {
+      json: values.json === true,
+      empty: 'No deliveries.',
+      headers: ['DELIVERY (webhook-id)', 'ENDPOINT', 'TYPE', 'STATUS', 'ATTEMPTS', 'CREATED AT', 'LAST RESPONSE'],
+      row: (delivery) => {
         const last = [...delivery.log].reverse().find((entry) => entry.kind === 'attempt');
         const response = last ? `${last.statusCode ?? last.outcome} ${truncate(last.error ?? last.responseBody ?? '', 40)}`.trim() : '-';
         return [delivery.id, delivery.endpointId, delivery.eventType, delivery.status, delivery.attemptCount, delivery.createdAt, response];
-      }),
-    ));
+      },
+    });
     return 0;
   },
 };

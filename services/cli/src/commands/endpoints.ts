@@ -13,7 +13,7 @@ import {
   type EndpointView,
 } from '@berth/outbound';
 import { UsageError, type Command, type CommandContext, type CommandGroup } from '../command';
-import { formatJson, formatTable, truncate } from '../output';
+import { formatJson, formatTable, truncate, writeList } from '../output';
 
 /**
  * What the endpoint operations need from the CLI: the outbound collections, and an announcement to the dispatchers
@@ -65,18 +65,12 @@ const listCommand: Command = {
   options: { workspace: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, context) {
     const endpoints = (await listEndpoints(await operations(context), { workspaceId: values.workspace as string | undefined })).map((endpoint) => toEndpointView(endpoint, new Date()));
-    if (values.json) {
-      context.stdout.write(formatJson(endpoints));
-      return 0;
-    }
-    if (endpoints.length === 0) {
-      context.stdout.write('No endpoints.\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['ID', 'WORKSPACE', 'STATE', 'URL', 'TYPES', 'RATE/S', 'ORDERED', 'FAILING SINCE'],
-      endpoints.map((endpoint) => [endpoint.id, endpoint.workspaceId, endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabledReason})`, truncate(endpoint.url, 60), endpoint.eventTypes.join(',') || '(all)', endpoint.rateLimitPerSecond ?? '-', endpoint.ordered ? 'yes' : 'no', endpoint.failingSince ?? '-']),
-    ));
+    writeList(context.stdout, endpoints, {
+      json: values.json === true,
+      empty: 'No endpoints.',
+      headers: ['ID', 'WORKSPACE', 'STATE', 'URL', 'TYPES', 'RATE/S', 'ORDERED', 'FAILING SINCE'],
+      row: (endpoint) => [endpoint.id, endpoint.workspaceId, endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabledReason})`, truncate(endpoint.url, 60), endpoint.eventTypes.join(',') || '(all)', endpoint.rateLimitPerSecond ?? '-', endpoint.ordered ? 'yes' : 'no', endpoint.failingSince ?? '-'],
+    });
     return 0;
   },
 };

@@ -1,6 +1,6 @@
 import { listCrons } from '@berth/cron';
 import { UsageError, type Command } from '../../command';
-import { formatJson, formatTable } from '../../output';
+import { writeList } from '../../output';
 
 /** `berth crons list [--json]` */
 export const cronsListCommand: Command = {
@@ -11,20 +11,13 @@ export const cronsListCommand: Command = {
   async run({ values, positionals }, context) {
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
     const rows = await listCrons({ messaging: await context.messaging() });
-    if (values.json) {
-      context.stdout.write(formatJson(rows));
-      return 0;
-    }
-    if (rows.length === 0) {
-      context.stdout.write('No crons registered (a service registers its crons when it starts).\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['NAME', 'SCHEDULE', 'ZONE', 'LAST TICK', 'NEXT TICK', 'QUEUE', 'OWNER'],
-      rows.map((row) => [row.name, row.pattern, row.timeZone, row.lastTick?.toISOString() ?? '-', row.error ? `error: ${row.error}` : (row.nextTick?.toISOString() ?? 'never'), row.queue, row.owner]),
-    ));
-    const leader = rows[0].leader;
-    context.stdout.write(`\nLeader: ${leader ?? 'none (no scheduler holds the lease: ticks are not being emitted)'}\n`);
+    writeList(context.stdout, rows, {
+      json: values.json === true,
+      empty: 'No crons registered (a service registers its crons when it starts).',
+      headers: ['NAME', 'SCHEDULE', 'ZONE', 'LAST TICK', 'NEXT TICK', 'QUEUE', 'OWNER'],
+      row: (row) => [row.name, row.pattern, row.timeZone, row.lastTick?.toISOString() ?? '-', row.error ? `error: ${row.error}` : (row.nextTick?.toISOString() ?? 'never'), row.queue, row.owner],
+      footer: (listed) => `\nLeader: ${listed[0].leader ?? 'none (no scheduler holds the lease: ticks are not being emitted)'}\n`,
+    });
     return 0;
   },
 };

@@ -1,6 +1,6 @@
 import { listDeadLetters } from '@berth/jobs';
 import type { Command } from '../../command';
-import { formatJson, formatTable, truncate } from '../../output';
+import { truncate, writeList } from '../../output';
 
 /** `berth jobs dead list [--queue q] [--limit n] [--json]` */
 export const deadListCommand: Command = {
@@ -11,22 +11,16 @@ export const deadListCommand: Command = {
   async run({ values }, context) {
     const limit = values.limit === undefined ? 100 : Number(values.limit);
     const letters = await listDeadLetters(await context.messaging(), { queue: values.queue as string | undefined, limit });
-    if (values.json) {
-      context.stdout.write(formatJson(letters));
-      return 0;
-    }
-    if (letters.length === 0) {
-      context.stdout.write('No dead letters.\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['ID', 'QUEUE', 'JOB', 'JOB ID', 'REASON', 'ATTEMPTS', 'FAILED AT', 'ERROR'],
-      letters.map((letter) => [
+    writeList(context.stdout, letters, {
+      json: values.json === true,
+      empty: 'No dead letters.',
+      headers: ['ID', 'QUEUE', 'JOB', 'JOB ID', 'REASON', 'ATTEMPTS', 'FAILED AT', 'ERROR'],
+      row: (letter) => [
         letter.id, letter.queue, letter.name, letter.jobId, letter.reason, letter.attempts, letter.failedAt,
         truncate(`${letter.error.name}: ${letter.error.message}`, 80),
-      ]),
-    ));
-    context.stdout.write(`\n${letters.length} dead letter(s). Replay one with: berth jobs dead replay <ID>\n`);
+      ],
+      footer: (listed) => `\n${listed.length} dead letter(s). Replay one with: berth jobs dead replay <ID>\n`,
+    });
     return 0;
   },
 };

@@ -1,6 +1,6 @@
 import { createJobProducer, replayAllDeadLetters, replayDeadLetter, type ReplayResult } from '@berth/jobs';
 import { UsageError, type Command } from '../../command';
-import { formatJson, formatTable } from '../../output';
+import { writeList } from '../../output';
 
 /** `berth jobs dead replay <id|--all> [--queue q] [--json]` */
 export const deadReplayCommand: Command = {
@@ -21,19 +21,13 @@ export const deadReplayCommand: Command = {
     const results: ReplayResult[] = values.all === true
       ? await replayAllDeadLetters(messaging, producer, { queue: values.queue as string | undefined })
       : [await replayDeadLetter(messaging, producer, id)];
-    if (values.json) {
-      context.stdout.write(formatJson(results));
-      return 0;
-    }
-    if (results.length === 0) {
-      context.stdout.write('No dead letters to replay.\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['ID', 'QUEUE', 'JOB', 'FAILED JOB', 'QUEUED AS'],
-      results.map((result) => [result.id, result.queue, result.name, result.replayOf, result.deduplicated ? `${result.jobId} (already queued)` : result.jobId]),
-    ));
-    context.stdout.write(`\n${results.length} job(s) queued again.\n`);
+    writeList(context.stdout, results, {
+      json: values.json === true,
+      empty: 'No dead letters to replay.',
+      headers: ['ID', 'QUEUE', 'JOB', 'FAILED JOB', 'QUEUED AS'],
+      row: (result) => [result.id, result.queue, result.name, result.replayOf, result.deduplicated ? `${result.jobId} (already queued)` : result.jobId],
+      footer: (replayed) => `\n${replayed.length} job(s) queued again.\n`,
+    });
     return 0;
   },
 };

@@ -1,6 +1,6 @@
 import { getQueueDepths } from '@berth/jobs';
 import type { Command } from '../../command';
-import { formatJson, formatTable } from '../../output';
+import { writeList } from '../../output';
 
 /** `berth jobs queues [--json]` */
 export const queuesCommand: Command = {
@@ -10,19 +10,13 @@ export const queuesCommand: Command = {
   options: { json: { type: 'boolean' } },
   async run({ values }, context) {
     const depths = await getQueueDepths(await context.messaging());
-    if (values.json) {
-      context.stdout.write(formatJson(depths));
-      return 0;
-    }
-    if (depths.length === 0) {
-      context.stdout.write('No queues yet (a queue appears once a worker of it has started).\n');
-      return 0;
-    }
-    context.stdout.write(formatTable(
-      ['QUEUE', 'PENDING', 'ACK PENDING', 'REDELIVERED', 'DELAYED', 'DEAD'],
-      depths.map((depth) => [depth.queue, depth.pending, depth.ackPending, depth.redelivered, depth.delayed, depth.deadLetters]),
-    ));
-    context.stdout.write('\nPending, ack pending and redelivered count messages; jobs queued in one burst may share one.\n');
+    writeList(context.stdout, depths, {
+      json: values.json === true,
+      empty: 'No queues yet (a queue appears once a worker of it has started).',
+      headers: ['QUEUE', 'PENDING', 'ACK PENDING', 'REDELIVERED', 'DELAYED', 'DEAD'],
+      row: (depth) => [depth.queue, depth.pending, depth.ackPending, depth.redelivered, depth.delayed, depth.deadLetters],
+      footer: () => '\nPending, ack pending and redelivered count messages; jobs queued in one burst may share one.\n',
+    });
     return 0;
   },
 };
