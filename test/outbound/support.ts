@@ -90,7 +90,7 @@ export class TestDispatcher {
     this.dispatcher = await startDispatcher({
       messaging: this.servers.messaging,
       logger: this.servers.logger,
-      policy: createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] }),
+      policy: createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'], allowedPorts: ['1-65535'] }),
       registry: this.registry,
       clock: this.clock.now,
       retrySchedule: TEST_RETRY_SCHEDULE_MS,

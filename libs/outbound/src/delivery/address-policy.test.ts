@@ -30,4 +30,17 @@ describe('createAddressPolicy', () => {
   it.each(['10.0.0.0/33', '::1/129', 'localhost', '10.0.0.0/8/8', '10.0.0.0/x', ''])('refuses the invalid range %j at creation', (range) => {
     expect(() => createAddressPolicy({ allowPrivateNetworks: [range] })).toThrow(RangeError);
   });
+
+  it('allows ports 80 and 443 only by default, and exactly the listed ports and ranges when configured', () => {
+    const strict = createAddressPolicy();
+    expect([80, 443].map((port) => strict.allowsPort(port))).toEqual([true, true]);
+    expect([22, 25, 6379, 8080, 8443, 27017, 0, 65535].map((port) => strict.allowsPort(port))).toEqual(Array(8).fill(false));
+    const configured = createAddressPolicy({ allowedPorts: ['443', '8000-8099'] });
+    expect([443, 8000, 8050, 8099].map((port) => configured.allowsPort(port))).toEqual([true, true, true, true]);
+    expect([80, 7999, 8100].map((port) => configured.allowsPort(port))).toEqual([false, false, false]);
+  });
+
+  it.each(['0', '65536', '80-', '90-80', 'http', '1.5', ''])('refuses the invalid port %j at creation', (port) => {
+    expect(() => createAddressPolicy({ allowedPorts: [port] })).toThrow(RangeError);
+  });
 });

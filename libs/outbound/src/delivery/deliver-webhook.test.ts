@@ -8,7 +8,8 @@ import { generateWebhookSecret } from './sign-webhook';
 import { startReceiver, type Receiver } from './test-support/receiver';
 import { TEST_TLS_CERT, TEST_TLS_HOST, TEST_TLS_KEY } from './test-support/tls-fixture';
 
-const loopback = createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] });
+// The loopback receivers listen on random ports, which the default policy (80 and 443 only) refuses.
+const loopback = createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'], allowedPorts: ['1-65535'] });
 const strict = createAddressPolicy();
 const secret = generateWebhookSecret();
 const payload = '{"type":"invoice.paid","data":{"id":"in_1"}}';
@@ -52,6 +53,16 @@ describe('deliverWebhook', () => {
     const headers = received.headers as Record<string, string>;
     expect(new Webhook(secret).verify(received.body, headers)).toEqual(JSON.parse(payload));
     expect(new Webhook(newSecret).verify(received.body, headers)).toEqual(JSON.parse(payload));
+  });
+
+  it('refuses a port the policy does not allow (80 and 443 by default), sending nothing', async () => {
+    const endpoint = await receiver();
+    const defaultPorts = createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] });
+    const attempt = await deliverWebhook(message(`${endpoint.url}/in`), { policy: defaultPorts });
+    expect(attempt).toMatchObject({ outcome: 'refused', address: '127.0.0.1', error: expect.stringContaining(`port ${endpoint.port}`) });
+    const byName = await deliverWebhook(message(`http://hooks.customer.example:${endpoint.port}/in`), { policy: defaultPorts, resolve: resolvingTo('127.0.0.1') });
+    expect(byName).toMatchObject({ outcome: 'refused', error: expect.stringContaining(`port ${endpoint.port}`) });
+    expect(endpoint.requests).toHaveLength(0);
   });
 
   it('refuses loopback by default, sending nothing', async () => {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { AddressPolicy } from './address-policy';
 import type { ResolveHost } from './resolve-host';
+import { effectivePort } from './port-ranges';
 
 /** Where a delivery goes: the parsed URL and the one address, already checked, its connection must use. */
 export interface DeliveryTarget {
@@ -17,7 +18,7 @@ export type TargetProblem = { outcome: 'refused' | 'retry'; error: string; addre
 /**
  * Parses the endpoint URL and chooses the address to connect to: the literal IP, or the host name resolved once.
  * Every resolved address must pass the policy, not only the one used: a name that also points inside the network
- * is refused, whatever order a later resolution would return.
+ * is refused, whatever order a later resolution would return. So is a port the policy does not allow.
  */
 export async function resolveDeliveryTarget(
   rawUrl: string,
@@ -46,6 +47,8 @@ export async function resolveDeliveryTarget(
     }
   }
   const address = addresses[0]!;
+  const port = effectivePort(url);
+  if (!policy.allowsPort(port)) return { outcome: 'refused', address, error: `port ${port} is not an allowed delivery port (OUTBOUND_ALLOWED_PORTS; 80 and 443 by default)` };
   return { url, hostname, address, family: isIP(address) === 4 ? 4 : 6 };
 }
 

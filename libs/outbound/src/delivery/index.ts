@@ -5,6 +5,7 @@ export { classifyAddress } from './classify-address';
 export type { AddressClass } from './classify-address';
 export { createAddressPolicy } from './address-policy';
 export type { AddressPolicy, AddressPolicyOptions, AddressVerdict } from './address-policy';
+export { DEFAULT_ALLOWED_PORTS } from './port-ranges';
 export { systemResolveHost } from './resolve-host';
 export type { ResolveHost } from './resolve-host';
 export { deliverWebhook } from './deliver-webhook';
