@@ -26,6 +26,16 @@ export interface NatsServerOptions {
    * Kubernetes deployment) keeps Go's default.
    */
   maxProcs?: number;
+  /**
+   * More configuration, appended as is: e.g. deploy/nats/auth.conf's `authorization { users … }`, so that a test runs
+   * the server with Berth's NATS users. Unset: no authentication (the default).
+   */
+  extraConfig?: string;
+  /**
+   * Configuration variables defined at the top of the file (`NAME: "value"`), which `$NAME` in {@link extraConfig}
+   * refers to: the passwords auth.conf reads, without putting them on a command line or in an environment.
+   */
+  configVariables?: Record<string, string>;
 }
 
 /** A running nats-server with JetStream, fsyncing every write before it acknowledges. */
@@ -49,8 +59,9 @@ export interface NatsServerHandle {
  * PubAck, so a 200 from the gateway survives a power cut (the default lazy fsync lost acknowledged writes in the
  * Jepsen analysis of NATS 2.12.1).
  */
-export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string }): string {
+export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string; extraConfig?: string; configVariables?: Record<string, string> }): string {
   return [
+    ...Object.entries(options.configVariables ?? {}).map(([name, value]) => `${name}: ${JSON.stringify(value)}`),
     `server_name: ${JSON.stringify(options.serverName)}`,
     `listen: "${options.host}:${options.port}"`,
     options.monitoring ? `http: "${options.host}:-1"` : '',
@@ -61,6 +72,7 @@ export function natsServerConfig(options: { host: string; port: number; dataDir:
     '  max_memory_store: 256MB',
     '  max_file_store: 20GB',
     '}',
+    options.extraConfig ?? '',
     '',
   ].join('\n');
 }
@@ -84,7 +96,8 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
   let monitoringUrl: string | undefined;
 
   const launch = async (): Promise<ManagedProcess> => {
-    await writeFile(configFile, natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local' }));
+    const config = natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local', extraConfig: options.extraConfig, configVariables: options.configVariables });
+    await writeFile(configFile, config, { mode: 0o600 });
     // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).
     const proc = spawnManaged({
       command: 'env',

@@ -2,10 +2,15 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { BerthLogger } from '@berth/logger';
+import { splitServerCredentials } from './server-credentials';
 
 /** Options for {@link connectMessaging}. */
 export interface MessagingConnectionOptions {
-  /** One URL or several, comma-separated (`nats://a:4222,nats://b:4222`). */
+  /**
+   * One URL or several, comma-separated (`nats://a:4222,nats://b:4222`). A user and password in the URLs
+   * (`nats://billing-sync:secret@a:4222`) authenticate the connection and name its inbox prefix (see
+   * {@link inboxPrefixFor}); they are taken out of the server list, so they never reach a log line.
+   */
   servers: string;
   /** Connection name shown by `nats server report connections`. */
   name: string;
@@ -29,12 +34,23 @@ export interface Messaging {
 }
 
 /**
+ * The inbox prefix of a NATS user, `_INBOX_<user>`: replies to its requests (JetStream API answers, pulled
+ * messages) arrive under it, so the server can let each user subscribe to its own replies only
+ * (deploy/nats/auth.conf). Without a user, the default `_INBOX`.
+ */
+export function inboxPrefixFor(user: string | undefined): string | undefined {
+  return user === undefined ? undefined : `_INBOX_${user}`;
+}
+
+/**
  * Connects to NATS and opens JetStream. Reconnects forever after a successful first connection (a service keeps
  * running through a NATS restart and reports not-ready meanwhile); the first connection must succeed.
  */
 export async function connectMessaging(options: MessagingConnectionOptions): Promise<Messaging> {
+  const { servers, user, pass } = splitServerCredentials(options.servers);
   const nc = await connect({
-    servers: options.servers.split(',').map((server) => server.trim()),
+    servers,
+    ...(user === undefined ? {} : { user, pass, inboxPrefix: inboxPrefixFor(user) }),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,

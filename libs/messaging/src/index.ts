@@ -1,4 +1,6 @@
-export { connectMessaging } from './connection';
+export { connectMessaging, inboxPrefixFor } from './connection';
+export { splitServerCredentials } from './server-credentials';
+export type { ServersAndCredentials } from './server-credentials';
 export type { Messaging, MessagingConnectionOptions } from './connection';
 export { ensureStream, ensureWebhooksStreamExists, isNotFound, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
 export type { StreamSpec, StreamSizing } from './streams';
