@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     service: 'dispatcher',
     readyLine: /"msg":"Dispatcher ready"/,
     timeoutMs: 60_000,
-    env: { NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', NODE_ENV: 'production' },
+    env: { NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DISPATCHER_API_TOKEN: 'outbound-bench-token-0123456789abcdef', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_ALLOWED_PORTS: '1-65535', NODE_ENV: 'production' },
   });
   const send = createOutboundSender({ js: messaging.js });
   const results: RoundResult[] = [];

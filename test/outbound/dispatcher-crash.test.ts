@@ -29,7 +29,9 @@ function startDispatcherProcess(mongoDb: string): Promise<ServiceProcess> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      DISPATCHER_API_TOKEN: 'dispatcher-crash-test-token-0123456789',
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+      OUTBOUND_ALLOWED_PORTS: '1-65535',
       OUTBOUND_RETRY_SCHEDULE_MS: '0,200,400,800,1000,1000,1000,1000',
       // Short enough that deliveries held by the killed process come back quickly.
       SHUTDOWN_GRACE_MS: '2000',

@@ -8,7 +8,7 @@ import { newKey, OutboundTestServers } from './support';
 import { sampleValue } from '@berth/metrics/src/testing';
 import { createOutboundSender, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM, type DeliveryView, type EndpointView } from '@berth/outbound';
 
-const TOKEN = 'test-token-0123456789';
+const TOKEN = 'management-test-token-0123456789abcdef';
 const servers = new OutboundTestServers();
 let running: RunningDispatcher;
 let receiver: WebhookReceiver;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   mongoDb = servers.freshDb().databaseName;
   running = await runDispatcher(loadConfig({
     NATS_URL: servers.nats.url, MONGO_URL: servers.ferret.url, MONGO_DB: mongoDb, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,100', DISPATCHER_API_TOKEN: TOKEN,
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_ALLOWED_PORTS: '1-65535', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,100', DISPATCHER_API_TOKEN: TOKEN,
   }));
 }, 60_000);
 afterAll(async () => {

@@ -7,6 +7,10 @@ import { announceEndpointChange, EndpointNotFoundError, InvalidEndpointError, Re
 import { deliveryRoutes } from './api/delivery-routes';
 import { endpointRoutes } from './api/endpoint-routes';
 import { ApiError } from './api/read-json-body';
+import { requireBearerToken } from './api/authenticate';
+
+/** The probe routes, served without the token (Kubernetes probes, Prometheus). */
+const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 
 /** What {@link createDispatcherApp} is built from. */
 export interface DispatcherAppDependencies {
@@ -14,15 +18,19 @@ export interface DispatcherAppDependencies {
   messaging: Messaging;
   registry: Registry;
   logger: BerthLogger;
-  /** Bearer token required on `/v1/…`; unset: none. */
-  apiToken?: string;
+  /**
+   * Bearer token every request but the probes must carry. `undefined` turns the check off, which only an explicit
+   * `DISPATCHER_INSECURE_NO_AUTH=true` may ask for (see config.ts).
+   */
+  apiToken: string | undefined;
   clock?: Clock;
   readiness: () => boolean;
 }
 
 /**
  * The dispatcher's HTTP app: the endpoint management API and delivery log under `/v1` (see {@link endpointRoutes},
- * {@link deliveryRoutes}), JSON errors `{ error, message }`, and `GET /healthz`, `/readyz`, `/metrics`. A change to
+ * {@link deliveryRoutes}), JSON errors `{ error, message }`, and `GET /healthz`, `/readyz`, `/metrics`. Every
+ * request but those three exact probe paths needs the bearer token ({@link requireBearerToken}). A change to
  * an endpoint is announced to every replica and applied to this one before the answer.
  */
 export function createDispatcherApp(dependencies: DispatcherAppDependencies): Koa {
@@ -56,9 +64,6 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
   app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
   app.use(async (ctx, next) => {
     try {
-      if (ctx.path.startsWith('/v1/') && dependencies.apiToken !== undefined && ctx.get('authorization') !== `Bearer ${dependencies.apiToken}`) {
-        throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
-      }
       await next();
     } catch (error) {
       const [status, code] = statusOf(error);
@@ -67,12 +72,18 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
       ctx.body = { error: code, message: status >= 500 ? 'internal error' : (error as Error).message };
     }
   });
+  if (dependencies.apiToken !== undefined) app.use(requireBearerToken({ token: dependencies.apiToken, publicPaths: PROBE_PATHS }));
   app.use(probes.routes());
   for (const router of [endpointRoutes(operations, replay, clock), deliveryRoutes(replay)]) {
     app.use(router.routes());
-    app.use(router.allowedMethods());
+    app.use(router.allowedMethods({ throw: true, notImplemented: methodRefused, methodNotAllowed: methodRefused }));
   }
   return app;
+}
+
+/** A method no route takes (405, not the router's 501 for methods it does not know, such as TRACE). */
+function methodRefused(): ApiError {
+  return new ApiError(405, 'method_not_allowed', 'this method is not allowed here');
 }
 
 function statusOf(error: unknown): [number, string] {

@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry } from '@berth/metrics';
-import { createAddressPolicy, startDispatcher, type Clock, type Dispatcher } from '@berth/outbound';
+import { createAddressPolicy, DEFAULT_ALLOWED_PORTS, startDispatcher, type Clock, type Dispatcher } from '@berth/outbound';
 import { createDispatcherApp } from './app';
 import type { DispatcherConfig } from './config';
 
@@ -35,6 +35,10 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
   try {
     mongo = await MongoClient.connect(config.MONGO_URL);
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'dispatcher', logger });
+    if (config.DISPATCHER_INSECURE_NO_AUTH) {
+      logger.warn({ insecureNoAuth: true }, 'DISPATCHER_INSECURE_NO_AUTH=true: the management API accepts every request WITHOUT a token; anyone who reaches this port can create endpoints and read their secrets');
+    }
+    const allowedPorts = config.OUTBOUND_ALLOWED_PORTS.length > 0 ? config.OUTBOUND_ALLOWED_PORTS : DEFAULT_ALLOWED_PORTS;
     const state = { ready: false };
     const connected = messaging;
     const dispatcher = await startDispatcher({
@@ -44,7 +48,7 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
       logContext,
       registry,
       clock: options.clock,
-      policy: createAddressPolicy({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS }),
+      policy: createAddressPolicy({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, allowedPorts }),
       retrySchedule: config.OUTBOUND_RETRY_SCHEDULE_MS.length > 0 ? config.OUTBOUND_RETRY_SCHEDULE_MS : undefined,
       retryJitter: config.OUTBOUND_RETRY_JITTER,
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
@@ -57,12 +61,13 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
       sizing: { replicas: config.STREAM_REPLICAS },
     });
     const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() });
-    const server = createServer(app.callback());
+    // A request must be complete within 30 s and its headers within 10 s (Node's defaults: 300 s and 60 s).
+    const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app.callback());
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening');
     const port = (server.address() as AddressInfo).port;
     state.ready = true;
-    logger.info({ port, allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, endpoints: dispatcher.endpoints.all().length }, 'Dispatcher ready');
+    logger.info({ port, authentication: config.DISPATCHER_INSECURE_NO_AUTH ? 'none' : 'bearer', allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, allowedPorts, endpoints: dispatcher.endpoints.all().length }, 'Dispatcher ready');
     const connections = { mongo, messaging };
     return {
       logger,

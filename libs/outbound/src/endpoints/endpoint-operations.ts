@@ -29,10 +29,12 @@ export class InvalidEndpointError extends Error {
 }
 
 /**
- * Checks an endpoint URL's form: `http:` or `https:`, a host, no credentials, no fragment. Where it points is
+ * Checks an endpoint URL's form: `http:` or `https:`, a host, no credentials, no fragment, no space or control
+ * character (the URL parser would drop a CR/LF silently, and the stored text is shown to operators). Where it points is
  * checked at every attempt instead (DNS can change after creation): see `createAddressPolicy`.
  */
 export function assertEndpointUrl(url: string): void {
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(url)) throw new InvalidEndpointError('the URL must not contain spaces or control characters');
   let parsed: URL;
   try {
     parsed = new URL(url);
