@@ -59,9 +59,9 @@ export async function prepareTools(): Promise<{ binDir: string; localBinDir: str
   return { binDir: lastLine(tools), localBinDir: lastLine(local), schemas: JSON.parse(schemas) as SchemaPaths };
 }
 
-/** Runs a tool synchronously; throws with its stderr when it exits non-zero. */
-export function runTool(command: string, args: string[], input?: string): string {
-  const result = spawnSync(command, args, { cwd: repoRoot, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: toolEnv });
+/** Runs a tool synchronously (with `env` added to its environment); throws with its stderr when it exits non-zero. */
+export function runTool(command: string, args: string[], input?: string, env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, { cwd: repoRoot, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...toolEnv, ...env } });
   if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
   return result.stdout;

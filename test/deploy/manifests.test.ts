@@ -65,8 +65,22 @@ const SEED_METRICS = [
   'scheduler_is_leader',
 ];
 
-/** Compose defaults that are local-development values on purpose, not copies of the code's defaults. */
-const LOCAL_DEVELOPMENT_VALUES = new Set(['STRIPE_WEBHOOK_SECRET', 'CLERK_WEBHOOK_SIGNING_SECRET', 'STRIPE_SECRET_KEY']);
+/**
+ * The secrets docker-compose.yml requires (`${VAR:?…}`, no default), with the values the checks load it with. The
+ * token is as long as the dispatcher requires; the rest are as `openssl rand -hex` would give them.
+ */
+const REQUIRED_SECRETS: Record<string, string> = {
+  STRIPE_WEBHOOK_SECRET: 'whsec_test_manifests_0123456789abcdef',
+  STRIPE_SECRET_KEY: 'rk_test_manifests_0123456789',
+  DISPATCHER_API_TOKEN: 'manifests-test-token-0123456789abcdef0123456789',
+  ...Object.fromEntries(['GATEWAY', 'BILLING_SYNC', 'IDENTITY_SYNC', 'SCHEDULER', 'APP_WORKER', 'DISPATCHER', 'OPERATOR'].map((user) => [`NATS_${user}_PASSWORD`, `${user.toLowerCase()}0123456789abcdef`])),
+};
+
+/** The NATS passwords of {@link REQUIRED_SECRETS}, as nats-server's environment. */
+const natsPasswords = (): Record<string, string> => Object.fromEntries(Object.entries(REQUIRED_SECRETS).filter(([key]) => key.startsWith('NATS_')));
+
+/** Variables a Deployment sets that no src/config.ts reads: Node's own CA list, and the parts of `$(VAR)` values. */
+const RUNTIME_ONLY_VARIABLES = new Set(['NODE_EXTRA_CA_CERTS']);
 
 /** The Secret the manifests refer to, created per environment outside git (deploy/README.md). */
 const EXTERNAL_SECRET = 'berth-secrets';
@@ -105,7 +119,7 @@ let localBinDir: string;
 let schemas: SchemaPaths;
 /** docker-compose.yml as written (merge keys resolved, nothing interpolated). */
 let rawCompose: { services: Record<string, ComposeService>; configs: Record<string, { content: string }>; [key: string]: unknown };
-/** docker-compose.yml as `docker compose config` sees it with an empty environment (so every default applies). */
+/** docker-compose.yml as `docker compose config` sees it with only the required secrets set (every default applies). */
 let composeProject: { services: Record<string, ComposeService> };
 let composeLoadErrors: string[];
 let dockerfile: { stages: DockerStage[]; warnings: string[]; errors: string[]; contextFiles: number; contextPaths: string[] };
@@ -115,7 +129,7 @@ let openApi: KubernetesOpenApi;
 beforeAll(async () => {
   ({ binDir, localBinDir, schemas } = await prepareTools());
   rawCompose = parse(readFileSync(composePath, 'utf8'), { merge: true });
-  const loaded = deployCheck<{ errors: string[]; project?: typeof composeProject }>(binDir, ['compose', composePath]);
+  const loaded = deployCheck<{ errors: string[]; project?: typeof composeProject }>(binDir, ['compose', composePath, ...Object.entries(REQUIRED_SECRETS).map(([key, value]) => `${key}=${value}`)]);
   composeLoadErrors = loaded.errors;
   composeProject = loaded.project ?? { services: {} };
   dockerfile = deployCheck(binDir, ['dockerfile', repoRoot, 'Dockerfile']);
@@ -182,7 +196,9 @@ describe('docker-compose.yml', () => {
       const file = join(dir, 'nats-server.conf');
       const nats = rawCompose.services.nats;
       writeFileSync(file, rawCompose.configs[nats.configs![0].source].content);
-      expect(runTool(join(localBinDir, 'nats-server'), ['-c', file, '-t'])).toBe('');
+      writeFileSync(join(dir, 'auth.conf'), readFileSync(join(repoRoot, 'deploy/nats/auth.conf'), 'utf8'));
+      // The passwords come from the server's environment, as compose gives them.
+      expect(runTool(join(localBinDir, 'nats-server'), ['-c', file, '-t'], undefined, natsPasswords())).toBe('');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -193,7 +209,7 @@ describe('docker-compose.yml', () => {
     expect(mongo.image).toMatch(/^mongo:7(\.|$)/);
     expect(mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(mongo.healthcheck!.test.join(' ')).toMatch(/rs\.initiate\(.*isWritablePrimary/s);
-    expect(rawCompose.services.jaeger.ports).toEqual(expect.arrayContaining(['16686:16686', '4318:4318']));
+    expect(rawCompose.services.jaeger.ports).toEqual(expect.arrayContaining(['127.0.0.1:16686:16686', '127.0.0.1:4318:4318']));
     for (const [name, service] of nodeServices()) {
       expect({ name, otlp: service.environment?.OTEL_EXPORTER_OTLP_ENDPOINT, mongo: service.environment?.MONGO_URL }).toEqual({
         name,
@@ -547,8 +563,10 @@ describe('Kubernetes workloads', () => {
     const objects = renders.overlay.objects;
     for (const d of deployments(objects)) {
       const composeKeys = new Set(Object.keys(composeProject.services[d.metadata.name]?.environment ?? {}));
+      const container = d.spec.template.spec.containers[0];
+      const expanded = new Set<string>((container.env ?? []).flatMap((v: any) => [...String(v.value ?? '').matchAll(/\$\(([A-Z0-9_]+)\)/g)].map((m) => m[1])));
       for (const name of kubernetesEnv(objects, d).keys()) {
-        if (!composeKeys.has(name)) problems.push(`${d.metadata.name}: ${name} is set in Kubernetes but not in docker-compose.yml`);
+        if (!composeKeys.has(name) && !RUNTIME_ONLY_VARIABLES.has(name) && !expanded.has(name)) problems.push(`${d.metadata.name}: ${name} is set in Kubernetes but not in docker-compose.yml`);
       }
     }
     expect(problems).toEqual([]);
@@ -564,7 +582,9 @@ function kubernetesEnv(objects: K8sObject[], deployment: K8sObject): Map<string,
     for (const [key, value] of Object.entries(configMap?.data ?? {})) env.set(key, value);
   }
   for (const variable of container.env ?? []) {
-    env.set(variable.name, variable.value ?? (variable.valueFrom?.secretKeyRef ? `placeholder-${variable.name.toLowerCase()}` : ''));
+    const value = variable.value ?? (variable.valueFrom?.secretKeyRef ? `placeholder-${variable.name.toLowerCase()}-0123456789abcdef` : '');
+    // Kubernetes expands $(NAME) from the variables defined before it.
+    env.set(variable.name, value.replace(/\$\(([A-Z0-9_]+)\)/g, (whole: string, name: string) => env.get(name) ?? whole));
   }
   return env;
 }
@@ -624,8 +644,11 @@ describe('NATS Helm values (deploy/nats/values.yaml)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'berth-nats-values-'));
     try {
       const file = join(dir, 'nats.conf');
-      writeFileSync(file, `${lines(v.config.merge ?? {})}\njetstream {\n  store_dir: ${dir}\n${lines(v.config.jetstream.merge ?? {})}\n}\n`);
-      expect(runTool(join(localBinDir, 'nats-server'), ['-c', file, '-t'])).toBe('');
+      // `00$include: auth.conf` is the chart's include of its ConfigMap's auth.conf (configMap.merge.data).
+      const { ['00$include']: included, ...merged } = v.config.merge ?? {};
+      writeFileSync(join(dir, String(included)), v.configMap.merge.data[String(included)]);
+      writeFileSync(file, `${lines(merged)}\ninclude ${String(included)}\njetstream {\n  store_dir: ${dir}\n${lines(v.config.jetstream.merge ?? {})}\n}\n`);
+      expect(runTool(join(localBinDir, 'nats-server'), ['-c', file, '-t'], undefined, natsPasswords())).toBe('');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -637,6 +660,100 @@ describe('NATS Helm values (deploy/nats/values.yaml)', () => {
       for (const trigger of s.spec.triggers) expect(trigger.metadata.natsServerMonitoringEndpoint).toBe(`nats-headless.nats.svc.cluster.local:${port}`);
     }
     expect(renders.base.objects.find((o) => o.kind === 'ConfigMap')?.data?.STREAM_REPLICAS).toBe(String(values().config.cluster.replicas));
+  });
+});
+
+describe('secure by default (docs/security.md)', () => {
+  const deployments = (objects: K8sObject[]): K8sObject[] => objects.filter((o) => o.kind === 'Deployment');
+  const podSpec = (d: K8sObject): any => d.spec.template.spec;
+  const SERVICE_NATS_USERS: Record<ServiceName, string> = {
+    gateway: 'gateway', 'billing-sync': 'billing-sync', 'identity-sync': 'identity-sync', 'app-worker': 'app-worker', scheduler: 'scheduler', dispatcher: 'dispatcher',
+  };
+  const looksSecret = (name: string): boolean => /SECRET|TOKEN|PASSWORD|_KEY$/.test(name);
+  const policies = (): K8sObject[] => renders.base.objects.filter((o) => o.kind === 'NetworkPolicy');
+
+  it('compose: no secret has a default; each is required (${VAR:?…}) or empty (the feature off)', () => {
+    const defaults: string[] = [];
+    for (const [name, service] of Object.entries(rawCompose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (!looksSecret(key) || typeof value !== 'string') continue;
+        const secretDefaults = [...value.matchAll(/\$\{(\w+)(:?-)([^}]*)\}/g)].filter((m) => looksSecret(m[1]) && m[3] !== '');
+        if (secretDefaults.length > 0 || (!value.includes('${') && value !== '')) defaults.push(`${name}.${key}: ${value}`);
+      }
+    }
+    expect(defaults).toEqual([]);
+    const refused = deployCheck<{ errors: string[] }>(binDir, ['compose', composePath]);
+    expect(refused.errors.join('\n')).toMatch(/required variable \w+ is missing a value/);
+  });
+
+  it('compose: publishes only the gateway beyond loopback; the data stores, NATS, Jaeger and the management API on 127.0.0.1', () => {
+    const exposed: string[] = [];
+    for (const [name, service] of Object.entries(rawCompose.services)) {
+      for (const port of (service.ports ?? []) as string[]) {
+        if (name === 'gateway' ? port !== '3000:3000' : !String(port).startsWith('127.0.0.1:')) exposed.push(`${name}: ${port}`);
+      }
+    }
+    expect(exposed).toEqual([]);
+    expect(rawCompose.services.dispatcher.ports).toEqual(['127.0.0.1:3100:3100']);
+    expect(rawCompose.services.mongo.ports).toEqual(['127.0.0.1:27017:27017']);
+  });
+
+  it('compose and Kubernetes: each service connects to NATS as its own user; Kubernetes over TLS', () => {
+    for (const service of SERVICES) {
+      expect({ service, url: rawCompose.services[service].environment?.NATS_URL }).toEqual({ service, url: `nats://${SERVICE_NATS_USERS[service]}:\${NATS_${SERVICE_NATS_USERS[service].toUpperCase().replace(/-/g, '_')}_PASSWORD:?set NATS_${SERVICE_NATS_USERS[service].toUpperCase().replace(/-/g, '_')}_PASSWORD}@nats:4222` });
+      const deployment = renders.overlay.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === service)!;
+      const env = kubernetesEnv(renders.overlay.objects, deployment);
+      expect({ service, url: env.get('NATS_URL') }).toEqual({ service, url: `tls://${SERVICE_NATS_USERS[service]}:${env.get('NATS_PASSWORD')}@nats.nats.svc.cluster.local:4222` });
+      expect(podSpec(deployment).volumes.find((v: any) => v.name === 'nats-ca')?.secret?.secretName).toBe('nats-ca');
+    }
+    expect(rawCompose.configs['nats-server-conf'].content).toMatch(/^\s*include \.\/auth\.conf$/m);
+    expect((rawCompose.configs as any)['nats-auth-conf'].file).toBe('./deploy/nats/auth.conf');
+  });
+
+  it('Kubernetes: no secret is optional', () => {
+    const optional: string[] = [];
+    for (const d of deployments(renders.overlay.objects)) {
+      for (const container of podSpec(d).containers) {
+        for (const env of container.env ?? []) if (env.valueFrom?.secretKeyRef?.optional) optional.push(`${d.metadata.name}: ${env.name}`);
+      }
+      for (const volume of podSpec(d).volumes ?? []) if (volume.secret?.optional) optional.push(`${d.metadata.name}: volume ${volume.name}`);
+    }
+    expect(optional).toEqual([]);
+  });
+
+  it('Kubernetes: a default-deny NetworkPolicy, and one per service allowing only what it needs', () => {
+    const all = policies();
+    const deny = all.find((p) => p.metadata.name === 'default-deny')!;
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    for (const d of deployments(renders.base.objects)) {
+      const labels = d.spec.template.metadata.labels as Record<string, string>;
+      const selecting = all.filter((p) => p !== deny && Object.entries(p.spec.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v));
+      expect({ service: d.metadata.name, policies: selecting.map((p) => p.metadata.name) }).toEqual({ service: d.metadata.name, policies: [d.metadata.name] });
+      const policy = selecting[0];
+      expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const internet = policy.spec.egress.filter((rule: any) => rule.to.some((peer: any) => peer.ipBlock?.cidr === '0.0.0.0/0') && rule.ports.some((p: any) => p.port !== 27017));
+      const expectsInternet = ['dispatcher', 'billing-sync'].includes(d.metadata.name);
+      expect({ service: d.metadata.name, internet: internet.map((rule: any) => rule.ports.map((p: any) => p.port)) }).toEqual({ service: d.metadata.name, internet: expectsInternet ? [[443]] : [] });
+      for (const rule of internet) expect(rule.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+      const egressPorts = policy.spec.egress.flatMap((rule: any) => rule.ports.map((p: any) => p.port)).sort();
+      expect(egressPorts).toEqual([4222, 4318, 53, 53, 27017, ...(expectsInternet ? [443] : [])].sort());
+      const ingressFrom = policy.spec.ingress.map((rule: any) => rule.from.map((peer: any) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? JSON.stringify(peer.podSelector?.matchLabels)));
+      const expected = d.metadata.name === 'gateway' ? [['ingress-nginx'], ['monitoring']] : d.metadata.name === 'dispatcher' ? [['{"berth.dev/dispatcher-client":"true"}'], ['monitoring']] : [['monitoring']];
+      expect({ service: d.metadata.name, ingressFrom }).toEqual({ service: d.metadata.name, ingressFrom: expected });
+    }
+  });
+
+  it('NATS Helm values: TLS for clients and routes, and exactly deploy/nats/auth.conf with its passwords from a Secret', () => {
+    const v = parse(readFileSync(join(repoRoot, 'deploy/nats/values.yaml'), 'utf8')) as any;
+    expect(v.config.nats.tls).toEqual({ enabled: true, secretName: 'nats-server-tls' });
+    expect(v.config.cluster.tls).toEqual({ enabled: true, secretName: 'nats-cluster-tls' });
+    const auth = readFileSync(join(repoRoot, 'deploy/nats/auth.conf'), 'utf8');
+    expect(v.config.merge['00$include']).toBe('auth.conf');
+    expect(v.configMap.merge.data['auth.conf']).toBe(auth);
+    const referenced = [...new Set([...auth.matchAll(/\$(NATS_\w+_PASSWORD)/g)].map((m) => m[1]))].sort();
+    expect(Object.keys(v.container.env).filter((key) => key.startsWith('NATS_')).sort()).toEqual(referenced);
+    for (const key of referenced) expect(v.container.env[key]).toEqual({ valueFrom: { secretKeyRef: { name: 'nats-users', key } } });
+    expect(Object.keys(rawCompose.services.nats.environment ?? {}).filter((key) => key.startsWith('NATS_')).sort()).toEqual(referenced);
   });
 });
 
@@ -668,7 +785,7 @@ describe('docker compose and npm start run the same services with the same confi
 
   it('npm start (deploy/local/compose-services.ts) reads the same services, commands, replicas and variables', async () => {
     const { readNativeServices } = await import('../../deploy/local/compose-services');
-    const native = readNativeServices(composePath, {});
+    const native = readNativeServices(composePath, {}, REQUIRED_SECRETS);
     expect(native.map((s) => s.name).sort()).toEqual(nodeServices().map(([name]) => name).sort());
     for (const service of native) {
       const composed = composeProject.services[service.name];
@@ -706,7 +823,7 @@ describe('docker compose and npm start run the same services with the same confi
     const env = composeEnv(service);
     const drifted: string[] = [];
     for (const [key, value] of Object.entries(rawCompose.services[service].environment ?? {})) {
-      if (typeof value !== 'string' || !/^\$\{\w+:-[^}]*\}$/.test(value) || LOCAL_DEVELOPMENT_VALUES.has(key)) continue;
+      if (typeof value !== 'string' || !/^\$\{\w+:-[^}]*\}$/.test(value)) continue;
       const without = { ...env };
       delete without[key];
       let codeDefault: unknown;

@@ -9,7 +9,8 @@ export interface MessagingConnectionOptions {
   /**
    * One URL or several, comma-separated (`nats://a:4222,nats://b:4222`). A user and password in the URLs
    * (`nats://billing-sync:secret@a:4222`) authenticate the connection and name its inbox prefix (see
-   * {@link inboxPrefixFor}); they are taken out of the server list, so they never reach a log line.
+   * {@link inboxPrefixFor}); they are taken out of the server list, so they never reach a log line. `tls://a:4222`
+   * requires TLS.
    */
   servers: string;
   /** Connection name shown by `nats server report connections`. */
@@ -47,9 +48,11 @@ export function inboxPrefixFor(user: string | undefined): string | undefined {
  * running through a NATS restart and reports not-ready meanwhile); the first connection must succeed.
  */
 export async function connectMessaging(options: MessagingConnectionOptions): Promise<Messaging> {
-  const { servers, user, pass } = splitServerCredentials(options.servers);
+  const { servers, user, pass, tls } = splitServerCredentials(options.servers);
   const nc = await connect({
     servers,
+    // `tls://`: TLS required, the server's certificate checked against Node's CAs (plus NODE_EXTRA_CA_CERTS).
+    ...(tls ? { tls: {} } : {}),
     ...(user === undefined ? {} : { user, pass, inboxPrefix: inboxPrefixFor(user) }),
     name: options.name,
     maxReconnectAttempts: -1,

@@ -6,12 +6,13 @@ describe('splitServerCredentials', () => {
       servers: ['nats://nats-0:4222', 'nats://nats-1:4222'],
       user: 'billing-sync',
       pass: 'p@ss:word',
+      tls: false,
     });
   });
 
   it('leaves URLs without credentials as they are', () => {
-    expect(splitServerCredentials('nats://127.0.0.1:4222,tls://nats.example:4222')).toEqual({ servers: ['nats://127.0.0.1:4222', 'tls://nats.example:4222'] });
-    expect(splitServerCredentials('127.0.0.1:4222')).toEqual({ servers: ['nats://127.0.0.1:4222'] });
+    expect(splitServerCredentials('nats://127.0.0.1:4222,tls://nats.example:4222')).toEqual({ servers: ['nats://127.0.0.1:4222', 'tls://nats.example:4222'], tls: true });
+    expect(splitServerCredentials('127.0.0.1:4222')).toEqual({ servers: ['nats://127.0.0.1:4222'], tls: false });
   });
 
   it('refuses servers with different credentials, without repeating them', () => {

@@ -5,6 +5,8 @@ export interface ServersAndCredentials {
   /** The user name and password the URLs carried (every URL must carry the same, or none). */
   user?: string;
   pass?: string;
+  /** A server was given as `tls://…`: the connection must be TLS (refused by a server without it). */
+  tls: boolean;
 }
 
 function parseServer(server: string): URL {
@@ -18,7 +20,7 @@ function parseServer(server: string): URL {
 /**
  * Splits `nats://user:password@host:4222,nats://user:password@other:4222` into bare server URLs and one user and
  * password (percent-decoded), so credentials can come with `NATS_URL` like the `nats` CLI takes them, and never reach
- * a log line or a status event through the server list. Errors never repeat the URL (it may hold the password).
+ * a log line or a status event through the server list; `tls://` asks for TLS. Errors never repeat the URL (it may hold the password).
  * @throws TypeError when a server is not a URL, or the servers carry different credentials
  */
 export function splitServerCredentials(servers: string): ServersAndCredentials {
@@ -31,5 +33,6 @@ export function splitServerCredentials(servers: string): ServersAndCredentials {
     url.password = '';
     return url.toString().replace(/\/$/, '');
   });
-  return user === '' ? { servers: bare } : { servers: bare, user, pass };
+  const tls = urls.some((url) => url.protocol === 'tls:');
+  return user === '' ? { servers: bare, tls } : { servers: bare, user, pass, tls };
 }
