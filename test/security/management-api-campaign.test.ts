@@ -4,6 +4,7 @@
  * process must survive with its memory bounded, and no log line may carry the token or any credential sent.
  */
 import { request, Agent } from 'node:http';
+import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,25 @@ describe('management API hostile-input campaign', () => {
     expect([...credentials].filter((credential) => log.includes(credential)).map((credential) => credential.slice(0, 12))).toEqual([]);
     expect(log.split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(0, 5)).toEqual([]);
   }, 300_000);
+
+  it('answers slow bodies without the token at once, before reading them', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      const timer = setTimeout(() => reject(new Error(`no answer within 3 s to a slow body; got ${JSON.stringify(received)}`)), 3000);
+      socket.on('data', (chunk) => {
+        received += chunk.toString();
+        if (received.includes('\r\n\r\n')) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(received.split('\r\n')[0]);
+        }
+      });
+      socket.on('error', reject);
+      socket.write(`POST /V1/endpoints HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"workspaceId":`);
+    })));
+    expect(new Set(answers)).toEqual(new Set(['HTTP/1.1 401 Unauthorized']));
+  });
 
   it('still serves the token holder on the exact paths', async () => {
     const listed = await fetch(`http://127.0.0.1:${port}/v1/endpoints`, { headers: { authorization: `Bearer ${TOKEN}` } });
