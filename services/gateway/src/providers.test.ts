@@ -13,6 +13,7 @@ const batchProvider: ProviderConfig = {
   batch: { eventsField: 'events' },
   idField: 'id',
   typeField: 'type',
+  storeOnly: false,
 };
 
 function signed(body: string): Record<string, string> {
