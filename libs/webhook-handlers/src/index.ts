@@ -17,3 +17,5 @@ export { handleWebhookMessage } from './drivers/handle-webhook-message';
 export { consumerSettingsOf } from './drivers/consumer-settings';
 export { defaultConsumerName, providerFilterSubject } from './names';
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
+export { webhookWorkerApp } from './webhook-worker-app';
+export type { WebhookWorkerApp } from './webhook-worker-app';
