@@ -46,6 +46,11 @@ export interface GatewayConfig {
   readonly logFormat?: 'json' | 'pretty';
   /** Providers that are switched on (have secrets); any other `/webhooks/<name>` answers 404. */
   readonly providers: readonly ProviderConfig[];
+  /**
+   * A copy of an event JetStream holds that arrives this long after the first was stored is a resend from the
+   * provider's dashboard: stored marked `Berth-Resent`, so the consumer reopens the event if it was set aside.
+   */
+  readonly resendCopyAfterMs: number;
   /** How long the start waits for a consumer of every provider that is not store-only, before it refuses. */
   readonly consumerWaitMs: number;
   /** Every provider name the gateway knows, switched on or not (used as a metrics label; others count as `unknown`). */
@@ -175,6 +180,8 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
   // Providers (by name, Stripe and Clerk included) stored without a consumer; any other must have one to start.
   WEBHOOK_STORE_ONLY_PROVIDERS: commaList,
+  // A copy of a stored event arriving this long after it is a resend (stored marked, to reopen a set-aside event).
+  WEBHOOK_RESEND_COPY_AFTER_MS: z.coerce.number().int().min(0).default(5 * 60_000),
   // How long the gateway waits at start for a consumer of every provider (workers may start after it).
   WEBHOOK_CONSUMER_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
 });
@@ -242,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     logFormat: parsed.LOG_FORMAT,
     providers: withStoreOnly,
     consumerWaitMs: parsed.WEBHOOK_CONSUMER_WAIT_MS,
+    resendCopyAfterMs: parsed.WEBHOOK_RESEND_COPY_AFTER_MS,
     knownProviderNames: [...RESERVED_PROVIDER_NAMES, ...parsed.WEBHOOK_PROVIDERS.map((p) => p.name)],
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,

@@ -41,7 +41,7 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     await waitForProviderConsumers({ jsm: messaging.jsm, providers: config.providers, waitMs: config.consumerWaitMs, logger });
 
     const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames, processMetrics: true });
-    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching });
+    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
     const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app.callback());
