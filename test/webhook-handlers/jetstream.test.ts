@@ -3,6 +3,7 @@
  * GitHub, Shopify and Standard Webhooks events in JetStream, and a worker whose `WebhooksModule` consumes them
  * through the inbox on FerretDB.
  */
+import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { MongoClient, type Db } from 'mongodb';
@@ -13,6 +14,7 @@ import { captureLogLines, OutcomeLog } from '@berth/inbox/src/testing';
 import { webhookProviderCoverage } from '@berth/messaging';
 import { WebhooksModule } from '@berth/webhook-handlers';
 import { startGateway, startNatsFixture, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';
+import { runCli } from '@berth/cli/src/run-cli';
 import { binDir, testRetryPolicy } from '../inbox-crons/support';
 import { waitFor } from '../support/wait-for';
 import {
@@ -162,5 +164,16 @@ describe('webhook handlers on JetStream', () => {
     await outcomes.waitFor(id, 'acked');
     expect(await inbox.events.findOne({ _id: `acme:${id}` })).toMatchObject({ processedAt: null, attempts: 1, abandonedAt: row!.abandonedAt });
     expect(callsOf(id)).toHaveLength(1);
+  });
+
+  it('berth webhooks providers lists each provider\'s consumers, and exits 1 for one nobody reads', async () => {
+    let out = '';
+    const stdout = new Writable({ write(chunk, _encoding, done) { out += chunk.toString(); done(); } });
+    const config = { natsUrl: nats.server.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
+    expect(await runCli(['webhooks', 'providers', 'nobody'], { config, stdout, stderr: new Writable({ write: (_c, _e, done) => done() }) })).toBe(1);
+    expect(out).toMatch(/^gh\s+webhooks-gh\s+\d+$/m);
+    expect(out).toMatch(/^acme\s+webhooks-acme\s+\d+$/m);
+    expect(out).toMatch(/^nobody\s+NONE\s+0$/m);
+    expect(out).toContain('No consumer reads nobody');
   });
 });

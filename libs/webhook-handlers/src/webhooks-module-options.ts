@@ -48,6 +48,8 @@ export interface WebhooksModuleOptions {
   providers?: Readonly<Record<string, WebhookConsumerSettings>>;
   /** Settings of every provider not named in `providers`. */
   defaults?: WebhookConsumerSettings;
+  /** Replicas of stream `WEBHOOKS` when this worker creates it (the gateway has not run yet): `STREAM_REPLICAS`, 1 by default. */
+  streamReplicas?: number;
   /** How long a stop waits for running handlers (SIGTERM grace, default 25 s). */
   shutdownGraceMs?: number;
   /**

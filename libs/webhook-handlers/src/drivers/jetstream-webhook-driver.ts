@@ -1,5 +1,5 @@
 import { inboxCollections, webhookLogContext, webhookMessageWeight, type Clock, type Inbox } from '@berth/inbox';
-import { ensureConsumer, startConsumer, WEBHOOK_RETRY_POLICY, type ConsumerRunner, type Messaging } from '@berth/messaging';
+import { ensureConsumer, ensureWebhooksStreamExists, startConsumer, WEBHOOK_RETRY_POLICY, type ConsumerRunner, type Messaging } from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
 import { providerFilterSubject } from '../names';
@@ -12,7 +12,8 @@ import type { WebhookDriver } from './webhook-driver';
 export const WEBHOOKS_STREAM_NAME = 'WEBHOOKS';
 
 /**
- * Gives every provider with a handler its own durable pull consumer on `WEBHOOKS` (`webhooks.<provider>.>`),
+ * Creates stream `WEBHOOKS` if the gateway never ran (so the worker may start first), and gives every provider with
+ * a handler its own durable pull consumer on it (`webhooks.<provider>.>`),
  * shared by every replica, and runs each message through the inbox: record, claim with a lease, the handlers,
  * `processedAt`, ack; on failure the inbox records it and the message is naked with the retry policy's delay.
  */
@@ -29,6 +30,7 @@ export class JetStreamWebhookDriver implements WebhookDriver {
   async start(registry: WebhookRegistry): Promise<void> {
     const { messaging, logger, logContext, owner, clock } = this.options;
     const retryPolicy = this.options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
+    if (registry.providers().length > 0) await ensureWebhooksStreamExists(messaging.jsm, { replicas: this.options.streamReplicas ?? 1 });
     for (const provider of registry.providers()) {
       const settings = consumerSettingsOf(this.options, provider);
       await ensureConsumer(messaging.jsm, {
