@@ -61,6 +61,15 @@ afterAll(async () => {
   await Promise.all([ferret?.stop(), nats?.close()]);
 });
 
+/** Runs `berth <argv…>` in-process against this file's servers. */
+async function berth(...argv: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const stdout = new Writable({ write(chunk, _encoding, done) { out += chunk.toString(); done(); } });
+  const config = { natsUrl: nats.server.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
+  const code = await runCli(argv, { config, stdout, stderr: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+  return { code, out };
+}
+
 describe('webhook handlers on JetStream', () => {
   it('gives every provider with a handler its own durable consumer on webhooks.<provider>.>', async () => {
     const coverage = await webhookProviderCoverage(nats.messaging.jsm, ['gh', 'shop', 'acme', 'nobody']);
@@ -118,6 +127,7 @@ describe('webhook handlers on JetStream', () => {
     expect(second.at - first.at).toBeLessThan(RETRY_BASE_MS + 2000);
     expect(third.at - second.at).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 20);
     expect(third.at - second.at).toBeLessThan(2 * RETRY_BASE_MS + 2000);
+    await outcomes.waitFor(id, 'acked');
     expect(outcomes.outcomes(id)).toEqual(['retried', 'retried', 'acked']);
   });
 
@@ -166,11 +176,30 @@ describe('webhook handlers on JetStream', () => {
     expect(callsOf(id)).toHaveLength(1);
   });
 
+  it('berth webhooks redeliver and retry-abandoned reopen a set-aside event of a catalog provider, which then runs once', async () => {
+    const [one, two] = [uniqueId('msg'), uniqueId('msg')];
+    for (const id of [one, two]) {
+      poison.add(id);
+      const body = JSON.stringify({ type: 'customer.merged', data: {} });
+      expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
+      await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.abandonedAt !== null, timeoutMs: 20_000 });
+      poison.delete(id);
+    }
+    expect((await berth('webhooks', 'redeliver', 'acme', one)).code).toBe(0);
+    // `one` is reopened already; `two` and the event the test above left set aside are reopened now.
+    const retried = await berth('webhooks', 'retry-abandoned', '--provider', 'acme');
+    expect(retried).toMatchObject({ code: 0, out: expect.stringContaining('Reopened 2 set-aside webhook event(s); 2 published again.') });
+    expect(retried.out).toContain(two);
+    expect(retried.out).not.toContain(one);
+    for (const id of [one, two]) {
+      await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
+      expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
+    }
+  });
+
   it('berth webhooks providers lists each provider\'s consumers, and exits 1 for one nobody reads', async () => {
-    let out = '';
-    const stdout = new Writable({ write(chunk, _encoding, done) { out += chunk.toString(); done(); } });
-    const config = { natsUrl: nats.server.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
-    expect(await runCli(['webhooks', 'providers', 'nobody'], { config, stdout, stderr: new Writable({ write: (_c, _e, done) => done() }) })).toBe(1);
+    const { code, out } = await berth('webhooks', 'providers', 'nobody');
+    expect(code).toBe(1);
     expect(out).toMatch(/^gh\s+webhooks-gh\s+\d+$/m);
     expect(out).toMatch(/^acme\s+webhooks-acme\s+\d+$/m);
     expect(out).toMatch(/^nobody\s+NONE\s+0$/m);
