@@ -24,6 +24,9 @@ export interface WaitForProviderConsumersOptions {
  */
 export async function waitForProviderConsumers(options: WaitForProviderConsumersOptions): Promise<void> {
   const required = options.providers.filter((provider) => !provider.storeOnly).map((provider) => provider.name);
+  const storeOnly = options.providers.filter((provider) => provider.storeOnly).map((provider) => provider.name);
+  const unread = await webhookProvidersWithoutConsumer(options.jsm, storeOnly);
+  if (unread.length > 0) options.logger.warn({ providers: unread }, `Storing the events of ${unread.join(', ')} for no consumer (store-only): they expire with the stream's max age unless a worker handles them`);
   const deadline = Date.now() + options.waitMs;
   let logged = false;
   for (;;) {
