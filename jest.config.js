@@ -7,10 +7,13 @@ const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: t
 const swcModule = ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }];
 const common = {
   testEnvironment: 'node',
-  // svix 2 ships only as an ES module: swc turns it (and only it) into CommonJS for Jest.
-  transform: { '^.+\\.ts$': swc, '^.+/node_modules/svix/.+\\.m?js$': swcModule },
-  transformIgnorePatterns: ['/node_modules/(?!svix/)'],
+  // svix 2 and @octokit/webhooks-methods (GitHub's test vectors) ship only as ES modules: swc turns them (and only
+  // them) into CommonJS for Jest.
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(svix|@octokit/webhooks-methods)/.+\\.m?js$': swcModule },
+  transformIgnorePatterns: ['/node_modules/(?!svix/|@octokit/webhooks-methods/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // Its package exports name an `import` entry only, which Jest's CommonJS resolver does not pick.
+  moduleNameMapper: { '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js' },
 };
 module.exports = {
   projects: [

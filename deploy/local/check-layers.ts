@@ -20,6 +20,7 @@ const LIB_LAYERS: Record<string, number> = {
   jobs: 3,
   cron: 3,
   outbound: 4,
+  'webhook-handlers': 4,
 };
 
 function walk(dir: string): string[] {

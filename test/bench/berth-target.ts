@@ -71,7 +71,7 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
   let gateway: ManagedProcess | undefined;
   try {
     const port = await getFreePort('127.0.0.1');
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret,
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
       LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
     delete env.CLERK_WEBHOOK_SIGNING_SECRET;
     gateway = spawnManaged({ command: process.execPath, args: [...gatewayNodeArgs(), '-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { MongoClient, type Db } from 'mongodb';
-import type { INestMicroservice } from '@nestjs/common';
+import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
@@ -44,7 +44,7 @@ export interface InboxCronsEnv {
   messaging: Messaging;
   standIn: StripeStandIn;
   /** Null when started with `consumer: false`. */
-  app: INestMicroservice | null;
+  app: WebhookWorkerApp | null;
   /** billing-sync's transport outcomes per event id. */
   outcomes: OutcomeLog;
   /** Every JSON line billing-sync logged. */
@@ -70,7 +70,7 @@ export async function startInboxCronsEnv(options: { name: string; retryPolicy?: 
   const messaging = await connectMessaging({ servers: nats.url, name: options.name, logger });
   await ensureStream(messaging.jsm, webhooksStream());
   const outcomes = new OutcomeLog();
-  let app: INestMicroservice | null = null;
+  let app: WebhookWorkerApp | null = null;
   if (options.consumer !== false) {
     const config = loadConfig({
       NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url,

@@ -228,6 +228,9 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         CLERK_WEBHOOK_SIGNING_SECRET: secrets.clerk,
         // Tests send hundreds of signed requests from one IP; the limiter has its own tests.
         WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
+        // The mesh starts the gateway first (it sizes WEBHOOKS) and its consumers after it, and some meshes run one
+        // consumer only: the start-up check for consumers has its own tests (services/gateway/src/consumer-check.test.ts).
+        WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe,clerk',
         ...options.env?.gateway,
       },
       'billing-sync': { ...common, STRIPE_SECRET_KEY: 'sk_test_berth_mesh', STRIPE_API_BASE: standIn.url, ...options.env?.['billing-sync'] },

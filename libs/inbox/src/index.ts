@@ -52,6 +52,8 @@ export type { RetryAbandonedWebhookEventsOptions, RetryAbandonedWebhookEventsRes
 export { listWebhookEvents, WEBHOOK_EVENT_STATES } from './list-webhook-events';
 export type { ListWebhookEventsOptions, ListWebhookEventsResult, WebhookEventState, WebhookEventSummary } from './list-webhook-events';
 export { redeliverWebhookEvent } from './redeliver-webhook-event';
+export { reopenResentWebhookEvent } from './reopen-resent-event';
+export type { ReopenResentWebhookEventOptions, ReopenResentWebhookEventResult } from './reopen-resent-event';
 export type { RedeliverWebhookEventOptions, RedeliverWebhookEventResult } from './redeliver-webhook-event';
 export { registerWebhookConsumerMetrics, readInboxBacklog } from './webhook-consumer-metrics';
 export type { WebhookConsumerMetricsOptions } from './webhook-consumer-metrics';

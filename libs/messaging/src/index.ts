@@ -24,3 +24,5 @@ export { GroupCommitQueue } from './group-commit';
 export type { GroupCommitOptions, CommitItems } from './group-commit';
 export { WEBHOOK_HEADERS, encodeWebhookBatch, decodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
 export type { StoredWebhookItem } from './stored-webhook';
+export { consumerCoversProvider, webhookProviderCoverage, webhookProvidersWithoutConsumer } from './webhook-consumer-coverage';
+export type { WebhookProviderCoverage } from './webhook-consumer-coverage';

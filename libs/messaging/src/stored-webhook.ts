@@ -13,6 +13,11 @@ export const WEBHOOK_HEADERS = {
   eventType: 'Berth-Event-Type',
   receivedAt: 'Berth-Received-At',
   batchSize: 'Berth-Batch-Size',
+  /**
+   * On a copy the gateway stored because the provider sent an event again while JetStream still held its first
+   * message (the duplicate window): the consumer acts on it only to reopen the event if it was set aside.
+   */
+  resent: 'Berth-Resent',
 } as const;
 
 /** One event of a batch message. */

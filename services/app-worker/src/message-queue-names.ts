@@ -8,3 +8,6 @@ export const MESSAGE_QUEUE_NAMES = [CRON_QUEUE_NAME, 'client-queue', 'billing-qu
 
 /** One of {@link MESSAGE_QUEUE_NAMES}. */
 export type MessageQueueName = (typeof MESSAGE_QUEUE_NAMES)[number];
+
+/** The webhook providers the worker's feature modules handle (`@WebhookProcessor`): each gets its consumer's metrics. */
+export const APP_WORKER_WEBHOOK_PROVIDERS = ['github'] as const;

@@ -3,10 +3,12 @@ import type { Db } from 'mongodb';
 import { MessageQueueModule, type CronRunGuard, type JobObserver } from '@berth/jobs';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
+import { WebhooksModule, type WebhookConsumerSettings } from '@berth/webhook-handlers';
 import { BillingModule } from './billing/billing.module';
 import { ClientsModule } from './clients/clients.module';
 import type { AppWorkerConfig } from './config';
 import { DatabaseModule } from './database/database.module';
+import { GithubModule } from './github/github.module';
 import type { Clock } from './database/database.tokens';
 import { LoggerModule } from './logging/logger.module';
 import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
@@ -24,13 +26,17 @@ export interface QueueWorkerDependencies {
   observer?: JobObserver;
   /** Wraps every cron run: the overlap policy (`cronRunLockGuard` of `@berth/cron` on JetStream). */
   cronRunGuard?: CronRunGuard;
+  /** Settings of the webhook consumers, by provider (the metrics' `onOutcome`). */
+  webhookConsumers?: Readonly<Record<string, WebhookConsumerSettings>>;
   /** More feature modules, after the worker's own (tests add crons here). */
   imports?: NonNullable<ModuleMetadata['imports']>;
 }
 
 /**
- * The worker's root module. The worker only loads the modules listed here: a job in a module that isn't imported
- * never runs. Every `@Processor` and `@CronProcessor` class among their providers is found at start-up.
+ * The worker's root module. The worker only loads the modules listed here: a job or a webhook handler in a module
+ * that isn't imported never runs. Every `@Processor`, `@CronProcessor` and `@WebhookProcessor` class among their
+ * providers is found at start-up; each webhook provider with a handler gets its durable consumer
+ * (`webhooks-<provider>`), so the gateway may store that provider's events.
  */
 @Module({})
 export class QueueWorkerModule {
@@ -52,7 +58,20 @@ export class QueueWorkerModule {
           infrastructure: { sizing: { replicas: deps.config.streamReplicas ?? 1 } },
           cronRunGuard: deps.cronRunGuard,
         }),
+        WebhooksModule.forRoot({
+          driver: deps.config.messageQueueDriver,
+          messaging: deps.messaging,
+          db: deps.db,
+          logger: deps.logger,
+          logContext: deps.logContext,
+          clock: deps.clock,
+          shutdownGraceMs: deps.config.shutdownGraceMs,
+          streamReplicas: deps.config.streamReplicas ?? 1,
+          defaults: { concurrency: deps.config.queueConcurrency },
+          providers: deps.webhookConsumers,
+        }),
         ClientsModule,
+        GithubModule,
         BillingModule.register({ freePlanSeatLimit: deps.config.freePlanSeatLimit }),
         ...(deps.imports ?? []),
       ],

@@ -9,9 +9,10 @@ import { createLogger, LogContextStore, PinoNestLogger, type BerthLogger, type L
 import { connectMessaging } from '@berth/messaging';
 import type { AppWorkerConfig } from './config';
 import { startHealthServer } from '@berth/metrics';
-import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
+import { inboxCollections } from '@berth/inbox';
+import { APP_WORKER_WEBHOOK_PROVIDERS, MESSAGE_QUEUE_NAMES } from './message-queue-names';
 import { QueueWorkerModule } from './queue-worker.module';
-import { createWorkerMetrics } from './worker-metrics';
+import { createWebhookConsumerMetrics, createWorkerMetrics } from './worker-metrics';
 
 /** The owner of the crons the worker registers: only a start of the worker removes them. */
 export const APP_WORKER_CRON_OWNER = 'app-worker';
@@ -53,6 +54,8 @@ export async function startQueueWorker(config: AppWorkerConfig, options: StartQu
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const mongo = await MongoClient.connect(config.mongoUrl);
   const metrics = createWorkerMetrics({ queues: MESSAGE_QUEUE_NAMES, messaging, logger });
+  const db = mongo.db(config.mongoDb);
+  const webhookConsumers = createWebhookConsumerMetrics(metrics.registry, { providers: APP_WORKER_WEBHOOK_PROVIDERS, events: inboxCollections(db).events, logger });
   let ready = false;
   const health = await startHealthServer({
     host: config.healthHost,
@@ -63,7 +66,7 @@ export async function startQueueWorker(config: AppWorkerConfig, options: StartQu
   });
   const app = await NestFactory.createApplicationContext(
     QueueWorkerModule.register({
-      config, logger, logContext, messaging, db: mongo.db(config.mongoDb), observer: metrics.observer,
+      config, logger, logContext, messaging, db, observer: metrics.observer, webhookConsumers,
       cronRunGuard: cronBuckets ? cronRunLockGuard({ buckets: cronBuckets, holder, logger }) : undefined,
       imports: options.imports,
     }),

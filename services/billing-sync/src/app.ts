@@ -1,13 +1,12 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { Db } from 'mongodb';
-import { inboxCollections, systemClock, webhookLogContext, webhookMessageWeight, type Clock } from '@berth/inbox';
+import { systemClock, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
-import { JetStreamTransport, WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy, type TransportConsumerOptions } from '@berth/messaging';
+import { WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy } from '@berth/messaging';
+import { webhookWorkerApp, type WebhookConsumerSettings, type WebhookWorkerApp } from '@berth/webhook-handlers';
 import { BillingSyncModule } from './billing-sync.module';
 import type { BillingSyncConfig } from './config';
 import { noopBillingSyncHooks, type BillingSyncHooks } from './hooks';
@@ -36,9 +35,9 @@ export interface BillingSyncAppOptions {
   /** This replica's id; defaults to `<hostname>:<pid>:<random>`. */
   owner?: string;
   /** Called after each message is settled (metrics; tests wait on it). */
-  onOutcome?: TransportConsumerOptions['onOutcome'];
+  onOutcome?: WebhookConsumerSettings['onOutcome'];
   /** Called before a message is given up on (dead letters). */
-  onGiveUp?: TransportConsumerOptions['onGiveUp'];
+  onGiveUp?: WebhookConsumerSettings['onGiveUp'];
 }
 
 /** A replica id unique across hosts and restarts. */
@@ -47,49 +46,46 @@ export function defaultOwner(): string {
 }
 
 /**
- * Builds billing-sync as a Nest microservice on the JetStream transport (durable consumer `billing-sync` on
- * `webhooks.stripe.>`), after creating its indexes. Call `listen()` to start consuming and `close()` to stop pulling
- * and let running handlers finish. The `WEBHOOKS` stream must exist.
+ * Builds billing-sync, after creating its indexes: a worker whose `StripeWebhooksProcessor` handles every event of
+ * `webhooks.stripe.>` through `WebhooksModule` (durable consumer `billing-sync`). Call `listen()` to start consuming
+ * and `close()` to stop pulling and let running handlers finish. The `WEBHOOKS` stream must exist.
  */
-export async function createBillingSyncApp(options: BillingSyncAppOptions): Promise<INestMicroservice> {
+export async function createBillingSyncApp(options: BillingSyncAppOptions): Promise<WebhookWorkerApp> {
   const { config, logger } = options;
   await ensureBillingSyncIndexes(options.db);
-  const retryPolicy = options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
+  const clock = options.clock ?? systemClock;
+  const owner = options.owner ?? defaultOwner();
   const runtime: BillingSyncRuntime = {
-    inbox: inboxCollections(options.db),
     collections: billingCollections(options.db),
     stripe: options.stripe,
     logger,
-    clock: options.clock ?? systemClock,
-    owner: options.owner ?? defaultOwner(),
+    clock,
+    owner,
     hooks: options.hooks ?? noopBillingSyncHooks,
-    inboxLeaseMs: config.INBOX_LEASE_MS,
-    logContext: options.logContext,
-    batchConcurrency: config.BILLING_SYNC_CONCURRENCY,
-    retryPolicy,
     workspaceLockMs: config.WORKSPACE_LOCK_MS,
     workspaceLockWaitMs: config.WORKSPACE_LOCK_WAIT_MS,
   };
-  const transport = new JetStreamTransport({
+  const module = BillingSyncModule.forRoot(runtime, {
+    driver: 'jetstream',
     messaging: options.messaging,
+    db: options.db,
     logger,
     logContext: options.logContext,
+    clock,
+    owner,
+    leaseMs: config.INBOX_LEASE_MS,
+    retryPolicy: options.retryPolicy ?? WEBHOOK_RETRY_POLICY,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    consumers: [
-      {
-        ...BILLING_SYNC_CONSUMER,
-        filterSubjects: [...BILLING_SYNC_CONSUMER.filterSubjects],
+    requiredProviders: ['stripe'],
+    providers: {
+      stripe: {
+        consumer: BILLING_SYNC_CONSUMER.durable,
         concurrency: config.BILLING_SYNC_CONCURRENCY,
         ackWaitMs: config.BILLING_SYNC_ACK_WAIT_MS,
-        retryPolicy,
-        contextFor: webhookLogContext,
-        weightOf: webhookMessageWeight,
-        // The controller reads the message from the context: a batch message's data is not one JSON document.
-        payloadOf: () => undefined,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },
-    ],
+    },
   });
-  return NestFactory.createMicroservice(BillingSyncModule.forRoot(runtime), { strategy: transport, logger: new PinoNestLogger(logger) });
+  return webhookWorkerApp(module, new PinoNestLogger(logger));
 }

@@ -2,6 +2,9 @@ import { ConfigError } from '@berth/config';
 import { CLERK_HANDLED_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES } from '@berth/webhooks';
 import { loadConfig } from './config';
 
+const STANDARD_SECRET = `whsec_${Buffer.from('a signing key of 24 bytes').toString('base64')}`;
+const HMAC_SECRET = 'an-hmac-secret-of-24-chars';
+
 describe('loadConfig', () => {
   it('applies the defaults, with Stripe on as soon as it has a secret', () => {
     const config = loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_a' });
@@ -17,7 +20,7 @@ describe('loadConfig', () => {
       serviceName: 'gateway',
     });
     expect(config.providers).toEqual([
-      { name: 'stripe', scheme: 'stripe', secrets: ['whsec_a'], eventTypes: { kind: 'only', types: STRIPE_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type' },
+      { name: 'stripe', scheme: 'stripe', secrets: ['whsec_a'], eventTypes: { kind: 'only', types: STRIPE_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type', storeOnly: false },
     ]);
     expect(config.knownProviderNames).toEqual(['stripe', 'clerk']);
   });
@@ -27,7 +30,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).providers).toEqual([]);
     const clerk = loadConfig({ CLERK_WEBHOOK_SIGNING_SECRET: 'whsec_new, whsec_old' }).providers;
     expect(clerk).toEqual([
-      { name: 'clerk', scheme: 'svix', secrets: ['whsec_new', 'whsec_old'], eventTypes: { kind: 'only', types: CLERK_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type' },
+      { name: 'clerk', scheme: 'svix', secrets: ['whsec_new', 'whsec_old'], eventTypes: { kind: 'only', types: CLERK_HANDLED_EVENT_TYPES }, idField: 'id', typeField: 'type', storeOnly: false },
     ]);
   });
 
@@ -39,15 +42,44 @@ describe('loadConfig', () => {
   it('reads configured providers from WEBHOOK_PROVIDERS with their defaults', () => {
     const config = loadConfig({
       WEBHOOK_PROVIDERS: JSON.stringify([
-        { name: 'acme', scheme: 'standard-webhooks', secrets: ['whsec_x'], batch: { eventsField: 'events' } },
-        { name: 'legacy', scheme: 'hmac-sha256', secrets: ['s'], eventTypes: ['a.b'], idField: 'uuid', signatureHeader: 'X-Sig', timestampHeader: 'X-Time' },
+        { name: 'acme', scheme: 'standard-webhooks', secrets: [STANDARD_SECRET], batch: { eventsField: 'events' } },
+        { name: 'legacy', scheme: 'hmac-sha256', secrets: [HMAC_SECRET], eventTypes: ['a.b'], idField: 'uuid', signatureHeader: 'X-Sig', timestampHeader: 'X-Time' },
       ]),
     });
     expect(config.providers).toEqual([
-      { name: 'acme', scheme: 'standard-webhooks', secrets: ['whsec_x'], batch: { eventsField: 'events' }, idField: 'id', typeField: 'type', eventTypes: { kind: 'all' } },
-      { name: 'legacy', scheme: 'hmac-sha256', secrets: ['s'], idField: 'uuid', typeField: 'type', signatureHeader: 'x-sig', timestampHeader: 'x-time', eventTypes: { kind: 'only', types: ['a.b'] } },
+      { name: 'acme', scheme: 'standard-webhooks', secrets: [STANDARD_SECRET], batch: { eventsField: 'events' }, idField: 'id', typeField: 'type', eventTypes: { kind: 'all' }, storeOnly: false },
+      { name: 'legacy', scheme: 'hmac-sha256', secrets: [HMAC_SECRET], idField: 'uuid', typeField: 'type', signatureHeader: 'x-sig', timestampHeader: 'x-time', eventTypes: { kind: 'only', types: ['a.b'] }, storeOnly: false },
     ]);
     expect(config.knownProviderNames).toEqual(['stripe', 'clerk', 'acme', 'legacy']);
+  });
+
+  it('reads catalog presets by name, and which providers are stored without a consumer', () => {
+    const config = loadConfig({
+      STRIPE_WEBHOOK_SECRET: 'whsec_stripe', WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
+      WEBHOOK_PROVIDERS: JSON.stringify([
+        { name: 'gh', preset: 'github', secrets: [HMAC_SECRET], eventTypes: ['pull_request.opened'] },
+        { name: 'sms', preset: 'twilio', secrets: [HMAC_SECRET], url: 'https://hooks.example.com/webhooks/sms', storeOnly: true },
+      ]),
+    });
+    expect(config.providers.map(({ name, scheme, preset, url, storeOnly, eventTypes }) => ({ name, scheme, preset, url, storeOnly, eventTypes }))).toEqual([
+      { name: 'stripe', scheme: 'stripe', preset: undefined, url: undefined, storeOnly: true, eventTypes: expect.objectContaining({ kind: 'only' }) },
+      { name: 'gh', scheme: 'preset', preset: 'github', url: undefined, storeOnly: false, eventTypes: { kind: 'only', types: ['pull_request.opened'] } },
+      { name: 'sms', scheme: 'preset', preset: 'twilio', url: 'https://hooks.example.com/webhooks/sms', storeOnly: true, eventTypes: { kind: 'all' } },
+    ]);
+    expect(config.consumerWaitMs).toBe(60_000);
+  });
+
+  it.each([
+    ['a 1-character HMAC secret', JSON.stringify([{ name: 'a', scheme: 'hmac-sha256', secrets: ['s'] }])],
+    ['a 15-character HMAC secret', JSON.stringify([{ name: 'a', scheme: 'hmac-sha256', secrets: ['0123456789abcde'] }])],
+    ['a short Standard Webhooks key', JSON.stringify([{ name: 'a', scheme: 'standard-webhooks', secrets: ['whsec_x'] }])],
+    ['a short preset secret', JSON.stringify([{ name: 'gh', preset: 'github', secrets: ['short'] }])],
+    ['a second secret too short', JSON.stringify([{ name: 'gh', preset: 'shopify', secrets: [HMAC_SECRET, 'x'] }])],
+    ['an unknown preset', JSON.stringify([{ name: 'gh', preset: 'gitlab', secrets: [HMAC_SECRET] }])],
+    ['Twilio without its public url', JSON.stringify([{ name: 'sms', preset: 'twilio', secrets: [HMAC_SECRET] }])],
+    ['a preset and a scheme at once', JSON.stringify([{ name: 'gh', preset: 'github', scheme: 'hmac-sha256', secrets: [HMAC_SECRET] }])],
+  ])('refuses WEBHOOK_PROVIDERS with %s', (_name, value) => {
+    expect(() => loadConfig({ WEBHOOK_PROVIDERS: value })).toThrow(/WEBHOOK_PROVIDERS/);
   });
 
   it.each([

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { booleanFlag, commaList, commonEnvSchema, parseEnv } from '@berth/config';
-import { CLERK_HANDLED_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES } from '@berth/webhooks';
+import { CLERK_HANDLED_EVENT_TYPES, MIN_HMAC_SECRET_LENGTH, STRIPE_HANDLED_EVENT_TYPES, WEBHOOK_PRESETS } from '@berth/webhooks';
 
 /** Which event types a provider publishes: a fixed list, or every type it sends. */
 export type EventTypeFilter = { readonly kind: 'only'; readonly types: readonly string[] } | { readonly kind: 'all' };
 
-/** How a provider signs its requests; picks the verifier of `@berth/webhooks`. */
-export type SignatureScheme = 'stripe' | 'svix' | 'standard-webhooks' | 'hmac-sha256';
+/** How a provider signs its requests; picks the verifier of `@berth/webhooks` (`preset`: one of its catalog). */
+export type SignatureScheme = 'stripe' | 'svix' | 'standard-webhooks' | 'hmac-sha256' | 'preset';
 
 /** One provider the gateway accepts on `POST /webhooks/<name>`, with everything needed to verify and route it. */
 export interface ProviderConfig {
@@ -25,6 +25,15 @@ export interface ProviderConfig {
   /** `hmac-sha256` only: header names, defaulting to the verifier's `x-signature` / `x-timestamp`. */
   readonly signatureHeader?: string;
   readonly timestampHeader?: string;
+  /** `preset` only: the catalog entry (`github`, `shopify`…) that verifies it and reads its id and type. */
+  readonly preset?: string;
+  /** The endpoint's public URL, for presets that sign it (Twilio). */
+  readonly url?: string;
+  /**
+   * Store the events without a consumer: the gateway starts although no worker consumes the provider (its events
+   * wait in `WEBHOOKS` for the stream's max age). Otherwise it refuses to start until one does.
+   */
+  readonly storeOnly: boolean;
 }
 
 /** The gateway's settings, parsed and validated from the environment by {@link loadConfig}. */
@@ -37,6 +46,13 @@ export interface GatewayConfig {
   readonly logFormat?: 'json' | 'pretty';
   /** Providers that are switched on (have secrets); any other `/webhooks/<name>` answers 404. */
   readonly providers: readonly ProviderConfig[];
+  /**
+   * A copy of an event JetStream holds that arrives this long after the first was stored is a resend from the
+   * provider's dashboard: stored marked `Berth-Resent`, so the consumer reopens the event if it was set aside.
+   */
+  readonly resendCopyAfterMs: number;
+  /** How long the start waits for a consumer of every provider that is not store-only, before it refuses. */
+  readonly consumerWaitMs: number;
   /** Every provider name the gateway knows, switched on or not (used as a metrics label; others count as `unknown`). */
   readonly knownProviderNames: readonly string[];
   readonly maxBodyBytes: number;
@@ -70,12 +86,37 @@ const providerName = z
 
 const headerName = z.string().regex(/^[A-Za-z0-9-]+$/, 'not an HTTP header name').transform((name) => name.toLowerCase());
 
-/** One entry of `WEBHOOK_PROVIDERS`. */
-const configuredProviderSchema = z
+/** The shortest secret of each configurable scheme: the catalog's for Standard Webhooks, 16 characters for HMAC. */
+const MIN_SCHEME_SECRET_LENGTH = { 'standard-webhooks': WEBHOOK_PRESETS['standard-webhooks'].minSecretLength, 'hmac-sha256': MIN_HMAC_SECRET_LENGTH } as const;
+
+const secretList = z.array(z.string().trim().min(1)).min(1);
+
+/** A `WEBHOOK_PROVIDERS` entry of the catalog: `{ "name": "gh", "preset": "github", "secrets": [...] }`. */
+const presetProviderSchema = z
+  .object({
+    name: providerName,
+    preset: z.enum(Object.keys(WEBHOOK_PRESETS) as [string, ...string[]]),
+    secrets: secretList,
+    eventTypes: z.array(z.string().min(1)).optional(),
+    url: z.url().optional(),
+    storeOnly: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    const preset = WEBHOOK_PRESETS[p.preset];
+    p.secrets.forEach((secret, index) => {
+      if (secret.length < preset.minSecretLength) ctx.addIssue({ code: 'custom', path: ['secrets', index], message: `${p.name}: a ${p.preset} secret has at least ${preset.minSecretLength} characters` });
+    });
+    if (preset.needsUrl && !p.url) ctx.addIssue({ code: 'custom', path: ['url'], message: `${p.name}: the ${p.preset} preset needs the endpoint's public "url", which the provider signs` });
+  });
+
+/** One entry of `WEBHOOK_PROVIDERS` naming a scheme. */
+const schemeProviderSchema = z
   .object({
     name: providerName,
     scheme: z.enum(['standard-webhooks', 'hmac-sha256']),
-    secrets: z.array(z.string().trim().min(1)).min(1),
+    secrets: secretList,
+    storeOnly: z.boolean().default(false),
     eventTypes: z.array(z.string().min(1)).optional(),
     batch: z.object({ eventsField: z.string().min(1) }).strict().optional(),
     idField: z.string().min(1).default('id'),
@@ -86,7 +127,16 @@ const configuredProviderSchema = z
   .strict()
   .refine((p) => p.scheme === 'hmac-sha256' || (p.signatureHeader === undefined && p.timestampHeader === undefined), {
     message: 'signatureHeader/timestampHeader apply to the hmac-sha256 scheme only',
+  })
+  .superRefine((p, ctx) => {
+    const min = MIN_SCHEME_SECRET_LENGTH[p.scheme];
+    p.secrets.forEach((secret, index) => {
+      if (secret.length < min) ctx.addIssue({ code: 'custom', path: ['secrets', index], message: `${p.name}: a ${p.scheme} secret has at least ${min} characters` });
+    });
   });
+
+/** One entry of `WEBHOOK_PROVIDERS`: a catalog preset, or a scheme with its fields. */
+const configuredProviderSchema = z.union([presetProviderSchema, schemeProviderSchema]);
 
 /** `WEBHOOK_PROVIDERS`: a JSON array of {@link configuredProviderSchema}, unique names. */
 const configuredProvidersSchema = z
@@ -128,6 +178,12 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   // One message per subject in flight: measured, 2 gave smaller batches (6.5 events, against 11) at the same load,
   // and cost the gateway 10% and nats-server 30% more CPU per event, for no more requests/s.
   WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
+  // Providers (by name, Stripe and Clerk included) stored without a consumer; any other must have one to start.
+  WEBHOOK_STORE_ONLY_PROVIDERS: commaList,
+  // A copy of a stored event arriving this long after it is a resend (stored marked, to reopen a set-aside event).
+  WEBHOOK_RESEND_COPY_AFTER_MS: z.coerce.number().int().min(0).default(5 * 60_000),
+  // How long the gateway waits at start for a consumer of every provider (workers may start after it).
+  WEBHOOK_CONSUMER_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
 });
 
 /** An override list replaces the defaults; `*` alone means every type. */
@@ -142,7 +198,9 @@ function eventTypeFilter(override: string[], defaults: readonly string[]): Event
  * - Stripe is on unless `BILLING_PROVIDER=none` or `STRIPE_WEBHOOK_SECRET` is empty; Clerk is on when
  *   `CLERK_WEBHOOK_SIGNING_SECRET` is set. Both take comma-separated secrets, for rotation.
  * - `STRIPE_EVENT_TYPES` / `CLERK_EVENT_TYPES` replace the handled lists of `@berth/webhooks` (`*` = all).
- * - `WEBHOOK_PROVIDERS` adds Standard Webhooks and HMAC-SHA256 senders (JSON array).
+ * - `WEBHOOK_PROVIDERS` adds providers of the `@berth/webhooks` catalog (`preset`) and Standard Webhooks and
+ *   HMAC-SHA256 senders (`scheme`), JSON array; their secrets have the scheme's minimum length.
+ * - `WEBHOOK_STORE_ONLY_PROVIDERS` names providers stored without a consumer (or `"storeOnly": true` in an entry).
  *
  * @throws ConfigError naming every invalid variable.
  */
@@ -157,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
       eventTypes: eventTypeFilter(parsed.STRIPE_EVENT_TYPES, STRIPE_HANDLED_EVENT_TYPES),
       idField: 'id',
       typeField: 'type',
+      storeOnly: false,
     });
   }
   if (parsed.CLERK_WEBHOOK_SIGNING_SECRET.length > 0) {
@@ -167,19 +226,30 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
       eventTypes: eventTypeFilter(parsed.CLERK_EVENT_TYPES, CLERK_HANDLED_EVENT_TYPES),
       idField: 'id',
       typeField: 'type',
+      storeOnly: false,
     });
   }
   for (const configured of parsed.WEBHOOK_PROVIDERS) {
-    const { eventTypes, ...rest } = configured;
-    providers.push({ ...rest, eventTypes: eventTypes ? { kind: 'only', types: eventTypes } : { kind: 'all' } });
+    const eventTypes: EventTypeFilter = configured.eventTypes ? { kind: 'only', types: configured.eventTypes } : { kind: 'all' };
+    if ('preset' in configured) {
+      const { name, preset, secrets, url, storeOnly } = configured;
+      providers.push({ name, scheme: 'preset', preset, secrets, eventTypes, idField: 'id', typeField: 'type', storeOnly, ...(url ? { url } : {}) });
+    } else {
+      const { eventTypes: _types, ...rest } = configured;
+      providers.push({ ...rest, eventTypes });
+    }
   }
+  const storeOnly = new Set(parsed.WEBHOOK_STORE_ONLY_PROVIDERS);
+  const withStoreOnly = providers.map((provider) => (storeOnly.has(provider.name) ? { ...provider, storeOnly: true } : provider));
   return {
     port: parsed.PORT,
     host: parsed.HOST,
     natsUrl: parsed.NATS_URL,
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
-    providers,
+    providers: withStoreOnly,
+    consumerWaitMs: parsed.WEBHOOK_CONSUMER_WAIT_MS,
+    resendCopyAfterMs: parsed.WEBHOOK_RESEND_COPY_AFTER_MS,
     knownProviderNames: [...RESERVED_PROVIDER_NAMES, ...parsed.WEBHOOK_PROVIDERS.map((p) => p.name)],
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,

@@ -34,7 +34,7 @@ describe('main.ts process', () => {
     gateway = spawnManaged({
       command: process.execPath,
       args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, STRIPE_WEBHOOK_SECRET: SECRET, LOG_FORMAT: 'json', NODE_ENV: 'production' },
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe', LOG_FORMAT: 'json', NODE_ENV: 'production' },
     });
     const port = Number((await gateway.waitForLine(/Gateway listening on :(\d+)/, 60_000))[1]);
     const base = `http://127.0.0.1:${port}`;

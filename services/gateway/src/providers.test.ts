@@ -13,6 +13,7 @@ const batchProvider: ProviderConfig = {
   batch: { eventsField: 'events' },
   idField: 'id',
   typeField: 'type',
+  storeOnly: false,
 };
 
 function signed(body: string): Record<string, string> {
@@ -59,5 +60,25 @@ describe('provider endpoints', () => {
 
     const later = createProviderEndpoint({ ...batchProvider, batch: undefined }, () => new Date(NOW.getTime() + 301_000));
     expect(later.verify(Buffer.from(body), signed(body))).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
+  });
+
+  it('takes a preset\'s id and type, filters by type, and stores a form body as the JSON of its verified fields', () => {
+    const twilio: ProviderConfig = {
+      name: 'sms', scheme: 'preset', preset: 'twilio', secrets: ['12345'], url: 'https://mycompany.com/myapp.php?foo=1&bar=2',
+      eventTypes: { kind: 'only', types: ['request'] }, idField: 'id', typeField: 'type', storeOnly: false,
+    };
+    const endpoint = createProviderEndpoint(twilio, () => NOW);
+    // Twilio's documented example: the URL, the POST parameters and the signature Twilio computes for them.
+    const body = Buffer.from('CallSid=CA1234567890ABCDE&Caller=%2B12349013030&Digits=1234&From=%2B12349013030&To=%2B18005551212');
+    const verified = endpoint.verify(body, { 'x-twilio-signature': '0/KCTR6DLpKmkAf8muzZqo1nDgQ=' });
+    if (!verified.ok) throw new Error(verified.message);
+    const { handled, unhandledCount } = endpoint.extract(verified, body);
+    expect(unhandledCount).toBe(0);
+    expect(handled.map((event) => [event.type, event.eventId.startsWith('sha256-'), JSON.parse(Buffer.from(event.data).toString())])).toEqual([
+      ['request', true, { CallSid: 'CA1234567890ABCDE', Caller: '+12349013030', Digits: '1234', From: '+12349013030', To: '+18005551212' }],
+    ]);
+    const statusOnly = createProviderEndpoint({ ...twilio, eventTypes: { kind: 'only', types: ['message.delivered'] } }, () => NOW);
+    expect(statusOnly.extract(verified, body)).toEqual({ handled: [], unhandledCount: 1, unusable: [] });
+    expect(endpoint.verify(body, { 'x-twilio-signature': 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=' })).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 });

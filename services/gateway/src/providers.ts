@@ -4,6 +4,8 @@ import {
   verifyStandardWebhook,
   verifyStripeSignature,
   verifySvixSignature,
+  webhookPreset,
+  type PresetVerificationSuccess,
   type Clock,
   type VerificationResult,
   type VerificationSuccess,
@@ -59,6 +61,11 @@ function createVerifier(config: ProviderConfig, clock: Clock): Verifier {
       return (rawBody, headers) => verifySvixSignature({ rawBody, headers, secrets, now: clock });
     case 'standard-webhooks':
       return (rawBody, headers) => verifyStandardWebhook({ rawBody, headers, secrets, now: clock });
+    case 'preset': {
+      const preset = config.preset === undefined ? undefined : webhookPreset(config.preset);
+      if (!preset) throw new TypeError(`provider ${config.name}: unknown preset ${String(config.preset)}`);
+      return (rawBody, headers) => preset.verify({ rawBody, headers, secrets, now: clock, url: config.url });
+    }
     case 'hmac-sha256': {
       // A batch has no id of its own (its items do); a single event's id is read from `idField`.
       const idField = config.idField;
@@ -99,6 +106,13 @@ export function createProviderEndpoint(config: ProviderConfig, clock: Clock): Pr
   const isHandled = (type: string): boolean => handled === undefined || handled.has(type);
   const { typeField, idField, batch } = config;
 
+  /** A preset read the id and type where its provider puts them, and says which bytes to store. */
+  const extractPreset = (verified: VerificationSuccess): ExtractedEvents => {
+    const { type, storedBody, eventId } = verified as PresetVerificationSuccess;
+    if (!isHandled(type)) return { handled: [], unhandledCount: 1, unusable: [] };
+    return { handled: [{ eventId, type, data: storedBody }], unhandledCount: 0, unusable: [] };
+  };
+
   const extractSingle = (verified: VerificationSuccess, rawBody: Buffer): ExtractedEvents => {
     const type = stringField(verified.payload, typeField);
     if (type === undefined) return { handled: [], unhandledCount: 0, unusable: [`no string "${typeField}" in the event`] };
@@ -127,7 +141,7 @@ export function createProviderEndpoint(config: ProviderConfig, clock: Clock): Pr
   return {
     name: config.name,
     verify,
-    extract: batch ? (verified) => extractBatch(verified, batch.eventsField) : extractSingle,
+    extract: config.scheme === 'preset' ? extractPreset : batch ? (verified) => extractBatch(verified, batch.eventsField) : extractSingle,
   };
 }
 

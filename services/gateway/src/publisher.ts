@@ -54,6 +54,12 @@ export interface JetStreamWebhookPublisherOptions {
   readonly timeoutMs: number;
   /** Group commit per subject; `{ maxItemsPerMessage: 1 }` stores every event as its own message. */
   readonly batching?: GroupCommitOptions;
+  /**
+   * A copy of an event JetStream already holds, arriving this long or more after the first was stored, is taken
+   * for a resend from the provider's dashboard and stored marked `Berth-Resent` (see `storeResentCopy`); earlier
+   * ones are a provider's retries and are dropped as duplicates. Unset: never stored.
+   */
+  readonly resendCopyAfterMs?: number;
 }
 
 /** One event waiting in the group commit, with its producer span. */
@@ -114,8 +120,10 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     });
     try {
       const ack = await this.groupCommit.enqueue(subject, { event, msgId, span }, event.data.length);
-      if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
-      return ack.duplicate ? 'duplicate' : 'stored';
+      if (!ack.duplicate) return 'stored';
+      span.setAttribute('messaging.nats.duplicate', true);
+      if (await this.isLateCopy(ack)) await this.storeResentCopy(subject, event, msgId);
+      return 'duplicate';
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -124,6 +132,35 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       this.storing.delete(msgId);
       span.end();
     }
+  }
+
+  /** Whether the first copy of a duplicate was stored `resendCopyAfterMs` ago or more (or cannot be read). */
+  private async isLateCopy(ack: PubAckResult): Promise<boolean> {
+    const after = this.options.resendCopyAfterMs;
+    if (after === undefined) return false;
+    try {
+      const first = await this.options.messaging.jsm.streams.getMessage(ack.stream || this.options.streamName, { seq: ack.seq });
+      return first === null || Date.now() - first.time.getTime() >= after;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * A provider sent again, late, an event JetStream still holds (a resend from its dashboard): stores one copy
+   * marked `Berth-Resent` under `<provider>:<eventId>:resent:<receivedAt>`, so a resend of an event the inbox set
+   * aside reaches the consumer, which reopens it; for any other event the consumer acks the copy at once.
+   */
+  private storeResentCopy(subject: string, event: InboundWebhookEvent, msgId: string): Promise<PubAckResult> {
+    const headers = createHeaders();
+    headers.set('Nats-Expected-Stream', this.options.streamName);
+    headers.set('Nats-Msg-Id', `${msgId}:resent:${event.receivedAt}`);
+    headers.set(WEBHOOK_HEADERS.provider, event.provider);
+    headers.set(WEBHOOK_HEADERS.eventId, event.eventId);
+    headers.set(WEBHOOK_HEADERS.eventType, event.type);
+    headers.set(WEBHOOK_HEADERS.receivedAt, event.receivedAt);
+    headers.set(WEBHOOK_HEADERS.resent, 'true');
+    return this.pipeline.publish(subject, event.data, headers);
   }
 
   /** Stores one message of `subject`: the event itself when alone, else a batch of them. */

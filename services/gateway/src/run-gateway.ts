@@ -5,6 +5,7 @@ import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
 import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
+import { waitForProviderConsumers } from './consumer-check';
 import { GatewayMetrics } from './metrics';
 import { JetStreamWebhookPublisher, type WebhookPublisher } from './publisher';
 
@@ -22,7 +23,8 @@ export interface RunningGateway {
 }
 
 /**
- * Connects to NATS, provisions the `WEBHOOKS` stream (idempotent, every replica at every start), and serves the
+ * Connects to NATS, provisions the `WEBHOOKS` stream (idempotent, every replica at every start), waits for a
+ * consumer of every provider that is not store-only (refusing to start after `WEBHOOK_CONSUMER_WAIT_MS`), and serves the
  * gateway app on `config.host:config.port`. Logs `Gateway listening on :<port>` once it accepts requests.
  */
 export async function runGateway(config: GatewayConfig): Promise<RunningGateway> {
@@ -36,9 +38,10 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     const stream = webhooksStream({ replicas: config.streamReplicas });
     const provisioned = await ensureStream(messaging.jsm, stream);
     logger.info({ stream: stream.name, provisioned }, 'JetStream stream ready');
+    await waitForProviderConsumers({ jsm: messaging.jsm, providers: config.providers, waitMs: config.consumerWaitMs, logger });
 
     const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames, processMetrics: true });
-    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching });
+    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
     const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app.callback());

@@ -102,7 +102,7 @@ export interface StartGatewayOptions {
 export async function startGateway(nats: NatsFixture, options: StartGatewayOptions): Promise<TestGateway> {
   const config = loadConfig({ NATS_URL: nats.server.url, ...options.env });
   const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames });
-  const publisher = new JetStreamWebhookPublisher({ messaging: nats.messaging, streamName: STREAM, timeoutMs: config.publishTimeoutMs, batching: config.batching });
+  const publisher = new JetStreamWebhookPublisher({ messaging: nats.messaging, streamName: STREAM, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
   const app = createGatewayApp({ config, publisher, logger: quietLogger(), clock: options.clock, metrics });
   const server: Server = createServer(app.callback());
   server.listen(0, '127.0.0.1');

@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { inboxCollections, systemClock, webhookLogContext, webhookMessageWeight, type Clock } from '@berth/inbox';
+import { systemClock, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
-import { JetStreamTransport, WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy, type TransportConsumerOptions } from '@berth/messaging';
+import { WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy } from '@berth/messaging';
+import { webhookWorkerApp, type WebhookConsumerSettings, type WebhookWorkerApp } from '@berth/webhook-handlers';
 import { identityCollections } from './collections';
 import type { IdentitySyncConfig } from './config';
 import { IdentitySyncModule } from './identity-sync.module';
@@ -31,51 +30,42 @@ export interface IdentitySyncAppOptions {
   /** This replica's id; defaults to `<hostname>:<pid>:<random>`. */
   owner?: string;
   /** Called after each message is settled (metrics; tests wait on it). */
-  onOutcome?: TransportConsumerOptions['onOutcome'];
+  onOutcome?: WebhookConsumerSettings['onOutcome'];
   /** Called before a message is given up on (dead letters). */
-  onGiveUp?: TransportConsumerOptions['onGiveUp'];
+  onGiveUp?: WebhookConsumerSettings['onGiveUp'];
 }
 
 /**
- * Builds identity-sync as a Nest microservice on the JetStream transport (durable consumer `identity-sync` on
- * `webhooks.clerk.>`), after creating its indexes. Call `listen()` to start consuming and `close()` to stop pulling
- * and let running handlers finish. The `WEBHOOKS` stream must exist.
+ * Builds identity-sync, after creating its indexes: a worker whose `ClerkWebhooksProcessor` handles every event of
+ * `webhooks.clerk.>` through `WebhooksModule` (durable consumer `identity-sync`). Call `listen()` to start consuming
+ * and `close()` to stop pulling and let running handlers finish. The `WEBHOOKS` stream must exist.
  */
-export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Promise<INestMicroservice> {
+export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Promise<WebhookWorkerApp> {
   const { config, logger } = options;
   await ensureIdentitySyncIndexes(options.db);
-  const retryPolicy = options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
-  const runtime: IdentitySyncRuntime = {
-    inbox: inboxCollections(options.db),
-    collections: identityCollections(options.db),
-    logger,
-    clock: options.clock ?? systemClock,
-    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    inboxLeaseMs: config.INBOX_LEASE_MS,
-    logContext: options.logContext,
-    batchConcurrency: config.IDENTITY_SYNC_CONCURRENCY,
-    retryPolicy,
-  };
-  const transport = new JetStreamTransport({
+  const clock = options.clock ?? systemClock;
+  const runtime: IdentitySyncRuntime = { collections: identityCollections(options.db), logger, clock };
+  const module = IdentitySyncModule.forRoot(runtime, {
+    driver: 'jetstream',
     messaging: options.messaging,
+    db: options.db,
     logger,
     logContext: options.logContext,
+    clock,
+    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    leaseMs: config.INBOX_LEASE_MS,
+    retryPolicy: options.retryPolicy ?? WEBHOOK_RETRY_POLICY,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    consumers: [
-      {
-        ...IDENTITY_SYNC_CONSUMER,
-        filterSubjects: [...IDENTITY_SYNC_CONSUMER.filterSubjects],
+    requiredProviders: ['clerk'],
+    providers: {
+      clerk: {
+        consumer: IDENTITY_SYNC_CONSUMER.durable,
         concurrency: config.IDENTITY_SYNC_CONCURRENCY,
         ackWaitMs: config.IDENTITY_SYNC_ACK_WAIT_MS,
-        retryPolicy,
-        contextFor: webhookLogContext,
-        weightOf: webhookMessageWeight,
-        // The controller reads the message from the context: a batch message's data is not one JSON document.
-        payloadOf: () => undefined,
         onOutcome: options.onOutcome,
         onGiveUp: options.onGiveUp,
       },
-    ],
+    },
   });
-  return NestFactory.createMicroservice(IdentitySyncModule.forRoot(runtime), { strategy: transport, logger: new PinoNestLogger(logger) });
+  return webhookWorkerApp(module, new PinoNestLogger(logger));
 }

@@ -1,5 +1,5 @@
 import { MongoClient, type Db } from 'mongodb';
-import type { INestMicroservice } from '@nestjs/common';
+import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger, LogContextStore } from '@berth/logger';
 import { connectMessaging, ensureStream, exponentialBackoff, webhooksStream, type Messaging } from '@berth/messaging';
@@ -17,7 +17,7 @@ let db: Db;
 let inbox: Inbox;
 let collections: IdentityCollections;
 let messaging: Messaging;
-let app: INestMicroservice;
+let app: WebhookWorkerApp;
 const outcomes = new OutcomeLog();
 const logs = captureLogLines();
 let counter = 0;
