@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { BerthLogger } from '@berth/logger';
 
 /** The console's package folder (`services/console`). */
@@ -17,7 +17,7 @@ export const DEFAULT_WEB_DIR = join(CONSOLE_PACKAGE_DIR, 'web', 'dist');
 export async function ensureWebBuilt(dir: string, logger: BerthLogger): Promise<void> {
   if (await stat(join(dir, 'index.html')).then(() => true, () => false)) return;
   logger.info({ dir }, 'Building the console front end (first start)');
-  const vite = require.resolve('vite/bin/vite.js');
+  const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
   const child = spawn(process.execPath, [vite, 'build', '--config', join(CONSOLE_PACKAGE_DIR, 'web', 'vite.config.mts'), '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: CONSOLE_PACKAGE_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`the console front end build failed (vite exited ${String(code)})`);
