@@ -1,5 +1,5 @@
 import { listDeadLetters } from '@berth/jobs';
-import { listDeliveries } from '@berth/outbound';
+import { listDeliveries, listEndpoints, type DeliveryView } from '@berth/outbound';
 import type { ConsoleDependencies } from '../dependencies';
 import { errorClassOf, errorShape } from './error-shape';
 
@@ -33,6 +33,9 @@ export interface Issue {
 interface Occurrence {
   source: Issue['source'];
   scope: string;
+  errorClass: string;
+  message: string;
+  /** The failure as recorded, for the sample. */
   error: string;
   at: Date;
   item: string;
@@ -49,24 +52,22 @@ const MAX_PER_SOURCE = 5000;
  */
 export async function groupIssues(dependencies: ConsoleDependencies, options: { days?: number } = {}): Promise<Issue[]> {
   const since = new Date(dependencies.clock().getTime() - (options.days ?? 7) * 24 * 60 * 60 * 1000);
-  const [events, letters, deliveries] = await Promise.all([
+  const [events, letters, deliveries, endpoints] = await Promise.all([
     dependencies.inbox.events.find({ processedAt: null, lastError: { $ne: null } }, { projection: { payload: 0 } }).limit(MAX_PER_SOURCE).toArray(),
     listDeadLetters(dependencies.messaging, { limit: MAX_PER_SOURCE }),
     listDeliveries({ collections: dependencies.outbound }, { status: 'failed', since, limit: MAX_PER_SOURCE }),
+    listEndpoints({ collections: dependencies.outbound }),
   ]);
+  const urls = new Map(endpoints.map((endpoint) => [endpoint._id, endpoint.url]));
   const occurrences: Occurrence[] = [
-    ...events.map((row) => ({ source: 'webhooks' as const, scope: row.provider, error: row.lastError ?? '', at: row.lastAttemptAt ?? row.receivedAt, item: row._id, state: row.abandonedAt ? 'set-aside' : 'retrying', ref: { provider: row.provider, eventId: row.eventId } })),
-    ...letters.map((letter) => ({ source: 'jobs' as const, scope: `${letter.queue} / ${letter.name}`, error: `${letter.error.name}: ${letter.error.message}`, at: new Date(letter.failedAt), item: String(letter.id), state: letter.reason, ref: letter.id })),
-    ...deliveries.map((view) => {
-      const last = [...view.log].reverse().find((entry) => entry.kind === 'attempt');
-      const error = last?.error ?? (last?.statusCode ? `HTTP ${last.statusCode}` : 'failed');
-      return { source: 'outbound' as const, scope: view.endpointId, error: last?.statusCode ? `HTTP ${last.statusCode}: ${error}` : error, at: new Date(last?.at ?? view.createdAt), item: view.id, state: 'failed', ref: view.id };
-    }),
+    ...events.map((row) => ({ source: 'webhooks' as const, scope: row.provider, ...errorClassOf(row.lastError ?? ''), error: row.lastError ?? '', at: row.lastAttemptAt ?? row.receivedAt, item: row._id, state: row.abandonedAt ? 'set-aside' : 'retrying', ref: { provider: row.provider, eventId: row.eventId } })),
+    ...letters.map((letter) => ({ source: 'jobs' as const, scope: `${letter.queue} / ${letter.name}`, errorClass: letter.error.name, message: letter.error.message, error: `${letter.error.name}: ${letter.error.message}`, at: new Date(letter.failedAt), item: String(letter.id), state: letter.reason, ref: letter.id })),
+    ...deliveries.map((view) => deliveryOccurrence(view, urls.get(view.endpointId))),
   ];
   const groups = new Map<string, { issue: Omit<Issue, 'action'>; refs: unknown[] }>();
   for (const occurrence of occurrences) {
-    const { errorClass, message } = errorClassOf(occurrence.error);
-    const shape = errorShape(message);
+    const { errorClass } = occurrence;
+    const shape = errorShape(occurrence.message);
     const id = `${occurrence.source}|${occurrence.scope}|${errorClass}|${shape}`;
     let group = groups.get(id);
     if (!group) {
@@ -82,6 +83,17 @@ export async function groupIssues(dependencies: ConsoleDependencies, options: { 
     if (group.refs.length < 500) group.refs.push(occurrence.ref);
   }
   return [...groups.values()].map(({ issue, refs }) => ({ ...issue, action: actionOf(issue.source, refs) })).sort((a, b) => b.count - a.count || b.lastSeen.getTime() - a.lastSeen.getTime());
+}
+
+/** A failed delivery as an occurrence: the class is the answer (`HTTP 500`) or how it failed; the message, what the endpoint said. */
+function deliveryOccurrence(view: DeliveryView, url: string | undefined): Occurrence {
+  const last = [...view.log].reverse().find((entry) => entry.kind === 'attempt');
+  const errorClass = last?.statusCode ? `HTTP ${last.statusCode}` : last?.outcome === 'refused' ? 'Refused' : 'No answer';
+  const message = (last?.responseBody ?? last?.error ?? '').slice(0, 300);
+  return {
+    source: 'outbound', scope: url ? `${url} (${view.endpointId})` : view.endpointId, errorClass, message,
+    error: [errorClass, last?.error, last?.responseBody].filter(Boolean).join(': '), at: new Date(last?.at ?? view.createdAt), item: view.id, state: 'failed', ref: view.id,
+  };
 }
 
 function actionOf(source: Issue['source'], refs: unknown[]): IssueAction {

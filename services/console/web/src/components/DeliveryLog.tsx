@@ -10,13 +10,13 @@ export interface Delivery {
 }
 
 /** The delivery log: one row per delivery, opening to every attempt with its response; optional selection and replay. */
-export function DeliveryLog({ deliveries, selected, onToggle, onReplay, showEndpoint = true }: { deliveries: Delivery[]; selected?: Set<string>; onToggle?: (id: string) => void; onReplay?: (delivery: Delivery) => void; showEndpoint?: boolean }) {
+export function DeliveryLog({ deliveries, selected, onToggle, onReplay, endpointLabel = (id) => id }: { deliveries: Delivery[]; selected?: Set<string>; onToggle?: (id: string) => void; onReplay?: (delivery: Delivery) => void; endpointLabel?: (endpointId: string) => string }) {
   const [open, setOpen] = useState<string | null>(null);
-  const columns = 6 + (selected ? 1 : 0) + (showEndpoint ? 1 : 0);
+  const columns = 7 + (selected ? 1 : 0);
   return (
     <table className="deliveries">
       <caption className="visually-hidden">Deliveries, newest first</caption>
-      <thead><tr>{selected && <th scope="col"><span className="visually-hidden">Select</span></th>}<th scope="col">Delivery</th>{showEndpoint && <th scope="col">Endpoint</th>}<th scope="col">Type</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+      <thead><tr>{selected && <th scope="col"><span className="visually-hidden">Select</span></th>}<th scope="col">Delivery</th><th scope="col">Endpoint</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
       <tbody>
         {deliveries.length === 0 && <tr><td colSpan={columns}>No deliveries.</td></tr>}
         {deliveries.map((delivery) => (
@@ -24,7 +24,7 @@ export function DeliveryLog({ deliveries, selected, onToggle, onReplay, showEndp
             <tr>
               {selected && <td><input type="checkbox" aria-label={`Select delivery ${delivery.id}`} checked={selected.has(delivery.id)} onChange={() => onToggle?.(delivery.id)} /></td>}
               <td><code>{delivery.id}</code></td>
-              {showEndpoint && <td><code>{delivery.endpointId}</code></td>}
+              <td><code>{endpointLabel(delivery.endpointId)}</code></td>
               <td>{delivery.eventType}</td>
               <td><Badge value={delivery.status} /></td>
               <td>{delivery.attemptCount}{delivery.replays > 0 ? ` (${delivery.replays} replay)` : ''}</td>
@@ -41,7 +41,7 @@ export function DeliveryLog({ deliveries, selected, onToggle, onReplay, showEndp
                     {delivery.log.map((entry, index) => (
                       <li key={index}>
                         <strong>{entry.kind === 'replay' ? `Replay ${entry.round}` : entry.kind === 'skipped' ? 'Skipped (endpoint disabled)' : `Attempt ${entry.attempt}${entry.round > 0 ? ` of replay ${entry.round}` : ''}`}</strong>
-                        {' '}{dateTime(entry.at)} · <Badge value={entry.status} />{entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}{entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}{entry.address ? ` · ${entry.address}` : ''}
+                        {' '}{dateTime(entry.at)} · <Badge value={entry.outcome ?? entry.status} />{entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}{entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}{entry.address ? ` · ${entry.address}` : ''}
                         {entry.error && <div className="error-text">{entry.error}</div>}
                         {entry.responseBody && <pre className="json small" aria-label="Response body">{entry.responseBody}</pre>}
                       </li>

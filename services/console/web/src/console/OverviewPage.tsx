@@ -66,7 +66,7 @@ export function OverviewPage(_props: PageProps) {
             <article key={series.queue} className="chart-row" aria-label={`Queue ${series.queue}`}>
               <h3>{series.queue} <span className="hint">{series.current.pending} waiting, {series.current.ackPending} running, {series.current.delayed} delayed, {series.current.deadLetters} dead</span></h3>
               <div className="charts">
-                <Chart title="Jobs completed per minute" buckets={data.window.buckets} lines={[{ label: 'completed', values: series.completedPerMinute, tone: 'b' }]} />
+                <Chart title="Job messages finished per minute (done or dead-lettered)" buckets={data.window.buckets} lines={[{ label: 'finished', values: series.completedPerMinute, tone: 'b' }]} />
                 <Chart title="Dead-lettered" buckets={data.window.buckets} lines={[{ label: 'failures', values: series.failures, tone: 'c' }]} />
                 <Chart title="Backlog and running" buckets={data.window.buckets} lines={[{ label: 'waiting + delayed', values: series.backlog, tone: 'd' }, { label: 'running', values: series.running, tone: 'a' }]} />
               </div>

@@ -117,7 +117,7 @@ function Portal({ session }: { session: Session }) {
               <option value="">Any</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option><option value="skipped">Skipped</option>
             </select></div>
         </div>
-        <DeliveryLog deliveries={deliveries.data?.deliveries ?? []} showEndpoint={false} onReplay={(delivery) => act({ action: 'portal.replay', params: { deliveryIds: [delivery.id] }, label: `Replay ${delivery.eventType} delivery` }, reload)} />
+        <DeliveryLog deliveries={deliveries.data?.deliveries ?? []} endpointLabel={(id) => endpoints.data?.endpoints.find((candidate) => candidate.id === id)?.url ?? id} onReplay={(delivery) => act({ action: 'portal.replay', params: { deliveryIds: [delivery.id] }, label: `Replay ${delivery.eventType} delivery` }, reload)} />
 
         <h2>Event types you can subscribe to</h2>
         {catalog.error && <p role="alert" className="error">{catalog.error.message}</p>}
