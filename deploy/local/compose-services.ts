@@ -16,12 +16,21 @@ interface ComposeService {
   deploy?: { replicas?: number };
 }
 
-/** Expands `${VAR:-default}` and `${VAR}` the way Compose does, from the given environment. */
+/**
+ * Expands `${VAR:-default}`, `${VAR}` and `${VAR:?message}` the way Compose does, from the given environment. A
+ * required `${VAR:?…}` that is unset expands to nothing, so the variable stays unset and the service's own config
+ * refuses to start, naming it (Compose refuses the whole project instead).
+ */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(/\$\{([A-Za-z0-9_]+)(?::-([^}]*))?\}/g, (_match, name: string, fallback?: string) => {
+  return value.replace(/\$\{([A-Za-z0-9_]+)(?:(:-|:\?)([^}]*))?\}/g, (_match, name: string, operator?: string, fallback?: string) => {
     const found = env[name];
-    return found !== undefined && found !== '' ? found : (fallback ?? '');
+    return found !== undefined && found !== '' ? found : operator === ':-' ? (fallback ?? '') : '';
   });
+}
+
+/** Points URLs at compose service names (`http://dispatcher:3100`) to loopback, where `npm start` runs them all. */
+export function toLoopback(value: string, hostNames: readonly string[]): string {
+  return hostNames.reduce((text, host) => text.replaceAll(`://${host}:`, '://127.0.0.1:'), value);
 }
 
 /** Reads the services labelled `berth.native: "true"` from a compose file, with their command and environment. */

@@ -41,10 +41,10 @@ import {
 } from './deploy-tools';
 
 /** The Node services of Berth: each a compose service, an image target, a Deployment and an `npm start` process. */
-const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler', 'dispatcher'] as const;
+const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler', 'dispatcher', 'console'] as const;
 type ServiceName = (typeof SERVICES)[number];
 /** Services that serve HTTP themselves, on this port; the others serve health on HEALTH_PORT 9464. */
-const HTTP_PORTS: Partial<Record<string, number>> = { gateway: 3000, dispatcher: 3100 };
+const HTTP_PORTS: Partial<Record<string, number>> = { gateway: 3000, dispatcher: 3100, console: 3200 };
 
 /** The JetStream consumers KEDA scales each consumer service on. app-worker: one `jobs-<queue>` per queue. */
 const SCALED_CONSUMERS: Record<string, { stream: string; consumers: RegExp }> = {
@@ -68,6 +68,14 @@ const SEED_METRICS = [
 /** Compose defaults that are local-development values on purpose, not copies of the code's defaults. */
 const LOCAL_DEVELOPMENT_VALUES = new Set(['STRIPE_WEBHOOK_SECRET', 'CLERK_WEBHOOK_SIGNING_SECRET', 'STRIPE_SECRET_KEY']);
 
+/**
+ * Values of the required secrets (`${VAR:?…}` in docker-compose.yml, secretKeyRef in Kubernetes) in the form the
+ * services' configs take, standing in for the real ones an environment provides.
+ */
+const REQUIRED_SECRET_SAMPLES: Record<string, string> = {
+  CONSOLE_TOKENS: JSON.stringify([{ name: 'oncall', role: 'operator', sha256: 'a'.repeat(64) }]),
+  CONSOLE_SIGNING_KEY: 'k'.repeat(32),
+};
 /** The Secret the manifests refer to, created per environment outside git (deploy/README.md). */
 const EXTERNAL_SECRET = 'berth-secrets';
 
@@ -115,7 +123,7 @@ let openApi: KubernetesOpenApi;
 beforeAll(async () => {
   ({ binDir, localBinDir, schemas } = await prepareTools());
   rawCompose = parse(readFileSync(composePath, 'utf8'), { merge: true });
-  const loaded = deployCheck<{ errors: string[]; project?: typeof composeProject }>(binDir, ['compose', composePath]);
+  const loaded = deployCheck<{ errors: string[]; project?: typeof composeProject }>(binDir, ['compose', composePath, ...Object.entries(REQUIRED_SECRET_SAMPLES).map(([key, value]) => `${key}=${value}`)]);
   composeLoadErrors = loaded.errors;
   composeProject = loaded.project ?? { services: {} };
   dockerfile = deployCheck(binDir, ['dockerfile', repoRoot, 'Dockerfile']);
@@ -564,7 +572,7 @@ function kubernetesEnv(objects: K8sObject[], deployment: K8sObject): Map<string,
     for (const [key, value] of Object.entries(configMap?.data ?? {})) env.set(key, value);
   }
   for (const variable of container.env ?? []) {
-    env.set(variable.name, variable.value ?? (variable.valueFrom?.secretKeyRef ? `placeholder-${variable.name.toLowerCase()}` : ''));
+    env.set(variable.name, variable.value ?? (variable.valueFrom?.secretKeyRef ? (REQUIRED_SECRET_SAMPLES[variable.name] ?? `placeholder-${variable.name.toLowerCase()}`) : ''));
   }
   return env;
 }

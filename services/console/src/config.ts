@@ -52,8 +52,7 @@ export const consoleEnvSchema = commonEnvSchema.extend({
    */
   CONSOLE_PORTAL_FRAME_ANCESTORS: z.string().regex(/^[^;,\r\n]+$/, 'space-separated CSP sources').default("'self'"),
   /** Where the built front end is; default `services/console/web/dist`. */
-  CONSOLE_WEB_DIR: z.string().optional(),
-  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  CONSOLE_WEB_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
 });
 
 /** The console's validated configuration. */
