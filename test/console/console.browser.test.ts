@@ -142,6 +142,8 @@ describe('the console in a browser', () => {
     expect(await payload.textContent()).not.toContain('ada@example.com');
     expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).first().isVisible()).toBe(true);
     await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
+    const trace = page.getByRole('link', { name: /\(Jaeger\)$/ });
+    expect(await trace.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
     await world.screenshot(page, '03-webhook-event-set-aside');
 
     world.mesh.standIn.setDispute({ id: GHOST.disputeId, status: 'won', amount: 777 });

@@ -5,6 +5,9 @@
  * Debian's chromium driven by playwright-core.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +57,13 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     for (const step of stops.splice(0).reverse()) await step().catch(() => undefined);
   };
   try {
-    const mesh = await startMesh({ name, services: ['gateway', 'billing-sync'] });
+    // Traces are exported (to a sink that takes every OTLP request), so the gateway publishes with a traceparent.
+    const otlpSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end('{}')));
+    otlpSink.listen(0, '127.0.0.1');
+    await once(otlpSink, 'listening');
+    stops.push(() => new Promise((resolve) => otlpSink.close(resolve)));
+    const otlpEndpoint = `http://127.0.0.1:${(otlpSink.address() as AddressInfo).port}`;
+    const mesh = await startMesh({ name, services: ['gateway', 'billing-sync'], env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } } });
     stops.push(() => mesh.stop());
     const env = { NATS_URL: mesh.nats.url, MONGO_URL: mesh.ferret.url, MONGO_DB: mesh.db.databaseName, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
     const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
