@@ -36,13 +36,18 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
             <div><dt>Received</dt><dd>{dateTime(data.receivedAt)}</dd></div>
             <div><dt>Attempts</dt><dd>{data.attempts}</dd></div>
             <div><dt>Last attempt</dt><dd>{dateTime(data.lastAttemptAt)}</dd></div>
-            <div><dt>Next attempt</dt><dd>{dateTime(data.nextAttemptAt)}</dd></div>
+            <div><dt>Next attempt</dt><dd>{data.state === 'processed' || data.state === 'set-aside' ? '–' : dateTime(data.nextAttemptAt)}</dd></div>
             <div><dt>Processed</dt><dd>{dateTime(data.processedAt)}</dd></div>
             <div><dt>Set aside</dt><dd>{dateTime(data.abandonedAt)}</dd></div>
             <div><dt>Requeued</dt><dd>{data.requeueCount} time(s)</dd></div>
             <div><dt>Trace</dt><dd>{data.message?.traceId ? (data.traceUrl ? <a href={data.traceUrl} target="_blank" rel="noreferrer">{data.message.traceId} (Jaeger)</a> : <code>{data.message.traceId}</code>) : '–'}</dd></div>
           </dl>
-          {data.lastError && <div className="callout"><h2>Last error</h2><pre className="json">{data.lastError}</pre></div>}
+          {data.lastError && (
+            <div className="callout">
+              <h2>{data.state === 'processed' ? 'An earlier attempt failed with' : 'Last error'}</h2>
+              <pre className="json">{data.lastError}</pre>
+            </div>
+          )}
           {canAct(me) && data.state !== 'processed' && (
             <div className="toolbar">
               <button type="button" className="primary" onClick={() => act({ action: data.state === 'set-aside' ? 'webhooks.retry-abandoned' : 'webhooks.redeliver', params: data.state === 'set-aside' ? { events: [{ provider, eventId }] } : { provider, eventId }, label: data.state === 'set-aside' ? `Retry set-aside event ${provider}:${eventId}` : `Redeliver ${provider}:${eventId}` }, reload)}>
