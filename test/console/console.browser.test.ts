@@ -64,7 +64,7 @@ beforeAll(async () => {
   await world.dispatcher.dispatcher.reloadEndpoints();
   for (const n of [1, 2]) await sendEvent({ js: mesh.messaging.js }, 'ws_acme', 'invoice.paid', { invoiceId: `in_${n}`, amount: 4900, currency: 'eur', paidAt: new Date().toISOString() }, { idempotencyKey: `invoice-${n}` });
   await waitFor(() => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }), (views) => views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'), { what: 'the four deliveries to settle', timeoutMs: 30_000 });
-}, 240_000);
+}, 420_000);
 
 afterAll(async () => {
   await Promise.all([healthy?.stop(), failing?.stop()]);

@@ -1,4 +1,4 @@
-import type { Inbox } from '@berth/inbox';
+import type { Inbox, InboxEventDocument } from '@berth/inbox';
 import { bucketOf, type ChartWindow } from './windows';
 
 /** Rows read at most for the charts: beyond that the charts say they are partial. */
@@ -35,6 +35,14 @@ export async function webhookSeries(inbox: Inbox, window: ChartWindow, now: Date
     )
     .limit(MAX_ROWS)
     .toArray();
+  return { providers: seriesFromRows(rows, window, now), partial: rows.length >= MAX_ROWS };
+}
+
+/** The inbox fields the charts read. */
+export type SeriesRow = Pick<InboxEventDocument, 'provider' | 'receivedAt' | 'processedAt' | 'abandonedAt' | 'lastAttemptAt' | 'lastError'>;
+
+/** The per-provider charts of a window from the rows that matter to it (see {@link webhookSeries}). */
+export function seriesFromRows(rows: readonly SeriesRow[], window: ChartWindow, now: Date): ProviderSeries[] {
   const minutesPerBucket = window.bucketMs / 60_000;
   const byProvider = new Map<string, ProviderSeries & { open: { received: number; processed: number }[] }>();
   const seriesOf = (provider: string) => {
@@ -82,8 +90,7 @@ export async function webhookSeries(inbox: Inbox, window: ChartWindow, now: Date
       series.processedPerMinute[index] = round(series.processedPerMinute[index] / minutesPerBucket);
     }
   }
-  const providers = [...byProvider.values()].map(({ open: _open, ...series }) => series).sort((a, b) => a.provider.localeCompare(b.provider));
-  return { providers, partial: rows.length >= MAX_ROWS };
+  return [...byProvider.values()].map(({ open: _open, ...series }) => series).sort((a, b) => a.provider.localeCompare(b.provider));
 }
 
 function round(value: number): number {

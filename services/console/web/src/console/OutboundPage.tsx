@@ -15,6 +15,7 @@ export function OutboundPage({ me, act }: PageProps) {
   const [draft, setDraft] = useState(filter);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [secret, setSecret] = useState<{ endpointId: string; secret: string } | null>(null);
+  const [recoverSince, setRecoverSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600 * 1000)));
   const endpoints = useData(() => api<{ endpoints: Endpoint[] }>('berth-console-token', `/api/outbound/endpoints${query({ workspaceId: workspace || undefined })}`), [workspace]);
   const deliveries = useData(() => api<{ deliveries: Delivery[] }>('berth-console-token', `/api/outbound/deliveries${query({ ...filter, limit: 100 })}`), [filter]);
   const reload = () => {
@@ -29,8 +30,8 @@ export function OutboundPage({ me, act }: PageProps) {
     reload();
   });
   const recover = (endpoint: Endpoint) => {
-    const since = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
-    act({ action: 'outbound.recover', params: { endpointId: endpoint.id, since }, label: `Replay failed deliveries of ${endpoint.url} from the last 24 h` }, reload);
+    const since = new Date(recoverSince).toISOString();
+    act({ action: 'outbound.recover', params: { endpointId: endpoint.id, since }, label: `Replay failed deliveries of ${endpoint.url} since ${new Date(recoverSince).toLocaleString()}` }, reload);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -43,6 +44,7 @@ export function OutboundPage({ me, act }: PageProps) {
       <h2>Endpoints</h2>
       <div className="filters compact">
         <div><label htmlFor="o-ws">Workspace</label><input id="o-ws" value={workspace} onChange={(event) => setWorkspace(event.target.value)} placeholder="every workspace" /></div>
+        <div><label htmlFor="o-since">Recover failed deliveries since</label><input id="o-since" type="datetime-local" required value={recoverSince} onChange={(event) => setRecoverSince(event.target.value)} /></div>
       </div>
       {[...byWorkspace.entries()].map(([workspaceId, list]) => (
         <article key={workspaceId} aria-label={`Workspace ${workspaceId}`}>
@@ -64,7 +66,7 @@ export function OutboundPage({ me, act }: PageProps) {
                       <>
                         <button type="button" onClick={() => act({ action: 'outbound.set-enabled', params: { endpointId: endpoint.id, enabled: !endpoint.enabled }, label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}` }, reload)}>{endpoint.enabled ? 'Disable…' : 'Enable…'}</button>
                         <button type="button" onClick={() => rotate(endpoint)}>Rotate secret…</button>
-                        <button type="button" onClick={() => recover(endpoint)}>Recover 24 h…</button>
+                        <button type="button" disabled={!recoverSince} onClick={() => recover(endpoint)}>Recover…</button>
                       </>
                     )}
                   </td>
@@ -98,4 +100,10 @@ export function OutboundPage({ me, act }: PageProps) {
       />
     </section>
   );
+}
+
+/** A date as a `datetime-local` input's value, in local time. */
+function localInput(date: Date): string {
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
 }
