@@ -14,7 +14,7 @@ import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type Cr
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 import { RECEIPTS_QUEUE, receiptsWorld, SendReceiptJob } from './receipts-job';
-import { signIn, startConsoleWorld, TOKENS, type ConsoleWorld } from './support';
+import { accessibilityViolations, signIn, startConsoleWorld, TOKENS, type ConsoleWorld } from './support';
 
 jest.setTimeout(180_000);
 
@@ -118,6 +118,15 @@ describe('the console API', () => {
 });
 
 describe('the console in a browser', () => {
+  it('checks every screenshotted page for accessibility with a check that reports a known mistake', async () => {
+    const page = await world.newPage();
+    await page.setContent('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input type="text"><button></button></main></body></html>');
+    const violations = await accessibilityViolations(page);
+    expect(violations.some((violation) => violation.startsWith('label '))).toBe(true);
+    expect(violations.some((violation) => violation.startsWith('button-name '))).toBe(true);
+    await page.context().close();
+  });
+
   it('finds the set-aside event and retries it; the inbox then holds it processed', async () => {
     const page = await world.newPage();
     await page.goto('/');

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,10 @@ export interface ConsoleWorld {
   browser: Browser;
   /** A new page at a laptop's size (1366 × 768). */
   newPage(): Promise<Page>;
-  /** Saves a full-page screenshot as `<name>.png`. */
+  /**
+   * Saves a full-page screenshot as `<name>.png`, then checks the page with axe-core (WCAG 2 A and AA rules) and
+   * throws on any serious or critical violation: missing labels and names, contrast, roles, keyboard traps.
+   */
   screenshot(page: Page, name: string): Promise<void>;
   /** Calls the console API with a bearer token. */
   call(path: string, token: string | undefined, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -109,6 +113,8 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
       },
       async screenshot(page, file) {
         await page.screenshot({ path: join(SCREENSHOT_DIR, `${file}.png`), fullPage: true });
+        const violations = await accessibilityViolations(page);
+        if (violations.length > 0) throw new Error(`${file}: accessibility violations:\n${violations.join('\n')}`);
       },
       async call(path, token, init = {}) {
         const response = await fetch(`${consoleUrl}${path}`, {
@@ -125,6 +131,22 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     await stop();
     throw error;
   }
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The serious and critical WCAG 2 A/AA violations axe-core finds on the page. Injected through the DevTools
+ * protocol, which the page's Content-Security-Policy does not apply to, so the policy stays on during the test.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const results = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })")) as {
+    violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+  };
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(', ')}`);
 }
 
 /** Signs in to the console in `page` with a token, through the sign-in form. */
