@@ -8,6 +8,7 @@
 #   docker build --target app-worker    -t berth/app-worker .
 #   docker build --target scheduler     -t berth/scheduler .
 #   docker build --target dispatcher    -t berth/dispatcher .
+#   docker build --target console       -t berth/console .
 #   docker compose build                 (docker-compose.yml names each service's target)
 #
 # How the services run: `node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`, the same command as
@@ -111,6 +112,25 @@ EXPOSE 3100
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3100"]
 CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/dispatcher/src/main.ts"]
+
+# The console's front end (React, built by Vite into static files): built in a stage of its own with the whole
+# dependency tree (Vite, React and the rest are devDependencies), so the runtime images carry none of it, only the
+# built files the console serves.
+FROM base AS console-web
+COPY --from=manifests /manifests/ ./
+RUN --mount=type=cache,target=/root/.npm,sharing=locked \
+    npm ci --include=dev --ignore-scripts --no-audit --no-fund
+COPY services/console/web/ ./services/console/web/
+RUN node node_modules/vite/bin/vite.js build --config services/console/web/vite.config.mts --logLevel warn
+
+# The console: the operators' pages and the endpoint portal over HTTP on 3200, with /healthz, /readyz, /metrics.
+FROM runtime AS console
+COPY --from=console-web /app/services/console/web/dist/ ./services/console/web/dist/
+ENV PORT=3200
+EXPOSE 3200
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3200"]
+CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/console/src/main.ts"]
 
 # Last, so a build without --target gives the gateway. It serves /healthz, /readyz and /metrics on its HTTP port.
 FROM runtime AS gateway

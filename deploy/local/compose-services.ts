@@ -49,6 +49,11 @@ export function interpolate(value: string, env: Record<string, string | undefine
   });
 }
 
+/** Points URLs at compose service names (`http://dispatcher:3100`) to loopback, where `npm start` runs them all. */
+export function toLoopback(value: string, hostNames: readonly string[]): string {
+  return hostNames.reduce((text, host) => text.replaceAll(`://${host}:`, '://127.0.0.1:'), value);
+}
+
 /**
  * Reads the services labelled `berth.native: "true"` from a compose file, with their command and environment.
  * Compose's required secrets come from `env` when set there, else from `localValues` (by default the generated

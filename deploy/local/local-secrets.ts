@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -19,10 +19,19 @@ export const LOCAL_SECRET_NAMES = [
   'NATS_APP_WORKER_PASSWORD',
   'NATS_DISPATCHER_PASSWORD',
   'NATS_OPERATOR_PASSWORD',
+  'CLERK_WEBHOOK_SIGNING_SECRET',
+  'CONSOLE_SIGNING_KEY',
+  'CONSOLE_OPERATOR_TOKEN',
+  'CONSOLE_TOKENS',
 ] as const;
 
-function generate(name: string): string {
+function generate(name: string, generated: Record<string, string>): string {
   if (name === 'STRIPE_WEBHOOK_SECRET') return `whsec_${randomBytes(24).toString('base64url')}`;
+  if (name === 'CLERK_WEBHOOK_SIGNING_SECRET') return `whsec_${randomBytes(24).toString('base64')}`;
+  if (name === 'CONSOLE_TOKENS') {
+    const digest = createHash('sha256').update(generated.CONSOLE_OPERATOR_TOKEN).digest('hex');
+    return JSON.stringify([{ name: 'local-operator', role: 'operator', sha256: digest }]);
+  }
   if (name === 'STRIPE_SECRET_KEY') return `sk_test_local_${randomBytes(12).toString('hex')}`;
   return randomBytes(32).toString('hex');
 }
@@ -32,7 +41,8 @@ export function localSecrets(file: string): Record<string, string> {
   const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
   const missing = LOCAL_SECRET_NAMES.filter((name) => typeof stored[name] !== 'string' || stored[name] === '');
   if (missing.length === 0) return stored;
-  const secrets = { ...stored, ...Object.fromEntries(missing.map((name) => [name, generate(name)])) };
+  const secrets: Record<string, string> = { ...stored };
+  for (const name of missing) secrets[name] = generate(name, secrets);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -8,7 +8,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
-import { readNativeServices } from './compose-services';
+import { readNativeServices, toLoopback } from './compose-services';
 
 const root = resolve(__dirname, '..', '..');
 const env = process.env;
@@ -45,13 +45,15 @@ async function main(): Promise<void> {
     children.push(run('stripe-stand-in', ['node', '-r', './deploy/runtime/ts-hook.js', standIn], { ...env, PORT: port }));
   }
 
-  for (const service of readNativeServices(join(root, 'docker-compose.yml'), env)) {
+  const services = readNativeServices(join(root, 'docker-compose.yml'), env);
+  const hostNames = services.map((service) => service.name);
+  for (const service of services) {
     const entry = service.command.find((part) => part.endsWith('.ts'));
     if (entry && !existsSync(join(root, entry))) continue;
     const serviceEnv: NodeJS.ProcessEnv = {
       ...env,
       // Compose passes an empty string for an unset `${VAR:-}`; natively an unset variable stays unset.
-      ...Object.fromEntries(Object.entries(service.environment).filter(([, value]) => value !== '')),
+      ...Object.fromEntries(Object.entries(service.environment).filter(([, value]) => value !== '').map(([key, value]) => [key, toLoopback(value, hostNames)])),
       NATS_URL: natsUrl,
       MONGO_URL: mongoUrl,
       NODE_ENV: env.NODE_ENV ?? 'development',

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { interpolate, MissingVariableError, readNativeServices } from '../../deploy/local/compose-services';
+import { interpolate, MissingVariableError, readNativeServices, toLoopback } from '../../deploy/local/compose-services';
 import { LOCAL_SECRET_NAMES, localSecrets } from '../../deploy/local/local-secrets';
 import { repoRoot } from './deploy-tools';
 
@@ -49,5 +50,24 @@ describe('npm start reading docker-compose.yml (deploy/local/compose-services.ts
     const compose = readFileSync(join(repoRoot, 'docker-compose.yml'), 'utf8').split('\n').filter((line) => !/^\s*#/.test(line)).join('\n');
     const required = new Set([...compose.matchAll(/\$\{([A-Za-z0-9_]+):?\?/g)].map((match) => match[1]));
     expect([...required].filter((name) => !(LOCAL_SECRET_NAMES as readonly string[]).includes(name))).toEqual([]);
+  });
+
+  it('points URLs at compose service names to loopback, and nothing else', () => {
+    const hosts = ['gateway', 'dispatcher'];
+    expect(toLoopback('http://dispatcher:3100', hosts)).toBe('http://127.0.0.1:3100');
+    expect(toLoopback('{"gateway":"http://gateway:3000/readyz","x":"https://gateway.example.com/"}', hosts)).toBe('{"gateway":"http://127.0.0.1:3000/readyz","x":"https://gateway.example.com/"}');
+  });
+
+  it('gives npm start an operator token for the console, stored in plain text only in the local secrets file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-local-secrets-'));
+    try {
+      const secrets = localSecrets(join(dir, 'local-secrets.json'));
+      const tokens = JSON.parse(secrets.CONSOLE_TOKENS) as { name: string; role: string; sha256: string }[];
+      expect(tokens).toEqual([{ name: 'local-operator', role: 'operator', sha256: createHash('sha256').update(secrets.CONSOLE_OPERATOR_TOKEN).digest('hex') }]);
+      expect(secrets.CONSOLE_SIGNING_KEY.length).toBeGreaterThanOrEqual(32);
+      expect(secrets.CLERK_WEBHOOK_SIGNING_SECRET).toMatch(/^whsec_/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

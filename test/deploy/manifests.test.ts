@@ -41,10 +41,10 @@ import {
 } from './deploy-tools';
 
 /** The Node services of Berth: each a compose service, an image target, a Deployment and an `npm start` process. */
-const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler', 'dispatcher'] as const;
+const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler', 'dispatcher', 'console'] as const;
 type ServiceName = (typeof SERVICES)[number];
 /** Services that serve HTTP themselves, on this port; the others serve health on HEALTH_PORT 9464. */
-const HTTP_PORTS: Partial<Record<string, number>> = { gateway: 3000, dispatcher: 3100 };
+const HTTP_PORTS: Partial<Record<string, number>> = { gateway: 3000, dispatcher: 3100, console: 3200 };
 
 /** The JetStream consumers KEDA scales each consumer service on. app-worker: one `jobs-<queue>` per queue. */
 const SCALED_CONSUMERS: Record<string, { stream: string; consumers: RegExp }> = {
@@ -74,6 +74,8 @@ const REQUIRED_SECRETS: Record<string, string> = {
   STRIPE_SECRET_KEY: 'rk_test_manifests_0123456789',
   DISPATCHER_API_TOKEN: 'manifests-test-token-0123456789abcdef0123456789',
   ...Object.fromEntries(['GATEWAY', 'BILLING_SYNC', 'IDENTITY_SYNC', 'SCHEDULER', 'APP_WORKER', 'DISPATCHER', 'OPERATOR'].map((user) => [`NATS_${user}_PASSWORD`, `${user.toLowerCase()}0123456789abcdef`])),
+  CONSOLE_TOKENS: JSON.stringify([{ name: 'oncall', role: 'operator', sha256: 'a'.repeat(64) }]),
+  CONSOLE_SIGNING_KEY: 'k'.repeat(32),
 };
 
 /** The NATS passwords of {@link REQUIRED_SECRETS}, as nats-server's environment. */
@@ -582,7 +584,7 @@ function kubernetesEnv(objects: K8sObject[], deployment: K8sObject): Map<string,
     for (const [key, value] of Object.entries(configMap?.data ?? {})) env.set(key, value);
   }
   for (const variable of container.env ?? []) {
-    const value = variable.value ?? (variable.valueFrom?.secretKeyRef ? `placeholder-${variable.name.toLowerCase()}-0123456789abcdef` : '');
+    const value = variable.value ?? (variable.valueFrom?.secretKeyRef ? (REQUIRED_SECRETS[variable.name] ?? `placeholder-${variable.name.toLowerCase()}-0123456789abcdef`) : '');
     // Kubernetes expands $(NAME) from the variables defined before it.
     env.set(variable.name, value.replace(/\$\(([A-Z0-9_]+)\)/g, (whole: string, name: string) => env.get(name) ?? whole));
   }
@@ -667,9 +669,9 @@ describe('secure by default (docs/security.md)', () => {
   const deployments = (objects: K8sObject[]): K8sObject[] => objects.filter((o) => o.kind === 'Deployment');
   const podSpec = (d: K8sObject): any => d.spec.template.spec;
   const SERVICE_NATS_USERS: Record<ServiceName, string> = {
-    gateway: 'gateway', 'billing-sync': 'billing-sync', 'identity-sync': 'identity-sync', 'app-worker': 'app-worker', scheduler: 'scheduler', dispatcher: 'dispatcher',
+    gateway: 'gateway', 'billing-sync': 'billing-sync', 'identity-sync': 'identity-sync', 'app-worker': 'app-worker', scheduler: 'scheduler', dispatcher: 'dispatcher', console: 'operator',
   };
-  const looksSecret = (name: string): boolean => /SECRET|TOKEN|PASSWORD|_KEY$/.test(name);
+  const looksSecret = (name: string): boolean => /SECRET|TOKENS?$|PASSWORD|_KEY$/.test(name);
   const policies = (): K8sObject[] => renders.base.objects.filter((o) => o.kind === 'NetworkPolicy');
 
   it('compose: no secret has a default; each is required (${VAR:?…}) or empty (the feature off)', () => {
@@ -736,9 +738,12 @@ describe('secure by default (docs/security.md)', () => {
       expect({ service: d.metadata.name, internet: internet.map((rule: any) => rule.ports.map((p: any) => p.port)) }).toEqual({ service: d.metadata.name, internet: expectsInternet ? [[443]] : [] });
       for (const rule of internet) expect(rule.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
       const egressPorts = policy.spec.egress.flatMap((rule: any) => rule.ports.map((p: any) => p.port)).sort();
-      expect(egressPorts).toEqual([4222, 4318, 53, 53, 27017, ...(expectsInternet ? [443] : [])].sort());
+      // The console also reads the Berth pods' HTTP and health ports (readiness, the dispatcher's event-type catalog).
+      const berthPorts = d.metadata.name === 'console' ? [3000, 3100, 9463, 9464] : [];
+      expect(egressPorts).toEqual([4222, 4318, 53, 53, 27017, ...(expectsInternet ? [443] : []), ...berthPorts].sort());
       const ingressFrom = policy.spec.ingress.map((rule: any) => rule.from.map((peer: any) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? JSON.stringify(peer.podSelector?.matchLabels)));
-      const expected = d.metadata.name === 'gateway' ? [['ingress-nginx'], ['monitoring']] : d.metadata.name === 'dispatcher' ? [['{"berth.dev/dispatcher-client":"true"}'], ['monitoring']] : [['monitoring']];
+      const scrapers = ['monitoring', '{"app.kubernetes.io/name":"console"}'];
+      const expected = d.metadata.name === 'console' ? [['ingress-nginx', 'monitoring']] : d.metadata.name === 'gateway' ? [['ingress-nginx'], scrapers] : d.metadata.name === 'dispatcher' ? [['{"berth.dev/dispatcher-client":"true"}'], scrapers] : [scrapers];
       expect({ service: d.metadata.name, ingressFrom }).toEqual({ service: d.metadata.name, ingressFrom: expected });
     }
   });

@@ -45,3 +45,4 @@ export { createDispatcherMetrics } from './dispatch/dispatcher-metrics';
 export type { DispatcherMetrics } from './dispatch/dispatcher-metrics';
 export { createRateLimiter } from './dispatch/rate-limiter';
 export type { RateLimiter } from './dispatch/rate-limiter';
+export * from './catalog';

@@ -3,9 +3,10 @@ import Router from '@koa/router';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { Registry } from '@berth/metrics';
-import { announceEndpointChange, EndpointNotFoundError, InvalidEndpointError, ReplayRefusedError, systemClock, type Clock, type Dispatcher } from '@berth/outbound';
+import { announceEndpointChange, berthEventCatalog, EndpointNotFoundError, InvalidEndpointError, ReplayRefusedError, systemClock, type Clock, type Dispatcher, type EventCatalog } from '@berth/outbound';
 import { deliveryRoutes } from './api/delivery-routes';
 import { endpointRoutes } from './api/endpoint-routes';
+import { eventTypeRoutes } from './api/event-type-routes';
 import { ApiError } from './api/read-json-body';
 import { requireBearerToken } from './api/authenticate';
 
@@ -25,6 +26,8 @@ export interface DispatcherAppDependencies {
   apiToken: string | undefined;
   clock?: Clock;
   readiness: () => boolean;
+  /** The event types served on `/v1/event-types`; default: Berth's registered catalog. */
+  catalog?: EventCatalog;
 }
 
 /**
@@ -74,7 +77,7 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
   });
   if (dependencies.apiToken !== undefined) app.use(requireBearerToken({ token: dependencies.apiToken, publicPaths: PROBE_PATHS }));
   app.use(probes.routes());
-  for (const router of [endpointRoutes(operations, replay, clock), deliveryRoutes(replay)]) {
+  for (const router of [endpointRoutes(operations, replay, clock), deliveryRoutes(replay), eventTypeRoutes(dependencies.catalog ?? berthEventCatalog())]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, notImplemented: methodRefused, methodNotAllowed: methodRefused }));
   }

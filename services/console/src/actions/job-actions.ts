@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
+import { defineAction } from './console-action';
+
+const replayParams = z.union([
+  z.object({ ids: z.array(z.number().int().positive()).min(1).max(500) }).strict(),
+  z.object({ all: z.literal(true), queue: z.string().min(1).max(128).optional() }).strict(),
+]);
+
+/** `jobs.replay-dead`: queue dead-lettered jobs again with full attempts (a selection, or all of a queue or of every queue). */
+export const replayDeadLettersAction = defineAction({
+  name: 'jobs.replay-dead',
+  audience: 'console',
+  params: replayParams,
+  async preview(params, dependencies) {
+    const letters = await listDeadLetters(dependencies.messaging, { queue: 'all' in params ? params.queue : undefined, limit: 10_000 });
+    const chosen = letters.filter((letter) => !letter.unreadable && ('all' in params || params.ids.includes(letter.id)));
+    const where = 'all' in params ? (params.queue ? ` of queue ${params.queue}` : ' of every queue') : ' selected';
+    return { count: chosen.length, summary: `Queues ${chosen.length} dead-lettered job(s)${where} again with full attempts, and removes them from the dead letters`, items: chosen.slice(0, 20).map((letter) => ({ id: letter.id, queue: letter.queue, name: letter.name, error: `${letter.error.name}: ${letter.error.message}` })) };
+  },
+  async execute(params, dependencies) {
+    const results = 'all' in params
+      ? await replayAllDeadLetters(dependencies.messaging, dependencies.jobProducer, { queue: params.queue })
+      : await replayEach(params.ids, (id) => replayDeadLetter(dependencies.messaging, dependencies.jobProducer, id));
+    return { summary: `Queued ${results.length} job(s) again`, result: { replayed: results } };
+  },
+});
+
+/** Runs one replay after the other: the first failure stops the rest, as `replayAllDeadLetters` does. */
+async function replayEach<T>(ids: number[], replay: (id: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (const id of ids) results.push(await replay(id));
+  return results;
+}

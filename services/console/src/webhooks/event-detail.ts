@@ -1,0 +1,87 @@
+import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type LeaseDocument } from '@berth/inbox';
+import type { ConsoleDependencies } from '../dependencies';
+import { findStoredMessage, type StoredMessage } from './find-stored-message';
+import { maskPayload, prettyPayload } from './mask-payload';
+import { stateOf, type ConsoleEventState } from './search-events';
+
+/** The leases shown, the latest ones: an event has at most 33 attempts a round plus the operations' short leases. */
+const MAX_LEASES = 80;
+
+/** One lease of the event: an attempt of a consumer, or an operation (recovery, retry-abandoned, redeliver). */
+export interface AttemptRow {
+  generation: number;
+  kind: 'attempt' | 'operation';
+  owner: string;
+  startedAt: Date;
+  /** When it let go (null: it ran until its lease ran out, e.g. a crash). */
+  endedAt: Date | null;
+  /** The error the event recorded for it: only the latest failed attempt's is kept by the inbox. */
+  error: string | null;
+}
+
+/** Everything the event page shows. */
+export interface EventDetail {
+  provider: string;
+  eventId: string;
+  type: string;
+  state: ConsoleEventState;
+  receivedAt: Date;
+  attempts: number;
+  lastError: string | null;
+  lastAttemptAt: Date | null;
+  nextAttemptAt: Date | null;
+  processedAt: Date | null;
+  abandonedAt: Date | null;
+  requeueCount: number;
+  reopenedAt: Date | null;
+  payload: string;
+  payloadMasked: boolean;
+  attemptLog: AttemptRow[];
+  alerts: InboxAlertDocument[];
+  message: StoredMessage | null;
+  traceUrl: string | null;
+}
+
+/** Owners of the inbox operations' short leases (recovery, retry-abandoned, redeliver) all start so (`inbox-op:`). */
+const OPERATION_OWNER = /^inbox-op:/;
+
+/**
+ * An event with its payload (masked unless `reveal`), its lease log (each attempt: who, when, how it ended), its
+ * alerts, the JetStream message it arrived in with its headers, and its trace. Every read is by `_id`.
+ */
+export async function eventDetail(dependencies: ConsoleDependencies, provider: string, eventId: string, reveal: boolean): Promise<EventDetail | null> {
+  const key = inboxEventKey(provider, eventId);
+  const row = await dependencies.inbox.events.findOne({ _id: key });
+  if (!row) return null;
+  const lastGeneration = row.leaseGeneration ?? row.attempts;
+  const generations = Array.from({ length: Math.min(lastGeneration, MAX_LEASES) }, (_, index) => lastGeneration - index);
+  const [leases, alerts, message] = await Promise.all([
+    Promise.all(generations.map((generation) => dependencies.inbox.leases.findOne({ _id: leaseDocumentId(key, generation) }))),
+    Promise.all(Array.from({ length: row.setAsideCount ?? 0 }, (_, index) => dependencies.inbox.alerts.findOne({ _id: `${key}#${index + 1}` }))),
+    findStoredMessage(dependencies.messaging.js, row).catch((error: unknown) => {
+      dependencies.logger.warn({ err: error, key }, 'Could not look the event up in WEBHOOKS');
+      return null;
+    }),
+  ]);
+  const attemptLog = leases.filter((lease): lease is LeaseDocument => lease !== null).map((lease) => ({
+    generation: lease.generation,
+    kind: OPERATION_OWNER.test(lease.owner) ? ('operation' as const) : ('attempt' as const),
+    owner: lease.owner,
+    startedAt: lease.acquiredAt,
+    endedAt: lease.releasedAt,
+    error: null as string | null,
+  })).sort((a, b) => a.generation - b.generation);
+  const lastFailed = [...attemptLog].reverse().find((attempt) => attempt.kind === 'attempt');
+  if (lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
+  return {
+    provider: row.provider, eventId: row.eventId, type: row.type, state: stateOf(row), receivedAt: row.receivedAt, attempts: row.attempts,
+    lastError: row.lastError, lastAttemptAt: row.lastAttemptAt, nextAttemptAt: row.nextAttemptAt ?? null, processedAt: row.processedAt,
+    abandonedAt: row.abandonedAt, requeueCount: row.requeueCount ?? 0, reopenedAt: row.reopenedAt ?? null,
+    payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),
+    payloadMasked: !reveal,
+    attemptLog,
+    alerts: alerts.filter((alert): alert is InboxAlertDocument => alert !== null),
+    message,
+    traceUrl: message?.traceId && dependencies.jaegerUiUrl ? `${dependencies.jaegerUiUrl.replace(/\/$/, '')}/trace/${message.traceId}` : null,
+  };
+}

@@ -1,0 +1,99 @@
+import { useState } from 'react';
+import { api, query } from '../api';
+import { Badge } from '../components/Badge';
+import { dateTime } from '../components/format';
+import { useData } from '../components/useData';
+import { Link } from '../router';
+import { canAct, type PageProps } from './ConsoleApp';
+
+interface EventDetail {
+  provider: string; eventId: string; type: string; state: string; receivedAt: string; attempts: number; lastError: string | null;
+  lastAttemptAt: string | null; nextAttemptAt: string | null; processedAt: string | null; abandonedAt: string | null; requeueCount: number; reopenedAt: string | null;
+  payload: string; payloadMasked: boolean;
+  attemptLog: { generation: number; kind: 'attempt' | 'operation'; owner: string; startedAt: string; endedAt: string | null; error: string | null }[];
+  alerts: { _id: string; raisedAt: string; attempts: number; lastError: string | null; hookError: string | null }[];
+  message: { streamSequence: number; subject: string; storedAt: string; headers: Record<string, string>; batchSize: number; traceId: string | null } | null;
+  traceUrl: string | null;
+}
+
+/** One webhook event: state, headers, payload (masked unless asked), every attempt, alerts, trace; redeliver. */
+export function EventPage({ me, act, provider, eventId }: PageProps & { provider: string; eventId: string }) {
+  const [reveal, setReveal] = useState(false);
+  const { data, error, reload } = useData(
+    () => api<EventDetail>('berth-console-token', `/api/webhooks/events/${encodeURIComponent(provider)}/${encodeURIComponent(eventId)}${query({ reveal: reveal ? 'true' : undefined })}`),
+    [provider, eventId, reveal],
+  );
+  return (
+    <section aria-labelledby="event-title">
+      <p><Link to="/events">← Webhook events</Link></p>
+      <h1 id="event-title">{provider}:{eventId}</h1>
+      {error && <p role="alert" className="error">{error.message}</p>}
+      {data && (
+        <>
+          <dl className="facts">
+            <div><dt>State</dt><dd><Badge value={data.state} /></dd></div>
+            <div><dt>Type</dt><dd>{data.type}</dd></div>
+            <div><dt>Received</dt><dd>{dateTime(data.receivedAt)}</dd></div>
+            <div><dt>Attempts</dt><dd>{data.attempts}</dd></div>
+            <div><dt>Last attempt</dt><dd>{dateTime(data.lastAttemptAt)}</dd></div>
+            <div><dt>Next attempt</dt><dd>{data.state === 'processed' || data.state === 'set-aside' ? '–' : dateTime(data.nextAttemptAt)}</dd></div>
+            <div><dt>Processed</dt><dd>{dateTime(data.processedAt)}</dd></div>
+            <div><dt>Set aside</dt><dd>{dateTime(data.abandonedAt)}</dd></div>
+            <div><dt>Requeued</dt><dd>{data.requeueCount} time(s)</dd></div>
+            <div><dt>Trace</dt><dd>{data.message?.traceId ? (data.traceUrl ? <a href={data.traceUrl} target="_blank" rel="noreferrer">{data.message.traceId} (Jaeger)</a> : <code>{data.message.traceId}</code>) : '–'}</dd></div>
+          </dl>
+          {data.lastError && (
+            <div className="callout">
+              <h2>{data.state === 'processed' ? 'An earlier attempt failed with' : 'Last error'}</h2>
+              <pre className="json">{data.lastError}</pre>
+            </div>
+          )}
+          {canAct(me) && data.state !== 'processed' && (
+            <div className="toolbar">
+              <button type="button" className="primary" onClick={() => act({ action: data.state === 'set-aside' ? 'webhooks.retry-abandoned' : 'webhooks.redeliver', params: data.state === 'set-aside' ? { events: [{ provider, eventId }] } : { provider, eventId }, label: data.state === 'set-aside' ? `Retry set-aside event ${provider}:${eventId}` : `Redeliver ${provider}:${eventId}` }, reload)}>
+                {data.state === 'set-aside' ? 'Retry this set-aside event…' : 'Redeliver now…'}
+              </button>
+            </div>
+          )}
+
+          <h2>Attempts</h2>
+          <p className="hint">Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver). The inbox keeps the error of the latest failed attempt.</p>
+          <table>
+            <caption className="visually-hidden">Attempts</caption>
+            <thead><tr><th scope="col">#</th><th scope="col">Kind</th><th scope="col">By</th><th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Error</th></tr></thead>
+            <tbody>
+              {data.attemptLog.map((attempt) => (
+                <tr key={attempt.generation}><td>{attempt.generation}</td><td>{attempt.kind}</td><td><code>{attempt.owner}</code></td><td>{dateTime(attempt.startedAt)}</td><td>{attempt.endedAt ? dateTime(attempt.endedAt) : 'lease ran out'}</td><td className="error-text">{attempt.error ?? ''}</td></tr>
+              ))}
+            </tbody>
+          </table>
+
+          {data.alerts.length > 0 && (
+            <>
+              <h2>Alerts</h2>
+              <ul>{data.alerts.map((alert) => <li key={alert._id}>{dateTime(alert.raisedAt)}: set aside after {alert.attempts} attempts{alert.hookError ? ` (alert hook failed: ${alert.hookError})` : ''}</li>)}</ul>
+            </>
+          )}
+
+          <h2>Message headers</h2>
+          {data.message ? (
+            <>
+              <p className="hint">WEBHOOKS sequence {data.message.streamSequence} on <code>{data.message.subject}</code>, stored {dateTime(data.message.storedAt)}{data.message.batchSize > 1 ? `, one of ${data.message.batchSize} events in a batch message` : ''}.</p>
+              <table className="headers">
+                <caption className="visually-hidden">Headers</caption>
+                <tbody>{Object.entries(data.message.headers).map(([name, value]) => <tr key={name}><th scope="row">{name}</th><td><code>{value}</code></td></tr>)}</tbody>
+              </table>
+            </>
+          ) : <p>The message is no longer in the WEBHOOKS stream (older than its max age); the inbox row below is the record.</p>}
+
+          <h2>Payload</h2>
+          <div className="toolbar">
+            <button type="button" aria-pressed={reveal} onClick={() => setReveal(!reveal)}>{reveal ? 'Mask personal data' : 'Show personal data (logged)'}</button>
+            <span className="hint">{data.payloadMasked ? 'Personal data is masked.' : 'Unmasked: this read was written to the audit trail.'}</span>
+          </div>
+          <pre className="json" aria-label="Payload">{data.payload}</pre>
+        </>
+      )}
+    </section>
+  );
+}

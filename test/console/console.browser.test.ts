@@ -1,0 +1,279 @@
+/**
+ * The console and the endpoint portal in a real browser (Debian's chromium through playwright-core), against the
+ * mesh on real servers. Each recovery is done by clicking through the pages as an on-call engineer or a customer
+ * would, and checked in the stores afterwards: a set-aside webhook event retried and processed, a dead-lettered job
+ * replayed and run, an endpoint secret rotated in the portal and the next delivery signed with it. The API's
+ * authentication (roles, confirmations, the portal's workspace scope) is checked black-box over HTTP. A screenshot
+ * of every page is saved under test/console/screenshots/ (gitignored).
+ */
+import type { Page } from 'playwright-core';
+import { getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
+import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
+import { createLogger } from '@berth/logger';
+import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/wait-for';
+import { RECEIPTS_QUEUE, receiptsWorld, SendReceiptJob } from './receipts-job';
+import { accessibilityViolations, signIn, startConsoleWorld, TOKENS, type ConsoleWorld } from './support';
+
+jest.setTimeout(180_000);
+
+const GHOST = { eventId: 'evt_console_ghost', disputeId: 'du_console_ghost' };
+const logger = createLogger({ service: 'console-test', level: 'silent' });
+let world: ConsoleWorld;
+let healthy: WebhookReceiver;
+let failing: WebhookReceiver;
+let endpoint: CreatedEndpoint;
+let deadLetterId: number;
+
+function disputeEvent(eventId: string, disputeId: string, type = 'charge.dispute.updated') {
+  return { id: eventId, object: 'event', type, api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: disputeId, object: 'dispute', evidence: { customer_email_address: 'ada@example.com', customer_name: 'Ada Lovelace' } } } };
+}
+
+beforeAll(async () => {
+  world = await startConsoleWorld('console_browser');
+  const { mesh } = world;
+  receiptsWorld.record = async (receiptId) => void (await mesh.db.collection<{ _id: string; at: Date }>('consoleReceipts').insertOne({ _id: receiptId, at: new Date() }));
+
+  // Webhooks: three disputes Stripe has (processed), one it does not (set aside at once: Stripe answers 404).
+  for (const n of [1, 2, 3]) {
+    mesh.standIn.setDispute({ id: `du_console_${n}`, status: 'under_review', amount: 1000 * n });
+    expect((await mesh.sender.sendStripe(disputeEvent(`evt_console_${n}`, `du_console_${n}`))).status).toBe(200);
+  }
+  expect((await mesh.sender.sendStripe(disputeEvent(GHOST.eventId, GHOST.disputeId))).status).toBe(200);
+  await waitFor(() => mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), (row) => row?.abandonedAt instanceof Date, { what: 'the ghost dispute event to be set aside', timeoutMs: 60_000 });
+
+  // Jobs: a cron registered and a scheduler leader; one receipt job that fails for good, one that runs.
+  await registerCronSchedules({ messaging: mesh.messaging, owner: 'console-test', definitions: [{ name: 'NightlyReportCron', pattern: '30 3 * * *', timeZone: 'Europe/Paris' }], logger });
+  await new LeaderLease({ buckets: await openCronBuckets(mesh.messaging.js), holder: 'scheduler-test:1', ttlMs: 60_000, logger }).maintain();
+  receiptsWorld.broken.add('rcpt_broken');
+  const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
+  await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_ok' });
+  await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_broken' });
+  const [letter] = await waitFor(() => listDeadLetters(mesh.messaging, { queue: RECEIPTS_QUEUE }), (letters) => letters.length === 1, { what: 'the broken receipt in the dead letters', timeoutMs: 30_000 });
+  deadLetterId = letter.id;
+
+  // Outbound: workspace ws_acme has a healthy endpoint and one that answers 500 to everything.
+  healthy = await new WebhookReceiver().start();
+  failing = await new WebhookReceiver([], () => ({ status: 500, body: 'database is down' })).start();
+  const operations = { collections: outboundCollections(mesh.db) };
+  endpoint = await createEndpoint(operations, { workspaceId: 'ws_acme', url: healthy.url, description: 'Acme production' });
+  healthy.setSecrets([endpoint.secret]);
+  await createEndpoint(operations, { workspaceId: 'ws_acme', url: failing.url, description: 'Acme staging' });
+  await createEndpoint(operations, { workspaceId: 'ws_other', url: healthy.url, description: 'Another customer' });
+  await world.dispatcher.dispatcher.reloadEndpoints();
+  for (const n of [1, 2]) await sendEvent({ js: mesh.messaging.js }, 'ws_acme', 'invoice.paid', { invoiceId: `in_${n}`, amount: 4900, currency: 'eur', paidAt: new Date().toISOString() }, { idempotencyKey: `invoice-${n}` });
+  await waitFor(() => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }), (views) => views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'), { what: 'the four deliveries to settle', timeoutMs: 30_000 });
+}, 420_000);
+
+afterAll(async () => {
+  await Promise.all([healthy?.stop(), failing?.stop()]);
+  await world?.stop();
+});
+
+async function confirmDialog(page: Page, screenshot?: string): Promise<string> {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByTestId('preview-count').waitFor();
+  const count = await dialog.getByTestId('preview-count').textContent();
+  if (screenshot) await world.screenshot(page, screenshot);
+  await dialog.getByRole('button', { name: /^Confirm/ }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  return count ?? '';
+}
+
+describe('the console API', () => {
+  it('refuses requests without a valid token, actions without the operator role or a confirmation, and portal sessions outside their workspace', async () => {
+    expect((await world.call('/api/overview', undefined)).status).toBe(401);
+    expect((await world.call('/api/overview', 'not-a-token-at-all-0123456789')).status).toBe(401);
+    expect((await world.call('/api/overview', TOKENS.viewer)).status).toBe(200);
+    expect((await world.call('/api/overview', TOKENS.issuer)).status).toBe(403);
+    expect((await world.call('/api/webhooks/events', TOKENS.issuer)).status).toBe(403);
+
+    const params = { provider: 'stripe', eventId: GHOST.eventId };
+    expect((await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.viewer, { method: 'POST', body: { params } })).status).toBe(403);
+    expect((await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, { method: 'POST', body: { params } })).status).toBe(428);
+    const preview = await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.operator, { method: 'POST', body: { params } });
+    expect(preview).toMatchObject({ status: 200, body: { count: 1, confirmation: expect.any(String) } });
+    const otherEvent = { provider: 'stripe', eventId: 'evt_console_1' };
+    expect((await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, { method: 'POST', body: { params: otherEvent, confirmation: preview.body.confirmation } })).status).toBe(428);
+    // Nothing ran: the ghost event is still set aside, never requeued.
+    expect(await world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` })).toMatchObject({ abandonedAt: expect.any(Date), requeueCount: 0 });
+
+    expect((await world.call('/api/portal-sessions', TOKENS.viewer, { method: 'POST', body: { workspaceId: 'ws_other', subject: 'u1' } })).status).toBe(403);
+    const session = await world.call('/api/portal-sessions', TOKENS.issuer, { method: 'POST', body: { workspaceId: 'ws_other', subject: 'u1', ttlSeconds: 300 } });
+    expect(session.status).toBe(201);
+    const portalToken = session.body.token as string;
+    expect((await world.call('/api/overview', portalToken)).status).toBe(401);
+    expect((await world.call('/api/portal/endpoints', TOKENS.operator)).status).toBe(401);
+    const own = await world.call('/api/portal/endpoints', portalToken);
+    expect((own.body.endpoints as { workspaceId: string }[]).map((entry) => entry.workspaceId)).toEqual(['ws_other']);
+    expect((await world.call('/api/portal/actions/portal.rotate-secret/preview', portalToken, { method: 'POST', body: { params: { endpointId: endpoint.endpoint.id } } })).status).toBe(404);
+    const acmeDeliveries = await world.call(`/api/portal/deliveries?endpointId=${endpoint.endpoint.id}`, portalToken);
+    expect(acmeDeliveries.body.deliveries).toEqual([]);
+    const [body, signature] = portalToken.split('.');
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const forged = `${Buffer.from(JSON.stringify({ ...claims, ws: 'ws_acme' })).toString('base64url')}.${signature}`;
+    expect((await world.call('/api/portal/endpoints', forged)).status).toBe(401);
+  });
+});
+
+describe('the console in a browser', () => {
+  it('checks every screenshotted page for accessibility with a check that reports a known mistake', async () => {
+    const page = await world.newPage();
+    await page.setContent('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input type="text"><button></button></main></body></html>');
+    const violations = await accessibilityViolations(page);
+    expect(violations.some((violation) => violation.startsWith('label '))).toBe(true);
+    expect(violations.some((violation) => violation.startsWith('button-name '))).toBe(true);
+    await page.context().close();
+  });
+
+  it('finds the set-aside event and retries it; the inbox then holds it processed', async () => {
+    const page = await world.newPage();
+    await page.goto('/');
+    await world.screenshot(page, '00-sign-in');
+    await signIn(page, TOKENS.operator);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('article', { name: 'Provider stripe' }).waitFor();
+    await world.screenshot(page, '01-overview');
+
+    await page.getByRole('link', { name: 'Webhook events' }).click();
+    await page.getByLabel('State').selectOption('set-aside');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const link = page.getByRole('link', { name: `stripe:${GHOST.eventId}` });
+    await link.waitFor();
+    expect(await page.locator('table.events tbody tr').count()).toBe(1);
+    await world.screenshot(page, '02-webhook-events-set-aside');
+    await link.click();
+
+    await page.getByRole('heading', { name: `stripe:${GHOST.eventId}` }).waitFor();
+    const payload = page.getByLabel('Payload');
+    await payload.waitFor();
+    expect(await payload.textContent()).not.toContain('ada@example.com');
+    expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).first().isVisible()).toBe(true);
+    await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
+    const trace = page.getByRole('link', { name: /\(Jaeger\)$/ });
+    expect(await trace.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
+    await world.screenshot(page, '03-webhook-event-set-aside');
+
+    world.mesh.standIn.setDispute({ id: GHOST.disputeId, status: 'won', amount: 777 });
+    await page.getByRole('button', { name: 'Retry this set-aside event…' }).click();
+    expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
+    await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event(s) again' }).waitFor();
+
+    const row = await waitFor(() => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), (found) => found?.processedAt instanceof Date, { what: 'the retried event to be processed', timeoutMs: 30_000 });
+    expect(row).toMatchObject({ abandonedAt: null, reopenedAt: expect.any(Date), requeueCount: 1 });
+    expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: GHOST.disputeId as never })).toMatchObject({ status: 'won', amount: 777 });
+    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.retry-abandoned', outcome: 'done' })).toMatchObject({ actor: 'alice', role: 'operator' });
+
+    await page.reload();
+    await page.getByText('processed', { exact: true }).first().waitFor();
+    await page.getByRole('button', { name: 'Show personal data (logged)' }).click();
+    await page.getByText('Unmasked: this read was written to the audit trail.').waitFor();
+    expect(await page.getByLabel('Payload').textContent()).toContain('ada@example.com');
+    await world.screenshot(page, '05-webhook-event-processed');
+    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.reveal-payload' })).toMatchObject({ actor: 'alice' });
+    await page.context().close();
+  });
+
+  it('replays a dead letter; the worker then runs the job and the dead letter is gone', async () => {
+    const page = await world.newPage();
+    await signIn(page, TOKENS.operator);
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('cell', { name: `${RECEIPTS_QUEUE} / SendReceiptJob` }).first().waitFor();
+    await page.getByRole('button', { name: 'Details' }).click();
+    await page.getByText('receipt template missing for rcpt_broken').first().waitFor();
+    await page.getByRole('cell', { name: 'NightlyReportCron' }).waitFor();
+    await world.screenshot(page, '06-jobs');
+
+    // Cancelling the confirmation (Escape, from the keyboard) changes nothing.
+    await page.getByRole('button', { name: 'Replay…' }).click();
+    await page.getByRole('dialog').getByTestId('preview-count').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect((await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).map((letter) => letter.id)).toEqual([deadLetterId]);
+
+    receiptsWorld.broken.delete('rcpt_broken');
+    await page.getByRole('button', { name: 'Replay…' }).click();
+    expect(await confirmDialog(page, '07-confirm-replay')).toBe('1');
+    await page.getByRole('status').filter({ hasText: 'Queued 1 job(s) again' }).waitFor();
+
+    await waitFor(() => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }), (receipt) => receipt !== null, { what: 'the replayed job to run', timeoutMs: 30_000 });
+    expect(await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).toEqual([]);
+    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'jobs.replay-dead', outcome: 'done' })).toMatchObject({ actor: 'alice', params: { ids: [deadLetterId] } });
+    await page.getByText('No dead letters.').waitFor();
+    await world.screenshot(page, '08-jobs-after-replay');
+    await page.context().close();
+  });
+
+  it('shows outbound endpoints and deliveries, the issues grouped by cause, and the audit trail; a viewer gets no action buttons', async () => {
+    const page = await world.newPage();
+    await signIn(page, TOKENS.operator);
+    await page.getByRole('link', { name: 'Outbound' }).click();
+    await page.getByRole('article', { name: 'Workspace ws_acme' }).waitFor();
+    await page.getByText('failed', { exact: true }).first().waitFor();
+    await page.getByRole('button', { name: 'Attempts' }).first().click();
+    await world.screenshot(page, '09-outbound');
+
+    await page.getByRole('link', { name: 'Issues' }).click();
+    const issue = page.getByRole('listitem').filter({ hasText: 'HTTP 500' });
+    await issue.waitFor();
+    expect(await issue.textContent()).toContain('2 occurrence(s)');
+    await world.screenshot(page, '10-issues');
+
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('cell', { name: 'jobs.replay-dead' }).first().waitFor();
+    await world.screenshot(page, '11-audit');
+    await page.context().close();
+
+    const viewer = await world.newPage();
+    await signIn(viewer, TOKENS.viewer);
+    await viewer.getByRole('link', { name: 'Webhook events' }).click();
+    await viewer.getByRole('link', { name: `stripe:${GHOST.eventId}` }).waitFor();
+    expect(await viewer.getByRole('button', { name: /Retry/ }).count()).toBe(0);
+    await world.screenshot(viewer, '12-webhook-events-viewer');
+    await viewer.context().close();
+  });
+});
+
+describe('the endpoint portal in a browser', () => {
+  it('lets a customer rotate an endpoint secret; the store holds it, and the next delivery is signed with it', async () => {
+    const session = await world.call('/api/portal-sessions', TOKENS.issuer, { method: 'POST', body: { workspaceId: 'ws_acme', subject: 'user_42' } });
+    expect(session.status).toBe(201);
+    const page = await world.newPage();
+    await page.goto(session.body.path as string);
+    await page.getByRole('heading', { name: 'Your webhook endpoints' }).waitFor();
+    expect(page.url()).not.toContain('token=');
+    await page.getByRole('heading', { name: 'Event types you can subscribe to' }).waitFor();
+    await page.getByText('invoice.paid', { exact: true }).first().waitFor();
+    expect(await page.getByRole('cell', { name: /Another customer/ }).count()).toBe(0);
+    await world.screenshot(page, '13-portal');
+
+    const before = (await outboundCollections(world.mesh.db).endpoints.findOne({ _id: endpoint.endpoint.id }))!;
+    const row = page.getByRole('row').filter({ hasText: 'Acme production' });
+    await row.getByRole('button', { name: 'Rotate secret…' }).click();
+    expect(await confirmDialog(page, '14-portal-confirm-rotate')).toBe('1');
+    const shown = (await page.getByTestId('new-secret').textContent())!.trim();
+    expect(shown).toMatch(/^whsec_/);
+    await world.screenshot(page, '15-portal-rotated');
+
+    const after = (await outboundCollections(world.mesh.db).endpoints.findOne({ _id: endpoint.endpoint.id }))!;
+    expect(after.secrets[0]).toMatchObject({ secret: shown, expiresAt: null });
+    expect(after.secrets[1].secret).toBe(before.secrets[0].secret);
+    expect(after.secrets[1].expiresAt!.getTime() - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
+    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.rotate-secret', outcome: 'done' })).toMatchObject({ actor: 'portal:ws_acme:user_42', workspaceId: 'ws_acme' });
+
+    // A test event from the portal reaches the endpoint signed with the new secret (the receiver knows only that one).
+    healthy.setSecrets([shown]);
+    const received = healthy.requests.length;
+    await page.getByRole('button', { name: 'I saved it' }).click();
+    await page.getByLabel('Event type').selectOption('webhook.test');
+    await page.getByRole('button', { name: 'Send test event…' }).click();
+    await confirmDialog(page);
+    await healthy.waitUntil(() => healthy.requests.slice(received).some((request) => request.body.includes('"webhook.test"')), 30_000, 'the test event');
+    const test = healthy.requests.slice(received).find((request) => request.body.includes('"webhook.test"'))!;
+    expect(test.verifiedWith).toBe(0);
+    await page.getByRole('cell', { name: 'webhook.test' }).first().waitFor({ timeout: 20_000 });
+    await world.screenshot(page, '16-portal-delivery-log');
+    await page.context().close();
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The console's browser tests' world: the mesh on real servers (nats-server, FerretDB, the Stripe stand-in, the
+ * gateway and billing-sync as child processes), the dispatcher and a job worker in-process on the same servers, the
+ * console as a child process (`services/console/src/main.ts`, its front end built into a fresh folder), and
+ * Debian's chromium driven by playwright-core.
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { spawnManaged, type ManagedProcess } from '@berth/local-infra';
+import { createLogger } from '@berth/logger';
+import { loadConfig as loadDispatcherConfig } from '@berth/dispatcher/src/config';
+import { runDispatcher, type RunningDispatcher } from '@berth/dispatcher/src/run-dispatcher';
+import { hashConsoleToken } from '@berth/console/src/auth/console-tokens';
+import { startMesh, type Mesh } from '../support/mesh';
+import { repoRoot } from '../support/service-process';
+import { createJobsApp } from '../jobs/support/jobs-app';
+import { RECEIPTS_QUEUE, SendReceiptJob } from './receipts-job';
+
+/** Where the test run saves a screenshot of every page (gitignored). */
+export const SCREENSHOT_DIR = join(repoRoot, 'test', 'console', 'screenshots');
+
+/** The console tokens of the test: one per role. */
+export const TOKENS = {
+  operator: `op-${randomBytes(16).toString('hex')}`,
+  viewer: `view-${randomBytes(16).toString('hex')}`,
+  issuer: `iss-${randomBytes(16).toString('hex')}`,
+};
+
+/** Everything one test file runs. */
+export interface ConsoleWorld {
+  mesh: Mesh;
+  dispatcher: RunningDispatcher;
+  jobs: INestApplicationContext;
+  console: ManagedProcess;
+  consoleUrl: string;
+  browser: Browser;
+  /** A new page at a laptop's size (1366 × 768). */
+  newPage(): Promise<Page>;
+  /**
+   * Saves a full-page screenshot as `<name>.png`, then checks the page with axe-core (WCAG 2 A and AA rules) and
+   * throws on any serious or critical violation: missing labels and names, contrast, roles, keyboard traps.
+   */
+  screenshot(page: Page, name: string): Promise<void>;
+  /** Calls the console API with a bearer token. */
+  call(path: string, token: string | undefined, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: Record<string, unknown> }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the world; on failure stops what started and rethrows. */
+export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const step of stops.splice(0).reverse()) await step().catch(() => undefined);
+  };
+  try {
+    // Traces are exported (to a sink that takes every OTLP request), so the gateway publishes with a traceparent.
+    const otlpSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end('{}')));
+    otlpSink.listen(0, '127.0.0.1');
+    await once(otlpSink, 'listening');
+    stops.push(() => new Promise((resolve) => otlpSink.close(resolve)));
+    const otlpEndpoint = `http://127.0.0.1:${(otlpSink.address() as AddressInfo).port}`;
+    const mesh = await startMesh({ name, services: ['gateway', 'billing-sync'], env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } } });
+    stops.push(() => mesh.stop());
+    const env = { NATS_URL: mesh.nats.url, MONGO_URL: mesh.ferret.url, MONGO_DB: mesh.db.databaseName, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
+    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
+    stops.push(() => dispatcher.stop());
+    const jobs = await createJobsApp({ messaging: mesh.messaging, logger: createLogger({ service: 'console-test-jobs', level: 'silent' }), queues: [RECEIPTS_QUEUE], providers: [SendReceiptJob] });
+    stops.push(() => jobs.close());
+
+    const webDir = await mkdtemp(join(tmpdir(), 'berth-console-web-'));
+    stops.push(() => rm(webDir, { recursive: true, force: true }));
+    const consoleProcess = spawnManaged({
+      command: process.execPath,
+      args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', 'console', 'src', 'main.ts')],
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env, LOG_LEVEL: 'info',
+        HOST: '127.0.0.1', PORT: '0',
+        CONSOLE_TOKENS: JSON.stringify([
+          { name: 'alice', role: 'operator', sha256: hashConsoleToken(TOKENS.operator) },
+          { name: 'victor', role: 'viewer', sha256: hashConsoleToken(TOKENS.viewer) },
+          { name: 'product-backend', role: 'issuer', sha256: hashConsoleToken(TOKENS.issuer) },
+        ]),
+        CONSOLE_SIGNING_KEY: randomBytes(32).toString('base64'),
+        DISPATCHER_URL: `http://127.0.0.1:${dispatcher.port}`,
+        CONSOLE_HEALTH_URLS: JSON.stringify({ gateway: `${mesh.gatewayUrl}/readyz`, dispatcher: `http://127.0.0.1:${dispatcher.port}/readyz` }),
+        JAEGER_UI_URL: 'http://127.0.0.1:16686',
+        CONSOLE_WEB_DIR: webDir,
+        CONSOLE_SAMPLE_INTERVAL_MS: '1000',
+      },
+    });
+    stops.push(() => consoleProcess.stop(5000));
+    const [, port] = await consoleProcess.waitForLine(/Console listening on :(\d+)/, 120_000);
+    const consoleUrl = `http://127.0.0.1:${port}`;
+
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    stops.push(() => browser.close());
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+
+    return {
+      mesh, dispatcher, jobs, console: consoleProcess, consoleUrl, browser,
+      async newPage() {
+        const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: consoleUrl });
+        return context.newPage();
+      },
+      async screenshot(page, file) {
+        await page.screenshot({ path: join(SCREENSHOT_DIR, `${file}.png`), fullPage: true });
+        const violations = await accessibilityViolations(page);
+        if (violations.length > 0) throw new Error(`${file}: accessibility violations:\n${violations.join('\n')}`);
+      },
+      async call(path, token, init = {}) {
+        const response = await fetch(`${consoleUrl}${path}`, {
+          method: init.method ?? 'GET',
+          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+        const text = await response.text();
+        return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The serious and critical WCAG 2 A/AA violations axe-core finds on the page. Injected through the DevTools
+ * protocol, which the page's Content-Security-Policy does not apply to, so the policy stays on during the test.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const results = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })")) as {
+    violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+  };
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** Signs in to the console in `page` with a token, through the sign-in form. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('Console token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+}
