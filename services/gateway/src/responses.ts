@@ -8,6 +8,8 @@ export const RESPONSE_BODIES = {
   ignored: '{"received":true,"ignored":true}',
   notFound: '{"error":"not_found"}',
   tooLarge: '{"error":"too_large"}',
+  bodyTimeout: '{"error":"body_timeout"}',
+  controlCharacters: '{"error":"invalid_event","reason":"control_characters"}',
   rateLimited: '{"error":"rate_limited"}',
   unavailable: '{"error":"unavailable"}',
 } as const;
