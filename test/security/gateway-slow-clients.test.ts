@@ -8,7 +8,7 @@ import { nextTurn, postHead, rawClient, startGatewayProcess, type GatewayProcess
 
 const SECRET = 'whsec_slow_clients_test_secret';
 const ANNOUNCED = 1024 * 1024;
-const TRICKLED_BYTES = 60_000;
+const TRICKLED_BYTES = Number(process.env.TRICKLE_BYTES ?? 200_000);
 
 function signedStripeEvent(id: string): { body: string; signature: string } {
   const body = JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1', customer: 'cus_1' } } });
