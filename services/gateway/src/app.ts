@@ -56,12 +56,19 @@ export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
 
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxyHops });
   app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
+  app.use(refuseOptions);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
 const healthz = (ctx: Koa.Context): void => respondJson(ctx, 200, '{"status":"ok"}');
+
+/** Providers POST and probes GET: no CORS preflight or method discovery is answered on the public port. */
+const refuseOptions: Koa.Middleware = async (ctx, next) => {
+  if (ctx.method !== 'OPTIONS') return next();
+  respondJson(ctx, 405, '{"error":"method_not_allowed"}');
+};
 
 /** What {@link createHealthApp} reads. */
 export interface HealthAppDependencies {
