@@ -121,6 +121,8 @@ describe('/metrics after known traffic', () => {
       ignored: 1,
       rate_limited: 0,
       too_large: 0,
+      body_timeout: 0,
+      invalid_event: 0,
       unavailable: 0,
       not_found: 0,
     });
