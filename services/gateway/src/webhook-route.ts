@@ -8,7 +8,7 @@ import { BodySlots } from './body-slots';
 import { LogSampler } from './log-sampler';
 import { FixedWindowRateLimiter } from './rate-limiter';
 import { BodyTimeoutError, BodyTooLargeError, RequestAbortedError, announcesTooLargeBody, readRawBody } from './raw-body';
-import { RESPONSE_BODIES, invalidSignatureBody, respondJson } from './responses';
+import { RESPONSE_BODIES, invalidEventBody, invalidSignatureBody, respondJson } from './responses';
 
 /** Seconds a provider is asked to wait after a 503 (JetStream unreachable, slow or full). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
@@ -18,6 +18,15 @@ const REJECTION_LOG_LINES = 10;
 const REJECTION_LOG_WINDOW_MS = 10_000;
 /** C0 controls and DEL: never part of an event id or type, and CR/LF would break the message headers. */
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+/** Longest event id or type taken: both travel in message headers (`Nats-Msg-Id`, `Berth-Event-Type`). */
+const MAX_EVENT_FIELD_LENGTH = 256;
+
+/** Why an event's id or type cannot be stored (it would never be, however often the provider resends it). */
+function unstorableEvent(event: DeliveredEvent): 'control_characters' | 'too_long' | undefined {
+  if (CONTROL_CHARACTERS.test(event.eventId) || CONTROL_CHARACTERS.test(event.type)) return 'control_characters';
+  if (event.eventId.length > MAX_EVENT_FIELD_LENGTH || event.type.length > MAX_EVENT_FIELD_LENGTH) return 'too_long';
+  return undefined;
+}
 
 /** What {@link WebhookRoute} needs. */
 export interface WebhookRouteOptions {
@@ -43,7 +52,7 @@ export interface WebhookRouteOptions {
  * for a client IP and provider past its rate limit or holding `maxBodiesPerIp` bodies open already; raw body read
  * with a hard size limit (413) and deadline (408); signature verified over the exact bytes with every secret (400,
  * nothing published, the rejection counted by the rate limit and its log line sampled); rate limit (429 +
- * Retry-After); an event id or type holding control characters answered 400; unhandled types answered 200 and
+ * Retry-After); an event id or type holding control characters or longer than 256 characters answered 400; unhandled types answered 200 and
  * dropped; handled events published to JetStream, answered 200 only once every PubAck is back (a duplicate is also
  * 200), 503 + Retry-After when JetStream cannot take them now.
  */
@@ -141,9 +150,10 @@ export class WebhookRoute {
     if (events.unusable.length > 0) {
       this.options.logger.warn({ provider: name, eventId: verified.eventId, problems: events.unusable }, 'Signed webhook content dropped: unusable');
     }
-    if (events.handled.some((event) => CONTROL_CHARACTERS.test(event.eventId) || CONTROL_CHARACTERS.test(event.type))) {
-      this.options.logger.warn({ provider: name, eventId: JSON.stringify(verified.eventId) }, 'Signed webhook refused: an event id or type holds control characters');
-      this.finish(ctx, name, 'invalid_event', 400, RESPONSE_BODIES.controlCharacters);
+    const problem = events.handled.map(unstorableEvent).find((found) => found !== undefined);
+    if (problem !== undefined) {
+      this.options.logger.warn({ provider: name, eventId: JSON.stringify(verified.eventId.slice(0, MAX_EVENT_FIELD_LENGTH)), problem }, 'Signed webhook refused: an event id or type cannot be stored');
+      this.finish(ctx, name, 'invalid_event', 400, invalidEventBody(problem));
       return;
     }
     if (events.handled.length === 0) {
