@@ -2,7 +2,7 @@
  * Issue 12, item 6 (gateway): a hostile-input campaign against the real gateway process on real nats-server.
  * Over 10,000 generated requests: bad, missing, stale, future and duplicated signature headers; tampered and
  * truncated bodies; wrong content types and encodings; oversize and slow bodies; deep JSON; CR/LF and control
- * characters (signed and not); path case and encoding tricks; X-Forwarded-For spoofing against the rate limit.
+ * characters and over-long ids (signed and not); path case and encoding tricks; X-Forwarded-For spoofing against the rate limit.
  * Every one must get a 4xx; nothing may reach JetStream (the stream stays empty, so no consumer and no MongoDB write
  * can follow); the process must live with bounded RSS; and no secret may appear in any line it logged.
  */
@@ -85,6 +85,10 @@ const BAD_SIGNATURES = [
   () => 'x'.repeat(4000),
 ];
 
+/**
+ * The attacks, generated up front: future timestamps are 20 minutes ahead or more, so that a slow run (minutes on
+ * a loaded machine) never brings one inside the 5-minute tolerance by the time it is sent.
+ */
 function generate(): Attack[] {
   const attacks: Attack[] = [];
   const add = (count: number, make: (index: number) => Attack): void => {
@@ -94,7 +98,7 @@ function generate(): Attack[] {
   add(1500, () => stripeAttack('bad signature', stripeBody(), pick(BAD_SIGNATURES)()));
   add(500, () => stripeAttack('missing signature', stripeBody(), undefined));
   add(500, () => { const body = stripeBody(); return stripeAttack('stale signature', body, stripeSignature(body, { timestamp: now() - 301 - int(86_400) })); });
-  add(500, () => { const body = stripeBody(); return stripeAttack('future signature', body, stripeSignature(body, { timestamp: now() + 301 + int(86_400) })); });
+  add(500, () => { const body = stripeBody(); return stripeAttack('future signature', body, stripeSignature(body, { timestamp: now() + 1200 + int(86_400) })); });
   add(300, () => stripeAttack('wrong secret', stripeBody(), stripeSignature(stripeBody(), { secret: `whsec_${hex(24)}` })));
   add(400, () => {
     const body = stripeBody();
@@ -162,6 +166,10 @@ function generate(): Attack[] {
       ? JSON.stringify({ id: `evt_${hex(4)}${control}Nats-Msg-Id: forged`, object: 'event', type: 'invoice.paid', created: now(), data: { object: {} } })
       : JSON.stringify({ id: `evt_${hex(4)}`, object: 'event', type: `invoice.paid${control}Berth-Provider: clerk`, created: now(), data: { object: {} } });
     return stripeAttack('control characters signed', body, stripeSignature(body));
+  });
+  add(200, () => {
+    const body = JSON.stringify({ id: `evt_${'x'.repeat(257 + int(100_000))}`, object: 'event', type: random() < 0.5 ? 'invoice.paid' : `invoice.${'p'.repeat(300 + int(100_000))}`, created: now(), data: { object: {} } });
+    return stripeAttack('over-long id or type signed', body, stripeSignature(body));
   });
   add(200, () => rawRequest('control characters in headers', `POST /webhooks/stripe HTTP/1.1\r\nhost: x\r\nx-forwarded-for: ${forwardedFor()}\r\nstripe-signature: t=${now()},v1=${hex(8)}${pick(['\u0000', '\u001b', '\u007f', '\r'])}x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n`, '{}'));
   add(200, () => {
