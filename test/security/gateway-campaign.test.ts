@@ -283,7 +283,10 @@ describe('gateway hostile-input campaign', () => {
     const not4xx = [...byKind].flatMap(([kind, counts]) => [...counts].filter(([status]) => status < 400 || status > 499).map(([status, count]) => ({ kind, status, count })));
     expect(not4xx).toEqual([]);
     const spoofed = byKind.get('XFF spoofing')!;
-    expect(spoofed.get(429) ?? 0).toBeGreaterThanOrEqual(1000 - RATE_LIMIT);
+    // One window of RATE_LIMIT per minute the campaign ran (a loaded machine takes more than one).
+    const windows = Math.ceil(elapsedMs / 60_000) + 1;
+    expect(spoofed.get(429) ?? 0).toBeGreaterThanOrEqual(1000 - RATE_LIMIT * windows);
+    expect(spoofed.get(400) ?? 0).toBeLessThanOrEqual(RATE_LIMIT * windows);
     expect(byKind.get('slow body')!.get(408)).toBe(24);
 
     expect(await gateway.nats.messageCount()).toBe(storedBefore);

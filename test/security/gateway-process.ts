@@ -45,14 +45,14 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   };
   service.process.child.stdout?.on('data', capture);
   service.process.child.stderr?.on('data', capture);
-  const listening = JSON.parse((await service.process.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 1000))[0]) as { port: number; healthPort?: number };
+  const listening = JSON.parse((await service.process.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 1000))[0]) as { port: number; healthPort: number };
   const port = listening.port;
   const pid = service.process.child.pid!;
   return {
     nats,
     service,
     port,
-    healthPort: listening.healthPort ?? port,
+    healthPort: listening.healthPort,
     baseUrl: `http://127.0.0.1:${port}`,
     lines,
     rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024,
