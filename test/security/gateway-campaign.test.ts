@@ -201,8 +201,10 @@ function generate(): Attack[] {
   });
   add(300, () => {
     const rawBody = JSON.stringify({ events: [{ id: `e_${hex(4)}`, type: 'order.paid' }] });
-    const timestamp = pick([now() - 3600, now() + 3600, now()]);
-    const signature = timestamp === now() ? signHmacSha256({ secret: HMAC_SECRET, timestamp, rawBody: Buffer.from(`${rawBody} `) }) : signHmacSha256({ secret: HMAC_SECRET, timestamp, rawBody: Buffer.from(rawBody) });
+    const current = now();
+    const timestamp = pick([current - 3600, current + 3600, current]);
+    // Fresh: signed over other bytes than sent; an hour away either way: signed over the exact bytes.
+    const signature = signHmacSha256({ secret: HMAC_SECRET, timestamp, rawBody: Buffer.from(timestamp === current ? `${rawBody} ` : rawBody) });
     return { kind: 'hmac signatures', via: 'fetch', path: '/webhooks/acme', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor(), 'x-timestamp': String(timestamp), 'x-signature': signature }, body: rawBody };
   });
   add(300, () => ({ kind: 'unknown provider', via: 'fetch', path: `/webhooks/${pick(['github', 'paypal', 'stripe2', 'x'.repeat(64), '%00', 'constructor', '__proto__'])}`, headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor(), 'stripe-signature': stripeSignature(stripeBody()) }, body: stripeBody() }));
