@@ -221,10 +221,14 @@ async function send(gateway: GatewayProcess, attack: Attack): Promise<number> {
   const client = await rawClient(gateway.port);
   client.socket.on('error', () => undefined);
   if (attack.slow) {
+    // Trickle, then fall silent shortly before the body deadline: bytes still unread when the gateway closes make
+    // the kernel reset the connection, and a reset can drop the 408 before this client reads it.
     client.socket.write(attack.bytes);
     const trickle = setInterval(() => client.socket.writable && client.socket.write('{'), 200);
+    const silence = setTimeout(() => clearInterval(trickle), BODY_TIMEOUT_MS - 400);
     const { text } = await client.closed;
     clearInterval(trickle);
+    clearTimeout(silence);
     return Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
   }
   client.socket.write(attack.bytes);
