@@ -132,10 +132,10 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3200"]
 CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/console/src/main.ts"]
 
-# Last, so a build without --target gives the gateway. It serves /healthz, /readyz and /metrics on its HTTP port.
+# Last, so a build without --target gives the gateway. It serves webhooks on PORT, /readyz and /metrics on HEALTH_PORT.
 FROM runtime AS gateway
 ENV PORT=3000
-EXPOSE 3000
+EXPOSE 3000 9463
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "deploy/docker/healthcheck.js", "PORT", "3000"]
+  CMD ["node", "deploy/docker/healthcheck.js", "HEALTH_PORT", "9463"]
 CMD ["node", "-r", "./deploy/runtime/ts-hook.js", "services/gateway/src/main.ts"]

@@ -60,9 +60,9 @@ async function waitForHttpOk(url: string, proc: ManagedProcess, timeoutMs: numbe
 /**
  * Starts Berth's gateway for the ingest benchmark: a fresh nats-server (JetStream, fsync always) from
  * `@berth/local-infra`, then `node -r ./deploy/runtime/ts-hook.js services/gateway/src/main.ts` on a free port with
- * PORT, NATS_URL, STRIPE_WEBHOOK_SECRET, LOG_LEVEL=warn and NODE_ENV=production (no Clerk secret), HOST=127.0.0.1
- * and WEBHOOK_RATE_LIMIT_PER_MINUTE=0 (the peer has no per-IP limit, and one client IP would hit the default 600/min),
- * and waits until GET /readyz answers 200. The Stripe path defaults to /webhooks/stripe (override: BENCH_BERTH_PATH).
+ * PORT, HEALTH_PORT (another free port), NATS_URL, STRIPE_WEBHOOK_SECRET, LOG_LEVEL=warn and NODE_ENV=production (no
+ * Clerk secret), HOST=127.0.0.1 and WEBHOOK_RATE_LIMIT_PER_MINUTE=0 (the peer has no per-IP limit, and one client IP
+ * would hit the default 600/min), and waits until GET /readyz on the health port answers 200. The Stripe path defaults to /webhooks/stripe (override: BENCH_BERTH_PATH).
  */
 export async function startBerthGatewayForBench(secret: string): Promise<BenchTarget> {
   if (!existsSync(berthGatewayMain)) throw new BerthGatewayMissingError();
@@ -71,12 +71,13 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
   let gateway: ManagedProcess | undefined;
   try {
     const port = await getFreePort('127.0.0.1');
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
+    const healthPort = await getFreePort('127.0.0.1');
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HEALTH_PORT: String(healthPort), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
       LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
     delete env.CLERK_WEBHOOK_SIGNING_SECRET;
     gateway = spawnManaged({ command: process.execPath, args: [...gatewayNodeArgs(), '-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });
     trackChild(gateway.child);
-    await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, gateway, 60000);
+    await waitForHttpOk(`http://127.0.0.1:${healthPort}/readyz`, gateway, 60000);
     const proc = gateway;
     return {
       url: `http://127.0.0.1:${port}${process.env.BENCH_BERTH_PATH ?? '/webhooks/stripe'}`,

@@ -445,13 +445,20 @@ describe('Kubernetes workloads', () => {
     }
   });
 
-  it('probes /healthz (startup, liveness) and /readyz (readiness) on the health port: 3000 for the gateway, 3100 for the dispatcher, HEALTH_PORT 9464 for the others', () => {
+  it('probes /healthz (startup, liveness) and /readyz (readiness) on the health port: HEALTH_PORT 9463 for the gateway (off its webhook port 3000), 3100 for the dispatcher, HEALTH_PORT 9464 for the others', () => {
     for (const d of deployments(renders.overlay.objects)) {
       const container = podSpec(d).containers[0];
       const name = d.metadata.name;
       const port = container.ports.find((p: any) => p.name === 'http');
-      expect({ name, port: port?.containerPort }).toEqual({ name, port: HTTP_PORTS[name] ?? 9464 });
-      if (HTTP_PORTS[name] === undefined) {
+      if (name === 'gateway') {
+        expect({ name, port: port?.containerPort, webhooks: container.ports.find((p: any) => p.name === 'webhooks')?.containerPort }).toEqual({ name, port: 9463, webhooks: 3000 });
+        expect({ name, HEALTH_PORT: container.env.find((e: any) => e.name === 'HEALTH_PORT')?.value }).toEqual({ name, HEALTH_PORT: '9463' });
+      } else {
+        expect({ name, port: port?.containerPort }).toEqual({ name, port: HTTP_PORTS[name] ?? 9464 });
+      }
+      if (name === 'gateway') {
+        expect({ name, PORT: container.env.find((e: any) => e.name === 'PORT')?.value }).toEqual({ name, PORT: '3000' });
+      } else if (HTTP_PORTS[name] === undefined) {
         expect({ name, HEALTH_PORT: container.env.find((e: any) => e.name === 'HEALTH_PORT')?.value }).toEqual({ name, HEALTH_PORT: '9464' });
       } else {
         expect({ name, PORT: container.env.find((e: any) => e.name === 'PORT')?.value }).toEqual({ name, PORT: String(HTTP_PORTS[name]) });

@@ -80,13 +80,13 @@ describe('berth webhooks redeliver', () => {
   it('publishes one unprocessed event again under a new message id', async () => {
     const { code, out } = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying');
     expect(code).toBe(0);
-    expect(out).toMatch(/^Redelivered stripe:evt_retrying as stripe:evt_retrying:requeue:1 \(WEBHOOKS sequence \d+\)\.$/m);
+    expect(out).toMatch(/^Redelivered stripe:evt_retrying as stripe\/requeue\/1:evt_retrying \(WEBHOOKS sequence \d+\)\.$/m);
     const message = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.invoice.payment_failed' });
-    expect(message?.header.get('Nats-Msg-Id')).toBe('stripe:evt_retrying:requeue:1');
+    expect(message?.header.get('Nats-Msg-Id')).toBe('stripe/requeue/1:evt_retrying');
     expect(message?.header.get('Berth-Event-Type')).toBe('invoice.payment_failed');
     expect(message?.json()).toEqual({ id: 'evt_retrying', type: 'invoice.payment_failed' });
     const again = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying', '--json');
-    expect(JSON.parse(again.out)).toEqual({ status: 'redelivered', msgId: 'stripe:evt_retrying:requeue:2', streamSequence: message!.seq + 1, reopened: false });
+    expect(JSON.parse(again.out)).toEqual({ status: 'redelivered', msgId: 'stripe/requeue/2:evt_retrying', streamSequence: message!.seq + 1, reopened: false });
   });
 
   it('refuses an unknown event and a processed one, with exit code 1', async () => {
@@ -105,8 +105,8 @@ describe('berth webhooks retry-abandoned', () => {
     const first = await env.berth('webhooks', 'retry-abandoned');
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^PROVIDER\s+EVENT ID\s+TYPE\s+PUBLISHED AS$/m);
-    expect(first.out).toMatch(/^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+stripe:evt_set_aside:requeue:1$/m);
-    expect(first.out).toMatch(/^clerk\s+msg_bad\s+user\.updated\s+clerk:msg_bad:requeue:1$/m);
+    expect(first.out).toMatch(/^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+stripe\/requeue\/1:evt_set_aside$/m);
+    expect(first.out).toMatch(/^clerk\s+msg_bad\s+user\.updated\s+clerk\/requeue\/1:msg_bad$/m);
     expect(first.out).toContain('Reopened 2 set-aside webhook event(s); 2 published again.');
     expect((await env.messaging.jsm.streams.info('WEBHOOKS')).state.messages).toBe(before + 2);
     expect(await env.inbox.events.findOne({ _id: 'stripe:evt_set_aside' })).toMatchObject({ attempts: 0, abandonedAt: null, alertedAt: null, reopenedAt: expect.any(Date), requeueCount: 1, lastError: 'Error: Stripe 503' });

@@ -54,7 +54,7 @@ describe('the recovery cron', () => {
 
     // The requeued message: the stored payload, the gateway's headers, a new message id.
     const requeued = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.charge.dispute.created' });
-    expect(requeued?.header.get('Nats-Msg-Id')).toBe('stripe:evt_lost_message:requeue:1');
+    expect(requeued?.header.get('Nats-Msg-Id')).toBe('stripe/requeue/1:evt_lost_message');
     expect(requeued?.header.get('Berth-Event-Id')).toBe(LOST.eventId);
     expect(requeued?.header.get('Berth-Received-At')).toBe(failed.receivedAt.toISOString());
     expect(requeued?.json()).toEqual(LOST.body);

@@ -31,8 +31,7 @@ beforeAll(async () => {
     name: 'observability_metrics',
     env: { 'billing-sync': { ...health, BILLING_SYNC_CONCURRENCY: '1' }, 'identity-sync': health },
   });
-  base.gateway = mesh.gatewayUrl;
-  for (const [name, ready] of [['billing-sync', 'Billing sync ready'], ['identity-sync', 'Identity sync ready']] as const) {
+  for (const [name, ready] of [['gateway', /^Gateway listening on/], ['billing-sync', 'Billing sync ready'], ['identity-sync', 'Identity sync ready']] as const) {
     const port = mesh.service(name).logged(ready)[0]?.healthPort;
     if (typeof port !== 'number') throw new Error(`${name} logged no healthPort in its ready line`);
     base[name] = `http://127.0.0.1:${port}`;
@@ -122,6 +121,8 @@ describe('/metrics after known traffic', () => {
       ignored: 1,
       rate_limited: 0,
       too_large: 0,
+      body_timeout: 0,
+      invalid_event: 0,
       unavailable: 0,
       not_found: 0,
     });

@@ -177,8 +177,8 @@ describe('recoverWebhookEvents', () => {
     const result = await recoverWebhookEvents({ inbox, messaging: { js }, logger: silent, clock: at(60 * MINUTE), alert: (alert) => void alerts.push(alert), owner: 'test' });
     expect(result).toEqual({ requeued: 2, abandoned: 1, leftAlone: 1, alerted: 2, failed: 0 });
     expect(published.map((message) => [message.subject, message.msgID]).sort()).toEqual([
-      ['webhooks.stripe.invoice.paid', `stripe:${lost.eventId}:requeue:1`],
-      ['webhooks.stripe.weird_type_', `stripe:${roundOver.eventId}:requeue:1`],
+      ['webhooks.stripe.invoice.paid', `stripe/requeue/1:${lost.eventId}`],
+      ['webhooks.stripe.weird_type_', `stripe/requeue/1:${roundOver.eventId}`],
     ]);
     const lostMessage = published.find((message) => message.headers['Berth-Event-Id'] === lost.eventId)!;
     expect(lostMessage.headers).toMatchObject({ 'Berth-Provider': 'stripe', 'Berth-Event-Type': 'invoice.paid', 'Berth-Received-At': '2030-01-01T00:00:00.000Z' });
@@ -208,7 +208,7 @@ describe('retryAbandonedWebhookEvents and redeliverWebhookEvent', () => {
     expect(await retryAbandonedWebhookEvents({ inbox, clock: at(3 * MINUTE) })).toMatchObject({ reopened: 0, requeued: 0 });
     const { js, published } = recordingJs();
     expect(await recoverWebhookEvents({ inbox, messaging: { js }, logger: silent, clock: at(20 * MINUTE) })).toMatchObject({ requeued: 1 });
-    expect(published.map((message) => message.msgID)).toEqual([`stripe:${setAside.eventId}:requeue:1`]);
+    expect(published.map((message) => message.msgID)).toEqual([`stripe/requeue/1:${setAside.eventId}`]);
   });
 
   it('redelivers an unprocessed or set-aside event under a new id, and refuses an unknown or processed one', async () => {
@@ -217,7 +217,7 @@ describe('retryAbandonedWebhookEvents and redeliverWebhookEvent', () => {
     const setAside = await row({ attempts: 33, abandonedAt: new Date(T0) });
     const done = await row({ processedAt: new Date(T0) });
     const redeliver = (eventId: string) => redeliverWebhookEvent({ inbox, messaging: { js }, provider: 'stripe', eventId, clock: at(MINUTE) });
-    expect(await redeliver(pending.eventId)).toEqual({ status: 'redelivered', msgId: `stripe:${pending.eventId}:requeue:5`, streamSequence: 1, reopened: false });
+    expect(await redeliver(pending.eventId)).toEqual({ status: 'redelivered', msgId: `stripe/requeue/5:${pending.eventId}`, streamSequence: 1, reopened: false });
     expect(await redeliver(setAside.eventId)).toMatchObject({ status: 'redelivered', reopened: true });
     expect(await read(setAside._id)).toMatchObject({ attempts: 0, abandonedAt: null, requeueCount: 1 });
     expect(await redeliver(done.eventId)).toEqual({ status: 'processed', processedAt: new Date(T0) });

@@ -64,7 +64,7 @@ export interface RecoverWebhookEventsResult {
  * after it arrived and not set aside:
  * - a live message (waiting for a retry, being delivered, an attempt running: see `messageState`) → left alone;
  * - no live message and fewer than `maxAttempts` attempts → requeued: published again to
- *   `webhooks.<provider>.<type>` with its `Berth-*` headers and `Nats-Msg-Id` `<provider>:<eventId>:requeue:<n>`;
+ *   `webhooks.<provider>.<type>` with its `Berth-*` headers and `Nats-Msg-Id` `<provider>/requeue/<n>:<eventId>`;
  * - no live message and `maxAttempts` attempts or more → set aside (`abandonedAt`) with one alert: a log line at
  *   error level, the metric, and the `alert` hook.
  * Then events set aside earlier but still owed their alert get it (a consumer's `UnrecoverableError`, or a run that

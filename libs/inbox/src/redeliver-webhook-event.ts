@@ -32,7 +32,7 @@ export type RedeliverWebhookEventResult =
 
 /**
  * Publishes one stored event again now, for `berth webhooks redeliver`, under a new `Nats-Msg-Id`
- * (`<provider>:<eventId>:requeue:<n>`), starting a new round of attempts:
+ * (`<provider>/requeue/<n>:<eventId>`), starting a new round of attempts:
  * - unprocessed → published; a live message it may still have is skipped once the event is processed;
  * - set aside → given its attempts back (as `retry-abandoned` does for all) and published;
  * - processed → refused (`processed`): the consumer would skip it, and un-processing an event is not offered,

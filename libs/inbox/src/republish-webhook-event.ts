@@ -7,13 +7,17 @@ import { WEBHOOK_HEADERS } from './webhook-message';
 export const WEBHOOKS_STREAM = 'WEBHOOKS';
 
 /**
- * The `Nats-Msg-Id` of the n-th message published again for an event: `<provider>:<eventId>:requeue:<n>`. Not the
+ * The `Nats-Msg-Id` of the n-th message published again for an event: `<provider>/requeue/<n>:<eventId>`. Not the
  * gateway's `<provider>:<eventId>`, which `WEBHOOKS`' 24-hour duplicate window would drop; numbered by the row's
  * `requeueCount` (which only grows, under the event's lease), so two replicas that raced to the same requeue still
  * produce one message, and a later requeue is never taken for a duplicate.
+ *
+ * Unambiguous whatever the event id holds: what precedes the first `:` (`stripe/requeue/1`) contains `/`, which no
+ * provider name does, so no gateway id `<provider>:<eventId>` can equal a requeue id (an event id reading
+ * `evt_x:requeue:1` cannot pass for a requeue of `evt_x`), and provider and round end at the first `:`.
  */
 export function requeueMessageId(event: Pick<InboxEventDocument, 'provider' | 'eventId'>, n: number): string {
-  return `${event.provider}:${event.eventId}:requeue:${n}`;
+  return `${event.provider}/requeue/${n}:${event.eventId}`;
 }
 
 /**

@@ -65,7 +65,7 @@ export interface InboxEventDocument {
   roundEndedAt?: Date | null;
   /** When the event was last published again (recovery cron, `retry-abandoned`, `redeliver`). */
   requeuedAt?: Date | null;
-  /** Messages published again for this event, ever; the next one is `<provider>:<eventId>:requeue:<n + 1>`. */
+  /** Messages published again for this event, ever; the next one is `<provider>/requeue/<n + 1>:<eventId>`. */
   requeueCount?: number;
   /** Times the event was set aside, ever; with the event key, it names the one alert of each set-aside. */
   setAsideCount?: number;

@@ -1,15 +1,17 @@
-import { GroupCommitQueue } from './group-commit';
+import { GroupCommitFullError, GroupCommitQueue, GroupCommitTimeoutError } from './group-commit';
 import type { PublishResult } from './publisher';
 
 /** A fake publish whose PubAcks the test releases one by one. */
 function fakePublish() {
   const calls: { subject: string; ids: string[]; release: () => void; fail: (error: Error) => void }[] = [];
   let seq = 0;
-  const publish = (subject: string, ids: string[]) =>
+  const deadlines: number[] = [];
+  const publish = (subject: string, ids: string[], deadline: number) =>
     new Promise<PublishResult>((resolve, reject) => {
+      deadlines.push(deadline);
       calls.push({ subject, ids, release: () => resolve({ stream: 'JOBS', seq: ++seq, duplicate: false }), fail: reject });
     });
-  return { calls, publish };
+  return { calls, publish, deadlines };
 }
 
 /**
@@ -72,5 +74,40 @@ describe('GroupCommitQueue', () => {
     calls[0].release();
     expect((await Promise.all(acks)).map((ack) => ack.seq)).toEqual([1, 1, 1]);
     expect(batcher.waiting).toBe(0);
+  });
+
+  it('rejects items still waiting after maxWaitMs, and commits a message with its oldest item\'s deadline', async () => {
+    const { calls, publish, deadlines } = fakePublish();
+    let now = 1000;
+    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxWaitMs: 100, now: () => now });
+    const first = batcher.enqueue('k', 'a', 1);
+    await endOfTurn();
+    expect(deadlines).toEqual([1100]);
+    now = 1050;
+    const waiting = batcher.enqueue('k', 'b', 1);
+    now = 1151;
+    await expect(waiting).rejects.toBeInstanceOf(GroupCommitTimeoutError);
+    expect(batcher.waiting).toBe(0);
+    calls[0].release();
+    expect((await first).seq).toBe(1);
+  });
+
+  it('refuses at once past maxPendingItemsPerKey or maxPendingBytesPerKey waiting items of a key, other keys unaffected', async () => {
+    const { calls, publish } = fakePublish();
+    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxPendingItemsPerKey: 2, maxPendingBytesPerKey: 10 });
+    const first = batcher.enqueue('k', 'a', 1);
+    await endOfTurn();
+    const queued = [batcher.enqueue('k', 'b', 1), batcher.enqueue('k', 'c', 1)];
+    await expect(batcher.enqueue('k', 'd', 1)).rejects.toBeInstanceOf(GroupCommitFullError);
+    const other = batcher.enqueue('other', 'x', 1);
+    const big = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxPendingBytesPerKey: 10 });
+    const bigFirst = big.enqueue('b', 'p', 1);
+    await endOfTurn();
+    const bigQueued = big.enqueue('b', 'q', 8);
+    await expect(big.enqueue('b', 'r', 3)).rejects.toBeInstanceOf(GroupCommitFullError);
+    for (const call of calls) call.release();
+    await endOfTurn();
+    for (const call of calls) call.release();
+    await Promise.all([first, ...queued, other, bigFirst, bigQueued]);
   });
 });

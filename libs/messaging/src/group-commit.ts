@@ -6,14 +6,46 @@ export interface GroupCommitOptions {
   maxBytesPerMessage?: number;
   /** Messages of one key awaiting their PubAck at once (default 2); later items gather meanwhile. */
   maxInFlightPerKey?: number;
+  /**
+   * Longest time an item may take from `enqueue` to stored, in ms (default: no limit). An item still waiting for a
+   * message then is rejected with {@link GroupCommitTimeoutError}; a message is committed with the deadline of its
+   * oldest item, so the store can give up on it in time too.
+   */
+  maxWaitMs?: number;
+  /** Most items waiting for a message per key (default: no limit); past it `enqueue` rejects at once with {@link GroupCommitFullError}. */
+  maxPendingItemsPerKey?: number;
+  /** Most bytes of items waiting for a message per key (default: no limit); past it `enqueue` rejects at once. */
+  maxPendingBytesPerKey?: number;
+  /** Monotonic milliseconds; `performance.now` by default. */
+  now?: () => number;
 }
 
-/** Stores one message made of `items` (all of one key) and resolves once it is durably stored. */
-export type CommitItems<Item, Result> = (key: string, items: Item[]) => Promise<Result>;
+/**
+ * Stores one message made of `items` (all of one key) and resolves once it is durably stored. `deadline` (on the
+ * `now` clock of the queue, `Infinity` without `maxWaitMs`) is when its oldest item's wait runs out.
+ */
+export type CommitItems<Item, Result> = (key: string, items: Item[], deadline: number) => Promise<Result>;
+
+/** An item waited longer than `maxWaitMs` for a message. */
+export class GroupCommitTimeoutError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`not committed within ${waitedMs} ms: earlier messages of its key are still being stored`);
+    this.name = 'GroupCommitTimeoutError';
+  }
+}
+
+/** The key already has as many items or bytes waiting as it may hold. */
+export class GroupCommitFullError extends Error {
+  constructor(key: string) {
+    super(`too many items waiting for key ${key}`);
+    this.name = 'GroupCommitFullError';
+  }
+}
 
 interface PendingItem<Item, Result> {
   readonly item: Item;
   readonly size: number;
+  readonly deadline: number;
   readonly resolve: (result: Result) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -21,6 +53,7 @@ interface PendingItem<Item, Result> {
 interface KeyState<Item, Result> {
   inFlight: number;
   pending: PendingItem<Item, Result>[];
+  pendingBytes: number;
   /** A flush is set for the end of this event-loop turn. */
   flushScheduled: boolean;
 }
@@ -39,29 +72,53 @@ interface KeyState<Item, Result> {
  *
  * Nothing is traded for it: every `enqueue` resolves only once the message carrying its item is stored (fsynced),
  * and rejects when that message is refused.
+ *
+ * Bounded: an item waits at most `maxWaitMs` (swept every {@link EXPIRY_SWEEP_MS} ms while items wait), and a key
+ * holds at most `maxPendingItemsPerKey` items and `maxPendingBytesPerKey` bytes waiting, so a slow store costs
+ * bounded memory and every caller hears back in time.
  */
 export class GroupCommitQueue<Item, Result> {
   private readonly keys = new Map<string, KeyState<Item, Result>>();
   private readonly maxItems: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
+  private readonly maxWaitMs: number;
+  private readonly maxPendingItems: number;
+  private readonly maxPendingBytes: number;
+  private readonly now: () => number;
+  private sweepTimer?: NodeJS.Timeout;
 
   constructor(private readonly commit: CommitItems<Item, Result>, options: GroupCommitOptions = {}) {
     this.maxItems = Math.max(1, options.maxItemsPerMessage ?? 100);
     this.maxBytes = Math.max(1024, options.maxBytesPerMessage ?? 256 * 1024);
     this.maxInFlight = Math.max(1, options.maxInFlightPerKey ?? 2);
+    this.maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
+    this.maxPendingItems = options.maxPendingItemsPerKey ?? Number.POSITIVE_INFINITY;
+    this.maxPendingBytes = options.maxPendingBytesPerKey ?? Number.POSITIVE_INFINITY;
+    this.now = options.now ?? (() => performance.now());
   }
 
-  /** Queues `item` (of `size` bytes) under `key`; resolves with the result of the message that carried it. */
+  /**
+   * Queues `item` (of `size` bytes) under `key`; resolves with the result of the message that carried it.
+   * @throws GroupCommitFullError (as a rejection) when the key holds its most items or bytes already;
+   * GroupCommitTimeoutError when the item waited `maxWaitMs` without leaving in a message.
+   */
   enqueue(key: string, item: Item, size: number): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       let state = this.keys.get(key);
       if (state === undefined) {
-        state = { inFlight: 0, pending: [], flushScheduled: false };
+        state = { inFlight: 0, pending: [], pendingBytes: 0, flushScheduled: false };
         this.keys.set(key, state);
       }
-      state.pending.push({ item, size, resolve, reject });
+      if (state.pending.length >= this.maxPendingItems || (state.pending.length > 0 && state.pendingBytes + size > this.maxPendingBytes)) {
+        if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
+        reject(new GroupCommitFullError(key));
+        return;
+      }
+      state.pending.push({ item, size, deadline: this.now() + this.maxWaitMs, resolve, reject });
+      state.pendingBytes += size;
       this.scheduleFlush(key, state);
+      if (this.sweepTimer === undefined && this.maxWaitMs !== Number.POSITIVE_INFINITY) this.startSweep();
     });
   }
 
@@ -87,7 +144,7 @@ export class GroupCommitQueue<Item, Result> {
       state.inFlight += 1;
       let committed: Promise<Result>;
       try {
-        committed = this.commit(key, batch.map((pending) => pending.item));
+        committed = this.commit(key, batch.map((pending) => pending.item), batch[0].deadline);
       } catch (error) {
         committed = Promise.reject(error);
       }
@@ -111,6 +168,35 @@ export class GroupCommitQueue<Item, Result> {
       bytes += size;
       count += 1;
     }
-    return state.pending.splice(0, count);
+    const taken = state.pending.splice(0, count);
+    for (const pending of taken) state.pendingBytes -= pending.size;
+    return taken;
+  }
+
+  private startSweep(): void {
+    this.sweepTimer = setInterval(() => this.expireOverdue(), Math.min(EXPIRY_SWEEP_MS, this.maxWaitMs));
+    this.sweepTimer.unref();
+  }
+
+  /** Rejects the items whose wait ran out; a key's items share one wait and are in order, so each key stops early. */
+  private expireOverdue(): void {
+    const now = this.now();
+    let waiting = 0;
+    for (const [key, state] of this.keys) {
+      while (state.pending.length > 0 && state.pending[0].deadline <= now) {
+        const expired = state.pending.shift()!;
+        state.pendingBytes -= expired.size;
+        expired.reject(new GroupCommitTimeoutError(this.maxWaitMs));
+      }
+      if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
+      waiting += state.pending.length;
+    }
+    if (waiting === 0) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
   }
 }
+
+/** How often waiting items are checked against their deadline; `maxWaitMs` is honoured to within this. */
+const EXPIRY_SWEEP_MS = 50;

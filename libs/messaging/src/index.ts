@@ -20,7 +20,7 @@ export { JetStreamTransport } from './nest/jetstream-transport';
 export type { JetStreamTransportOptions, TransportConsumerOptions } from './nest/jetstream-transport';
 export { JetStreamContext } from './nest/jetstream-context';
 export { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
-export { GroupCommitQueue } from './group-commit';
+export { GroupCommitQueue, GroupCommitFullError, GroupCommitTimeoutError } from './group-commit';
 export type { GroupCommitOptions, CommitItems } from './group-commit';
 export { WEBHOOK_HEADERS, encodeWebhookBatch, decodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
 export type { StoredWebhookItem } from './stored-webhook';

@@ -6,6 +6,7 @@
 export type { VerificationResult, VerificationSuccess, VerificationFailure, VerificationFailureReason } from './result';
 export type { Clock } from './timing';
 export { DEFAULT_TOLERANCE_SECONDS } from './timing';
+export { MAX_JSON_NESTING_DEPTH } from './json-depth';
 export type { HeaderBag } from './input';
 export type { StripeVerifyInput } from './stripe';
 export { verifyStripeSignature } from './stripe';

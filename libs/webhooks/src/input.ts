@@ -1,3 +1,5 @@
+import { MAX_JSON_NESTING_DEPTH, nestsDeeperThan } from './json-depth';
+
 /**
  * Request headers as Node's `IncomingMessage.headers` gives them. Lookup is case-insensitive
  * so callers may also pass hand-built objects.
@@ -41,8 +43,13 @@ export function decodeUtf8Strict(rawBody: Buffer | string): string | undefined {
   }
 }
 
-/** Parses JSON without throwing; only ever called on an already-verified body. */
+/**
+ * Parses JSON without throwing; only ever called on an already-verified body. JSON nested deeper than
+ * {@link MAX_JSON_NESTING_DEPTH} is refused like text that is not JSON: it would make every later
+ * `JSON.stringify` (and MongoDB) fail on it for ever.
+ */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (nestsDeeperThan(text, MAX_JSON_NESTING_DEPTH)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

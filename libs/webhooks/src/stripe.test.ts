@@ -97,6 +97,13 @@ describe('verifyStripeSignature', () => {
       .toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
+  it('rejects an empty or valueless v1 (which makes the stripe library throw) as malformed, not with an exception', () => {
+    for (const signatureHeader of [`t=${NOW_S},v1=`, `t=${NOW_S},v1`, `${header()},v1=`, `t=${NOW_S},v1=,v1=${'a'.repeat(64)}`]) {
+      expect({ signatureHeader, result: verifyStripeSignature({ rawBody: Buffer.from(BODY), signatureHeader, secrets: [SECRET], now: clock }) })
+        .toEqual({ signatureHeader, result: { ok: false, reason: 'malformed', message: expect.any(String) } });
+    }
+  });
+
   it('rejects empty and non-UTF-8 bodies as malformed', () => {
     const raw = Buffer.concat([Buffer.from('{"id":"evt_'), Buffer.from([0xc3]), Buffer.from('"}')]);
     expect(verifyStripeSignature({ rawBody: raw, signatureHeader: header({ payload: raw.toString() }), secrets: [SECRET], now: clock }))

@@ -34,6 +34,7 @@ export function verifyStripeSignature(input: StripeVerifyInput): VerificationRes
 
   const timestamp = readStripeTimestamp(header);
   if (timestamp === undefined) return fail('malformed', 'Stripe-Signature header has no single t=<unix seconds>');
+  if (hasEmptySignature(header)) return fail('malformed', 'Stripe-Signature header has an empty v1 signature');
   const body = decodeUtf8Strict(input.rawBody);
   if (body === undefined) return fail('malformed', 'body is not valid UTF-8');
   if (body === '') return fail('malformed', 'body is empty');
@@ -61,6 +62,14 @@ function stripeAccepts(body: string, header: string, secret: string, tolerance: 
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) return false;
     throw error;
   }
+}
+
+/** A `v1` item without a value: the stripe library throws on it (instead of answering "no match"). */
+function hasEmptySignature(header: string): boolean {
+  return header.split(',').some((item) => {
+    const [key, value] = item.split('=');
+    return key === 'v1' && !value;
+  });
 }
 
 /**

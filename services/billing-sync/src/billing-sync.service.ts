@@ -4,6 +4,7 @@ import { UnrecoverableError } from '@berth/messaging';
 import { BILLING_SYNC_RUNTIME, type BillingSyncRuntime } from './runtime';
 import { classifyStripeEvent, customerIdOf, parseStripeEvent, type StripeEventPayload } from './stripe/stripe-event';
 import { summarizeDispute, summarizeEarlyFraudWarning, summarizeRefund } from './sync/object-summaries';
+import { isCheckoutSessionEvent, readCheckoutLink } from './sync/checkout-link';
 import { syncStripeObject } from './sync/sync-stripe-object';
 import { syncWorkspaceBilling } from './sync/sync-workspace-billing';
 import { resolveWorkspace } from './workspaces/resolve-workspace';
@@ -51,13 +52,13 @@ export class BillingSyncService {
 
   private async syncCustomerState(stripeEvent: StripeEventPayload): Promise<void> {
     const { collections, stripe, logger, clock, owner, hooks } = this.runtime;
-    const object = stripeEvent.data.object;
-    const customerId = customerIdOf(object);
+    const checkout = isCheckoutSessionEvent(stripeEvent.type) ? await readCheckoutLink(stripe, stripeEvent) : undefined;
+    const customerId = checkout ? checkout.customerId : customerIdOf(stripeEvent.data.object);
     if (!customerId) {
       logger.info('Stripe event names no customer: nothing to sync');
       return;
     }
-    const checkoutWorkspaceId = stripeEvent.type.startsWith('checkout.session.') && typeof object.client_reference_id === 'string' ? object.client_reference_id : null;
+    const checkoutWorkspaceId = checkout?.workspaceId ?? null;
     const workspace = await resolveWorkspace({ workspaces: collections.workspaces, stripe, customerId, checkoutWorkspaceId, logger });
     if (!workspace) {
       logger.info({ customerId }, 'Stripe customer is linked to no workspace: nothing to sync');

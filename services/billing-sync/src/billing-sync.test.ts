@@ -76,6 +76,7 @@ describe('billing-sync', () => {
   it('links a workspace at checkout and writes its subscriptions as Stripe has them now', async () => {
     await insertWorkspace('org_checkout');
     standIn.setCustomer({ id: 'cus_checkout' });
+    standIn.setCheckoutSession({ id: 'cs_1', customer: 'cus_checkout', client_reference_id: 'org_checkout' });
     standIn.setSubscriptions('cus_checkout', [{ id: 'sub_pro', status: 'active', items: [{ priceId: 'price_pro', productId: 'prod_pro', quantity: 5 }] }]);
     const event = stripeEvent('evt_checkout', 'checkout.session.completed', { id: 'cs_1', object: 'checkout.session', customer: 'cus_checkout', client_reference_id: 'org_checkout' });
     await publishTestWebhook(messaging.js, event);

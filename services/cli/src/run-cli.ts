@@ -5,6 +5,7 @@ import { connectMessaging, describeError, type Messaging } from '@berth/messagin
 import { UsageError, type Command, type CommandGroup } from './command';
 import { COMMAND_GROUPS } from './command-groups';
 import { DEFAULT_MONGO_DB, DEFAULT_MONGO_URL, type CliConfig } from './config';
+import { terminalSafe } from './output';
 
 /** Where the CLI writes, and what it runs. */
 export interface RunCliOptions {
@@ -14,8 +15,12 @@ export interface RunCliOptions {
   groups?: CommandGroup[];
 }
 
-/** Runs `berth <argv…>` and resolves with the exit code: 0 done, 1 failed, 2 wrong invocation. */
-export async function runCli(argv: string[], options: RunCliOptions): Promise<number> {
+/**
+ * Runs `berth <argv…>` and resolves with the exit code: 0 done, 1 failed, 2 wrong invocation. Everything is written
+ * through {@link terminalSafe}: what it prints comes partly from providers and customers.
+ */
+export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Promise<number> {
+  const options = { ...unsafeOptions, stdout: terminalSafe(unsafeOptions.stdout), stderr: terminalSafe(unsafeOptions.stderr) };
   const groups = options.groups ?? COMMAND_GROUPS;
   const [groupName, ...rest] = argv;
   if (!groupName || groupName === 'help' || groupName === '--help' || groupName === '-h') {

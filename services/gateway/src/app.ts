@@ -21,11 +21,15 @@ export interface GatewayAppDependencies {
 }
 
 /**
- * Builds the gateway's Koa application (not listening):
+ * Builds the gateway's public Koa application (not listening):
  * - `POST /webhooks/:provider`: see {@link WebhookRoute}.
  * - `GET /healthz`: 200 while the process runs.
- * - `GET /readyz`: 200 when NATS is connected and the stream exists, else 503.
- * - `GET /metrics`: Prometheus text of this app's registry.
+ *
+ * `/readyz` and `/metrics` are served by {@link createHealthApp} on the health port, not here: the webhook port is
+ * open to the internet, and neither the stream state nor the metrics are anyone's business there.
+ *
+ * With `trustProxy` the client IP is the `X-Forwarded-For` entry `trustProxyHops` places from the right (the one
+ * the outermost trusted proxy appended), never an entry the client wrote itself.
  *
  * @throws TypeError when a provider's secret is unusable (checked here, at boot).
  */
@@ -41,12 +45,47 @@ export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
     logger,
     clock,
     maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.unauthenticated.bodyTimeoutMs,
+    maxBodiesPerIp: config.unauthenticated.maxBodiesPerIp,
     rateLimitPerMinute: config.rateLimitPerMinute,
   });
 
   const router = new Router();
   router.post('/webhooks/:provider', webhooks.handle);
-  router.get('/healthz', (ctx) => respondJson(ctx, 200, '{"status":"ok"}'));
+  router.get('/healthz', healthz);
+
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxyHops });
+  app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
+  app.use(refuseOptions);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+const healthz = (ctx: Koa.Context): void => respondJson(ctx, 200, '{"status":"ok"}');
+
+/** Providers POST and probes GET: no CORS preflight or method discovery is answered on the public port. */
+const refuseOptions: Koa.Middleware = async (ctx, next) => {
+  if (ctx.method !== 'OPTIONS') return next();
+  respondJson(ctx, 405, '{"error":"method_not_allowed"}');
+};
+
+/** What {@link createHealthApp} reads. */
+export interface HealthAppDependencies {
+  readonly publisher: Pick<WebhookPublisher, 'isReady'>;
+  readonly metrics: GatewayMetrics;
+}
+
+/**
+ * The health and metrics app, served on `HEALTH_PORT` (as every other service does), apart from the webhooks:
+ * - `GET /healthz`: 200 while the process runs.
+ * - `GET /readyz`: 200 when NATS is connected and the stream exists, else 503.
+ * - `GET /metrics`: Prometheus text of the gateway's registry.
+ */
+export function createHealthApp(dependencies: HealthAppDependencies): Koa {
+  const { publisher, metrics } = dependencies;
+  const router = new Router();
+  router.get('/healthz', healthz);
   router.get('/readyz', async (ctx) => {
     const ready = await publisher.isReady();
     respondJson(ctx, ready ? 200 : 503, ready ? '{"status":"ready"}' : '{"status":"not_ready"}');
@@ -55,9 +94,7 @@ export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
     ctx.set('Content-Type', metrics.contentType);
     ctx.body = await metrics.render();
   });
-
-  const app = new Koa({ proxy: config.trustProxy });
-  app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
+  const app = new Koa();
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -25,6 +25,23 @@ describe('loadConfig', () => {
     expect(config.knownProviderNames).toEqual(['stripe', 'clerk']);
   });
 
+  it('bounds unauthenticated clients, the queue per subject and the proxy hops by default, and serves health apart', () => {
+    const config = loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_a' });
+    expect(config).toMatchObject({
+      healthPort: 9463,
+      healthHost: '0.0.0.0',
+      unauthenticated: { maxBodiesPerIp: 8, bodyTimeoutMs: 10_000 },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 },
+      batching: { maxPendingItemsPerKey: 1000, maxPendingBytesPerKey: 16 * 1024 * 1024 },
+      trustProxyHops: 1,
+    });
+    expect(loadConfig({ NODE_ENV: 'test' }).healthPort).toBe(0);
+    expect(loadConfig({ HEALTH_PORT: '9999', TRUST_PROXY_HOPS: '2', WEBHOOK_QUEUE_MAX_EVENTS: '5' })).toMatchObject({ healthPort: 9999, trustProxyHops: 2, batching: { maxPendingItemsPerKey: 5 } });
+    expect(() => loadConfig({ TRUST_PROXY_HOPS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_MAX_BODIES_PER_IP: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_BODY_TIMEOUT_MS: '5' })).toThrow(ConfigError);
+  });
+
   it('switches Stripe off with BILLING_PROVIDER=none or no secret, and Clerk on with its secrets', () => {
     expect(loadConfig({ BILLING_PROVIDER: 'none', STRIPE_WEBHOOK_SECRET: 'whsec_a' }).providers).toEqual([]);
     expect(loadConfig({}).providers).toEqual([]);

@@ -40,6 +40,9 @@ export interface ProviderConfig {
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
+  /** Port of `/healthz`, `/readyz` and `/metrics`, kept off the public webhook port (`HEALTH_PORT`). */
+  readonly healthPort: number;
+  readonly healthHost: string;
   readonly natsUrl: string;
   readonly logLevel: string;
   /** Unset: `main.ts` picks pretty for a terminal, JSON otherwise. */
@@ -56,8 +59,15 @@ export interface GatewayConfig {
   /** Every provider name the gateway knows, switched on or not (used as a metrics label; others count as `unknown`). */
   readonly knownProviderNames: readonly string[];
   readonly maxBodyBytes: number;
-  /** Signed requests per client IP and provider per minute, per replica; 0 switches the limit off. */
+  /** Requests (signed or rejected) per client IP and provider per minute, per replica; 0 switches the limit off. */
   readonly rateLimitPerMinute: number;
+  /**
+   * What a client may hold before it is authenticated: bodies being read at once per client IP
+   * (`WEBHOOK_MAX_BODIES_PER_IP`) and the longest time a body may take to arrive (`WEBHOOK_BODY_TIMEOUT_MS`).
+   */
+  readonly unauthenticated: { readonly maxBodiesPerIp: number; readonly bodyTimeoutMs: number };
+  /** Node's server deadlines: the request head (`HTTP_HEADERS_TIMEOUT_MS`) and the whole request (`HTTP_REQUEST_TIMEOUT_MS`). */
+  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number };
   /** How long a publish may wait for its PubAck before the request is answered 503. */
   readonly publishTimeoutMs: number;
   /**
@@ -65,16 +75,32 @@ export interface GatewayConfig {
    * `WEBHOOK_BATCH_IN_FLIGHT`): most events and bytes per stored message, and messages of a subject awaiting their
    * PubAck at once while later events gather.
    */
-  readonly batching: { readonly maxItemsPerMessage: number; readonly maxBytesPerMessage: number; readonly maxInFlightPerKey: number };
+  readonly batching: {
+    readonly maxItemsPerMessage: number;
+    readonly maxBytesPerMessage: number;
+    readonly maxInFlightPerKey: number;
+    /** Events and bytes waiting per subject (`WEBHOOK_QUEUE_MAX_EVENTS`, `WEBHOOK_QUEUE_MAX_BYTES`); past them, 503 at once. */
+    readonly maxPendingItemsPerKey: number;
+    readonly maxPendingBytesPerKey: number;
+  };
   /** Replicas of the webhook streams it creates or updates at start (`STREAM_REPLICAS`: 1, 3 on a cluster). */
   readonly streamReplicas: number;
   /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
+  /**
+   * Proxies in front of the gateway that each append an `X-Forwarded-For` entry (`TRUST_PROXY_HOPS`): the client IP
+   * is the entry this many places from the right, the one the outermost trusted proxy appended. Entries left of it
+   * are whatever the client sent.
+   */
+  readonly trustProxyHops: number;
   /** OTLP/HTTP endpoint for traces; tracing is off when unset. */
   readonly otlpEndpoint?: string;
   /** `service.name` on spans. */
   readonly serviceName: string;
 }
+
+/** The health and metrics port when `HEALTH_PORT` is unset (0, a free port, under `NODE_ENV=test`). */
+export const DEFAULT_HEALTH_PORT = 9463;
 
 /** Provider names reserved for the built-in providers and for path segments that would be confusing. */
 const RESERVED_PROVIDER_NAMES = ['stripe', 'clerk'];
@@ -160,6 +186,8 @@ const positiveInt = (defaultValue: number) => z.coerce.number().int().positive()
 const gatewayEnvSchema = commonEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
   BILLING_PROVIDER: z.enum(['stripe', 'none']).default('stripe'),
   STRIPE_WEBHOOK_SECRET: commaList,
   CLERK_WEBHOOK_SIGNING_SECRET: commaList,
@@ -172,6 +200,14 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
   PUBLISH_TIMEOUT_MS: z.coerce.number().int().positive().max(1900, 'must leave the answer under 2 s (at most 1900)').default(1500),
   TRUST_PROXY: booleanFlag(false),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  WEBHOOK_MAX_BODIES_PER_IP: z.coerce.number().int().min(1).max(10_000).default(8),
+  WEBHOOK_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  // Waiting events per subject while its message is being stored: bounded, so a slow JetStream costs bounded memory.
+  WEBHOOK_QUEUE_MAX_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  WEBHOOK_QUEUE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
   // Group commit: events of one subject that arrive while its messages are being stored leave together.
   WEBHOOK_BATCH_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_BATCH_MAX_BYTES: z.coerce.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
@@ -244,6 +280,8 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
   return {
     port: parsed.PORT,
     host: parsed.HOST,
+    healthPort: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT),
+    healthHost: parsed.HEALTH_HOST,
     natsUrl: parsed.NATS_URL,
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
@@ -253,10 +291,19 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     knownProviderNames: [...RESERVED_PROVIDER_NAMES, ...parsed.WEBHOOK_PROVIDERS.map((p) => p.name)],
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    unauthenticated: { maxBodiesPerIp: parsed.WEBHOOK_MAX_BODIES_PER_IP, bodyTimeoutMs: parsed.WEBHOOK_BODY_TIMEOUT_MS },
+    http: { headersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS },
     publishTimeoutMs: parsed.PUBLISH_TIMEOUT_MS,
-    batching: { maxItemsPerMessage: parsed.WEBHOOK_BATCH_MAX_EVENTS, maxBytesPerMessage: parsed.WEBHOOK_BATCH_MAX_BYTES, maxInFlightPerKey: parsed.WEBHOOK_BATCH_IN_FLIGHT },
+    batching: {
+      maxItemsPerMessage: parsed.WEBHOOK_BATCH_MAX_EVENTS,
+      maxBytesPerMessage: parsed.WEBHOOK_BATCH_MAX_BYTES,
+      maxInFlightPerKey: parsed.WEBHOOK_BATCH_IN_FLIGHT,
+      maxPendingItemsPerKey: parsed.WEBHOOK_QUEUE_MAX_EVENTS,
+      maxPendingBytesPerKey: parsed.WEBHOOK_QUEUE_MAX_BYTES,
+    },
     streamReplicas: parsed.STREAM_REPLICAS,
     trustProxy: parsed.TRUST_PROXY,
+    trustProxyHops: parsed.TRUST_PROXY_HOPS,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'gateway',
   };

@@ -147,10 +147,10 @@ describe('gateway: Stripe webhooks into JetStream', () => {
     expect((await gateway.post('nope', body, stripeSignature(body))).status).toBe(404);
   });
 
-  it('serves /healthz, /readyz and /metrics', async () => {
-    expect((await fetch(`${gateway.baseUrl}/healthz`)).status).toBe(200);
-    expect((await fetch(`${gateway.baseUrl}/readyz`)).status).toBe(200);
-    const metrics = await fetch(`${gateway.baseUrl}/metrics`);
+  it('serves /healthz, /readyz and /metrics on the health port', async () => {
+    expect((await fetch(`${gateway.healthUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${gateway.healthUrl}/readyz`)).status).toBe(200);
+    const metrics = await fetch(`${gateway.healthUrl}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('webhook_publish_duration_seconds_bucket');
   });

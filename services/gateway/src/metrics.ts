@@ -8,6 +8,8 @@ export const INBOUND_OUTCOMES = [
   'invalid_signature',
   'rate_limited',
   'too_large',
+  'body_timeout',
+  'invalid_event',
   'unavailable',
   'not_found',
 ] as const;

@@ -7,7 +7,10 @@ export interface PubAckResult {
   readonly duplicate: boolean;
 }
 
-/** JetStream refused the message (stream full, wrong expected stream...) or no stream listens on the subject. */
+/**
+ * JetStream refused the message (stream full, wrong expected stream...), no stream listens on the subject, or the
+ * answer was not a PubAck of the expected stream with a sequence (anything else may answer a reply subject).
+ */
 export class PubAckError extends Error {
   constructor(message: string, readonly code?: number) {
     super(message);
@@ -49,7 +52,11 @@ export class PubAckPipeline {
   private readonly sweepTimer: NodeJS.Timeout;
   private nextToken = 0;
 
-  constructor(private readonly nc: NatsConnection, private readonly timeoutMs: number) {
+  /**
+   * @param expectedStream the only stream whose PubAck counts as stored; the messages also carry it as
+   * `Nats-Expected-Stream`, so JetStream itself refuses to store them elsewhere.
+   */
+  constructor(private readonly nc: NatsConnection, private readonly timeoutMs: number, private readonly expectedStream: string) {
     this.inboxPrefix = `${createInbox()}.`;
     this.subscription = nc.subscribe(`${this.inboxPrefix}*`, { callback: (error, msg) => this.settle(error, msg) });
     this.sweepTimer = setInterval(() => this.expireOverdue(), EXPIRY_SWEEP_MS);
@@ -58,13 +65,15 @@ export class PubAckPipeline {
 
   /**
    * Publishes `data` on `subject` and resolves with its PubAck.
+   * @param deadline `performance.now()` time after which to give up, if sooner than the timeout from now (the
+   * group commit passes its oldest event's deadline, so an event that waited for its message waits no longer).
    * @throws PubAckError when JetStream refuses it, PubAckTimeoutError when no answer comes in time, or the
    * client's error when the connection is closed.
    */
-  publish(subject: string, data: Uint8Array, headers: MsgHdrs): Promise<PubAckResult> {
+  publish(subject: string, data: Uint8Array, headers: MsgHdrs, deadline = Number.POSITIVE_INFINITY): Promise<PubAckResult> {
     const token = (this.nextToken++).toString(36);
     return new Promise<PubAckResult>((resolve, reject) => {
-      this.pending.set(token, { resolve, reject, deadline: performance.now() + this.timeoutMs });
+      this.pending.set(token, { resolve, reject, deadline: Math.min(deadline, performance.now() + this.timeoutMs) });
       try {
         this.nc.publish(subject, data, { reply: this.inboxPrefix + token, headers });
       } catch (error) {
@@ -100,20 +109,22 @@ export class PubAckPipeline {
       return;
     }
     try {
-      const answer = JSON.parse(msg.string()) as { stream?: string; seq?: number; duplicate?: boolean; error?: { code?: number; err_code?: number; description?: string } };
-      if (answer.error) waiting.reject(new PubAckError(answer.error.description ?? 'JetStream error', answer.error.err_code ?? answer.error.code));
-      else waiting.resolve({ stream: answer.stream ?? '', seq: answer.seq ?? 0, duplicate: answer.duplicate === true });
+      const answer = JSON.parse(msg.string()) as { stream?: unknown; seq?: unknown; duplicate?: unknown; error?: { code?: number; err_code?: number; description?: string } } | null;
+      if (answer?.error) waiting.reject(new PubAckError(answer.error.description ?? 'JetStream error', answer.error.err_code ?? answer.error.code));
+      else if (answer?.stream !== this.expectedStream || !Number.isSafeInteger(answer.seq) || (answer.seq as number) < 1) {
+        waiting.reject(new PubAckError(`not a PubAck of stream ${this.expectedStream} with a sequence`));
+      } else waiting.resolve({ stream: answer.stream, seq: answer.seq as number, duplicate: answer.duplicate === true });
     } catch (parseError) {
       waiting.reject(parseError as Error);
     }
   }
 
-  /** Entries are in publish order with one timeout, so deadlines ascend: stop at the first one not yet due. */
+  /** Deadlines differ per message (see `publish`), so every waiting entry is looked at; they are few (in flight). */
   private expireOverdue(): void {
     if (this.pending.size === 0) return;
     const now = performance.now();
     for (const [token, waiting] of this.pending) {
-      if (waiting.deadline > now) break;
+      if (waiting.deadline > now) continue;
       this.pending.delete(token);
       waiting.reject(new PubAckTimeoutError(this.timeoutMs));
     }

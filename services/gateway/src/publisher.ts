@@ -62,9 +62,10 @@ export interface JetStreamWebhookPublisherOptions {
   readonly resendCopyAfterMs?: number;
 }
 
-/** One event waiting in the group commit, with its producer span. */
+/** One event waiting in the group commit, with its subject and producer span. */
 interface QueuedEvent {
   readonly event: InboundWebhookEvent;
+  readonly subject: string;
   readonly msgId: string;
   readonly span: Span;
 }
@@ -85,6 +86,13 @@ const tracer = trace.getTracer('berth-gateway');
  * whose row per `<provider>:<eventId>` is the guarantee. The same event sent again while its first copy is still
  * being stored waits for that copy instead of being stored twice.
  *
+ * Events are grouped by subject and exact type: types that sanitise to one subject (`order paid`, `order*paid`)
+ * never share a message, so each keeps its own `Berth-Event-Type`.
+ *
+ * Every event is answered within `timeoutMs` of its publish, however long it waited behind its subject's message
+ * in flight, and a subject holds at most `batching.maxPendingItemsPerKey` events and `maxPendingBytesPerKey` bytes
+ * waiting: past them a publish fails at once (the provider gets its 503 and retries).
+ *
  * Messages are pipelined on the one connection through a {@link PubAckPipeline}. While the connection is down a
  * publish fails at once instead of queueing in the client's reconnect buffer, so the provider gets its 503
  * immediately.
@@ -97,8 +105,8 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
   private readonly storing = new Map<string, Promise<PublishOutcome>>();
 
   constructor(private readonly options: JetStreamWebhookPublisherOptions) {
-    this.pipeline = new PubAckPipeline(options.messaging.nc, options.timeoutMs);
-    this.groupCommit = new GroupCommitQueue((subject, events) => this.store(subject, events), options.batching);
+    this.pipeline = new PubAckPipeline(options.messaging.nc, options.timeoutMs, options.streamName);
+    this.groupCommit = new GroupCommitQueue((_key, events, deadline) => this.store(events, deadline), { ...options.batching, maxWaitMs: options.timeoutMs });
   }
 
   publish(event: InboundWebhookEvent): Promise<PublishOutcome> {
@@ -119,7 +127,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.message.id': msgId },
     });
     try {
-      const ack = await this.groupCommit.enqueue(subject, { event, msgId, span }, event.data.length);
+      const ack = await this.groupCommit.enqueue(`${subject}\u0000${event.type}`, { event, subject, msgId, span }, event.data.length);
       if (!ack.duplicate) return 'stored';
       span.setAttribute('messaging.nats.duplicate', true);
       if (await this.isLateCopy(ack)) await this.storeResentCopy(subject, event, msgId);
@@ -160,12 +168,13 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     headers.set(WEBHOOK_HEADERS.eventType, event.type);
     headers.set(WEBHOOK_HEADERS.receivedAt, event.receivedAt);
     headers.set(WEBHOOK_HEADERS.resent, 'true');
-    return this.pipeline.publish(subject, event.data, headers);
+    return this.pipeline.publish(subject, event.data, headers, Date.now() + this.options.timeoutMs);
   }
 
-  /** Stores one message of `subject`: the event itself when alone, else a batch of them. */
-  private store(subject: string, queued: QueuedEvent[]): Promise<PubAckResult> {
+  /** Stores one message of events of one subject and type: the event itself when alone, else a batch of them. */
+  private store(queued: QueuedEvent[], deadline: number): Promise<PubAckResult> {
     if (this.closed) return Promise.reject(new WebhookPublishError('publisher closed'));
+    const { subject } = queued[0];
     const first = queued[0].event;
     const headers = createHeaders();
     headers.set('Nats-Expected-Stream', this.options.streamName);
@@ -176,7 +185,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       injectTraceContext(headers, trace.setSpan(context.active(), queued[0].span));
       headers.set('Nats-Msg-Id', queued[0].msgId);
       headers.set(WEBHOOK_HEADERS.eventId, first.eventId);
-      return this.pipeline.publish(subject, first.data, headers);
+      return this.pipeline.publish(subject, first.data, headers, deadline);
     }
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
@@ -186,7 +195,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
       return { ...item, traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
     });
-    return this.pipeline.publish(subject, encodeWebhookBatch(items), headers);
+    return this.pipeline.publish(subject, encodeWebhookBatch(items), headers, deadline);
   }
 
   async isReady(): Promise<boolean> {

@@ -50,7 +50,22 @@ export class FixedWindowRateLimiter {
       window.count += 1;
       return ALLOWED;
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + this.options.windowMs - nowMs) / 1000)) };
+    return { allowed: false, retryAfterSeconds: this.retryAfterSeconds(key, nowMs) };
+  }
+
+  /**
+   * True when `key` has used its whole window at `nowMs`, without counting a hit: lets a flood be refused before
+   * its body is read or its signature checked.
+   */
+  isExhausted(key: string, nowMs: number): boolean {
+    const window = this.windows.get(key);
+    return window !== undefined && nowMs - window.startedAt < this.options.windowMs && window.count >= this.options.limit;
+  }
+
+  /** Seconds until `key`'s window ends (at least 1). */
+  retryAfterSeconds(key: string, nowMs: number): number {
+    const window = this.windows.get(key);
+    return window === undefined ? 1 : Math.max(1, Math.ceil((window.startedAt + this.options.windowMs - nowMs) / 1000));
   }
 
   /** Number of keys held (for tests and diagnostics). */

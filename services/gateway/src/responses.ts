@@ -8,9 +8,15 @@ export const RESPONSE_BODIES = {
   ignored: '{"received":true,"ignored":true}',
   notFound: '{"error":"not_found"}',
   tooLarge: '{"error":"too_large"}',
+  bodyTimeout: '{"error":"body_timeout"}',
   rateLimited: '{"error":"rate_limited"}',
   unavailable: '{"error":"unavailable"}',
 } as const;
+
+/** `{"error":"invalid_event","reason":...}`: a signed event whose id or type can never be stored. */
+export function invalidEventBody(reason: 'control_characters' | 'too_long'): string {
+  return `{"error":"invalid_event","reason":"${reason}"}`;
+}
 
 /** `{"error":"invalid_signature","reason":...}` for a verification failure reason. */
 export function invalidSignatureBody(reason: string): string {

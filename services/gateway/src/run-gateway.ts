@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
-import { createGatewayApp } from './app';
+import { createGatewayApp, createHealthApp } from './app';
 import type { GatewayConfig } from './config';
 import { waitForProviderConsumers } from './consumer-check';
 import { GatewayMetrics } from './metrics';
@@ -13,19 +13,29 @@ import { JetStreamWebhookPublisher, type WebhookPublisher } from './publisher';
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Longer than the usual load balancer idle timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How often Node checks connections against `headersTimeout`/`requestTimeout` (its default is 30 s). */
+const CONNECTIONS_CHECK_INTERVAL_MS = 1000;
 
 /** A running gateway. */
 export interface RunningGateway {
   readonly logger: BerthLogger;
   readonly port: number;
+  /** Where `/healthz`, `/readyz` and `/metrics` are served. */
+  readonly healthPort: number;
   /** Stops accepting, lets in-flight requests finish (their publishes included), then drains NATS. */
   stop(): Promise<void>;
 }
 
 /**
  * Connects to NATS, provisions the `WEBHOOKS` stream (idempotent, every replica at every start), waits for a
- * consumer of every provider that is not store-only (refusing to start after `WEBHOOK_CONSUMER_WAIT_MS`), and serves the
- * gateway app on `config.host:config.port`. Logs `Gateway listening on :<port>` once it accepts requests.
+ * consumer of every provider that is not store-only (refusing to start after `WEBHOOK_CONSUMER_WAIT_MS`), serves
+ * `/healthz`, `/readyz` and `/metrics` on `config.healthHost:config.healthPort` and the gateway app on
+ * `config.host:config.port`. Logs `Gateway listening on :<port>` (with `port` and `healthPort`) once it accepts
+ * requests.
+ *
+ * The webhook server bounds what a client holds before any signature check: the request head within
+ * `http.headersTimeoutMs`, the whole request within `http.requestTimeoutMs` (the body's own, shorter deadline is
+ * the route's), checked every second.
  */
 export async function runGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({
@@ -44,12 +54,34 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
-    const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, app.callback());
+    const health = createServer(createHealthApp({ publisher, metrics }).callback());
+    health.listen(config.healthPort, config.healthHost);
+    await once(health, 'listening');
+    const healthPort = (health.address() as AddressInfo).port;
+
+    const server = createServer(
+      {
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        headersTimeout: config.http.headersTimeoutMs,
+        requestTimeout: config.http.requestTimeoutMs,
+        connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+      },
+      app.callback(),
+    );
     server.listen(config.port, config.host);
     await once(server, 'listening');
     const port = (server.address() as AddressInfo).port;
-    logger.info({ port, providers: config.providers.map((p) => p.name) }, `Gateway listening on :${port}`);
-    return { logger, port, stop: () => stopGateway(server, publisher, messaging, logger) };
+    logger.info({ port, healthPort, providers: config.providers.map((p) => p.name) }, `Gateway listening on :${port}`);
+    return {
+      logger,
+      port,
+      healthPort,
+      stop: async () => {
+        await stopGateway(server, publisher, messaging, logger);
+        health.closeAllConnections();
+        await new Promise<void>((resolve) => health.close(() => resolve()));
+      },
+    };
   } catch (error) {
     await messaging.close();
     throw error;

@@ -11,7 +11,7 @@ import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
 import { startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import type { Clock } from '@berth/webhooks';
-import { createGatewayApp } from './app';
+import { createGatewayApp, createHealthApp } from './app';
 import { loadConfig, type GatewayConfig } from './config';
 import { GatewayMetrics } from './metrics';
 import { JetStreamWebhookPublisher } from './publisher';
@@ -83,6 +83,8 @@ export async function startNatsFixture(binDir: string): Promise<NatsFixture> {
 /** A gateway app listening on 127.0.0.1 with a random port. */
 export interface TestGateway {
   readonly baseUrl: string;
+  /** Where `/healthz`, `/readyz` and `/metrics` are served (the health port). */
+  readonly healthUrl: string;
   readonly config: GatewayConfig;
   readonly metrics: GatewayMetrics;
   readonly publisher: JetStreamWebhookPublisher;
@@ -96,6 +98,15 @@ export interface StartGatewayOptions {
   /** Environment for `loadConfig` (NATS_URL is filled in). */
   readonly env: Record<string, string | undefined>;
   readonly clock?: Clock;
+  /** Silent by default. */
+  readonly logger?: BerthLogger;
+}
+
+/** A JSON logger at `info` whose lines are kept in `lines`, to check what the gateway logs. */
+export function capturingLogger(): { logger: BerthLogger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger({ service: 'gateway-test', level: 'info', format: 'json', destination: { write: (line: string) => void lines.push(line) } });
+  return { logger, lines };
 }
 
 /** Builds the app with `createGatewayApp` on the fixture's connection and listens on 127.0.0.1:0. */
@@ -103,23 +114,28 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
   const config = loadConfig({ NATS_URL: nats.server.url, ...options.env });
   const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames });
   const publisher = new JetStreamWebhookPublisher({ messaging: nats.messaging, streamName: STREAM, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
-  const app = createGatewayApp({ config, publisher, logger: quietLogger(), clock: options.clock, metrics });
+  const app = createGatewayApp({ config, publisher, logger: options.logger ?? quietLogger(), clock: options.clock, metrics });
   const server: Server = createServer(app.callback());
+  const health: Server = createServer(createHealthApp({ publisher, metrics }).callback());
   server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  health.listen(0, '127.0.0.1');
+  await Promise.all([once(server, 'listening'), once(health, 'listening')]);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,
+    healthUrl: `http://127.0.0.1:${(health.address() as AddressInfo).port}`,
     config,
     metrics,
     publisher,
     post: (provider, body, headers = {}) =>
       fetch(`${baseUrl}/webhooks/${provider}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }),
     close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }).finally(() => publisher.close()),
+      Promise.all(
+        [server, health].map((listening) => new Promise<void>((resolve) => {
+          listening.closeAllConnections();
+          listening.close(() => resolve());
+        })),
+      ).then(() => undefined).finally(() => publisher.close()),
   };
 }
 

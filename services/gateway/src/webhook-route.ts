@@ -4,13 +4,29 @@ import type { Clock, VerificationSuccess } from '@berth/webhooks';
 import { UNKNOWN_PROVIDER_LABEL, type GatewayMetrics, type InboundOutcome } from './metrics';
 import type { DeliveredEvent, ProviderEndpoint } from './providers';
 import type { PublishOutcome, WebhookPublisher } from './publisher';
+import { BodySlots } from './body-slots';
+import { LogSampler } from './log-sampler';
 import { FixedWindowRateLimiter } from './rate-limiter';
-import { BodyTooLargeError, RequestAbortedError, announcesTooLargeBody, readRawBody } from './raw-body';
-import { RESPONSE_BODIES, invalidSignatureBody, respondJson } from './responses';
+import { BodyTimeoutError, BodyTooLargeError, RequestAbortedError, announcesTooLargeBody, readRawBody } from './raw-body';
+import { RESPONSE_BODIES, invalidEventBody, invalidSignatureBody, respondJson } from './responses';
 
 /** Seconds a provider is asked to wait after a 503 (JetStream unreachable, slow or full). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
 const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Rejected-request log lines: at most this many per window, the rest counted in the next line written. */
+const REJECTION_LOG_LINES = 10;
+const REJECTION_LOG_WINDOW_MS = 10_000;
+/** C0 controls and DEL: never part of an event id or type, and CR/LF would break the message headers. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+/** Longest event id or type taken: both travel in message headers (`Nats-Msg-Id`, `Berth-Event-Type`). */
+const MAX_EVENT_FIELD_LENGTH = 256;
+
+/** Why an event's id or type cannot be stored (it would never be, however often the provider resends it). */
+function unstorableEvent(event: DeliveredEvent): 'control_characters' | 'too_long' | undefined {
+  if (CONTROL_CHARACTERS.test(event.eventId) || CONTROL_CHARACTERS.test(event.type)) return 'control_characters';
+  if (event.eventId.length > MAX_EVENT_FIELD_LENGTH || event.type.length > MAX_EVENT_FIELD_LENGTH) return 'too_long';
+  return undefined;
+}
 
 /** What {@link WebhookRoute} needs. */
 export interface WebhookRouteOptions {
@@ -23,23 +39,32 @@ export interface WebhookRouteOptions {
   readonly logger: BerthLogger;
   readonly clock: Clock;
   readonly maxBodyBytes: number;
-  /** Signed requests per client IP and provider per minute; 0 = no limit. */
+  /** Longest time a request body may take to arrive (408 past it). */
+  readonly bodyTimeoutMs: number;
+  /** Bodies read at once per client IP before any signature check (429 past it). */
+  readonly maxBodiesPerIp: number;
+  /** Requests, signed or rejected, per client IP and provider per minute; 0 = no limit. */
   readonly rateLimitPerMinute: number;
 }
 
 /**
- * `POST /webhooks/:provider`, in this order: 404 for a provider that is not switched on; raw body read with a hard
- * size limit (413); signature verified over the exact bytes with every secret (400, nothing published); rate limit
- * per client IP and provider (429 + Retry-After); unhandled types answered 200 and dropped; handled events
- * published to JetStream, answered 200 only once every PubAck is back (a duplicate is also 200), 503 +
- * Retry-After when JetStream cannot take them now.
+ * `POST /webhooks/:provider`, in this order: 404 for a provider that is not switched on; 429 at once, body unread,
+ * for a client IP and provider past its rate limit or holding `maxBodiesPerIp` bodies open already; raw body read
+ * with a hard size limit (413) and deadline (408); signature verified over the exact bytes with every secret (400,
+ * nothing published, the rejection counted by the rate limit and its log line sampled); rate limit (429 +
+ * Retry-After); an event id or type holding control characters or longer than 256 characters answered 400; unhandled types answered 200 and
+ * dropped; handled events published to JetStream, answered 200 only once every PubAck is back (a duplicate is also
+ * 200), 503 + Retry-After when JetStream cannot take them now.
  */
 export class WebhookRoute {
   private readonly knownProviderNames: ReadonlySet<string>;
   private readonly rateLimiter?: FixedWindowRateLimiter;
+  private readonly bodySlots: BodySlots;
+  private readonly rejectionLog = new LogSampler({ linesPerWindow: REJECTION_LOG_LINES, windowMs: REJECTION_LOG_WINDOW_MS });
 
   constructor(private readonly options: WebhookRouteOptions) {
     this.knownProviderNames = new Set(options.knownProviderNames);
+    this.bodySlots = new BodySlots(options.maxBodiesPerIp);
     if (options.rateLimitPerMinute > 0) {
       this.rateLimiter = new FixedWindowRateLimiter({ limit: options.rateLimitPerMinute, windowMs: RATE_LIMIT_WINDOW_MS });
     }
@@ -54,39 +79,61 @@ export class WebhookRoute {
       return;
     }
     const receivedAt = this.options.clock();
-
-    const rawBody = await this.readBody(ctx, name);
+    const ip = ctx.ip;
+    const limitKey = `${name}|${ip}`;
+    if (this.rateLimiter?.isExhausted(limitKey, receivedAt.getTime())) {
+      this.refuseUnread(ctx, name, this.rateLimiter.retryAfterSeconds(limitKey, receivedAt.getTime()));
+      return;
+    }
+    if (!this.bodySlots.tryAcquire(ip)) {
+      this.refuseUnread(ctx, name, 1);
+      return;
+    }
+    let rawBody: Buffer | undefined;
+    try {
+      rawBody = await this.readBody(ctx, name);
+    } finally {
+      this.bodySlots.release(ip);
+    }
     if (rawBody === undefined) return;
 
     const verified = provider.verify(rawBody, ctx.req.headers);
+    const decision = this.rateLimiter?.hit(limitKey, receivedAt.getTime());
     if (!verified.ok) {
-      this.options.logger.info({ provider: name, reason: verified.reason, detail: verified.message, ip: ctx.ip }, 'Webhook signature rejected');
+      const suppressed = this.rejectionLog.take(receivedAt.getTime());
+      if (suppressed !== undefined) {
+        this.options.logger.info({ provider: name, reason: verified.reason, detail: verified.message, ip, suppressed }, 'Webhook signature rejected');
+      }
       this.finish(ctx, name, 'invalid_signature', 400, invalidSignatureBody(verified.reason));
       return;
     }
-
-    if (this.rateLimiter !== undefined) {
-      const decision = this.rateLimiter.hit(`${name}|${ctx.ip}`, receivedAt.getTime());
-      if (!decision.allowed) {
-        ctx.set('Retry-After', String(decision.retryAfterSeconds));
-        this.finish(ctx, name, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
-        return;
-      }
+    if (decision !== undefined && !decision.allowed) {
+      ctx.set('Retry-After', String(decision.retryAfterSeconds));
+      this.finish(ctx, name, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
+      return;
     }
 
     await this.publishVerified(ctx, provider, verified, rawBody, receivedAt.toISOString());
   };
 
-  /** Reads the body under the size limit; answers 413 itself and returns undefined when it is too large. */
+  /** 429 before the body is read; the connection is closed rather than drained. */
+  private refuseUnread(ctx: Context, provider: string, retryAfterSeconds: number): void {
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    ctx.set('Connection', 'close');
+    this.finish(ctx, provider, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
+  }
+
+  /** Reads the body under the size limit and deadline; answers 413 or 408 itself and returns undefined then. */
   private async readBody(ctx: Context, provider: string): Promise<Buffer | undefined> {
     try {
       if (announcesTooLargeBody(ctx.req, this.options.maxBodyBytes)) throw new BodyTooLargeError(this.options.maxBodyBytes);
-      return await readRawBody(ctx.req, this.options.maxBodyBytes);
+      return await readRawBody(ctx.req, { limitBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs });
     } catch (error) {
-      if (error instanceof BodyTooLargeError) {
+      if (error instanceof BodyTooLargeError || error instanceof BodyTimeoutError) {
         // The rest of the body is not read: close the connection after answering instead of draining it.
         ctx.set('Connection', 'close');
-        this.finish(ctx, provider, 'too_large', 413, RESPONSE_BODIES.tooLarge);
+        if (error instanceof BodyTooLargeError) this.finish(ctx, provider, 'too_large', 413, RESPONSE_BODIES.tooLarge);
+        else this.finish(ctx, provider, 'body_timeout', 408, RESPONSE_BODIES.bodyTimeout);
         return undefined;
       }
       if (error instanceof RequestAbortedError) {
@@ -102,6 +149,12 @@ export class WebhookRoute {
     const events = provider.extract(verified, rawBody);
     if (events.unusable.length > 0) {
       this.options.logger.warn({ provider: name, eventId: verified.eventId, problems: events.unusable }, 'Signed webhook content dropped: unusable');
+    }
+    const problem = events.handled.map(unstorableEvent).find((found) => found !== undefined);
+    if (problem !== undefined) {
+      this.options.logger.warn({ provider: name, eventId: JSON.stringify(verified.eventId.slice(0, MAX_EVENT_FIELD_LENGTH)), problem }, 'Signed webhook refused: an event id or type cannot be stored');
+      this.finish(ctx, name, 'invalid_event', 400, invalidEventBody(problem));
+      return;
     }
     if (events.handled.length === 0) {
       this.finish(ctx, name, 'ignored', 200, RESPONSE_BODIES.ignored);

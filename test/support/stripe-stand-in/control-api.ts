@@ -11,6 +11,7 @@ export interface StandInControls {
   setDispute(fields: { id: string } & Fields): void;
   setRefund(fields: { id: string } & Fields): void;
   setEarlyFraudWarning(fields: { id: string } & Fields): void;
+  setCheckoutSession(fields: { id: string } & Fields): void;
   failNext(count: number, status?: number): void;
   failAll(status?: number): void;
   recover(): void;
@@ -22,7 +23,7 @@ export interface StandInControls {
 /**
  * The stand-in's control API, for processes other than the test (the `npm start` demo): `PUT|DELETE
  * /_stand-in/customers/:id`, `PUT /_stand-in/subscriptions/:customerId` (JSON array), `PUT
- * /_stand-in/{disputes,refunds,early_fraud_warnings}/:id`, `POST /_stand-in/failures {count?, status?, all?}`,
+ * /_stand-in/{disputes,refunds,early_fraud_warnings,checkout_sessions}/:id`, `POST /_stand-in/failures {count?, status?, all?}`,
  * `POST /_stand-in/latency {ms}`, `GET /_stand-in/requests`, `DELETE /_stand-in/state`.
  */
 export async function handleControlRequest(standIn: StandInControls, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {
@@ -36,6 +37,7 @@ export async function handleControlRequest(standIn: StandInControls, request: In
     case 'PUT disputes': standIn.setDispute({ ...fields, id }); break;
     case 'PUT refunds': standIn.setRefund({ ...fields, id }); break;
     case 'PUT early_fraud_warnings': standIn.setEarlyFraudWarning({ ...fields, id }); break;
+    case 'PUT checkout_sessions': standIn.setCheckoutSession({ ...fields, id }); break;
     case 'POST failures': {
       const { count, status, all } = (body ?? {}) as { count?: number; status?: number; all?: boolean };
       if (all) standIn.failAll(status);

@@ -70,3 +70,8 @@ export function refundObject(fields: { id: string } & Record<string, unknown>): 
 export function earlyFraudWarningObject(fields: { id: string } & Record<string, unknown>): StripeObject {
   return { object: 'radar.early_fraud_warning', actionable: true, charge: 'ch_1', payment_intent: 'pi_1', fraud_type: 'made_with_stolen_card', created: CREATED, livemode: false, ...fields };
 }
+
+/** A Checkout Session, complete by default, with the customer and `client_reference_id` it was opened with. */
+export function checkoutSessionObject(fields: { id: string } & Record<string, unknown>): StripeObject {
+  return { object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', customer: null, client_reference_id: null, created: CREATED, livemode: false, metadata: {}, ...fields };
+}

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './control-api';
 import { send } from './http';
 import {
-  customerObject, deletedCustomerObject, disputeObject, earlyFraudWarningObject, refundObject, subscriptionObject,
+  checkoutSessionObject, customerObject, deletedCustomerObject, disputeObject, earlyFraudWarningObject, refundObject, subscriptionObject,
   type StripeObject, type SubscriptionItemFields,
 } from './fixtures';
 
@@ -32,7 +32,7 @@ type Fields = Record<string, unknown>;
  * A local stand-in for the few Stripe API endpoints billing-sync reads, served over plain HTTP so the real `stripe`
  * client talks to it (`new Stripe(key, { host: '127.0.0.1', port, protocol: 'http' })`):
  * `GET /v1/customers/:id`, `GET /v1/subscriptions?customer=…&status=…`, `GET /v1/disputes/:id`,
- * `GET /v1/refunds/:id`, `GET /v1/radar/early_fraud_warnings/:id`. Tests set its state with the `set…` methods,
+ * `GET /v1/refunds/:id`, `GET /v1/radar/early_fraud_warnings/:id`, `GET /v1/checkout/sessions/:id`. Tests set its state with the `set…` methods,
  * read what was asked with {@link requestCount}, and make it fail with {@link failNext} / {@link failAll}. Other
  * processes can do the same over HTTP under `/_stand-in/` (see `main.ts`).
  */
@@ -43,6 +43,7 @@ export class StripeStandIn {
   private readonly disputes = new Map<string, StripeObject>();
   private readonly refunds = new Map<string, StripeObject>();
   private readonly fraudWarnings = new Map<string, StripeObject>();
+  private readonly checkoutSessions = new Map<string, StripeObject>();
   private failuresLeft = 0;
   private failingForever = false;
   private failureStatus = 503;
@@ -113,6 +114,11 @@ export class StripeStandIn {
     this.fraudWarnings.set(fields.id, earlyFraudWarningObject(fields));
   }
 
+  /** Stores a Checkout Session (`customer`, `client_reference_id`, `status` default `complete`). */
+  setCheckoutSession(fields: { id: string } & Fields): void {
+    this.checkoutSessions.set(fields.id, checkoutSessionObject(fields));
+  }
+
   /** Answers the next `count` API requests with `status` (503: Stripe's "api_error"). */
   failNext(count: number, status = 503): void {
     this.failuresLeft = count;
@@ -158,7 +164,7 @@ export class StripeStandIn {
 
   /** Forgets all state, failures and recorded requests. */
   reset(): void {
-    for (const map of [this.customers, this.subscriptions, this.disputes, this.refunds, this.fraudWarnings]) map.clear();
+    for (const map of [this.customers, this.subscriptions, this.disputes, this.refunds, this.fraudWarnings, this.checkoutSessions]) map.clear();
     this.recover();
     this.latencyMs = 0;
     this.recorded.length = 0;
@@ -197,13 +203,13 @@ export class StripeStandIn {
     }
     if (request.method !== 'GET') return [404, stripeError('invalid_request_error', `Unrecognized request URL (${request.method}: ${path})`)];
     if (path === '/v1/subscriptions') return [200, this.listSubscriptions(query)];
-    const match = /^\/v1\/(customers|disputes|refunds|radar\/early_fraud_warnings)\/([^/]+)$/.exec(path);
+    const match = /^\/v1\/(customers|disputes|refunds|radar\/early_fraud_warnings|checkout\/sessions)\/([^/]+)$/.exec(path);
     if (!match) return [404, stripeError('invalid_request_error', `Unrecognized request URL (GET: ${path})`)];
     const [, resource, rawId] = match;
     const id = decodeURIComponent(rawId);
-    const store = { customers: this.customers, disputes: this.disputes, refunds: this.refunds, 'radar/early_fraud_warnings': this.fraudWarnings }[resource]!;
+    const store = { customers: this.customers, disputes: this.disputes, refunds: this.refunds, 'radar/early_fraud_warnings': this.fraudWarnings, 'checkout/sessions': this.checkoutSessions }[resource]!;
     const found = store.get(id);
-    if (!found) return [404, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${resource.replace(/s$/, '').replace('radar/', '')}: '${id}'` } }];
+    if (!found) return [404, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${resource.replace(/s$/, '').replace(/^.*\//, '')}: '${id}'` } }];
     return [200, found];
   }
 
