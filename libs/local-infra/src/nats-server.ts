@@ -26,6 +26,12 @@ export interface NatsServerOptions {
    * Kubernetes deployment) keeps Go's default.
    */
   maxProcs?: number;
+  /**
+   * JetStream's file store limit (`max_file_store`), default `20GB` as compose runs it. JetStream reserves each
+   * file stream's `max_bytes` against it; tests of the reservation refusal ("insufficient storage resources") set
+   * a small one.
+   */
+  maxFileStore?: string;
 }
 
 /** A running nats-server with JetStream, fsyncing every write before it acknowledges. */
@@ -49,7 +55,7 @@ export interface NatsServerHandle {
  * PubAck, so a 200 from the gateway survives a power cut (the default lazy fsync lost acknowledged writes in the
  * Jepsen analysis of NATS 2.12.1).
  */
-export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string }): string {
+export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string; maxFileStore?: string }): string {
   return [
     `server_name: ${JSON.stringify(options.serverName)}`,
     `listen: "${options.host}:${options.port}"`,
@@ -59,7 +65,7 @@ export function natsServerConfig(options: { host: string; port: number; dataDir:
     `  store_dir: ${JSON.stringify(options.dataDir)}`,
     '  sync_interval: always',
     '  max_memory_store: 256MB',
-    '  max_file_store: 20GB',
+    `  max_file_store: ${options.maxFileStore ?? '20GB'}`,
     '}',
     '',
   ].join('\n');
@@ -84,7 +90,7 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
   let monitoringUrl: string | undefined;
 
   const launch = async (): Promise<ManagedProcess> => {
-    await writeFile(configFile, natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local' }));
+    await writeFile(configFile, natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local', maxFileStore: options.maxFileStore }));
     // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).
     const proc = spawnManaged({
       command: 'env',

@@ -1,7 +1,8 @@
 export { connectMessaging } from './connection';
 export type { Messaging, MessagingConnectionOptions } from './connection';
-export { ensureStream, ensureWebhooksStreamExists, isNotFound, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
-export type { StreamSpec, StreamSizing } from './streams';
+export { ensureStream, ensureWebhooksStreamExists, isNotFound, jetStreamErrorCode, PROVISIONING_ERROR_CODES, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
+export type { StreamSpec, StreamSizing, EnsureStreamOptions } from './streams';
+export { ensureKvBucket } from './kv-buckets';
 export { ensureConsumer } from './consumers';
 export type { ConsumerSpec } from './consumers';
 export { publishMessage } from './publisher';
