@@ -39,6 +39,8 @@ export interface BillingSyncAppOptions {
   onOutcome?: TransportConsumerOptions['onOutcome'];
   /** Called before a message is given up on (dead letters). */
   onGiveUp?: TransportConsumerOptions['onGiveUp'];
+  /** Filled in with the consumer's health ({@link JetStreamTransport.healthy}), which the service's readiness reads. */
+  consumerHealth?: { healthy: () => boolean };
 }
 
 /** A replica id unique across hosts and restarts. */
@@ -91,5 +93,6 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
       },
     ],
   });
+  if (options.consumerHealth) options.consumerHealth.healthy = () => transport.healthy;
   return NestFactory.createMicroservice(BillingSyncModule.forRoot(runtime), { strategy: transport, logger: new PinoNestLogger(logger) });
 }

@@ -56,7 +56,7 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
       retention: { maxAgeMs: config.OUTBOUND_DELIVERY_RETENTION_DAYS * DAY_MS, intervalMs: config.OUTBOUND_RETENTION_INTERVAL_MS },
       sizing: { replicas: config.STREAM_REPLICAS },
     });
-    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() });
+    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() && dispatcher.healthy() });
     const server = createServer(app.callback());
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening');

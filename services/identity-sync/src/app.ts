@@ -34,6 +34,8 @@ export interface IdentitySyncAppOptions {
   onOutcome?: TransportConsumerOptions['onOutcome'];
   /** Called before a message is given up on (dead letters). */
   onGiveUp?: TransportConsumerOptions['onGiveUp'];
+  /** Filled in with the consumer's health ({@link JetStreamTransport.healthy}), which the service's readiness reads. */
+  consumerHealth?: { healthy: () => boolean };
 }
 
 /**
@@ -77,5 +79,6 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
       },
     ],
   });
+  if (options.consumerHealth) options.consumerHealth.healthy = () => transport.healthy;
   return NestFactory.createMicroservice(IdentitySyncModule.forRoot(runtime), { strategy: transport, logger: new PinoNestLogger(logger) });
 }
