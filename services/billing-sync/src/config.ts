@@ -50,5 +50,6 @@ export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEAL
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
   const parsed = parseEnv(billingSyncEnvSchema, env);
-  return { ...parsed, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
 }

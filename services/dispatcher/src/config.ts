@@ -53,5 +53,6 @@ export type DispatcherConfig = Omit<z.infer<typeof dispatcherEnvSchema>, 'MONGO_
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DispatcherConfig {
   const parsed = parseEnv(dispatcherEnvSchema, env);
-  return { ...parsed, MONGO_DB: mongoDatabaseName(parsed) };
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
 }

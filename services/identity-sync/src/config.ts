@@ -37,5 +37,6 @@ export type IdentitySyncConfig = Omit<z.infer<typeof identitySyncEnvSchema>, 'HE
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): IdentitySyncConfig {
   const parsed = parseEnv(identitySyncEnvSchema, env);
-  return { ...parsed, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
 }
