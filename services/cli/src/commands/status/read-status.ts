@@ -62,11 +62,13 @@ export async function readServiceHealth(targets: readonly HealthTarget[], timeou
   );
 }
 
-/** Every durable consumer of every stream, with its lag. */
+/** Every durable consumer of every stream, with its lag (ephemeral ones are left out). */
 export async function readConsumerLag(messaging: Messaging): Promise<ConsumerLag[]> {
   const lags: ConsumerLag[] = [];
   for (const stream of (await messaging.jsm.streams.names().next()).sort()) {
     for (const info of await messaging.jsm.consumers.list(stream).next()) {
+      // Ephemeral consumers (KV watchers, ordered readers) come and go with their clients; lag is a durable's.
+      if (!info.config.durable_name) continue;
       lags.push({
         stream,
         consumer: info.name,
