@@ -6,7 +6,8 @@
  * accepted webhook was processed once in effect, every job ran once in effect, every outbound event reached the
  * receiver, and every service is ready.
  *
- * Bounded: `SOAK_SECONDS` of traffic (600), one round of each kind per `SOAK_ROUND_MS` (1000), at most
+ * Bounded: `SOAK_SECONDS` of traffic (600), one round of each kind per `SOAK_ROUND_MS` (2000: the inbox on FerretDB
+ * drains about that, with the faults), at most
  * `SOAK_DRAIN_SECONDS` (600) of draining. Logs of the mesh go to `<data>/mesh.log`; `SOAK_KEEP_DATA=1` keeps them.
  */
 import { mkdtemp, rm, appendFile } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
-import { readServiceHealth } from '../../services/cli/src/commands/status/read-status';
+import { readConsumerLag, readServiceHealth } from '../../services/cli/src/commands/status/read-status';
 import { startLocalMesh, type LocalMeshHandle } from '../../deploy/local/local-mesh';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { CronTickCounter, registerSoakCron } from './cron-ticks';
@@ -24,7 +25,7 @@ import { createSoakWorkspaces, Traffic } from './traffic';
 
 const env = process.env;
 const seconds = Number(env.SOAK_SECONDS ?? 600);
-const roundMs = Number(env.SOAK_ROUND_MS ?? 1000);
+const roundMs = Number(env.SOAK_ROUND_MS ?? 2000);
 const drainSeconds = Number(env.SOAK_DRAIN_SECONDS ?? 600);
 const mongoOutageSeconds = Number(env.SOAK_MONGO_OUTAGE_SECONDS ?? 30);
 const STRIPE_SECRET = 'whsec_local_development_secret';
@@ -89,7 +90,7 @@ async function main(): Promise<number> {
     const faultLog = await faults;
     await traffic.settle();
     note('draining');
-    const result = await checkLedger({ db, receiver, traffic, ticks, drainEnds, services: () => readServiceHealth(started.mesh.health), restarts: started.services.restarts(), faults: faultLog, run });
+    const result = await checkLedger({ db, receiver, traffic, ticks, drainEnds, services: () => readServiceHealth(started.mesh.health), consumerLag: () => readConsumerLag(messaging), restarts: started.services.restarts(), faults: faultLog, run });
     printLedger(result, (line) => process.stdout.write(`${line}\n`));
     exitCode = result.passed ? 0 : 1;
     await ticks.stop();
