@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { databaseFromMongoUrl, DEFAULT_MONGO_DB, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
+import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
 import { getFreePort, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
 import { readNativeServices } from './compose-services';
 import { Supervisor, type SupervisorOptions } from './supervisor';
@@ -74,7 +74,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       stops.push(() => server.stop());
       write(`[infra] FerretDB ${mongoUrl} (MongoDB wire protocol, SQLite data in ${join(dataDir, 'ferretdb')})`);
     }
-    const mongoDb = env.MONGO_DB || databaseFromMongoUrl(mongoUrl) || DEFAULT_MONGO_DB;
+    const mongoDb = mongoDatabaseName({ MONGO_URL: mongoUrl, MONGO_DB: env.MONGO_DB || undefined });
 
     const infra = new Supervisor({ ...options.supervisor, write });
     stops.push(() => infra.stop());
