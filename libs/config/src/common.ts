@@ -18,7 +18,8 @@ export const commonEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/'),
-  MONGO_DB: z.string().default('berth'),
+  /** Overrides the database named in `MONGO_URL`; see {@link mongoDatabaseName}. */
+  MONGO_DB: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
@@ -27,3 +28,24 @@ export const commonEnvSchema = z.object({
 
 /** Parsed common variables. */
 export type CommonEnv = z.infer<typeof commonEnvSchema>;
+
+/** The database Berth uses when neither `MONGO_DB` nor `MONGO_URL` names one. */
+export const DEFAULT_MONGO_DB = 'berth';
+
+/**
+ * The database named in a MongoDB connection string (`mongodb://host/myapp?…` → `myapp`), or undefined when it
+ * names none. Works for seed lists and `mongodb+srv://`, which `new URL` cannot parse.
+ */
+export function databaseFromMongoUrl(url: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(url.trim());
+  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
+  return name.length > 0 ? name : undefined;
+}
+
+/**
+ * The database a service uses: `MONGO_DB` when set, else the one `MONGO_URL` names (as MongoDB's own tools take
+ * it), else {@link DEFAULT_MONGO_DB}. Every service and the CLI decide it here.
+ */
+export function mongoDatabaseName(env: { MONGO_URL: string; MONGO_DB?: string }): string {
+  return env.MONGO_DB ?? databaseFromMongoUrl(env.MONGO_URL) ?? DEFAULT_MONGO_DB;
+}

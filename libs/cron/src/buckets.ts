@@ -1,5 +1,6 @@
+import { ensureKvBucket, ensureStream } from '@berth/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 
 /** The KV bucket names the cron code uses. */
@@ -47,39 +48,30 @@ export interface CronBucketOptions {
 const MARKER_TTL_MS = 1000;
 
 /**
- * Opens (creating when absent) the cron buckets. Safe to call from every replica at every start. The lease and
- * run-lock buckets are created with per-message TTLs allowed (`allow_msg_ttl`, the KV `markerTTL` option), so an
- * abandoned lease or lock expires on the server's clock; a bucket created without it is updated in place.
+ * Opens (creating when absent) the cron buckets. Safe to call from every service and replica at every start, all at
+ * once (`ensureKvBucket`, `ensureStream`). The lease and run-lock buckets are created with per-message TTLs allowed
+ * (`allow_msg_ttl`, the KV `markerTTL` option), so an abandoned lease or lock expires on the server's clock; a
+ * bucket created without it is updated in place.
  */
 export async function openCronBuckets(js: JetStreamClient, options: CronBucketOptions = {}): Promise<CronBuckets> {
-  try {
-    return await openOnce(js, options);
-  } catch {
-    // Replicas starting together may race to create a bucket; the second try finds it.
-    return openOnce(js, options);
-  }
-}
-
-async function openOnce(js: JetStreamClient, options: CronBucketOptions): Promise<CronBuckets> {
   const names = { ...CRON_BUCKET_NAMES, ...options.names };
-  const kvm = new Kvm(js);
   const replicas = options.replicas ?? 1;
   const [schedules, lastTicks, lease, runLocks] = await Promise.all([
-    kvm.create(names.schedules, { history: 5, replicas, description: 'Berth cron schedules, registered by the services that define them' }),
-    kvm.create(names.lastTicks, { history: 1, replicas, description: 'The last tick the scheduler emitted per cron' }),
-    openTtlBucket(js, kvm, names.lease, replicas, 'The scheduler leader lease (key leader)'),
-    openTtlBucket(js, kvm, names.runLocks, replicas, 'One lock per running cron, so runs of a cron do not overlap'),
+    ensureKvBucket(js, names.schedules, { history: 5, replicas, description: 'Berth cron schedules, registered by the services that define them' }),
+    ensureKvBucket(js, names.lastTicks, { history: 1, replicas, description: 'The last tick the scheduler emitted per cron' }),
+    openTtlBucket(js, names.lease, replicas, 'The scheduler leader lease (key leader)'),
+    openTtlBucket(js, names.runLocks, replicas, 'One lock per running cron, so runs of a cron do not overlap'),
   ]);
   return { js, names, schedules, lastTicks, lease, runLocks };
 }
 
-async function openTtlBucket(js: JetStreamClient, kvm: Kvm, name: string, replicas: number, description: string): Promise<KV> {
-  const kv = await kvm.create(name, { history: 1, replicas, markerTTL: MARKER_TTL_MS, description });
+async function openTtlBucket(js: JetStreamClient, name: string, replicas: number, description: string): Promise<KV> {
+  const kv = await ensureKvBucket(js, name, { history: 1, replicas, markerTTL: MARKER_TTL_MS, description });
   const jsm = await js.jetstreamManager();
   const stream = `KV_${name}`;
   const { config } = await jsm.streams.info(stream);
   if (!config.allow_msg_ttl) {
-    await jsm.streams.update(stream, { ...config, allow_msg_ttl: true, subject_delete_marker_ttl: nanos(MARKER_TTL_MS) });
+    await ensureStream(jsm, { ...config, allow_msg_ttl: true, subject_delete_marker_ttl: nanos(MARKER_TTL_MS) });
   }
   return kv;
 }

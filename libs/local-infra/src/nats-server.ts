@@ -36,6 +36,12 @@ export interface NatsServerOptions {
    * refers to: the passwords auth.conf reads, without putting them on a command line or in an environment.
    */
   configVariables?: Record<string, string>;
+  /**
+   * JetStream's file store limit (`max_file_store`), default `20GB` as compose runs it. JetStream reserves each
+   * file stream's `max_bytes` against it; tests of the reservation refusal ("insufficient storage resources") set
+   * a small one.
+   */
+  maxFileStore?: string;
 }
 
 /** A running nats-server with JetStream, fsyncing every write before it acknowledges. */
@@ -59,7 +65,7 @@ export interface NatsServerHandle {
  * PubAck, so a 200 from the gateway survives a power cut (the default lazy fsync lost acknowledged writes in the
  * Jepsen analysis of NATS 2.12.1).
  */
-export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string; extraConfig?: string; configVariables?: Record<string, string> }): string {
+export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string; maxFileStore?: string; extraConfig?: string; configVariables?: Record<string, string> }): string {
   return [
     ...Object.entries(options.configVariables ?? {}).map(([name, value]) => `${name}: ${JSON.stringify(value)}`),
     `server_name: ${JSON.stringify(options.serverName)}`,
@@ -70,7 +76,7 @@ export function natsServerConfig(options: { host: string; port: number; dataDir:
     `  store_dir: ${JSON.stringify(options.dataDir)}`,
     '  sync_interval: always',
     '  max_memory_store: 256MB',
-    '  max_file_store: 20GB',
+    `  max_file_store: ${options.maxFileStore ?? '20GB'}`,
     '}',
     options.extraConfig ?? '',
     '',
@@ -96,7 +102,7 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
   let monitoringUrl: string | undefined;
 
   const launch = async (): Promise<ManagedProcess> => {
-    const config = natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local', extraConfig: options.extraConfig, configVariables: options.configVariables });
+    const config = natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local', maxFileStore: options.maxFileStore, extraConfig: options.extraConfig, configVariables: options.configVariables });
     await writeFile(configFile, config, { mode: 0o600 });
     // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).
     const proc = spawnManaged({

@@ -54,10 +54,21 @@ export interface ConsumerRunnerOptions {
   onOutcome?: (message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number) => void;
 }
 
+/** Pulls failing in a row after which a runner no longer counts as healthy (about 3 s: a failed pull waits 1 s). */
+export const UNHEALTHY_AFTER_FAILED_PULLS = 3;
+
 /** A running consumer. */
 export interface ConsumerRunner {
   /** Handlers running now. */
   readonly inFlight: number;
+  /**
+   * True while the runner pulls: false once it stopped, when its pull loop ended by itself (it then never pulls
+   * again), and while its last {@link UNHEALTHY_AFTER_FAILED_PULLS} pulls failed (consumer deleted, stream gone,
+   * server away). A service's readiness includes it, so a process whose consumer died does not look healthy.
+   */
+  readonly healthy: boolean;
+  /** Why it is not healthy, for logs and `/readyz`; undefined when it is. */
+  readonly problem: string | undefined;
   /**
    * Stops pulling, lets running handlers finish (up to `graceMs`), and resolves when they have. Messages pulled
    * but not started are handed back at once (nak) so another replica takes them.
@@ -87,6 +98,9 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
   // of a burst asks for one message, and pulls grow as the messages turn out to be light.
   let averageWeight = concurrency;
   let stopping = false;
+  let failedPulls = 0;
+  let lastPullError: string | undefined;
+  let died: string | undefined;
   let currentPull: ConsumerMessages | undefined;
   let slotWaiter: (() => void) | undefined;
   const idle: (() => void)[] = [];
@@ -185,19 +199,44 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
           void processOne(msg, message, weight);
         }
         if (received === 0) averageWeight = concurrency;
+        failedPulls = 0;
       } catch (error) {
         if (stopping) break;
+        failedPulls += 1;
+        lastPullError = describeError(error);
         options.logger.warn({ err: error, stream: options.stream, consumer: options.consumer }, `Pull from ${options.stream}/${options.consumer} failed: ${describeError(error)}`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       } finally {
         currentPull = undefined;
       }
     }
-  })();
+  })().then(
+    () => {
+      if (!stopping) died = 'its pull loop ended';
+    },
+    (error: unknown) => {
+      died = `its pull loop failed: ${describeError(error)}`;
+    },
+  ).finally(() => {
+    if (died) options.logger.error({ stream: options.stream, consumer: options.consumer }, `Consumer ${options.stream}/${options.consumer} stopped pulling: ${died}`);
+  });
+
+  const problem = (): string | undefined => {
+    if (died) return died;
+    if (stopping) return 'stopped';
+    if (failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS) return `${failedPulls} pulls in a row failed, last: ${lastPullError}`;
+    return undefined;
+  };
 
   return {
     get inFlight() {
       return inFlight;
+    },
+    get problem() {
+      return problem();
+    },
+    get healthy() {
+      return problem() === undefined;
     },
     async stop(graceMs = 30000) {
       stopping = true;
@@ -205,7 +244,7 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
       slotWaiter = undefined;
       waiter?.();
       currentPull?.stop();
-      await loop.catch(() => undefined);
+      await loop;
       if (inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([

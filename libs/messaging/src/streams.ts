@@ -1,4 +1,4 @@
-import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 
 /** What Berth asks of a stream; names, subjects and limits, the rest is filled with Berth's defaults. */
@@ -101,47 +101,121 @@ function withDefaults(spec: StreamSpec): Partial<StreamConfig> & Pick<StreamConf
 }
 
 /**
- * Creates the stream, or updates it to the spec when it exists with other settings. Safe to call from every
- * replica at every start. Settings JetStream cannot change in place (storage, retention) are reported, not forced.
+ * JetStream API error codes that provisioning must tell apart and that @nats-io/jetstream does not name (its
+ * `JetStreamApiCodes` has `StreamNotFound`, `ConsumerNotFound`, `NoMessageFound`…). From nats-server's errors.json.
  */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<'created' | 'updated' | 'unchanged'> {
+export const PROVISIONING_ERROR_CODES = Object.freeze({
+  /**
+   * `insufficient storage resources available`: the server could not reserve the stream's `max_bytes`. Also
+   * answered, transiently, to one of several creators racing to create streams at once: the reservations of
+   * creations still in flight count against the store.
+   */
+  InsufficientResources: 10047,
+  /** `stream name already in use with a different configuration`: another creator won with other settings. */
+  StreamNameInUse: 10058,
+});
+
+/** Options for {@link ensureStream}. */
+export interface EnsureStreamOptions {
+  /** Tries before a refusal is final; 8 by default (about 4 s of backoff in all). */
+  attempts?: number;
+  /** Waits between tries; `setTimeout` by default (tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+  /** What to do with a stream that exists with other settings: bring it to the spec (default) or leave it. */
+  existing?: 'update' | 'keep';
+}
+
+const sleepFor = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** The JetStream API error code of `error`, or undefined when it is no JetStream API answer. */
+export function jetStreamErrorCode(error: unknown): number | undefined {
+  return error instanceof JetStreamApiError ? error.code : undefined;
+}
+
+/** True when another provisioner racing this one may be the cause of the refusal, so reading again can resolve it. */
+function isProvisioningRace(error: unknown): boolean {
+  const code = jetStreamErrorCode(error);
+  return code === PROVISIONING_ERROR_CODES.InsufficientResources || code === PROVISIONING_ERROR_CODES.StreamNameInUse;
+}
+
+/**
+ * Runs one provisioning step (read, then create or update) again, with jittered exponential backoff, while it is
+ * refused in a way another provisioner racing it can cause; throws any other error, or the last refusal.
+ */
+export async function retryProvisioningRace<T>(step: () => Promise<T>, options: Pick<EnsureStreamOptions, 'attempts' | 'sleep'> = {}): Promise<T> {
+  const attempts = options.attempts ?? 8;
+  const sleep = options.sleep ?? sleepFor;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isProvisioningRace(error) || attempt >= attempts) throw error;
+      await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+    }
+  }
+}
+
+/**
+ * Creates the stream, or updates it to the spec when it exists with other settings. Safe to call from every
+ * service and replica at every start, all at once: when a create is refused for any reason it reads the stream
+ * again and goes on from a stream another provisioner created meanwhile (accepting equal settings, updating
+ * others); a refusal that racing provisioners cause (a reservation refused while others' creations are in flight,
+ * a name taken a moment ago with other settings) is tried again with backoff. Settings JetStream cannot change in
+ * place (storage, retention) are reported, not forced. A refusal that persists is thrown as it came.
+ */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, options: EnsureStreamOptions = {}): Promise<'created' | 'updated' | 'unchanged'> {
   const wanted = withDefaults(spec);
-  let existing: StreamConfig;
-  try {
-    existing = (await jsm.streams.info(spec.name)).config;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
+  return retryProvisioningRace(() => provisionOnce(jsm, wanted, options.existing ?? 'update'), options);
+}
+
+type WantedStream = Partial<StreamConfig> & Pick<StreamConfig, 'name'>;
+
+async function provisionOnce(jsm: JetStreamManager, wanted: WantedStream, onExisting: 'update' | 'keep'): Promise<'created' | 'updated' | 'unchanged'> {
+  let existing = await readConfig(jsm, wanted.name);
+  if (!existing) {
     try {
       await jsm.streams.add(wanted);
       return 'created';
     } catch (addError) {
-      if (!/already in use|already exists/i.test(String(addError))) throw addError;
-      existing = (await jsm.streams.info(spec.name)).config;
+      // Whatever the refusal, a stream that exists now was made by another provisioner: go on from it.
+      existing = await readConfig(jsm, wanted.name);
+      if (!existing) throw addError;
     }
   }
+  return onExisting === 'keep' ? 'unchanged' : updateToSpec(jsm, existing, wanted);
+}
+
+async function readConfig(jsm: JetStreamManager, name: string): Promise<StreamConfig | undefined> {
+  try {
+    return (await jsm.streams.info(name)).config;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function updateToSpec(jsm: JetStreamManager, existing: StreamConfig, wanted: WantedStream): Promise<'updated' | 'unchanged'> {
   const changed = (Object.keys(wanted) as (keyof StreamConfig)[]).filter(
     (key) => key !== 'storage' && key !== 'retention' && JSON.stringify(existing[key]) !== JSON.stringify(wanted[key]),
   );
   if (changed.length === 0) return 'unchanged';
   const { storage: _storage, retention: _retention, ...mutable } = wanted;
-  await jsm.streams.update(spec.name, mutable);
+  await jsm.streams.update(wanted.name, mutable);
   return 'updated';
 }
 
-/** True for JetStream's "not found" answers (stream, consumer or message). */
+const NOT_FOUND_CODES: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamNotFound, JetStreamApiCodes.ConsumerNotFound, JetStreamApiCodes.NoMessageFound]);
+
+/** True for JetStream's "not found" answers (stream, consumer or message), by their API error code. */
 export function isNotFound(error: unknown): boolean {
-  return /not found/i.test(String((error as Error)?.message ?? error));
+  const code = jetStreamErrorCode(error);
+  return code !== undefined && NOT_FOUND_CODES.has(code);
 }
 
 /**
  * Creates stream `WEBHOOKS` with Berth's defaults if it does not exist, so a webhook consumer can start before the
  * gateway ever ran (with `sizing.replicas` replicas). An existing stream is left as it is: the gateway owns its sizing.
  */
-export async function ensureWebhooksStreamExists(jsm: JetStreamManager, sizing: StreamSizing = {}): Promise<void> {
-  try {
-    await jsm.streams.info(webhooksStream(sizing).name);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await ensureStream(jsm, webhooksStream(sizing));
-  }
+export async function ensureWebhooksStreamExists(jsm: JetStreamManager, sizing: StreamSizing = {}, options: Omit<EnsureStreamOptions, 'existing'> = {}): Promise<void> {
+  await ensureStream(jsm, webhooksStream(sizing), { ...options, existing: 'keep' });
 }

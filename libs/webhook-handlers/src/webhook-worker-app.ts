@@ -1,5 +1,7 @@
 import type { DynamicModule, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { WebhookDriver } from './drivers/webhook-driver';
+import { WEBHOOK_DRIVER } from './webhooks-module-options';
 
 /** A worker application built now and started by `listen()`: its webhook consumers start pulling then. */
 export interface WebhookWorkerApp {
@@ -7,6 +9,8 @@ export interface WebhookWorkerApp {
   listen(): Promise<void>;
   /** Stops pulling, lets running handlers finish (the module's grace period), and closes the application. */
   close(): Promise<void>;
+  /** Whether the application is listening and every webhook consumer it started is still pulling. */
+  healthy(): boolean;
   /** A provider of the started application. */
   get<T>(token: Type<T> | string | symbol): T;
 }
@@ -26,6 +30,9 @@ export function webhookWorkerApp(module: DynamicModule, logger: LoggerService): 
       const closing = context;
       context = undefined;
       await closing?.close();
+    },
+    healthy() {
+      return context !== undefined && context.get<WebhookDriver>(WEBHOOK_DRIVER).healthy();
     },
     get<T>(token: Type<T> | string | symbol): T {
       if (!context) throw new Error('The application is not listening yet');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvSchema, parseEnv } from '@berth/config';
+import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
 
 /** The queue worker's settings, parsed from the environment by {@link loadAppWorkerConfig}. */
 export interface AppWorkerConfig {
@@ -43,7 +43,7 @@ export function loadAppWorkerConfig(env: Record<string, string | undefined> = pr
     messageQueueDriver: parsed.MESSAGE_QUEUE_DRIVER,
     natsUrl: parsed.NATS_URL,
     mongoUrl: parsed.MONGO_URL,
-    mongoDb: parsed.MONGO_DB,
+    mongoDb: mongoDatabaseName(parsed),
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
     queueConcurrency: parsed.QUEUE_CONCURRENCY,

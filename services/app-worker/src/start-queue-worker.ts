@@ -4,7 +4,7 @@ import type { ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MongoClient } from 'mongodb';
 import { cronRunLockGuard, openCronBuckets, registerCronSchedules } from '@berth/cron';
-import { JobRegistry } from '@berth/jobs';
+import { JobRegistry, MESSAGE_QUEUE_DRIVER, type QueueDriver } from '@berth/jobs';
 import { createLogger, LogContextStore, PinoNestLogger, type BerthLogger, type LoggerOptions } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
 import type { AppWorkerConfig } from './config';
@@ -61,7 +61,7 @@ export async function startQueueWorker(config: AppWorkerConfig, options: StartQu
     host: config.healthHost,
     port: config.healthPort,
     registry: metrics.registry,
-    readiness: () => ready && (!messaging || !messaging.nc.isClosed()),
+    readiness: () => ready && (!messaging || !messaging.nc.isClosed()) && app.get<QueueDriver>(MESSAGE_QUEUE_DRIVER).healthy?.() !== false,
     logger,
   });
   const app = await NestFactory.createApplicationContext(

@@ -38,6 +38,8 @@ export interface BillingSyncAppOptions {
   onOutcome?: WebhookConsumerSettings['onOutcome'];
   /** Called before a message is given up on (dead letters). */
   onGiveUp?: WebhookConsumerSettings['onGiveUp'];
+  /** Filled in with the consumers' health ({@link WebhookWorkerApp.healthy}), which the service's readiness reads. */
+  consumerHealth?: { healthy: () => boolean };
 }
 
 /** A replica id unique across hosts and restarts. */
@@ -87,5 +89,7 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
       },
     },
   });
-  return webhookWorkerApp(module, new PinoNestLogger(logger));
+  const app = webhookWorkerApp(module, new PinoNestLogger(logger));
+  if (options.consumerHealth) options.consumerHealth.healthy = () => app.healthy();
+  return app;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvSchema, parseEnv } from '@berth/config';
+import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
 
 const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
 
@@ -42,7 +42,7 @@ export const billingSyncEnvSchema = commonEnvSchema.extend({
 export const DEFAULT_HEALTH_PORT = 9464;
 
 /** billing-sync's validated configuration. */
-export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEALTH_PORT'> & { HEALTH_PORT: number };
+export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEALTH_PORT' | 'MONGO_DB'> & { HEALTH_PORT: number; MONGO_DB: string };
 
 /**
  * Reads and validates billing-sync's environment. The only place in the service that reads `process.env` (when
@@ -50,5 +50,6 @@ export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEAL
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
   const parsed = parseEnv(billingSyncEnvSchema, env);
-  return { ...parsed, HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
 }

@@ -34,13 +34,14 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
   const logger = createLogger({ service: 'billing-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
   const registry = createMetricsRegistry({ processMetrics: true });
   const state = { consuming: false };
+  const consumerHealth = { healthy: (): boolean => false };
   let mongo: MongoClient | undefined;
   let messaging: Messaging | undefined;
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
     host: config.HEALTH_HOST,
     registry,
-    readiness: () => state.consuming && messaging?.isConnected() === true,
+    readiness: () => state.consuming && messaging?.isConnected() === true && consumerHealth.healthy(),
     logger,
   });
 
@@ -53,7 +54,7 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
     // After a subscription change: ApplyWorkspaceMemberLimitJob on billing-queue, once per workspace while it waits.
     const jobs = createJobProducer({ messaging, logger, infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } } });
     const hooks = memberLimitHooks(jobs, logger);
-    const app = await createBillingSyncApp({ config, messaging, db, stripe: createStripeClient(config), logger, logContext, onOutcome, hooks });
+    const app = await createBillingSyncApp({ config, messaging, db, stripe: createStripeClient(config), logger, logContext, onOutcome, hooks, consumerHealth });
     await app.listen();
     state.consuming = true;
     logger.info(

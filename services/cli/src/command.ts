@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Db } from 'mongodb';
+import type { HealthTarget } from '@berth/config';
 import type { Messaging } from '@berth/messaging';
 import type { BerthLogger } from '@berth/logger';
 
@@ -12,6 +13,10 @@ export interface CommandContext {
   messaging(): Promise<Messaging>;
   /** The MongoDB database of the webhook inbox (`MONGO_URL`, `MONGO_DB`), connected on first use (closed by the CLI). */
   db(): Promise<Db>;
+  /** Every service's health endpoint (`BERTH_HEALTH_URLS`, or the running `npm start`'s file). */
+  health: HealthTarget[];
+  /** Where the settings came from: environment, `npm start`'s file, defaults. */
+  source: string;
 }
 
 /** Parsed options and positional arguments of one command. */

@@ -32,7 +32,8 @@ export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Prom
     options.stderr.write(`berth: unknown command ${JSON.stringify(groupName)}\n\n${helpText(groups)}`);
     return 2;
   }
-  if (rest.length === 0 || rest.includes('--help') || rest.includes('-h')) {
+  const runsBare = group.commands.some((command) => command.path.length === 0);
+  if ((rest.length === 0 && !runsBare) || rest.includes('--help') || rest.includes('-h')) {
     options.stdout.write(groupHelp(group));
     return 0;
   }
@@ -51,6 +52,8 @@ export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Prom
       stdout: options.stdout,
       stderr: options.stderr,
       logger,
+      health: options.config.health ?? [],
+      source: options.config.source ?? 'environment',
       messaging: async () => (messaging ??= await connectMessaging({ servers: options.config.natsUrl, name: 'berth-cli', logger, timeoutMs: 10000 })),
       db: async () => {
         mongo ??= await MongoClient.connect(options.config.mongoUrl ?? DEFAULT_MONGO_URL, { serverSelectionTimeoutMS: 10000, appName: 'berth-cli' });
@@ -82,5 +85,5 @@ function groupHelp(group: CommandGroup): string {
 }
 
 function helpText(groups: CommandGroup[]): string {
-  return `berth: operate Berth (NATS_URL says which NATS, default nats://127.0.0.1:4222; MONGO_URL and MONGO_DB which inbox, default ${DEFAULT_MONGO_URL} and ${DEFAULT_MONGO_DB})\n\n${groups.map(groupHelp).join('\n')}`;
+  return `berth: operate Berth (NATS_URL says which NATS, MONGO_URL and MONGO_DB which inbox, BERTH_HEALTH_URLS where the services answer; unset, they come from a running npm start's .data/berth-local.json, else nats://127.0.0.1:4222, ${DEFAULT_MONGO_URL} and its database or ${DEFAULT_MONGO_DB})\n\n${groups.map(groupHelp).join('\n')}`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanFlag, commaList, commonEnvSchema, parseEnv } from '@berth/config';
+import { booleanFlag, commaList, commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
 
 const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
 
@@ -60,7 +60,7 @@ export const dispatcherEnvSchema = commonEnvSchema.extend({
 });
 
 /** The dispatcher's validated configuration. */
-export type DispatcherConfig = z.infer<typeof dispatcherEnvSchema>;
+export type DispatcherConfig = Omit<z.infer<typeof dispatcherEnvSchema>, 'MONGO_DB'> & { MONGO_DB: string };
 
 /**
  * Reads and validates the dispatcher's environment; the only place in the service that reads `process.env` (when
@@ -68,5 +68,7 @@ export type DispatcherConfig = z.infer<typeof dispatcherEnvSchema>;
  * @throws ConfigError naming every invalid variable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DispatcherConfig {
-  return parseEnv(dispatcherEnvSchema, env);
+  const parsed = parseEnv(dispatcherEnvSchema, env);
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
 }

@@ -60,7 +60,7 @@ export async function runDispatcher(config: DispatcherConfig, options: { clock?:
       retention: { maxAgeMs: config.OUTBOUND_DELIVERY_RETENTION_DAYS * DAY_MS, intervalMs: config.OUTBOUND_RETENTION_INTERVAL_MS },
       sizing: { replicas: config.STREAM_REPLICAS },
     });
-    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() });
+    const app = createDispatcherApp({ dispatcher, messaging, registry, logger, apiToken: config.DISPATCHER_API_TOKEN, clock: options.clock, readiness: () => state.ready && connected.isConnected() && dispatcher.healthy() });
     // A request must be complete within 30 s and its headers within 10 s (Node's defaults: 300 s and 60 s).
     const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app.callback());
     server.listen(config.PORT, config.HOST);

@@ -33,6 +33,8 @@ export interface IdentitySyncAppOptions {
   onOutcome?: WebhookConsumerSettings['onOutcome'];
   /** Called before a message is given up on (dead letters). */
   onGiveUp?: WebhookConsumerSettings['onGiveUp'];
+  /** Filled in with the consumers' health ({@link WebhookWorkerApp.healthy}), which the service's readiness reads. */
+  consumerHealth?: { healthy: () => boolean };
 }
 
 /**
@@ -67,5 +69,7 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
       },
     },
   });
-  return webhookWorkerApp(module, new PinoNestLogger(logger));
+  const app = webhookWorkerApp(module, new PinoNestLogger(logger));
+  if (options.consumerHealth) options.consumerHealth.healthy = () => app.healthy();
+  return app;
 }

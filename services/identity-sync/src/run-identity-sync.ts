@@ -28,13 +28,14 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
   const logger = createLogger({ service: 'identity-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
   const registry = createMetricsRegistry({ processMetrics: true });
   const state = { consuming: false };
+  const consumerHealth = { healthy: (): boolean => false };
   let mongo: MongoClient | undefined;
   let messaging: Messaging | undefined;
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
     host: config.HEALTH_HOST,
     registry,
-    readiness: () => state.consuming && messaging?.isConnected() === true,
+    readiness: () => state.consuming && messaging?.isConnected() === true && consumerHealth.healthy(),
     logger,
   });
 
@@ -44,7 +45,7 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
     const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: IDENTITY_SYNC_CONSUMER, provider: 'clerk', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
-    const app = await createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome });
+    const app = await createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome, consumerHealth });
     await app.listen();
     state.consuming = true;
     logger.info({ concurrency: config.IDENTITY_SYNC_CONCURRENCY, healthPort: health.port }, 'Identity sync ready');

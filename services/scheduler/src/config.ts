@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvSchema, parseEnv } from '@berth/config';
+import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
 
 /** The scheduler's settings, parsed and validated from the environment by {@link loadConfig}. */
 export interface SchedulerConfig {
@@ -72,7 +72,7 @@ export function loadConfig(env: Record<string, string | undefined>): SchedulerCo
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'scheduler',
     streamReplicas: parsed.STREAM_REPLICAS,
     mongoUrl: parsed.MONGO_URL,
-    mongoDb: parsed.MONGO_DB,
+    mongoDb: mongoDatabaseName(parsed),
     webhookEventRetentionDays: parsed.WEBHOOK_EVENT_RETENTION_DAYS,
     alertWebhookUrl: parsed.ALERT_WEBHOOK_URL,
   };

@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const metrics = new SchedulerMetrics({ processMetrics: true });
   let scheduler: Scheduler | undefined;
-  const health = await startHealthServer({ host: config.healthHost, port: config.healthPort, isReady: () => scheduler?.ready ?? false, metrics, logger });
+  let platformCronsHealthy = (): boolean => false;
+  const health = await startHealthServer({ host: config.healthHost, port: config.healthPort, isReady: () => (scheduler?.ready ?? false) && platformCronsHealthy(), metrics, logger });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: `scheduler ${holder}`, logger });
   scheduler = await Scheduler.create({
     messaging, logger, metrics, holder, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs, graceMs: config.graceMs,
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   // Loaded now, after tracing started, so that the MongoDB driver is instrumented.
   const { runPlatformCrons } = await import('./platform-crons/run-platform-crons');
   const platformCrons = await runPlatformCrons({ config, messaging, logger, logContext, buckets: scheduler.buckets, holder, metricsRegistry: metrics.registry });
+  platformCronsHealthy = platformCrons.healthy;
   await scheduler.start();
   logger.info({ instance: holder, healthPort: health.port, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs }, 'Scheduler ready');
 

@@ -1,6 +1,6 @@
 import { LastTickStore, LeaderLease, openCronBuckets, systemClock, type Clock, type CronBucketOptions, type CronBuckets } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
-import { ensureStream, isNotFound, jobsStream, type Messaging } from '@berth/messaging';
+import { ensureStream, jobsStream, type Messaging } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
 import { ScheduleWatcher } from './schedule-watcher';
 import { TickEmitter } from './tick-emitter';
@@ -72,12 +72,7 @@ export class Scheduler {
   /** Opens the cron buckets and makes sure the JOBS stream exists (created with Berth's defaults if absent). */
   static async create(options: SchedulerOptions): Promise<Scheduler> {
     const buckets = await openCronBuckets(options.messaging.js, options.buckets);
-    try {
-      await options.messaging.jsm.streams.info(jobsStream().name);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      await ensureStream(options.messaging.jsm, jobsStream({ replicas: options.buckets?.replicas }));
-    }
+    await ensureStream(options.messaging.jsm, jobsStream({ replicas: options.buckets?.replicas }), { existing: 'keep' });
     return new Scheduler(options, buckets);
   }
 

@@ -9,4 +9,9 @@ export interface QueueDriver {
   start(registry: JobRegistry): Promise<void>;
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
   stop(graceMs: number): Promise<void>;
+  /**
+   * False when a queue this process runs has stopped taking jobs (its consumer died or cannot pull): readiness
+   * includes it. A driver without consumers of its own leaves it out.
+   */
+  healthy?(): boolean;
 }

@@ -89,6 +89,15 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     await Promise.all(runners.map((runner) => runner.stop(this.options.shutdownGraceMs)));
   }
 
+  /**
+   * True once every consumer is pulling and while each stays healthy ({@link ConsumerRunner.healthy}); a
+   * service's readiness includes it, so a process whose consumer died is taken out of rotation and shows in
+   * `berth status`.
+   */
+  get healthy(): boolean {
+    return this.runners.length === this.options.consumers.length && this.runners.every((runner) => runner.healthy);
+  }
+
   /** Handlers running now, across consumers. */
   get inFlight(): number {
     return this.runners.reduce((sum, runner) => sum + runner.inFlight, 0);

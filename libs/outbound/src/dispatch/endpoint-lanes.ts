@@ -52,6 +52,11 @@ export class EndpointLanes {
     return [...this.lanes.keys()];
   }
 
+  /** True while every running lane pulls ({@link ConsumerRunner.healthy}). */
+  get healthy(): boolean {
+    return !this.stopped && [...this.lanes.values()].every((lane) => lane.runner.healthy);
+  }
+
   /** Stops every lane, letting running attempts finish within `graceMs`. */
   async stop(graceMs?: number): Promise<void> {
     this.stopped = true;

@@ -63,6 +63,8 @@ export interface Dispatcher {
   readonly metrics: DispatcherMetrics;
   /** Reloads the endpoints and their lanes now (the HTTP API calls it after a change it made). */
   reloadEndpoints(): Promise<void>;
+  /** True while the fan-out consumer and every endpoint's lane pull: a dispatcher whose consumer died is not ready. */
+  healthy(): boolean;
   /** Stops consuming, lets running attempts finish within `graceMs`. Does not close the connections. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -138,6 +140,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     collections,
     endpoints,
     metrics,
+    healthy: () => fanOut.healthy && (lanes?.healthy ?? false),
     reloadEndpoints: () => endpoints.reload(),
     async stop(graceMs) {
       clearInterval(reloadTimer);

@@ -19,6 +19,7 @@ export const WEBHOOKS_STREAM_NAME = 'WEBHOOKS';
  */
 export class JetStreamWebhookDriver implements WebhookDriver {
   private runners: ConsumerRunner[] = [];
+  private started = false;
   private readonly inbox: Inbox;
 
   constructor(
@@ -49,9 +50,16 @@ export class JetStreamWebhookDriver implements WebhookDriver {
       }));
       logger.info({ provider, consumer: settings.consumer, handlers: registry.handlersOf(provider).map((handler) => handler.name) }, `Consuming ${provider} webhooks (${settings.consumer})`);
     }
+    this.started = true;
+  }
+
+  /** True once started and while every provider's consumer runner is healthy (see `ConsumerRunner.healthy`). */
+  healthy(): boolean {
+    return this.started && this.runners.every((runner) => runner.healthy);
   }
 
   async stop(graceMs: number): Promise<void> {
+    this.started = false;
     const runners = this.runners;
     this.runners = [];
     await Promise.all(runners.map((runner) => runner.stop(graceMs)));

@@ -43,6 +43,11 @@ export class SyncWebhookDriver implements WebhookDriver {
     this.registry = registry;
   }
 
+  /** Always: it runs handlers inside the caller, with nothing to lose. */
+  healthy(): boolean {
+    return true;
+  }
+
   async stop(): Promise<void> {
     this.registry = undefined;
   }

@@ -6,4 +6,6 @@ export interface WebhookDriver {
   start(registry: WebhookRegistry): Promise<void>;
   /** Stops taking events and lets running handlers finish, up to `graceMs`. */
   stop(graceMs: number): Promise<void>;
+  /** Whether every consumer it started is still pulling (a service's readiness includes it). */
+  healthy(): boolean;
 }

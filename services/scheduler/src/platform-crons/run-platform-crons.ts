@@ -41,6 +41,7 @@ export async function runPlatformCrons(options: {
   }
   return {
     registration: crons.registration,
+    healthy: () => crons.healthy(),
     async stop() {
       await crons.stop();
       await mongo.close();

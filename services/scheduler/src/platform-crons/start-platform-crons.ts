@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { cronRunLockGuard, registerCronSchedules, type CronBuckets, type CronRegistration } from '@berth/cron';
-import { JobRegistry } from '@berth/jobs';
+import { JobRegistry, MESSAGE_QUEUE_DRIVER, type QueueDriver } from '@berth/jobs';
 import { PinoNestLogger, type BerthLogger, type LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { PlatformCronsModule } from './platform-crons.module';
@@ -25,6 +25,8 @@ export interface StartPlatformCronsOptions {
 export interface RunningPlatformCrons {
   /** What the registration at start changed. */
   readonly registration: CronRegistration;
+  /** False when the platform cron queue's consumer cannot pull: the replica's readiness includes it. */
+  healthy(): boolean;
   /** Stops taking cron jobs and lets a running one finish (up to the grace period). */
   stop(): Promise<void>;
 }
@@ -57,5 +59,6 @@ export async function startPlatformCrons(options: StartPlatformCronsOptions): Pr
     await app.close().catch(() => undefined);
     throw error;
   }
-  return { registration, stop: () => app.close() };
+  const driver = app.get<QueueDriver>(MESSAGE_QUEUE_DRIVER);
+  return { registration, healthy: () => driver.healthy?.() !== false, stop: () => app.close() };
 }

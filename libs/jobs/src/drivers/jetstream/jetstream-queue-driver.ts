@@ -83,6 +83,10 @@ export class JetStreamQueueDriver implements QueueDriver {
     }
   }
 
+  healthy(): boolean {
+    return this.workers.every((worker) => worker.healthy);
+  }
+
   async stop(graceMs: number): Promise<void> {
     const workers = this.workers;
     this.workers = [];

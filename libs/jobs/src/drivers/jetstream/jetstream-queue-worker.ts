@@ -67,6 +67,11 @@ export class JetStreamQueueWorker {
     return this.slots.active;
   }
 
+  /** True while both of the queue's consumers pull ({@link ConsumerRunner.healthy}). */
+  get healthy(): boolean {
+    return this.runners.length === 2 && this.runners.every((runner) => runner.healthy);
+  }
+
   /** Provisions the queue's durable consumers and starts pulling. */
   async start(): Promise<void> {
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));

@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { ensureKvBucket } from '@berth/messaging';
 import { JOBS_STREAM_NAME } from '../../names';
 import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
 
@@ -43,7 +44,7 @@ const WRONG_LAST_SEQUENCE = /wrong last sequence|10071/i;
  */
 export async function openKvDeduplicationRegistry(js: JetStreamClient, jsm: JetStreamManager, options: KvDeduplicationOptions = {}): Promise<DeduplicationRegistry> {
   const claimTtlMs = options.claimTtlMs ?? 30000;
-  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_dedup', {
+  const kv = await ensureKvBucket(js, options.bucket ?? 'berth_job_dedup', {
     history: 1,
     ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
     markerTTL: 60 * 1000,

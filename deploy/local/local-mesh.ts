@@ -1,0 +1,165 @@
+/**
+ * The local mesh of `npm start`, without Docker: nats-server and FerretDB on loopback with data in the data folder
+ * (unless NATS_URL / MONGO_URL point elsewhere), a Stripe API stand-in when no STRIPE_API_BASE is given, and every
+ * service docker-compose.yml declares with the environment compose gives it, each supervised (restarted with backoff
+ * when it exits unexpectedly). Writes what it chose to `<data>/berth-local.json` (mode 0600) for the CLI.
+ * `npm run soak` runs the same mesh in its own process to break it on purpose.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
+import { getFreePort, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import { readNativeServices, toLoopback } from './compose-services';
+import { localSecrets } from './local-secrets';
+import { Supervisor, type SupervisorOptions } from './supervisor';
+
+export const repositoryRoot = resolve(__dirname, '..', '..');
+
+/** Options for {@link startLocalMesh}. */
+export interface LocalMeshOptions {
+  /** The environment, as `npm start` got it. */
+  env: NodeJS.ProcessEnv;
+  /** Data folder (nats, ferretdb, logs, berth-local.json); `BERTH_DATA_DIR` or `.data/` by default. */
+  dataDir?: string;
+  /** Free ports for every server and service instead of the fixed local ones (tests, the soak). */
+  freePorts?: boolean;
+  supervisor?: SupervisorOptions;
+  /** Where the mesh's own notes go (default: stdout). */
+  write?: (line: string) => void;
+}
+
+/** A running local mesh. */
+export interface LocalMeshHandle {
+  readonly mesh: LocalMesh;
+  readonly file: string;
+  readonly nats?: NatsServerHandle;
+  readonly mongo?: FerretDbHandle;
+  readonly services: Supervisor;
+  /** Services drain and stop first, then the stand-in, then the servers; the file is removed. */
+  stop(): Promise<void>;
+}
+
+const PORT_DEFAULTS = { nats: 4250, mongo: 27250, standIn: 12111 };
+
+/** Starts the mesh; resolves once the servers run and every service has been started (not yet ready). */
+export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMeshHandle> {
+  const { env } = options;
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const port = async (variable: string, fixed: number): Promise<number> => (env[variable] ? Number(env[variable]) : options.freePorts ? getFreePort() : fixed);
+  const binDir = execFileSync('bash', [join(repositoryRoot, 'deploy/local/install-tools.sh')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n').pop()!;
+  const dataDir = options.dataDir ?? env.BERTH_DATA_DIR ?? join(repositoryRoot, '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => write(`[berth] could not stop cleanly: ${String(error)}`));
+  };
+
+  try {
+    let natsUrl = env.NATS_URL;
+    let nats: NatsServerHandle | undefined;
+    if (!natsUrl) {
+      nats = await startNatsServer({ binDir, dataDir: join(dataDir, 'nats'), port: await port('BERTH_NATS_PORT', PORT_DEFAULTS.nats), monitoring: true, logFile: join(dataDir, 'nats.log') });
+      natsUrl = nats.url;
+      const server = nats;
+      stops.push(() => server.stop());
+      write(`[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`);
+    }
+    let mongoUrl = env.MONGO_URL;
+    let mongo: FerretDbHandle | undefined;
+    if (!mongoUrl) {
+      mongo = await startFerretDb({ binDir, dataDir: join(dataDir, 'ferretdb'), port: await port('BERTH_MONGO_PORT', PORT_DEFAULTS.mongo), logFile: join(dataDir, 'ferretdb.log') });
+      mongoUrl = mongo.url;
+      const server = mongo;
+      stops.push(() => server.stop());
+      write(`[infra] FerretDB ${mongoUrl} (MongoDB wire protocol, SQLite data in ${join(dataDir, 'ferretdb')})`);
+    }
+    const mongoDb = mongoDatabaseName({ MONGO_URL: mongoUrl, MONGO_DB: env.MONGO_DB || undefined });
+
+    const infra = new Supervisor({ ...options.supervisor, write });
+    stops.push(() => infra.stop());
+    let stripeApiBase = env.STRIPE_API_BASE;
+    const standIn = join(repositoryRoot, 'test/support/stripe-stand-in/main.ts');
+    if (!stripeApiBase && existsSync(standIn)) {
+      const standInPort = String(await port('BERTH_STRIPE_STAND_IN_PORT', PORT_DEFAULTS.standIn));
+      stripeApiBase = `http://127.0.0.1:${standInPort}`;
+      infra.add({ name: 'stripe-stand-in', command: ['node', '-r', './deploy/runtime/ts-hook.js', standIn], cwd: repositoryRoot, env: { ...env, PORT: standInPort } });
+    }
+
+    // Compose's required secrets (the dispatcher's token, the console's, the webhook secrets) come from the shell
+    // when set there, else from <data>/local-secrets.json, generated once (mode 0600). Clerk, optional in compose,
+    // is on here with its local secret unless the shell says otherwise.
+    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
+    const composed = readNativeServices(join(repositoryRoot, 'docker-compose.yml'), { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...env }, secrets);
+    const hostNames = composed.map((service) => service.name);
+    const dispatcherApiToken = composed.find((service) => service.name === 'dispatcher')?.environment.DISPATCHER_API_TOKEN;
+    const services = new Supervisor({ ...options.supervisor, write });
+    stops.push(() => services.stop());
+    const health: HealthTarget[] = [];
+    let gatewayUrl = 'http://127.0.0.1:3000';
+    let dispatcherUrl: string | undefined;
+    let consoleUrl: string | undefined;
+    for (const service of composed) {
+      const entry = service.command.find((part) => part.endsWith('.ts'));
+      if (entry && !existsSync(join(repositoryRoot, entry))) continue;
+      const serviceEnv: NodeJS.ProcessEnv = {
+        ...env,
+        // Compose passes an empty string for an unset `${VAR:-}`; natively an unset variable stays unset.
+        ...Object.fromEntries(Object.entries(service.environment).filter(([, value]) => value !== '').map(([key, value]) => [key, toLoopback(value, hostNames)])),
+        NATS_URL: natsUrl,
+        MONGO_URL: mongoUrl,
+        MONGO_DB: mongoDb,
+        NODE_ENV: env.NODE_ENV ?? 'development',
+        LOG_FORMAT: env.LOG_FORMAT ?? 'pretty',
+        OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '',
+        HOST: service.environment.HOST ? '127.0.0.1' : undefined,
+        HEALTH_HOST: service.environment.HEALTH_HOST ? '127.0.0.1' : undefined,
+        ...(stripeApiBase ? { STRIPE_API_BASE: stripeApiBase } : {}),
+      };
+      if (service.name === 'console') {
+        // The console reads the services' readiness and the dispatcher's catalog where this mesh put them.
+        serviceEnv.CONSOLE_HEALTH_URLS = JSON.stringify(Object.fromEntries(health.map((target) => [target.name, `${target.url}/readyz`])));
+        if (dispatcherUrl) serviceEnv.DISPATCHER_URL = dispatcherUrl;
+      }
+      for (const key of Object.keys(serviceEnv)) if (serviceEnv[key] === undefined) delete serviceEnv[key];
+      for (let replica = 0; replica < service.replicas; replica++) {
+        const name = service.replicas > 1 ? `${service.name}-${replica + 1}` : service.name;
+        const replicaEnv = { ...serviceEnv };
+        if (serviceEnv.PORT) {
+          const fixed = service.name === 'gateway' && env.PORT ? env.PORT : serviceEnv.PORT;
+          replicaEnv.PORT = String(options.freePorts && !(service.name === 'gateway' && env.PORT) ? await getFreePort() : fixed);
+          const url = `http://127.0.0.1:${replicaEnv.PORT}`;
+          if (service.name === 'gateway') gatewayUrl = url;
+          if (service.name === 'dispatcher') dispatcherUrl = url;
+          if (service.name === 'console') consoleUrl = url;
+          if (!serviceEnv.HEALTH_PORT) health.push({ name, url });
+        }
+        if (serviceEnv.HEALTH_PORT) {
+          // Replicas share a machine here, so each gets its own health port (compose gives each its own container).
+          replicaEnv.HEALTH_PORT = String(options.freePorts ? await getFreePort() : Number(serviceEnv.HEALTH_PORT) + 100 * replica);
+          health.push({ name, url: `http://127.0.0.1:${replicaEnv.HEALTH_PORT}` });
+        }
+        services.add({ name, command: service.command, env: replicaEnv, cwd: repositoryRoot });
+      }
+    }
+
+    const mesh: LocalMesh = { natsUrl, mongoUrl, mongoDb, gatewayUrl, dispatcherUrl, dispatcherApiToken, health, pid: process.pid, startedAt: new Date().toISOString() };
+    const file = join(dataDir, 'berth-local.json');
+    await writeLocalMesh(file, mesh);
+    write(`[berth] gateway ${gatewayUrl}, dispatcher ${dispatcherUrl ?? '(not run)'}, console ${consoleUrl ?? '(not run)'} (its operator token: CONSOLE_OPERATOR_TOKEN in ${join(dataDir, 'local-secrets.json')}); the CLI reads ${file} (npx berth status)`);
+    return {
+      mesh,
+      file,
+      nats,
+      mongo,
+      services,
+      async stop() {
+        rmSync(file, { force: true });
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

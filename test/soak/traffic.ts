@@ -1,0 +1,160 @@
+/**
+ * The soak's traffic, each kind with its own ledger: what was offered, what the mesh accepted (a 200, a returned
+ * `add` or `send`), and, read back at the end, what took effect. Each producer behaves as the real one does:
+ * a provider retries a webhook until it gets a 200 (and now and then delivers one twice), product code retries an
+ * `add` or `send` that failed with the same deduplication or idempotency key.
+ */
+import type { Db } from 'mongodb';
+import { createJobProducer } from '@berth/jobs';
+import type { BerthLogger } from '@berth/logger';
+import type { Messaging } from '@berth/messaging';
+import { createOutboundSender } from '@berth/outbound';
+import { WebhookSender } from '../support/webhook-senders';
+
+/** One kind of traffic's count. */
+export interface TrafficLedger {
+  offered: number;
+  accepted: number;
+  /** Tries that failed and were tried again (503s, refused connections, timeouts during the faults). */
+  retried: number;
+  /** Second deliveries of something already accepted (a provider's duplicate). */
+  duplicates: number;
+  /** Ids of what was accepted, to check the effect of each. */
+  readonly ids: string[];
+}
+
+const newLedger = (): TrafficLedger => ({ offered: 0, accepted: 0, retried: 0, duplicates: 0, ids: [] });
+
+/** Options of {@link Traffic}. */
+export interface TrafficOptions {
+  gatewayUrl: string;
+  secrets: { stripe: string; clerk: string };
+  messaging: Messaging;
+  logger: BerthLogger;
+  /** The soak's run id, in every id it makes. */
+  run: string;
+  /** Until when a rejected try is tried again (a provider retries for days; the soak until its drain ends). */
+  retryUntil: () => number;
+  outbound: { workspaceId: string; eventType: string };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** Mixed traffic against one mesh. */
+export class Traffic {
+  readonly stripe = newLedger();
+  readonly clerk = newLedger();
+  readonly jobs = newLedger();
+  readonly outbound = newLedger();
+  private readonly sender: WebhookSender;
+  private readonly jobProducer;
+  private readonly send;
+  private readonly inFlight = new Set<Promise<void>>();
+  private sequence = 0;
+
+  constructor(private readonly options: TrafficOptions) {
+    this.sender = new WebhookSender(options.gatewayUrl, options.secrets);
+    this.jobProducer = createJobProducer({ messaging: options.messaging, logger: options.logger });
+    this.send = createOutboundSender({ js: options.messaging.js, timeoutMs: 5000 });
+  }
+
+  /** Offers one of each kind (called once per tick by the soak). */
+  offerRound(): void {
+    this.sequence += 1;
+    const n = this.sequence;
+    this.track(this.offerStripe(n));
+    this.track(this.offerClerk(n));
+    this.track(this.offerJob(n));
+    this.track(this.offerOutbound(n));
+  }
+
+  /** Resolves when every offer was accepted or gave up. */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /** The workspace ids the jobs summarise (created before the soak starts). */
+  static workspaceId(run: string, n: number): string {
+    return `soak_${run}_ws_${n}`;
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.options.logger.error({ err: error }, 'soak traffic failed')).finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+  }
+
+  /** Tries `attempt` until it says accepted or retrying is over; true when accepted. */
+  private async untilAccepted(ledger: TrafficLedger, attempt: () => Promise<boolean>): Promise<boolean> {
+    ledger.offered += 1;
+    for (;;) {
+      let accepted = false;
+      try {
+        accepted = await attempt();
+      } catch {
+        accepted = false;
+      }
+      if (accepted) {
+        ledger.accepted += 1;
+        return true;
+      }
+      if (Date.now() > this.options.retryUntil()) return false;
+      ledger.retried += 1;
+      await pause(2000);
+    }
+  }
+
+  private async offerStripe(n: number): Promise<void> {
+    const eventId = `evt_soak_${this.options.run}_${n}`;
+    const payload = JSON.stringify({
+      id: eventId, object: 'event', type: 'customer.subscription.updated', created: Math.floor(Date.now() / 1000),
+      data: { object: { id: 'sub_demo', object: 'subscription', customer: 'cus_demo', status: 'active' } },
+    });
+    const post = async (): Promise<boolean> => (await this.sender.sendStripe(payload)).status === 200;
+    if (!(await this.untilAccepted(this.stripe, post))) return;
+    this.stripe.ids.push(eventId);
+    if (n % 10 === 0) {
+      this.stripe.duplicates += 1;
+      await post().catch(() => false);
+    }
+  }
+
+  private async offerClerk(n: number): Promise<void> {
+    const msgId = `msg_soak_${this.options.run}_${n}`;
+    const updatedAt = Date.now();
+    const event = { type: 'user.updated', timestamp: updatedAt, data: { id: `user_soak_${this.options.run}_${n}`, object: 'user', first_name: `Soak${n}`, last_name: 'Soak', email_addresses: [], created_at: updatedAt - 1000, updated_at: updatedAt } };
+    const post = async (): Promise<boolean> => (await this.sender.sendClerk(msgId, event)).status === 200;
+    if (!(await this.untilAccepted(this.clerk, post))) return;
+    this.clerk.ids.push(msgId);
+    if (n % 10 === 5) {
+      this.clerk.duplicates += 1;
+      await post().catch(() => false);
+    }
+  }
+
+  private async offerJob(n: number): Promise<void> {
+    const workspaceId = Traffic.workspaceId(this.options.run, n);
+    const add = async (): Promise<boolean> => {
+      await this.jobProducer.add('client-queue', 'SendClientSummaryJob', { workspaceId }, { deduplicationId: workspaceId });
+      return true;
+    };
+    if (await this.untilAccepted(this.jobs, add)) this.jobs.ids.push(workspaceId);
+  }
+
+  private async offerOutbound(n: number): Promise<void> {
+    const { workspaceId, eventType } = this.options.outbound;
+    const send = async (): Promise<boolean> => {
+      await this.send(workspaceId, eventType, { soakRun: this.options.run, n }, { idempotencyKey: `soak_${this.options.run}_${n}` });
+      return true;
+    };
+    if (await this.untilAccepted(this.outbound, send)) this.outbound.ids.push(String(n));
+  }
+}
+
+/** Creates the workspaces the jobs summarise, so each job has an effect to check. */
+export async function createSoakWorkspaces(db: Db, run: string, count: number): Promise<void> {
+  const workspaces = db.collection<{ _id: string; name: string; deletedAt: null }>('workspaces');
+  for (let start = 1; start <= count; start += 500) {
+    const batch = Array.from({ length: Math.min(500, count - start + 1) }, (_, index) => ({ _id: Traffic.workspaceId(run, start + index), name: `Soak ${start + index}`, deletedAt: null }));
+    await workspaces.insertMany(batch);
+  }
+}
