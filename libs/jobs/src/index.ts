@@ -3,6 +3,7 @@
 export { Processor } from './decorators/processor.decorator';
 export type { ProcessorOptions } from './decorators/processor.decorator';
 export { Process } from './decorators/process.decorator';
+export type { ProcessOptions } from './decorators/process.decorator';
 export { CronProcessor } from './decorators/cron-processor.decorator';
 export type { CronProcessorOptions } from './decorators/cron-processor.decorator';
 export { InjectMessageQueue, getMessageQueueToken } from './decorators/inject-message-queue.decorator';
@@ -16,8 +17,13 @@ export { MessageQueueService } from './message-queue.service';
 export { DEFAULT_QUEUE_OPTIONS, resolveQueueOptions, jobRetryPolicy } from './job-options';
 export type { AddJobOptions, AddedJob, QueueOptions, ResolvedQueueOptions, BackoffOptions } from './job-options';
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
-export { UnknownJobError } from './errors';
-export type { JobObserver, JobQueuedEvent, JobFinishedEvent } from './job-observer';
+export { UnknownJobError, JobTimeoutError, JobCancelledError, PoisonMessageError } from './errors';
+export type { JobObserver, JobQueuedEvent, JobFinishedEvent, JobDeadLetteredEvent } from './job-observer';
+export type { CancellationRecord } from './drivers/cancellations';
+export { cancelJob, listCancellations } from './operations/cancel-job';
+export { CANCELLATIONS_BUCKET } from './drivers/jetstream/kv-cancellations';
+export type { KvCancellationOptions } from './drivers/jetstream/kv-cancellations';
+export type { KvDeliveryLedgerOptions } from './drivers/jetstream/kv-delivery-ledger';
 
 export { JobRegistry } from './discovery/job-registry';
 export type { RegisteredJob, JobInfo } from './discovery/job-registry';

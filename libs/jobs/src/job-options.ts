@@ -12,6 +12,12 @@ export interface AddJobOptions {
    * is dead-lettered, the id is free again.
    */
   deduplicationId?: string;
+  /**
+   * Longest one attempt may run, in ms. At the deadline the handler's `signal` (in its `JobInfo`) fires with a
+   * `JobTimeoutError` and the attempt fails: retried with backoff, or dead-lettered after the last attempt. Wins
+   * over `@Process(name, { timeoutMs })` and the queue's `timeoutMs`; unset there too, an attempt has no deadline.
+   */
+  timeoutMs?: number;
 }
 
 /** What `add` resolves with, once the job is durably stored (or found to be a duplicate). */
@@ -43,6 +49,13 @@ export interface QueueOptions {
   ackWaitMs?: number;
   /** Most jobs handed out and not yet finished, across every worker of the queue. */
   maxAckPending?: number;
+  /** Default deadline of one attempt of this queue's jobs, in ms (see {@link AddJobOptions.timeoutMs}); unset: none. */
+  timeoutMs?: number;
+  /**
+   * Deaths of a worker while running one message (a crash, an OOM kill, a stall past the lease) after which the
+   * message goes to the dead letters with reason `poison` instead of being handed to the next worker (default 3).
+   */
+  poisonLimit?: number;
 }
 
 /** {@link QueueOptions} with every field filled in. */
@@ -52,6 +65,8 @@ export interface ResolvedQueueOptions {
   backoff: BackoffOptions;
   ackWaitMs: number;
   maxAckPending: number;
+  timeoutMs?: number;
+  poisonLimit: number;
 }
 
 /**
@@ -65,6 +80,7 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   backoff: { baseDelayMs: 5000, maxDelayMs: 60 * 60 * 1000, jitter: 0.2 },
   ackWaitMs: 30000,
   maxAckPending: 1000,
+  poisonLimit: 3,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -75,10 +91,14 @@ export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: Q
     backoff: { ...DEFAULT_QUEUE_OPTIONS.backoff, ...defaults?.backoff, ...queue?.backoff },
     ackWaitMs: queue?.ackWaitMs ?? defaults?.ackWaitMs ?? DEFAULT_QUEUE_OPTIONS.ackWaitMs,
     maxAckPending: queue?.maxAckPending ?? defaults?.maxAckPending ?? DEFAULT_QUEUE_OPTIONS.maxAckPending,
+    timeoutMs: queue?.timeoutMs ?? defaults?.timeoutMs,
+    poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
   assertRetryLimit(resolved.retryLimit);
   if (resolved.ackWaitMs < 1000) throw new Error(`ackWaitMs must be at least 1000, got ${resolved.ackWaitMs}`);
+  if (resolved.timeoutMs !== undefined) assertTimeout(resolved.timeoutMs);
+  if (!Number.isInteger(resolved.poisonLimit) || resolved.poisonLimit < 1) throw new Error(`poisonLimit must be a positive integer, got ${resolved.poisonLimit}`);
   return resolved;
 }
 
@@ -90,6 +110,12 @@ export function assertAddJobOptions(options: AddJobOptions): void {
   if (options.deduplicationId !== undefined && (typeof options.deduplicationId !== 'string' || options.deduplicationId.length === 0 || options.deduplicationId.length > 512)) {
     throw new Error('deduplicationId must be a non-empty string of at most 512 characters');
   }
+  if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
+}
+
+/** Throws unless `timeoutMs` is a whole number of ms from 1 to 24 h. */
+export function assertTimeout(timeoutMs: number): void {
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 24 * 60 * 60 * 1000) throw new Error(`timeoutMs must be an integer from 1 to 86400000, got ${timeoutMs}`);
 }
 
 function assertRetryLimit(retryLimit: number): void {

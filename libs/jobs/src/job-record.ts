@@ -19,6 +19,8 @@ export interface JobRecord {
   deduplicationId?: string;
   /** The job id this one replays from the dead letters, if any. */
   replayOf?: string;
+  /** The deadline of each attempt given to `add`, in ms, if any. */
+  timeoutMs?: number;
 }
 
 /** The JSON body of a message carrying these jobs. */

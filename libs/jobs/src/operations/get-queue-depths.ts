@@ -1,3 +1,4 @@
+import type { ConsumerInfo, MsgRequest } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import { countDeadLetters } from '../dead-letters/list-dead-letters';
 import { DELAYED_JOBS_STREAM_NAME, delayedJobsFilter, JOBS_STREAM_NAME, parseJobSubject, queueOfConsumer, queueOfDelayedSubject } from '../names';
@@ -20,6 +21,11 @@ export interface QueueDepth {
   delayed: number;
   /** Jobs in the dead letters. */
   deadLetters: number;
+  /**
+   * When the oldest message still waiting for a worker was stored (on `JOBS` or, for a due delayed job, on
+   * `JOBS_DELAYED`); undefined when none waits. A retry waiting out its backoff is not waiting for a worker.
+   */
+  oldestWaitingAt?: Date;
 }
 
 /** Queue depths for every queue that has a consumer, delayed jobs or dead letters. */
@@ -40,6 +46,8 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
         depth.ackPending += info.num_ack_pending;
         depth.redelivered += info.num_redelivered;
         depth.waitingPulls += info.num_waiting;
+        const oldest = await oldestPendingAt(messaging, stream, info);
+        if (oldest && (!depth.oldestWaitingAt || oldest < depth.oldestWaitingAt)) depth.oldestWaitingAt = oldest;
       }
     } catch (error) {
       if (!isNotFound(error)) throw error;
@@ -59,4 +67,14 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
     if (origin) depthOf(origin.queue).deadLetters += count;
   }
   return [...depths.values()].sort((a, b) => a.queue.localeCompare(b.queue));
+}
+
+/** The storage time of the first message past what the consumer has delivered, within its filter. */
+async function oldestPendingAt(messaging: Messaging, stream: string, info: ConsumerInfo): Promise<Date | undefined> {
+  const filter = info.config.filter_subject ?? info.config.filter_subjects?.[0];
+  if (info.num_pending === 0 || !filter) return undefined;
+  // STREAM.MSG.GET takes `next_by_subj` (the first message on or after `seq` matching the filter); nats.js types only name `seq` and `last_by_subj`.
+  const request = { seq: info.delivered.stream_seq + 1, next_by_subj: filter } as unknown as MsgRequest;
+  const message = await messaging.jsm.streams.getMessage(stream, request);
+  return message ? message.time : undefined;
 }

@@ -61,6 +61,7 @@ export class JetStreamJobProducer {
       addedAt: new Date().toISOString(),
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     };
     const deduplication = infrastructure.deduplication;
     let claim;

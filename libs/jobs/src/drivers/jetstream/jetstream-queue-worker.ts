@@ -7,12 +7,14 @@ import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
 import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
 import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
-import { UnknownJobError } from '../../errors';
+import { JobCancelledError, PoisonMessageError, UnknownJobError } from '../../errors';
+import { runAttempt } from '../../flow/run-attempt';
 import type { JobObserver } from '../../job-observer';
 import { decodeJobMessage, type JobRecord } from '../../job-record';
 import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
 import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, parseJobSubject, queueConsumerName, queueFilterSubject } from '../../names';
 import { Semaphore } from '../../semaphore';
+import type { CancellationWatch } from '../cancellations';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -52,11 +54,21 @@ const BATCH_RETRY_POLICY: RetryPolicy = {
  *   one that fails is stored again on its own as a delayed job carrying its attempt count (or dead-lettered),
  *   and the message is acked once every job in it is settled.
  * - A job's deduplication id is released when it completes or is dead-lettered, before its message is acked.
+ * - Each attempt gets an `AbortSignal`: it fires at the attempt's `timeoutMs` (the attempt fails with
+ *   `JobTimeoutError`) or when the job is cancelled (the job is dropped and its message acked). A job cancelled
+ *   before it runs is dropped when a worker takes it.
+ * - Poison limit: a redelivered message whose earlier deliveries were not all ended by a worker (see
+ *   the delivery ledger, `berth_job_deliveries`) took a worker down that many times; at the queue's `poisonLimit` it goes to the dead
+ *   letters with reason `poison` without running.
  */
 export class JetStreamQueueWorker {
   private runners: ConsumerRunner[] = [];
   private readonly slots: Semaphore;
   private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
+  /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
+  private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
+  private readonly cancelledMessages = new WeakSet<ReceivedMessage>();
+  private cancellations?: CancellationWatch;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new Semaphore(options.settings.concurrency);
@@ -69,6 +81,7 @@ export class JetStreamQueueWorker {
 
   /** Provisions the queue's durable consumers and starts pulling. */
   async start(): Promise<void> {
+    this.cancellations = await this.options.infrastructure.cancellations.watch(this.options.queue);
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));
     this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(this.options.queue)));
   }
@@ -78,6 +91,7 @@ export class JetStreamQueueWorker {
     const runners = this.runners;
     this.runners = [];
     await Promise.all(runners.map((runner) => runner.stop(graceMs)));
+    await this.cancellations?.stop();
   }
 
   private async startRunner(stream: string, filterSubject: string): Promise<ConsumerRunner> {
@@ -104,7 +118,11 @@ export class JetStreamQueueWorker {
       retryPolicy: (message) => this.retryPolicyOf(message),
       handler: (message) => this.handle(message, stream),
       onGiveUp: (message, error, reason) => this.giveUp(message, error, reason),
-      onOutcome: (message, outcome, durationMs) => this.observeSingle(message, outcome, durationMs),
+      beforeNak: (message) => this.recordEnded(message, stream),
+      onOutcome: (message, outcome, durationMs) => {
+        if (outcome !== 'retried') this.forgetDeliveries(message, stream);
+        this.observeSingle(message, outcome, durationMs);
+      },
     });
   }
 
@@ -140,10 +158,8 @@ export class JetStreamQueueWorker {
   private observeSingle(message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number): void {
     const parsed = this.parse(message);
     if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1) return;
-    this.options.observer.jobFinished({
-      queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs,
-      outcome: outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered',
-    });
+    const finished = this.cancelledMessages.has(message) ? 'cancelled' : outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered';
+    this.options.observer.jobFinished({ queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs, outcome: finished });
   }
 
   /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
@@ -166,6 +182,7 @@ export class JetStreamQueueWorker {
   private async handle(message: ReceivedMessage, stream: string): Promise<void> {
     const parsed = this.parse(message);
     if ('invalid' in parsed) throw parsed.invalid;
+    await this.assertNotPoison(message, stream);
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
     if (parsed.records.length === 1) {
@@ -181,13 +198,67 @@ export class JetStreamQueueWorker {
   private async runSingle(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
     await this.relocateIfMoved(record, message, stream);
     const started = performance.now();
-    await job.run(record.data, this.infoOf(job, record, record.attemptsMade + message.deliveryCount));
+    try {
+      await this.runJob(job, record, record.attemptsMade + message.deliveryCount);
+    } catch (error) {
+      if (!(error instanceof JobCancelledError)) throw error;
+      this.cancelledMessages.add(message);
+      await this.dropCancelled(record, error);
+      return;
+    }
     this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
     await this.releaseDeduplication(record);
   }
 
-  private infoOf(job: RegisteredJob, record: JobRecord, attempt: number): JobInfo {
-    return { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+  /** One attempt of a job under its deadline and cancellation (already cancelled: throws without running it). */
+  private async runJob(job: RegisteredJob, record: JobRecord, attempt: number): Promise<void> {
+    const cancelled = this.cancellations?.get(record.id);
+    if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
+    const info: JobInfo = { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+    await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
+      timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+      watch: this.cancellations ? (abort) => (this.cancellations as CancellationWatch).onCancel(record.id, (c) => abort(new JobCancelledError(c.jobId, c.reason))) : undefined,
+    });
+  }
+
+  private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
+    this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
+    await this.releaseDeduplication(record);
+  }
+
+  /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
+  private async assertNotPoison(message: ReceivedMessage, stream: string): Promise<void> {
+    if (message.deliveryCount === 1) {
+      this.endedBefore.set(message, 0);
+      return;
+    }
+    let ended: number;
+    try {
+      ended = await this.options.infrastructure.deliveries.endedDeliveries(this.delivered(message, stream));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'Could not read how often this message was delivered; not checking its poison limit');
+      return;
+    }
+    this.endedBefore.set(message, ended);
+    const deaths = message.deliveryCount - 1 - ended;
+    if (deaths >= this.options.settings.poisonLimit) throw new PoisonMessageError(deaths);
+    if (deaths > 0) this.options.logger.warn({ deaths, deliveryCount: message.deliveryCount }, `A worker died ${deaths} time(s) while holding this message`);
+  }
+
+  private async recordEnded(message: ReceivedMessage, stream: string): Promise<void> {
+    const delivered = this.delivered(message, stream);
+    const before = this.endedBefore.get(message) ?? (message.deliveryCount === 1 ? 0 : await this.options.infrastructure.deliveries.endedDeliveries(delivered));
+    await this.options.infrastructure.deliveries.recordEnded(delivered, before + 1);
+  }
+
+  private forgetDeliveries(message: ReceivedMessage, stream: string): void {
+    if (message.deliveryCount === 1) return;
+    this.options.infrastructure.deliveries.forget(this.delivered(message, stream))
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not drop the delivery count of a settled message; it expires on its own'));
+  }
+
+  private delivered(message: ReceivedMessage, stream: string): { queue: string; stream: string; streamSequence: number } {
+    return { queue: this.options.queue, stream, streamSequence: message.streamSequence };
   }
 
   /** One job of a batch message, in its own log context; settles itself unless storing the outcome fails. */
@@ -195,11 +266,16 @@ export class JetStreamQueueWorker {
     const attempt = record.attemptsMade + message.deliveryCount;
     const run = async (): Promise<void> => {
       const started = performance.now();
-      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered'): void =>
+      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
         this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs: performance.now() - started });
       try {
-        await job.run(record.data, this.infoOf(job, record, attempt));
+        await this.runJob(job, record, attempt);
       } catch (error) {
+        if (error instanceof JobCancelledError) {
+          await this.dropCancelled(record, error);
+          finished('cancelled');
+          return;
+        }
         finished(await this.settleBatchedFailure(job, record, message, attempt, error));
         return;
       }
@@ -235,9 +311,10 @@ export class JetStreamQueueWorker {
     if ('invalid' in parsed) {
       const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
       this.options.logger.info({ deadLetterId: ack.seq, deadLetterReason: 'invalid' }, `Unreadable job message copied to the dead letters (id ${ack.seq})`);
+      this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name: parsed.name, reason: 'invalid' });
       return;
     }
-    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : reason;
+    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : error instanceof PoisonMessageError ? 'poison' : reason;
     for (const record of parsed.records) {
       await this.deadLetter(parsed.name, record, message, error, letterReason, record.attemptsMade + message.deliveryCount);
     }
@@ -246,6 +323,7 @@ export class JetStreamQueueWorker {
   private async deadLetter(name: string, record: JobRecord, message: ReceivedMessage, error: unknown, reason: DeadLetterReason, attempts: number): Promise<void> {
     const ack = await writeDeadLetter(this.options.messaging.js, jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts));
     this.options.logger.info({ jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason }, `Job ${record.id} copied to the dead letters (id ${ack.seq})`);
+    this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
   }
 

@@ -1,10 +1,15 @@
 import { deadLettersStream, delayedJobsStream, ensureStream, jobsStream, type Messaging, type StreamSizing } from '@berth/messaging';
+import type { Cancellations } from '../cancellations';
 import type { DeduplicationRegistry } from '../deduplication-registry';
+import { openKvCancellations, type KvCancellationOptions } from './kv-cancellations';
 import { openKvDeduplicationRegistry, type KvDeduplicationOptions } from './kv-deduplication-registry';
+import { openKvDeliveryLedger, type DeliveryLedger, type KvDeliveryLedgerOptions } from './kv-delivery-ledger';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
   deduplication: DeduplicationRegistry;
+  cancellations: Cancellations;
+  deliveries: DeliveryLedger;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -13,10 +18,13 @@ export interface JobInfrastructureOptions {
   provisionStreams?: boolean;
   sizing?: StreamSizing;
   deduplication?: KvDeduplicationOptions;
+  cancellations?: KvCancellationOptions;
+  deliveries?: KvDeliveryLedgerOptions;
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED` and `DEAD_LETTERS` streams and the deduplication KV bucket exist. Idempotent, safe from every replica at every start.
+ * Makes sure the `JOBS`, `JOBS_DELAYED` and `DEAD_LETTERS` streams and the KV buckets of deduplication ids,
+ * cancellations and ended deliveries exist. Idempotent, safe from every replica at every start.
  */
 export async function provisionJobInfrastructure(messaging: Messaging, options: JobInfrastructureOptions = {}): Promise<JobInfrastructure> {
   if (options.provisionStreams !== false) {
@@ -24,6 +32,11 @@ export async function provisionJobInfrastructure(messaging: Messaging, options: 
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
   }
-  const deduplication = await openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas: options.sizing?.replicas, ...options.deduplication });
-  return { deduplication };
+  const replicas = options.sizing?.replicas;
+  const [deduplication, cancellations, deliveries] = await Promise.all([
+    openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
+    openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
+    openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
+  ]);
+  return { deduplication, cancellations, deliveries };
 }
