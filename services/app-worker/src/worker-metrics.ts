@@ -21,7 +21,13 @@ const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['unrecoverable', 'exha
  *   dead-letter depth) and `job_oldest_waiting_seconds{queue}` (age of the oldest job waiting for a worker, 0 when
  *   none waits).
  */
-export function createWorkerMetrics(options: { queues: readonly string[]; messaging?: Messaging; logger: BerthLogger }): { registry: Registry; observer: JobObserver } {
+export function createWorkerMetrics(options: {
+  queues: readonly string[];
+  messaging?: Messaging;
+  logger: BerthLogger;
+  /** How long one reading of the queue depths serves scrapes (default 5000 ms). */
+  depthCacheMs?: number;
+}): { registry: Registry; observer: JobObserver } {
   const registry = createMetricsRegistry({ processMetrics: true });
   const jobs = createJobMetrics(registry, { consumes: options.queues, produces: options.queues });
   const registers = [registry];
@@ -35,8 +41,9 @@ export function createWorkerMetrics(options: { queues: readonly string[]; messag
   }
   const messaging = options.messaging;
   if (messaging) {
-    const read = cachedRead(() => getQueueDepths(messaging), 5000);
+    const read = cachedRead(() => getQueueDepths(messaging), options.depthCacheMs ?? 5000);
     createQueueDepthMetric(registry, {
+      cacheMs: 0,
       read: async () => (await read()).map(({ queue, pending, ackPending, redelivered }) => ({ queue, pending, ackPending, redelivered })),
       logger: options.logger,
     });
