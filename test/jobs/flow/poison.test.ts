@@ -25,7 +25,7 @@ describe('a job that kills its worker process each time it runs', () => {
     });
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
     // Attempt 1 throws (the worker naks it: not a death); attempts 2 and 3 exit the process.
-    const added = await producer.add<FlowJobData>(queue, 'FlowJob', { failOnAttempts: [1], exitOnAttempts: [2, 3, 4, 5] }, { retryLimit: 10 });
+    const added = await producer.add(queue, 'FlowJob', { failOnAttempts: [1], exitOnAttempts: [2, 3, 4, 5] } satisfies FlowJobData, { retryLimit: 10 });
 
     const exits: { code: number | null; signal: NodeJS.Signals | null }[] = [];
     let letter;
