@@ -18,6 +18,18 @@ export interface AddJobOptions {
    * over `@Process(name, { timeoutMs })` and the queue's `timeoutMs`; unset there too, an attempt has no deadline.
    */
   timeoutMs?: number;
+  /**
+   * Per-key concurrency of this job: at most `limit` jobs with this `key` (a workspace id, a tenant) run at once,
+   * across every worker and replica; the others wait (parked, holding no worker) and other keys run meanwhile.
+   * Wins over `@Process(name, { concurrency })`.
+   */
+  concurrency?: KeyConcurrency;
+}
+
+/** A per-key concurrency limit, as `add` takes it. */
+export interface KeyConcurrency {
+  key: string;
+  limit: number;
 }
 
 /** What `add` resolves with, once the job is durably stored (or found to be a duplicate). */
@@ -111,6 +123,18 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     throw new Error('deduplicationId must be a non-empty string of at most 512 characters');
   }
   if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
+  if (options.concurrency !== undefined) assertKeyConcurrency(options.concurrency);
+}
+
+/** Throws unless a per-key concurrency limit is a non-empty key (at most 256 characters) and a positive integer. */
+export function assertKeyConcurrency(concurrency: KeyConcurrency): void {
+  if (typeof concurrency.key !== 'string' || concurrency.key.length === 0 || concurrency.key.length > 256) throw new Error('concurrency.key must be a non-empty string of at most 256 characters');
+  assertKeyLimit(concurrency.limit);
+}
+
+/** Throws unless `limit` is an integer from 1 to 10,000. */
+export function assertKeyLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new Error(`concurrency.limit must be an integer from 1 to 10000, got ${limit}`);
 }
 
 /** Throws unless `timeoutMs` is a whole number of ms from 1 to 24 h. */

@@ -21,6 +21,8 @@ export interface JobRecord {
   replayOf?: string;
   /** The deadline of each attempt given to `add`, in ms, if any. */
   timeoutMs?: number;
+  /** The per-key concurrency given to `add`, if any. */
+  concurrency?: { key: string; limit: number };
 }
 
 /** The JSON body of a message carrying these jobs. */

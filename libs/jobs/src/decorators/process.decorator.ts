@@ -9,6 +9,12 @@ export interface ProcessOptions {
    * it; it wins over the queue's `timeoutMs`.
    */
   timeoutMs?: number;
+  /**
+   * Per-key concurrency: `{ key: (data) => data.workspaceId, limit: 2 }` runs at most 2 jobs of one workspace at
+   * once across every worker and replica; the others wait without failing, and other workspaces are not held up.
+   * A job whose `key` returns undefined is not limited. `add(…, { concurrency })` wins over it.
+   */
+  concurrency?: { key: (data: never) => string | undefined; limit: number };
 }
 
 /**

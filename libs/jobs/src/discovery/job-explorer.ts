@@ -2,10 +2,10 @@ import type { BerthLogger } from '@berth/logger';
 import type { DiscoveryService } from '@nestjs/core';
 import { cronOptionsOf, processMethodsOf, processorOptionsOf } from '../decorators/read-metadata';
 import { cronTickOf, type CronRunGuard } from '../cron-run-guard';
-import { assertTimeout } from '../job-options';
+import { assertKeyLimit, assertTimeout } from '../job-options';
 import { assertJobName, assertQueueName } from '../names';
 import { DEFAULT_CRON_TIME_ZONE, validateCronPattern } from './cron-definition';
-import type { JobInfo, JobRegistry } from './job-registry';
+import type { JobInfo, JobRegistry, RegisteredJob } from './job-registry';
 
 /**
  * Finds every `@Processor` and `@CronProcessor` class among the providers of the modules the application
@@ -35,6 +35,7 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
     for (const { methodName, jobName, options } of methods) {
       assertJobName(jobName);
       if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
+      if (options.concurrency !== undefined) assertKeyLimit(options.concurrency.limit);
       const queue = processor.queueName;
       const handle = async (data: unknown, info: JobInfo): Promise<void> => {
         await instance[methodName](data, info);
@@ -50,6 +51,7 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
             }
           : handle,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency as RegisteredJob['concurrency'] } : {}),
       });
     }
     if (cron) {

@@ -30,6 +30,8 @@ export interface RegisteredJob {
   run(data: unknown, info: JobInfo): Promise<void>;
   /** Deadline of each attempt from `@Process(name, { timeoutMs })`, if set. */
   timeoutMs?: number;
+  /** Per-key concurrency from `@Process(name, { concurrency })`, if set. */
+  concurrency?: { key: (data: unknown) => string | undefined; limit: number };
 }
 
 /**

@@ -62,6 +62,7 @@ export class JetStreamJobProducer {
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: { key: options.concurrency.key, limit: options.concurrency.limit } } : {}),
     };
     const deduplication = infrastructure.deduplication;
     let claim;

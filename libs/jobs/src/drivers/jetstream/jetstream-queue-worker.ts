@@ -15,6 +15,8 @@ import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
 import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, parseJobSubject, queueConsumerName, queueFilterSubject } from '../../names';
 import { Semaphore } from '../../semaphore';
 import type { CancellationWatch } from '../cancellations';
+import type { KeyLimit } from './kv-key-slots';
+import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -68,6 +70,8 @@ export class JetStreamQueueWorker {
   /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
   private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
   private readonly cancelledMessages = new WeakSet<ReceivedMessage>();
+  /** Single-job messages whose job was parked for a concurrency slot: acked, but no attempt ran. */
+  private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
@@ -157,7 +161,7 @@ export class JetStreamQueueWorker {
   /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
   private observeSingle(message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number): void {
     const parsed = this.parse(message);
-    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1) return;
+    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1 || this.parkedMessages.has(message)) return;
     const finished = this.cancelledMessages.has(message) ? 'cancelled' : outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered';
     this.options.observer.jobFinished({ queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs, outcome: finished });
   }
@@ -199,7 +203,10 @@ export class JetStreamQueueWorker {
     await this.relocateIfMoved(record, message, stream);
     const started = performance.now();
     try {
-      await this.runJob(job, record, record.attemptsMade + message.deliveryCount);
+      if ((await this.runJob(job, record, message, stream)) === 'parked') {
+        this.parkedMessages.add(message);
+        return;
+      }
     } catch (error) {
       if (!(error instanceof JobCancelledError)) throw error;
       this.cancelledMessages.add(message);
@@ -210,15 +217,63 @@ export class JetStreamQueueWorker {
     await this.releaseDeduplication(record);
   }
 
-  /** One attempt of a job under its deadline and cancellation (already cancelled: throws without running it). */
-  private async runJob(job: RegisteredJob, record: JobRecord, attempt: number): Promise<void> {
+  /**
+   * One attempt of a job under its deadline, cancellation and per-key concurrency: already cancelled, it throws
+   * without running; its key full, it is parked (`'parked'`, the caller acks its message without an attempt).
+   */
+  private async runJob(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<'ran' | 'parked'> {
     const cancelled = this.cancellations?.get(record.id);
     if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
+    const limit = this.keyLimitOf(job, record);
+    const keySlots = this.options.infrastructure.keySlots;
+    const leaseMs = this.options.settings.ackWaitMs;
+    if (limit && !(await keySlots.acquire(this.options.queue, limit, record.id, leaseMs))) {
+      await this.park(job, record, message, stream, limit);
+      return 'parked';
+    }
+    const renew = limit ? setInterval(() => {
+      keySlots.renew(this.options.queue, limit, record.id, leaseMs).catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'));
+    }, Math.max(leaseMs / 3, 250)) : undefined;
+    const attempt = record.attemptsMade + message.deliveryCount;
     const info: JobInfo = { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
-    await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
-      timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-      watch: this.cancellations ? (abort) => (this.cancellations as CancellationWatch).onCancel(record.id, (c) => abort(new JobCancelledError(c.jobId, c.reason))) : undefined,
-    });
+    try {
+      await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
+        timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+        watch: this.cancellations ? (abort) => (this.cancellations as CancellationWatch).onCancel(record.id, (c) => abort(new JobCancelledError(c.jobId, c.reason))) : undefined,
+      });
+    } finally {
+      clearInterval(renew);
+      if (limit) await this.releaseKey(limit, record);
+    }
+    return 'ran';
+  }
+
+  /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
+  private keyLimitOf(job: RegisteredJob | undefined, record: JobRecord): KeyLimit | undefined {
+    if (record.concurrency) return record.concurrency;
+    if (!job?.concurrency) return undefined;
+    const key = job.concurrency.key(record.data);
+    return typeof key === 'string' && key.length > 0 ? { key, limit: job.concurrency.limit } : undefined;
+  }
+
+  private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {
+    try {
+      await this.options.infrastructure.keySlots.release(this.options.queue, limit, record.id, this.options.settings.ackWaitMs);
+    } catch (error) {
+      // The slot frees itself when its lease runs out; parked jobs of the key wait for the next release.
+      this.options.logger.warn({ err: error, concurrencyKey: limit.key }, 'Could not release a concurrency slot');
+    }
+  }
+
+  /** Stores the job on its key's parked subject with the attempts it has made, and moves its deduplication id there. */
+  private async park(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, limit: KeyLimit): Promise<void> {
+    const parkedRecord = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
+    const { seq } = await this.options.infrastructure.keySlots.park(this.options.queue, job.name, limit, parkedRecord, `park:${record.id}:${stream}:${message.streamSequence}`, this.options.settings.ackWaitMs);
+    this.options.logger.debug({ concurrencyKey: limit.key }, `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`);
+    if (record.deduplicationId !== undefined) {
+      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a parked job went'));
+    }
   }
 
   private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
@@ -269,7 +324,7 @@ export class JetStreamQueueWorker {
       const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
         this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs: performance.now() - started });
       try {
-        await this.runJob(job, record, attempt);
+        if ((await this.runJob(job, record, message, JOBS_STREAM_NAME)) === 'parked') return;
       } catch (error) {
         if (error instanceof JobCancelledError) {
           await this.dropCancelled(record, error);
@@ -325,6 +380,8 @@ export class JetStreamQueueWorker {
     this.options.logger.info({ jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason }, `Job ${record.id} copied to the dead letters (id ${ack.seq})`);
     this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
+    const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
+    if (limit) await this.releaseKey(limit, record);
   }
 
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */

@@ -4,12 +4,15 @@ import type { DeduplicationRegistry } from '../deduplication-registry';
 import { openKvCancellations, type KvCancellationOptions } from './kv-cancellations';
 import { openKvDeduplicationRegistry, type KvDeduplicationOptions } from './kv-deduplication-registry';
 import { openKvDeliveryLedger, type DeliveryLedger, type KvDeliveryLedgerOptions } from './kv-delivery-ledger';
+import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-slots';
+import { parkedJobsStream } from './parked-jobs-stream';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
   deduplication: DeduplicationRegistry;
   cancellations: Cancellations;
   deliveries: DeliveryLedger;
+  keySlots: KeySlots;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -20,10 +23,11 @@ export interface JobInfrastructureOptions {
   deduplication?: KvDeduplicationOptions;
   cancellations?: KvCancellationOptions;
   deliveries?: KvDeliveryLedgerOptions;
+  keySlots?: KvKeySlotOptions;
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED` and `DEAD_LETTERS` streams and the KV buckets of deduplication ids,
+ * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS` and `JOBS_PARKED` streams and the KV buckets of deduplication ids,
  * cancellations and ended deliveries exist. Idempotent, safe from every replica at every start.
  */
 export async function provisionJobInfrastructure(messaging: Messaging, options: JobInfrastructureOptions = {}): Promise<JobInfrastructure> {
@@ -31,12 +35,14 @@ export async function provisionJobInfrastructure(messaging: Messaging, options: 
     await ensureStream(messaging.jsm, jobsStream(options.sizing));
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
+    await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
-  const [deduplication, cancellations, deliveries] = await Promise.all([
+  const [deduplication, cancellations, deliveries, keySlots] = await Promise.all([
     openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
     openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
+    openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
   ]);
-  return { deduplication, cancellations, deliveries };
+  return { deduplication, cancellations, deliveries, keySlots };
 }
