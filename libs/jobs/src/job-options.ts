@@ -24,6 +24,19 @@ export interface AddJobOptions {
    * Wins over `@Process(name, { concurrency })`.
    */
   concurrency?: KeyConcurrency;
+  /**
+   * Per-key rate limit of this job: at most `limit` jobs with this `key` start in any `perMs`, across every worker
+   * and replica; a job over it waits (as a delayed job, holding no worker) and is not failed. Wins over
+   * `@Process(name, { rateLimit })`. The queue's own `rateLimit` applies as well.
+   */
+  rateLimit?: KeyRateLimit;
+}
+
+/** A per-key rate limit, as `add` takes it. */
+export interface KeyRateLimit {
+  key: string;
+  limit: number;
+  perMs: number;
 }
 
 /** A per-key concurrency limit, as `add` takes it. */
@@ -63,6 +76,8 @@ export interface QueueOptions {
   maxAckPending?: number;
   /** Default deadline of one attempt of this queue's jobs, in ms (see {@link AddJobOptions.timeoutMs}); unset: none. */
   timeoutMs?: number;
+  /** Queue-wide rate limit: at most `limit` job starts of the queue in any `perMs`, across every worker. */
+  rateLimit?: { limit: number; perMs: number };
   /**
    * Deaths of a worker while running one message (a crash, an OOM kill, a stall past the lease) after which the
    * message goes to the dead letters with reason `poison` instead of being handed to the next worker (default 3).
@@ -78,6 +93,7 @@ export interface ResolvedQueueOptions {
   ackWaitMs: number;
   maxAckPending: number;
   timeoutMs?: number;
+  rateLimit?: { limit: number; perMs: number };
   poisonLimit: number;
 }
 
@@ -104,12 +120,14 @@ export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: Q
     ackWaitMs: queue?.ackWaitMs ?? defaults?.ackWaitMs ?? DEFAULT_QUEUE_OPTIONS.ackWaitMs,
     maxAckPending: queue?.maxAckPending ?? defaults?.maxAckPending ?? DEFAULT_QUEUE_OPTIONS.maxAckPending,
     timeoutMs: queue?.timeoutMs ?? defaults?.timeoutMs,
+    rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
     poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
   assertRetryLimit(resolved.retryLimit);
   if (resolved.ackWaitMs < 1000) throw new Error(`ackWaitMs must be at least 1000, got ${resolved.ackWaitMs}`);
   if (resolved.timeoutMs !== undefined) assertTimeout(resolved.timeoutMs);
+  if (resolved.rateLimit !== undefined) assertRate(resolved.rateLimit);
   if (!Number.isInteger(resolved.poisonLimit) || resolved.poisonLimit < 1) throw new Error(`poisonLimit must be a positive integer, got ${resolved.poisonLimit}`);
   return resolved;
 }
@@ -124,6 +142,16 @@ export function assertAddJobOptions(options: AddJobOptions): void {
   }
   if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
   if (options.concurrency !== undefined) assertKeyConcurrency(options.concurrency);
+  if (options.rateLimit !== undefined) {
+    assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
+    assertRate(options.rateLimit);
+  }
+}
+
+/** Throws unless a rate is a positive integer count over 1 ms to 24 h. */
+export function assertRate(rate: { limit: number; perMs: number }): void {
+  if (!Number.isInteger(rate.limit) || rate.limit < 1 || rate.limit > 100000) throw new Error(`rateLimit.limit must be an integer from 1 to 100000, got ${rate.limit}`);
+  if (!Number.isInteger(rate.perMs) || rate.perMs < 1 || rate.perMs > 24 * 60 * 60 * 1000) throw new Error(`rateLimit.perMs must be an integer from 1 to 86400000, got ${rate.perMs}`);
 }
 
 /** Throws unless a per-key concurrency limit is a non-empty key (at most 256 characters) and a positive integer. */

@@ -23,6 +23,8 @@ export interface JobRecord {
   timeoutMs?: number;
   /** The per-key concurrency given to `add`, if any. */
   concurrency?: { key: string; limit: number };
+  /** The per-key rate limit given to `add`, if any. */
+  rateLimit?: { key: string; limit: number; perMs: number };
 }
 
 /** The JSON body of a message carrying these jobs. */

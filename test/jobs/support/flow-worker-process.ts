@@ -11,6 +11,8 @@ export interface FlowWorkerEnv {
   WORKER_CONCURRENCY?: string;
   WORKER_ACK_WAIT_MS?: string;
   POISON_LIMIT?: string;
+  /** `<limit>/<perMs>` */
+  QUEUE_RATE_LIMIT?: string;
 }
 
 /** Starts test/jobs/fixtures/flow-worker.ts in a child Node process and resolves once it is ready. */

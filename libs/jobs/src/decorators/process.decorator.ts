@@ -15,6 +15,11 @@ export interface ProcessOptions {
    * A job whose `key` returns undefined is not limited. `add(…, { concurrency })` wins over it.
    */
   concurrency?: { key: (data: never) => string | undefined; limit: number };
+  /**
+   * Per-key rate limit: `{ key: (data) => data.workspaceId, limit: 10, perMs: 1000 }` starts at most 10 jobs of one
+   * workspace a second across every worker; the others wait (not failed). `add(…, { rateLimit })` wins over it.
+   */
+  rateLimit?: { key: (data: never) => string | undefined; limit: number; perMs: number };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { BerthLogger } from '@berth/logger';
 import type { DiscoveryService } from '@nestjs/core';
 import { cronOptionsOf, processMethodsOf, processorOptionsOf } from '../decorators/read-metadata';
 import { cronTickOf, type CronRunGuard } from '../cron-run-guard';
-import { assertKeyLimit, assertTimeout } from '../job-options';
+import { assertKeyLimit, assertRate, assertTimeout } from '../job-options';
 import { assertJobName, assertQueueName } from '../names';
 import { DEFAULT_CRON_TIME_ZONE, validateCronPattern } from './cron-definition';
 import type { JobInfo, JobRegistry, RegisteredJob } from './job-registry';
@@ -36,6 +36,7 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
       assertJobName(jobName);
       if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
       if (options.concurrency !== undefined) assertKeyLimit(options.concurrency.limit);
+      if (options.rateLimit !== undefined) assertRate(options.rateLimit);
       const queue = processor.queueName;
       const handle = async (data: unknown, info: JobInfo): Promise<void> => {
         await instance[methodName](data, info);
@@ -52,6 +53,7 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
           : handle,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency as RegisteredJob['concurrency'] } : {}),
+        ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit as RegisteredJob['rateLimit'] } : {}),
       });
     }
     if (cron) {

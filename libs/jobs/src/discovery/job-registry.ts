@@ -32,6 +32,8 @@ export interface RegisteredJob {
   timeoutMs?: number;
   /** Per-key concurrency from `@Process(name, { concurrency })`, if set. */
   concurrency?: { key: (data: unknown) => string | undefined; limit: number };
+  /** Per-key rate limit from `@Process(name, { rateLimit })`, if set. */
+  rateLimit?: { key: (data: unknown) => string | undefined; limit: number; perMs: number };
 }
 
 /**

@@ -63,6 +63,7 @@ export class JetStreamJobProducer {
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.concurrency !== undefined ? { concurrency: { key: options.concurrency.key, limit: options.concurrency.limit } } : {}),
+      ...(options.rateLimit !== undefined ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } } : {}),
     };
     const deduplication = infrastructure.deduplication;
     let claim;

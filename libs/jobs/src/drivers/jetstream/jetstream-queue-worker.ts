@@ -16,7 +16,9 @@ import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, pars
 import { Semaphore } from '../../semaphore';
 import type { CancellationWatch } from '../cancellations';
 import type { KeyLimit } from './kv-key-slots';
+import type { KeyedRateLimit } from './kv-rate-limits';
 import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
+import { publishScheduledJob } from './publish-scheduled-job';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -224,6 +226,13 @@ export class JetStreamQueueWorker {
   private async runJob(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<'ran' | 'parked'> {
     const cancelled = this.cancellations?.get(record.id);
     if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
+    for (const rate of this.rateLimitsOf(job, record)) {
+      const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
+      if (!decision.allowed) {
+        await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
+        return 'parked';
+      }
+    }
     const limit = this.keyLimitOf(job, record);
     const keySlots = this.options.infrastructure.keySlots;
     const leaseMs = this.options.settings.ackWaitMs;
@@ -254,6 +263,29 @@ export class JetStreamQueueWorker {
     if (!job?.concurrency) return undefined;
     const key = job.concurrency.key(record.data);
     return typeof key === 'string' && key.length > 0 ? { key, limit: job.concurrency.limit } : undefined;
+  }
+
+  /** The queue's rate limit and the job's per-key one (given to `add`, else from `@Process`). */
+  private rateLimitsOf(job: RegisteredJob, record: JobRecord): KeyedRateLimit[] {
+    const limits: KeyedRateLimit[] = [];
+    if (this.options.settings.rateLimit) limits.push(this.options.settings.rateLimit);
+    if (record.rateLimit) limits.push(record.rateLimit);
+    else if (job.rateLimit) {
+      const key = job.rateLimit.key(record.data);
+      if (typeof key === 'string' && key.length > 0) limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
+    }
+    return limits;
+  }
+
+  /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
+  private async waitForRate(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, rate: KeyedRateLimit, retryAt: number): Promise<void> {
+    const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
+    const ack = await publishScheduledJob(this.options.messaging.js, this.options.queue, job.name, waiting, new Date(retryAt), `rate:${record.id}:${stream}:${message.streamSequence}`);
+    this.options.logger.debug({ rateKey: rate.key, retryAt: new Date(retryAt).toISOString() }, `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`);
+    if (record.deduplicationId !== undefined) {
+      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: ack.stream, seq: ack.seq, scheduled: true })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'));
+    }
   }
 
   private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {

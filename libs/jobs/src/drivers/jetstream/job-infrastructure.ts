@@ -5,6 +5,7 @@ import { openKvCancellations, type KvCancellationOptions } from './kv-cancellati
 import { openKvDeduplicationRegistry, type KvDeduplicationOptions } from './kv-deduplication-registry';
 import { openKvDeliveryLedger, type DeliveryLedger, type KvDeliveryLedgerOptions } from './kv-delivery-ledger';
 import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-slots';
+import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv-rate-limits';
 import { parkedJobsStream } from './parked-jobs-stream';
 
 /** What jobs need in JetStream besides the connection. */
@@ -13,6 +14,7 @@ export interface JobInfrastructure {
   cancellations: Cancellations;
   deliveries: DeliveryLedger;
   keySlots: KeySlots;
+  rateLimits: RateLimits;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -24,6 +26,7 @@ export interface JobInfrastructureOptions {
   cancellations?: KvCancellationOptions;
   deliveries?: KvDeliveryLedgerOptions;
   keySlots?: KvKeySlotOptions;
+  rateLimits?: KvRateLimitOptions;
 }
 
 /**
@@ -38,11 +41,12 @@ export async function provisionJobInfrastructure(messaging: Messaging, options: 
     await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
-  const [deduplication, cancellations, deliveries, keySlots] = await Promise.all([
+  const [deduplication, cancellations, deliveries, keySlots, rateLimits] = await Promise.all([
     openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
     openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
     openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
+    openKvRateLimits(messaging.js, { replicas, ...options.rateLimits }),
   ]);
-  return { deduplication, cancellations, deliveries, keySlots };
+  return { deduplication, cancellations, deliveries, keySlots, rateLimits };
 }
