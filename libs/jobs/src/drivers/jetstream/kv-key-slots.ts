@@ -84,14 +84,16 @@ export class KeySlots {
     });
   }
 
-  /** Frees the job's slot and hands free slots to parked jobs of the key. */
+  /** Frees the job's slot and, when jobs of the key are parked, hands free slots to them. */
   async release(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<void> {
+    let waiting = 0;
     await this.change(queue, limit, (entry) => {
+      waiting = entry.waiting;
       if (!(jobId in entry.holders)) return undefined;
       delete entry.holders[jobId];
       return entry;
     });
-    await this.wake(queue, limit, leaseMs);
+    if (waiting > 0) await this.wake(queue, limit, leaseMs);
   }
 
   /**
@@ -106,12 +108,12 @@ export class KeySlots {
       expectedStream: PARKED_JOBS_STREAM_NAME,
       headers: { [JOB_NAME_HEADER]: name, [JOB_COUNT_HEADER]: '1' },
     });
-    if (!ack.duplicate) {
-      await this.change(queue, limit, (entry) => {
-        entry.waiting += 1;
-        return entry;
-      });
-    }
+    // Counted even for a duplicate (a redelivery parking again after a crash): an overcount costs a lookup, an
+    // undercount could leave a parked job unwoken. The parker wakes last, so a slot freed meanwhile is not missed.
+    await this.change(queue, limit, (entry) => {
+      entry.waiting += 1;
+      return entry;
+    });
     await this.wake(queue, limit, leaseMs);
     return { seq: ack.seq };
   }
@@ -134,23 +136,38 @@ export class KeySlots {
     return states.sort((a, b) => b.waiting - a.waiting || a.key.localeCompare(b.key));
   }
 
-  /** While the key has a free slot and a parked job, hands the slot to the oldest parked job. */
+  /**
+   * While the key has a free slot and a parked job, hands the slot to the oldest parked job. A parked job already
+   * recorded as holder is being handed over by another worker (which deletes it): it is skipped, not counted twice.
+   */
   private async wake(queue: string, limit: KeyLimit, leaseMs: number): Promise<void> {
     const subject = parkedSubject(queue, encodeKey(limit.key));
+    let from = 0;
     for (;;) {
       // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
-      const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, { seq: 0, next_by_subj: subject } as unknown as MsgRequest);
+      const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, { seq: from, next_by_subj: subject } as unknown as MsgRequest);
+      // Nothing parked: the count stays as it is (resetting it could race a parker that just counted itself; an
+      // overcount only costs this lookup on the next release).
       if (!parked) return;
+      from = parked.seq + 1;
       const [record] = parked.json<JobRecord[]>();
-      let handed = false;
+      let outcome: 'handed' | 'taken' | 'full' = 'full';
       await this.change(queue, limit, (entry, now) => {
-        handed = record.id in entry.holders || Object.keys(entry.holders).length < limit.limit;
-        if (!handed) return undefined;
+        if (record.id in entry.holders) {
+          outcome = 'taken';
+          return undefined;
+        }
+        if (Object.keys(entry.holders).length >= limit.limit) {
+          outcome = 'full';
+          return undefined;
+        }
+        outcome = 'handed';
         entry.holders[record.id] = now + leaseMs;
         entry.waiting = Math.max(0, entry.waiting - 1);
         return entry;
       });
-      if (!handed) return;
+      if (outcome === 'full') return;
+      if (outcome === 'taken') continue;
       const name = parked.header.get(JOB_NAME_HEADER);
       await publishMessage(this.js, {
         subject: jobSubject(queue, name), data: parked.data, msgId: `unpark:${record.id}:${parked.seq}`, expectedStream: JOBS_STREAM_NAME,
