@@ -91,7 +91,7 @@ export class JetStreamJobProducer {
    * batch (the batch message can't be retried for one of its jobs). Its attempts so far travel in the record.
    */
   async requeueForRetry(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
-    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`);
+    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`, 'retry');
     return { stream: ack.stream, seq: ack.seq, scheduled: true };
   }
 

@@ -280,7 +280,7 @@ export class JetStreamQueueWorker {
   /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
   private async waitForRate(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, rate: KeyedRateLimit, retryAt: number): Promise<void> {
     const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const ack = await publishScheduledJob(this.options.messaging.js, this.options.queue, job.name, waiting, new Date(retryAt), `rate:${record.id}:${stream}:${message.streamSequence}`);
+    const ack = await publishScheduledJob(this.options.messaging.js, this.options.queue, job.name, waiting, new Date(retryAt), `rate:${record.id}:${stream}:${message.streamSequence}`, `rate-limit ${rate.key ?? '(queue)'}`);
     this.options.logger.debug({ rateKey: rate.key, retryAt: new Date(retryAt).toISOString() }, `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`);
     if (record.deduplicationId !== undefined) {
       await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: ack.stream, seq: ack.seq, scheduled: true })
