@@ -17,8 +17,9 @@ const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['unrecoverable', 'exha
  * - `job_dead_lettered_total{queue,reason}` (jobs this process set aside: unrecoverable, exhausted, invalid,
  *   poison) and `job_cancelled_total{queue}`;
  * - read from JetStream at scrape time (JetStream driver only, the same on every replica: aggregate with `max`):
- *   `queue_depth{queue,state}`, `job_delayed{queue}` (delayed jobs not due), `job_dead_letters{queue}` (the
- *   dead-letter depth) and `job_oldest_waiting_seconds{queue}` (age of the oldest job waiting for a worker, 0 when
+ *   `queue_depth{queue,state}`, `job_delayed{queue}` (delayed jobs not due, rate-limited ones included),
+ *   `job_parked{queue}` (jobs waiting for a per-key concurrency slot), `job_dead_letters{queue}` (the dead-letter
+ *   depth) and `job_oldest_waiting_seconds{queue}` (age of the oldest job waiting for a worker, 0 when
  *   none waits).
  */
 export function createWorkerMetrics(options: {
@@ -49,6 +50,7 @@ export function createWorkerMetrics(options: {
     });
     depthGauge(registry, read, options.logger, 'job_delayed', 'Delayed jobs not due yet, per queue', (depth) => depth.delayed);
     depthGauge(registry, read, options.logger, 'job_dead_letters', 'Jobs in the dead letters, per queue (the dead-letter depth)', (depth) => depth.deadLetters);
+    depthGauge(registry, read, options.logger, 'job_parked', 'Jobs waiting for a slot of their per-key concurrency limit, per queue', (depth) => depth.parked);
     depthGauge(registry, read, options.logger, 'job_oldest_waiting_seconds', 'Age of the oldest job waiting for a worker, per queue (0 when none waits)',
       (depth) => (depth.oldestWaitingAt ? Math.max(0, (Date.now() - depth.oldestWaitingAt.getTime()) / 1000) : 0));
   }

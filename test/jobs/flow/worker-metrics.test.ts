@@ -56,6 +56,7 @@ describe('worker metrics', () => {
     expect(sampleValue(held, 'job_dead_lettered_total', { queue, reason: 'unrecoverable' })).toBe(1);
     expect(sampleValue(held, 'job_dead_letters', { queue })).toBe(1);
     expect(sampleValue(held, 'job_delayed', { queue })).toBe(1);
+    expect(sampleValue(held, 'job_parked', { queue })).toBe(0);
     expect(sampleValue(held, 'job_oldest_waiting_seconds', { queue })).toBeGreaterThanOrEqual(1);
     expect(sampleValue(held, 'job_oldest_waiting_seconds', { queue })).toBeLessThan(10);
 

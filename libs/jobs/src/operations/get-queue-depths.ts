@@ -1,6 +1,7 @@
 import type { ConsumerInfo, MsgRequest } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import { countDeadLetters } from '../dead-letters/list-dead-letters';
+import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
 import { DELAYED_JOBS_STREAM_NAME, delayedJobsFilter, JOBS_STREAM_NAME, parseJobSubject, queueOfConsumer, queueOfDelayedSubject } from '../names';
 
 /**
@@ -21,6 +22,8 @@ export interface QueueDepth {
   delayed: number;
   /** Jobs in the dead letters. */
   deadLetters: number;
+  /** Jobs parked for a slot of their per-key concurrency limit (in `JOBS_PARKED`). */
+  parked: number;
   /**
    * When the oldest message still waiting for a worker was stored (on `JOBS` or, for a due delayed job, on
    * `JOBS_DELAYED`); undefined when none waits. A retry waiting out its backoff is not waiting for a worker.
@@ -33,7 +36,7 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
   const depths = new Map<string, QueueDepth>();
   const depthOf = (queue: string): QueueDepth => {
     let depth = depths.get(queue);
-    if (!depth) depths.set(queue, (depth = { queue, pending: 0, ackPending: 0, redelivered: 0, waitingPulls: 0, delayed: 0, deadLetters: 0 }));
+    if (!depth) depths.set(queue, (depth = { queue, pending: 0, ackPending: 0, redelivered: 0, waitingPulls: 0, delayed: 0, deadLetters: 0, parked: 0 }));
     return depth;
   };
   for (const stream of [JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME]) {
@@ -59,6 +62,12 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
       const queue = queueOfDelayedSubject(subject);
       if (queue) depthOf(queue).delayed += count;
     }
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  try {
+    const parked = await messaging.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: 'parked.>' });
+    for (const [subject, count] of Object.entries((parked.state.subjects as Record<string, number> | undefined) ?? {})) depthOf(subject.split('.')[1]).parked += count;
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }

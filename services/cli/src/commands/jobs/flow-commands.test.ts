@@ -66,6 +66,8 @@ describe('berth jobs limited / why', () => {
     const json = JSON.parse((await berth('jobs', 'limited', '--json')).out) as LimitedKeys;
     expect(json.concurrency).toEqual([{ queue: 'report-queue', key: 'ws_busy', limit: 1, running: ['running-job'], waiting: 1 }]);
 
+    const depths = JSON.parse((await berth('jobs', 'queues', '--json')).out) as { queue: string; parked: number }[];
+    expect(depths.find((depth) => depth.queue === 'report-queue')?.parked).toBe(1);
     const why = JSON.parse((await berth('jobs', 'why', 'report-queue', 'parked-job', '--json')).out) as JobExplanation;
     expect(why).toMatchObject({ state: 'parked' });
     expect(why.reason).toBe('waits for a slot of concurrency key ws_busy: 1 of 1 running, 0 parked ahead of it');
