@@ -61,6 +61,9 @@ export async function openKvKeySlots(js: JetStreamClient, jsm: JetStreamManager,
 
 /** See {@link openKvKeySlots}. */
 export class KeySlots {
+  /** The entries this process wrote last, with their revision (see `change`). */
+  private readonly known = new Map<string, { entry: SlotEntry | undefined; revision: number }>();
+
   constructor(private readonly kv: KV, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager) {}
 
   /** Takes a slot of the key for this job (a job already holding one keeps it); false when every slot is taken. */
@@ -138,7 +141,8 @@ export class KeySlots {
 
   /**
    * While the key has a free slot and a parked job, hands the slot to the oldest parked job. A parked job already
-   * recorded as holder is being handed over by another worker (which deletes it): it is skipped, not counted twice.
+   * recorded as holder (another worker is handing it over, or it parked again before it knew) is put back on `JOBS`
+   * without taking a second slot; the message id makes two workers doing so store it once.
    */
   private async wake(queue: string, limit: KeyLimit, leaseMs: number): Promise<void> {
     const subject = parkedSubject(queue, encodeKey(limit.key));
@@ -167,7 +171,6 @@ export class KeySlots {
         return entry;
       });
       if (outcome === 'full') return;
-      if (outcome === 'taken') continue;
       const name = parked.header.get(JOB_NAME_HEADER);
       await publishMessage(this.js, {
         subject: jobSubject(queue, name), data: parked.data, msgId: `unpark:${record.id}:${parked.seq}`, expectedStream: JOBS_STREAM_NAME,
@@ -177,23 +180,39 @@ export class KeySlots {
     }
   }
 
-  /** Read-modify-write of a key's entry by compare-and-set, retried on conflict; `update` returns undefined to leave it. */
+  /**
+   * Read-modify-write of a key's entry by compare-and-set, retried on conflict; `update` returns undefined to leave
+   * it. The entry this process last wrote is reused without reading it again (one round trip instead of two while no
+   * other worker touched the key); a conflict means it is stale, and the entry is read afresh.
+   */
   private async change(queue: string, limit: KeyLimit, update: (entry: SlotEntry, now: number) => SlotEntry | undefined): Promise<void> {
     const kvKey = `${queue}.${encodeKey(limit.key)}`;
     for (let round = 0; round < 100; round++) {
-      const current = await this.kv.get(kvKey);
-      const existing = current && current.operation === 'PUT' ? decode(current) : undefined;
+      let known = this.known.get(kvKey);
+      const cached = known !== undefined;
+      if (!known) {
+        const current = await this.kv.get(kvKey);
+        const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
+        known = { entry, revision: current?.revision ?? 0 };
+      }
       const now = Date.now();
-      const entry: SlotEntry = existing ? { ...existing, holders: { ...existing.holders } } : { limit: limit.limit, holders: {}, waiting: 0 };
+      const entry: SlotEntry = known.entry ? { ...known.entry, holders: { ...known.entry.holders } } : { limit: limit.limit, holders: {}, waiting: 0 };
       entry.limit = limit.limit;
       for (const [id, expires] of Object.entries(entry.holders)) if (expires <= now) delete entry.holders[id];
       const next = update(entry, now);
+      if (!next && cached) {
+        // A decision to change nothing must rest on the entry as it is, not as this process last wrote it.
+        this.known.delete(kvKey);
+        continue;
+      }
       if (!next) return;
       try {
-        if (current) await this.kv.update(kvKey, JSON.stringify(next), current.revision);
-        else await this.kv.create(kvKey, JSON.stringify(next));
+        const revision = known.revision > 0 ? await this.kv.update(kvKey, JSON.stringify(next), known.revision) : await this.kv.create(kvKey, JSON.stringify(next));
+        if (this.known.size >= 10000) this.known.clear();
+        this.known.set(kvKey, { entry: next, revision });
         return;
       } catch (error) {
+        this.known.delete(kvKey);
         if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
       }
     }
