@@ -30,6 +30,17 @@ export interface AddJobOptions {
    * `@Process(name, { rateLimit })`. The queue's own `rateLimit` applies as well.
    */
   rateLimit?: KeyRateLimit;
+  /**
+   * Throttle: the first job added with this `key` runs, and every other added within `ms` after it is dropped
+   * (`add` returns the first job's id with `dropped: 'throttled'`). Across every producer (a KV window).
+   */
+  throttle?: { key: string; ms: number };
+  /**
+   * Debounce: the job waits `ms`; a job added with the same `key` meanwhile supersedes it (it is dropped when it
+   * comes due) and waits `ms` itself, so only the last job of a burst runs, `ms` after the burst. Replaces
+   * `delayInMilliseconds`.
+   */
+  debounce?: { key: string; ms: number };
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -51,6 +62,8 @@ export interface AddedJob {
   id: string;
   /** True when a job with the same `deduplicationId` was already waiting, running or retrying. */
   deduplicated: boolean;
+  /** Set when `throttle` dropped the job: `id` is then the job that opened the window. */
+  dropped?: 'throttled';
 }
 
 /** The wait between attempts: `baseDelayMs · 2^(n−1)` after the n-th failure, capped, with jitter. */
@@ -142,6 +155,11 @@ export function assertAddJobOptions(options: AddJobOptions): void {
   }
   if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
   if (options.concurrency !== undefined) assertKeyConcurrency(options.concurrency);
+  for (const window of [options.throttle, options.debounce]) {
+    if (window === undefined) continue;
+    assertKeyConcurrency({ key: window.key, limit: 1 });
+    if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000) throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
+  }
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
     assertRate(options.rateLimit);

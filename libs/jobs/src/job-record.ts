@@ -25,6 +25,8 @@ export interface JobRecord {
   concurrency?: { key: string; limit: number };
   /** The per-key rate limit given to `add`, if any. */
   rateLimit?: { key: string; limit: number; perMs: number };
+  /** The debounce key given to `add`, if any: the job runs only if no later job of the key was added. */
+  debounceKey?: string;
 }
 
 /** The JSON body of a message carrying these jobs. */

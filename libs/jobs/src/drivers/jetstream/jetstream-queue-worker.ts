@@ -226,6 +226,9 @@ export class JetStreamQueueWorker {
   private async runJob(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<'ran' | 'parked'> {
     const cancelled = this.cancellations?.get(record.id);
     if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
+    if (record.debounceKey !== undefined && !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))) {
+      throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
+    }
     for (const rate of this.rateLimitsOf(job, record)) {
       const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
       if (!decision.allowed) {
@@ -253,6 +256,10 @@ export class JetStreamQueueWorker {
     } finally {
       clearInterval(renew);
       if (limit) await this.releaseKey(limit, record);
+    }
+    if (record.debounceKey !== undefined) {
+      await this.options.infrastructure.windows.settleDebounce(this.options.queue, record.debounceKey, record.id)
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
     }
     return 'ran';
   }

@@ -5,6 +5,7 @@ import { openKvCancellations, type KvCancellationOptions } from './kv-cancellati
 import { openKvDeduplicationRegistry, type KvDeduplicationOptions } from './kv-deduplication-registry';
 import { openKvDeliveryLedger, type DeliveryLedger, type KvDeliveryLedgerOptions } from './kv-delivery-ledger';
 import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-slots';
+import { openKvJobWindows, type JobWindows, type KvJobWindowOptions } from './kv-job-windows';
 import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv-rate-limits';
 import { parkedJobsStream } from './parked-jobs-stream';
 
@@ -15,6 +16,7 @@ export interface JobInfrastructure {
   deliveries: DeliveryLedger;
   keySlots: KeySlots;
   rateLimits: RateLimits;
+  windows: JobWindows;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -27,6 +29,7 @@ export interface JobInfrastructureOptions {
   deliveries?: KvDeliveryLedgerOptions;
   keySlots?: KvKeySlotOptions;
   rateLimits?: KvRateLimitOptions;
+  windows?: KvJobWindowOptions;
 }
 
 /**
@@ -41,12 +44,13 @@ export async function provisionJobInfrastructure(messaging: Messaging, options: 
     await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
-  const [deduplication, cancellations, deliveries, keySlots, rateLimits] = await Promise.all([
+  const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows] = await Promise.all([
     openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
     openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
     openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
     openKvRateLimits(messaging.js, { replicas, ...options.rateLimits }),
+    openKvJobWindows(messaging.js, { replicas, ...options.windows }),
   ]);
-  return { deduplication, cancellations, deliveries, keySlots, rateLimits };
+  return { deduplication, cancellations, deliveries, keySlots, rateLimits, windows };
 }
