@@ -17,8 +17,8 @@ export function cronOptionsOf(target: Constructor | Function): CronProcessorOpti
 }
 
 /** The job names (and `@Process` options) of a class's `@Process` methods, by method name (own and inherited methods). */
-export function processMethodsOf(target: Constructor | Function): { methodName: string; jobName: string; options: ProcessOptions }[] {
-  const found: { methodName: string; jobName: string; options: ProcessOptions }[] = [];
+export function processMethodsOf(target: Constructor | Function): { methodName: string; jobName: string; options?: ProcessOptions }[] {
+  const found: { methodName: string; jobName: string; options?: ProcessOptions }[] = [];
   const seen = new Set<string>();
   for (let proto = target.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const methodName of Object.getOwnPropertyNames(proto)) {
@@ -28,7 +28,7 @@ export function processMethodsOf(target: Constructor | Function): { methodName: 
       if (typeof descriptor?.value !== 'function') continue;
       const jobName = Reflect.getMetadata(PROCESS_METADATA, descriptor.value) as string | undefined;
       const options = (Reflect.getMetadata(PROCESS_OPTIONS_METADATA, descriptor.value) as ProcessOptions | undefined) ?? {};
-      if (jobName !== undefined) found.push({ methodName, jobName, options });
+      if (jobName !== undefined) found.push({ methodName, jobName, ...(Object.keys(options).length > 0 ? { options } : {}) });
     }
   }
   return found;

@@ -32,7 +32,7 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
     if (cron && methods.length !== 1) throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
     const timeZone = cron?.timeZone ?? DEFAULT_CRON_TIME_ZONE;
     if (cron) validateCronPattern(cron.pattern, timeZone);
-    for (const { methodName, jobName, options } of methods) {
+    for (const { methodName, jobName, options = {} } of methods) {
       assertJobName(jobName);
       if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
       if (options.concurrency !== undefined) assertKeyLimit(options.concurrency.limit);
