@@ -4,7 +4,12 @@
  * in one run: the systems alternate round by round, and the table shows medians.
  *
  * Options: --rounds <n> (5), --jobs <n> (10000), --window <n> concurrent adds (1000), --concurrency 1,32,
- * --variants berth,berth-unbatched,bullmq,bullmq-bulk.
+ * --variants berth,berth-unbatched,bullmq,bullmq-bulk,berth-keyed,bullmq-limiter.
+ *
+ * The flow-control row: `berth-keyed` runs the same jobs with per-key concurrency on (`@Process(…, { concurrency:
+ * { key: workspaceId, limit: 2 } })`, 1,000 workspaces, job i in workspace i % 1000), to read against `berth` (the
+ * overhead of the limit) and `bullmq-limiter` (BullMQ OSS with its global limiter, set high enough, 100,000 a second,
+ * not to throttle: it has no per-group limit, that is BullMQ Pro).
  */
 import { parseArgs } from 'node:util';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
@@ -16,13 +21,15 @@ import { runBullRound } from './jobs/bullmq-round';
 import { startBenchRedis, type BenchRedis } from './jobs/redis-server';
 import { median, table } from './jobs/stats';
 
-type Variant = 'berth' | 'berth-unbatched' | 'bullmq' | 'bullmq-bulk';
+type Variant = 'berth' | 'berth-unbatched' | 'bullmq' | 'bullmq-bulk' | 'berth-keyed' | 'bullmq-limiter';
 
 const LABELS: Record<Variant, string> = {
   berth: 'Berth (JetStream), add',
   'berth-unbatched': 'Berth, one job per message',
   bullmq: 'BullMQ 6 (Redis), add',
   'bullmq-bulk': 'BullMQ 6 (Redis), addBulk',
+  'berth-keyed': 'Berth, per-key concurrency 2 over 1,000 keys',
+  'bullmq-limiter': 'BullMQ 6, global limiter (OSS)',
 };
 
 async function main(): Promise<void> {
@@ -32,7 +39,7 @@ async function main(): Promise<void> {
       jobs: { type: 'string', default: '10000' },
       window: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '1,32' },
-      variants: { type: 'string', default: 'berth,bullmq,berth-unbatched,bullmq-bulk' },
+      variants: { type: 'string', default: 'berth,bullmq,berth-unbatched,bullmq-bulk,berth-keyed,bullmq-limiter' },
       'tools-dir': { type: 'string' },
     },
   });
@@ -74,8 +81,14 @@ async function main(): Promise<void> {
           run += 1;
           const queue = `bench-${process.pid}-${run}`;
           const rate = variant.startsWith('berth')
-            ? await runBerthRound({ messaging, logger, queue, concurrency, jobs, addWindow, batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined })
-            : await runBullRound({ redisPort: redis.port, queue, concurrency, jobs, addWindow, bulk: variant === 'bullmq-bulk' });
+            ? await runBerthRound({
+              messaging, logger, queue, concurrency, jobs, addWindow, batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
+              keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
+            })
+            : await runBullRound({
+              redisPort: redis.port, queue, concurrency, jobs, addWindow, bulk: variant === 'bullmq-bulk',
+              limiter: variant === 'bullmq-limiter' ? { max: 100000, duration: 1000 } : undefined,
+            });
           const key = `${concurrency}:${variant}`;
           results.set(key, [...(results.get(key) ?? []), rate]);
           process.stdout.write(`  concurrency ${concurrency}, round ${round + 1}: ${LABELS[variant]} ${Math.round(rate)} jobs/s\n`);
@@ -96,6 +109,11 @@ async function main(): Promise<void> {
       const bull = median(results.get(`${concurrency}:bullmq`) ?? [NaN]);
       const bulk = median(results.get(`${concurrency}:bullmq-bulk`) ?? [NaN]);
       process.stdout.write(`concurrency ${concurrency}: Berth / BullMQ add = ${(berth / bull).toFixed(2)}x` + (Number.isNaN(bulk) ? '' : `, Berth / BullMQ addBulk = ${(berth / bulk).toFixed(2)}x`) + '\n');
+      const keyed = median(results.get(`${concurrency}:berth-keyed`) ?? [NaN]);
+      const limiter = median(results.get(`${concurrency}:bullmq-limiter`) ?? [NaN]);
+      if (!Number.isNaN(keyed)) {
+        process.stdout.write(`concurrency ${concurrency}: flow control: Berth per-key / Berth without limits = ${(keyed / berth).toFixed(2)}x` + (Number.isNaN(limiter) ? '' : `, Berth per-key / BullMQ global limiter = ${(keyed / limiter).toFixed(2)}x`) + '\n');
+      }
     }
   } finally {
     clearTimeout(watchdog);

@@ -1,3 +1,5 @@
+import type { DeadLetterReason } from './dead-letters/dead-letter';
+
 /** A job was queued by this process. */
 export interface JobQueuedEvent {
   queue: string;
@@ -10,14 +12,28 @@ export interface JobQueuedEvent {
 export interface JobFinishedEvent {
   queue: string;
   name: string;
-  /** `completed`; `retried` (it will run again); `dead-lettered` (failed for good). */
-  outcome: 'completed' | 'retried' | 'dead-lettered';
+  /**
+   * `completed`; `retried` (it will run again); `dead-lettered` (failed for good); `cancelled` (`cancel(jobId)`
+   * stopped it, or it was cancelled before it ran).
+   */
+  outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled';
   attempt: number;
   durationMs: number;
 }
 
-/** Watches jobs for metrics (`job_enqueued_total`, `job_completed_total`, `job_duration_seconds`). */
+/** A job was copied to the dead letters, and why. */
+export interface JobDeadLetteredEvent {
+  queue: string;
+  name: string;
+  reason: DeadLetterReason;
+}
+
+/**
+ * Watches jobs for metrics (`job_enqueued_total`, `job_completed_total`, `job_duration_seconds`,
+ * `job_dead_lettered_total`, `job_cancelled_total`).
+ */
 export interface JobObserver {
   jobQueued?(event: JobQueuedEvent): void;
   jobFinished?(event: JobFinishedEvent): void;
+  jobDeadLettered?(event: JobDeadLetteredEvent): void;
 }

@@ -12,6 +12,48 @@ export interface AddJobOptions {
    * is dead-lettered, the id is free again.
    */
   deduplicationId?: string;
+  /**
+   * Longest one attempt may run, in ms. At the deadline the handler's `signal` (in its `JobInfo`) fires with a
+   * `JobTimeoutError` and the attempt fails: retried with backoff, or dead-lettered after the last attempt. Wins
+   * over `@Process(name, { timeoutMs })` and the queue's `timeoutMs`; unset there too, an attempt has no deadline.
+   */
+  timeoutMs?: number;
+  /**
+   * Per-key concurrency of this job: at most `limit` jobs with this `key` (a workspace id, a tenant) run at once,
+   * across every worker and replica; the others wait (parked, holding no worker) and other keys run meanwhile.
+   * Wins over `@Process(name, { concurrency })`.
+   */
+  concurrency?: KeyConcurrency;
+  /**
+   * Per-key rate limit of this job: at most `limit` jobs with this `key` start in any `perMs`, across every worker
+   * and replica; a job over it waits (as a delayed job, holding no worker) and is not failed. Wins over
+   * `@Process(name, { rateLimit })`. The queue's own `rateLimit` applies as well.
+   */
+  rateLimit?: KeyRateLimit;
+  /**
+   * Throttle: the first job added with this `key` runs, and every other added within `ms` after it is dropped
+   * (`add` returns the first job's id with `dropped: 'throttled'`). Across every producer (a KV window).
+   */
+  throttle?: { key: string; ms: number };
+  /**
+   * Debounce: the job waits `ms`; a job added with the same `key` meanwhile supersedes it (it is dropped when it
+   * comes due) and waits `ms` itself, so only the last job of a burst runs, `ms` after the burst. Replaces
+   * `delayInMilliseconds`.
+   */
+  debounce?: { key: string; ms: number };
+}
+
+/** A per-key rate limit, as `add` takes it. */
+export interface KeyRateLimit {
+  key: string;
+  limit: number;
+  perMs: number;
+}
+
+/** A per-key concurrency limit, as `add` takes it. */
+export interface KeyConcurrency {
+  key: string;
+  limit: number;
 }
 
 /** What `add` resolves with, once the job is durably stored (or found to be a duplicate). */
@@ -20,6 +62,8 @@ export interface AddedJob {
   id: string;
   /** True when a job with the same `deduplicationId` was already waiting, running or retrying. */
   deduplicated: boolean;
+  /** Set when `throttle` dropped the job: `id` is then the job that opened the window. */
+  dropped?: 'throttled';
 }
 
 /** The wait between attempts: `baseDelayMs · 2^(n−1)` after the n-th failure, capped, with jitter. */
@@ -43,6 +87,15 @@ export interface QueueOptions {
   ackWaitMs?: number;
   /** Most jobs handed out and not yet finished, across every worker of the queue. */
   maxAckPending?: number;
+  /** Default deadline of one attempt of this queue's jobs, in ms (see {@link AddJobOptions.timeoutMs}); unset: none. */
+  timeoutMs?: number;
+  /** Queue-wide rate limit: at most `limit` job starts of the queue in any `perMs`, across every worker. */
+  rateLimit?: { limit: number; perMs: number };
+  /**
+   * Deaths of a worker while running one message (a crash, an OOM kill, a stall past the lease) after which the
+   * message goes to the dead letters with reason `poison` instead of being handed to the next worker (default 3).
+   */
+  poisonLimit?: number;
 }
 
 /** {@link QueueOptions} with every field filled in. */
@@ -52,6 +105,9 @@ export interface ResolvedQueueOptions {
   backoff: BackoffOptions;
   ackWaitMs: number;
   maxAckPending: number;
+  timeoutMs?: number;
+  rateLimit?: { limit: number; perMs: number };
+  poisonLimit: number;
 }
 
 /**
@@ -65,6 +121,7 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   backoff: { baseDelayMs: 5000, maxDelayMs: 60 * 60 * 1000, jitter: 0.2 },
   ackWaitMs: 30000,
   maxAckPending: 1000,
+  poisonLimit: 3,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -75,10 +132,16 @@ export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: Q
     backoff: { ...DEFAULT_QUEUE_OPTIONS.backoff, ...defaults?.backoff, ...queue?.backoff },
     ackWaitMs: queue?.ackWaitMs ?? defaults?.ackWaitMs ?? DEFAULT_QUEUE_OPTIONS.ackWaitMs,
     maxAckPending: queue?.maxAckPending ?? defaults?.maxAckPending ?? DEFAULT_QUEUE_OPTIONS.maxAckPending,
+    timeoutMs: queue?.timeoutMs ?? defaults?.timeoutMs,
+    rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
+    poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
   assertRetryLimit(resolved.retryLimit);
   if (resolved.ackWaitMs < 1000) throw new Error(`ackWaitMs must be at least 1000, got ${resolved.ackWaitMs}`);
+  if (resolved.timeoutMs !== undefined) assertTimeout(resolved.timeoutMs);
+  if (resolved.rateLimit !== undefined) assertRate(resolved.rateLimit);
+  if (!Number.isInteger(resolved.poisonLimit) || resolved.poisonLimit < 1) throw new Error(`poisonLimit must be a positive integer, got ${resolved.poisonLimit}`);
   return resolved;
 }
 
@@ -90,6 +153,39 @@ export function assertAddJobOptions(options: AddJobOptions): void {
   if (options.deduplicationId !== undefined && (typeof options.deduplicationId !== 'string' || options.deduplicationId.length === 0 || options.deduplicationId.length > 512)) {
     throw new Error('deduplicationId must be a non-empty string of at most 512 characters');
   }
+  if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
+  if (options.concurrency !== undefined) assertKeyConcurrency(options.concurrency);
+  for (const window of [options.throttle, options.debounce]) {
+    if (window === undefined) continue;
+    assertKeyConcurrency({ key: window.key, limit: 1 });
+    if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000) throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
+  }
+  if (options.rateLimit !== undefined) {
+    assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
+    assertRate(options.rateLimit);
+  }
+}
+
+/** Throws unless a rate is a positive integer count over 1 ms to 24 h. */
+export function assertRate(rate: { limit: number; perMs: number }): void {
+  if (!Number.isInteger(rate.limit) || rate.limit < 1 || rate.limit > 100000) throw new Error(`rateLimit.limit must be an integer from 1 to 100000, got ${rate.limit}`);
+  if (!Number.isInteger(rate.perMs) || rate.perMs < 1 || rate.perMs > 24 * 60 * 60 * 1000) throw new Error(`rateLimit.perMs must be an integer from 1 to 86400000, got ${rate.perMs}`);
+}
+
+/** Throws unless a per-key concurrency limit is a non-empty key (at most 256 characters) and a positive integer. */
+export function assertKeyConcurrency(concurrency: KeyConcurrency): void {
+  if (typeof concurrency.key !== 'string' || concurrency.key.length === 0 || concurrency.key.length > 256) throw new Error('concurrency.key must be a non-empty string of at most 256 characters');
+  assertKeyLimit(concurrency.limit);
+}
+
+/** Throws unless `limit` is an integer from 1 to 10,000. */
+export function assertKeyLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new Error(`concurrency.limit must be an integer from 1 to 10000, got ${limit}`);
+}
+
+/** Throws unless `timeoutMs` is a whole number of ms from 1 to 24 h. */
+export function assertTimeout(timeoutMs: number): void {
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 24 * 60 * 60 * 1000) throw new Error(`timeoutMs must be an integer from 1 to 86400000, got ${timeoutMs}`);
 }
 
 function assertRetryLimit(retryLimit: number): void {

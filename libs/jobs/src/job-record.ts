@@ -19,6 +19,14 @@ export interface JobRecord {
   deduplicationId?: string;
   /** The job id this one replays from the dead letters, if any. */
   replayOf?: string;
+  /** The deadline of each attempt given to `add`, in ms, if any. */
+  timeoutMs?: number;
+  /** The per-key concurrency given to `add`, if any. */
+  concurrency?: { key: string; limit: number };
+  /** The per-key rate limit given to `add`, if any. */
+  rateLimit?: { key: string; limit: number; perMs: number };
+  /** The debounce key given to `add`, if any: the job runs only if no later job of the key was added. */
+  debounceKey?: string;
 }
 
 /** The JSON body of a message carrying these jobs. */

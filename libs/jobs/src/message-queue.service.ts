@@ -1,4 +1,5 @@
 import type { QueueDriver } from './drivers/queue-driver';
+import type { CancellationRecord } from './drivers/cancellations';
 import type { AddedJob, AddJobOptions } from './job-options';
 
 /**
@@ -22,5 +23,15 @@ export class MessageQueueService {
    */
   add<T = unknown>(name: string, data: T, options?: AddJobOptions): Promise<AddedJob> {
     return this.driver.add(this.queueName, name, data, options);
+  }
+
+  /**
+   * Cancels a job of this queue by its id (what `add` returned), from any process: a job still waiting (or delayed,
+   * or between retries) is dropped when a worker takes it, without running; a running one has its `info.signal`
+   * fired with a `JobCancelledError` and its attempt settled at once, and is not retried. Its deduplication id is
+   * freed. Resolves once the cancellation is stored; cancelling twice, or a job that already finished, is harmless.
+   */
+  cancel(jobId: string, reason?: string): Promise<CancellationRecord> {
+    return this.driver.cancel(this.queueName, jobId, reason);
   }
 }

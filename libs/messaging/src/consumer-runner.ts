@@ -50,6 +50,12 @@ export interface ConsumerRunnerOptions {
    * to the dead letters, mark the inbox row… If it throws, the message is retried later instead of terminated.
    */
   onGiveUp?: (message: ReceivedMessage, error: unknown, reason: GiveUpReason) => Promise<void>;
+  /**
+   * Called before this process hands a delivered message back (a nak: failed attempt, set-aside failure, or a
+   * message pulled but not started at shutdown), so the caller can tell deliveries it ended from deliveries whose
+   * process died. Awaited; if it throws, the error is logged and the message is naked anyway.
+   */
+  beforeNak?: (message: ReceivedMessage) => Promise<void>;
   /** Called after each handled message, for metrics. */
   onOutcome?: (message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number) => void;
 }
@@ -119,6 +125,15 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
   /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
   const pullSize = (): number => Math.max(1, Math.min(concurrency - inFlight, Math.floor((concurrency - weightInHand) / averageWeight)));
 
+  const nak = async (msg: JsMsg, message: ReceivedMessage, delayMs?: number): Promise<void> => {
+    try {
+      await options.beforeNak?.(message);
+    } catch (error) {
+      options.logger.warn({ err: error }, `Could not record a handed-back delivery: ${describeError(error)}`);
+    }
+    msg.nak(delayMs);
+  };
+
   const settleFailure = async (msg: JsMsg, message: ReceivedMessage, error: unknown): Promise<'retried' | 'terminated'> => {
     const policy = typeof options.retryPolicy === 'function' ? options.retryPolicy(message) : options.retryPolicy;
     const attempt = attemptOf(message);
@@ -127,14 +142,14 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
     if (!reason) {
       const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
       options.logger.warn({ err: error, attempt, retryInMs: delayMs }, `Attempt ${attempt} failed: ${describeError(error)}`);
-      msg.nak(delayMs);
+      await nak(msg, message, delayMs);
       return 'retried';
     }
     try {
       await options.onGiveUp?.(message, error, reason);
     } catch (giveUpError) {
       options.logger.error({ err: giveUpError }, 'Could not set the message aside; it will be retried');
-      msg.nak(policy.delayAfter(1));
+      await nak(msg, message, policy.delayAfter(1));
       return 'retried';
     }
     options.logger.error({ err: error, attempt, reason }, `Gave up after attempt ${attempt}: ${describeError(error)}`);
@@ -188,7 +203,7 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
         for await (const msg of pull) {
           received += 1;
           if (stopping) {
-            msg.nak();
+            await nak(msg, toReceivedMessage(msg));
             continue;
           }
           const message = toReceivedMessage(msg);

@@ -15,6 +15,8 @@ export interface BerthRoundOptions {
   jobs: number;
   addWindow: number;
   batching?: BatchingOptions;
+  /** Per-key concurrency: job i belongs to workspace `i % keys`, at most `limit` of a workspace run at once. */
+  keyed?: { keys: number; limit: number };
 }
 
 /**
@@ -27,9 +29,10 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
 
+  const processOptions = options.keyed ? { concurrency: { key: (data: { workspaceId: string }) => data.workspaceId, limit: options.keyed.limit } } : {};
   @Processor({ queueName: options.queue })
   class EmptyJob {
-    @Process(EmptyJob.name)
+    @Process(EmptyJob.name, processOptions)
     async handle(): Promise<void> {
       done += 1;
       if (done === options.jobs) allDone();
@@ -47,7 +50,8 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
   const queue = app.get<MessageQueueService>(getMessageQueueToken(options.queue));
   const started = performance.now();
-  await addAll(options.jobs, options.addWindow, () => queue.add(EmptyJob.name, {}));
+  const keys = options.keyed?.keys;
+  await addAll(options.jobs, options.addWindow, (index) => queue.add(EmptyJob.name, keys ? { workspaceId: `ws_${index % keys}` } : {}));
   await finished;
   for (;;) {
     const info = await options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));

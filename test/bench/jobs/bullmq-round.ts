@@ -10,6 +10,8 @@ export interface BullRoundOptions {
   addWindow: number;
   /** Add with `addBulk` in chunks of `addWindow` instead of one `add` per job. */
   bulk: boolean;
+  /** BullMQ's global rate limiter (the only limiter of BullMQ OSS; per-group limits are BullMQ Pro). */
+  limiter?: { max: number; duration: number };
 }
 
 /**
@@ -23,7 +25,7 @@ export async function runBullRound(options: BullRoundOptions): Promise<number> {
   let done = 0;
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
-  const worker = new Worker(options.queue, async () => undefined, { connection, concurrency: options.concurrency });
+  const worker = new Worker(options.queue, async () => undefined, { connection, concurrency: options.concurrency, ...(options.limiter ? { limiter: options.limiter } : {}) });
   worker.on('completed', () => {
     done += 1;
     if (done === options.jobs) allDone();

@@ -5,7 +5,9 @@ export type DeadLetterReason =
   /** Every attempt failed. */
   | 'exhausted'
   /** The message could not be read as a job, or no worker knows the job's name. */
-  | 'invalid';
+  | 'invalid'
+  /** A worker died (crashed, was killed, stalled past the lease) `poisonLimit` times while running it. */
+  | 'poison';
 
 /** A job that failed for good, as stored on `dead.jobs.<queue>.<name>` in the `DEAD_LETTERS` stream. */
 export interface DeadLetter {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { CRON_METADATA, PROCESS_METADATA, PROCESSOR_METADATA } from './metadata-keys';
+import { CRON_METADATA, PROCESS_METADATA, PROCESS_OPTIONS_METADATA, PROCESSOR_METADATA } from './metadata-keys';
+import type { ProcessOptions } from './process.decorator';
 import type { CronProcessorOptions } from './cron-processor.decorator';
 import type { ProcessorOptions } from './processor.decorator';
 
@@ -15,9 +16,9 @@ export function cronOptionsOf(target: Constructor | Function): CronProcessorOpti
   return Reflect.getMetadata(CRON_METADATA, target) as CronProcessorOptions | undefined;
 }
 
-/** The job names of a class's `@Process` methods, by method name (own and inherited methods). */
-export function processMethodsOf(target: Constructor | Function): { methodName: string; jobName: string }[] {
-  const found: { methodName: string; jobName: string }[] = [];
+/** The job names (and `@Process` options) of a class's `@Process` methods, by method name (own and inherited methods). */
+export function processMethodsOf(target: Constructor | Function): { methodName: string; jobName: string; options?: ProcessOptions }[] {
+  const found: { methodName: string; jobName: string; options?: ProcessOptions }[] = [];
   const seen = new Set<string>();
   for (let proto = target.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const methodName of Object.getOwnPropertyNames(proto)) {
@@ -26,7 +27,8 @@ export function processMethodsOf(target: Constructor | Function): { methodName: 
       const descriptor = Object.getOwnPropertyDescriptor(proto, methodName);
       if (typeof descriptor?.value !== 'function') continue;
       const jobName = Reflect.getMetadata(PROCESS_METADATA, descriptor.value) as string | undefined;
-      if (jobName !== undefined) found.push({ methodName, jobName });
+      const options = (Reflect.getMetadata(PROCESS_OPTIONS_METADATA, descriptor.value) as ProcessOptions | undefined) ?? {};
+      if (jobName !== undefined) found.push({ methodName, jobName, ...(Object.keys(options).length > 0 ? { options } : {}) });
     }
   }
   return found;

@@ -216,4 +216,26 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     expect(attempts).toBe(2);
     await app.close();
   });
+  it('applies @Process options: timeoutMs fires the signal and fails the attempt; concurrency and rateLimit are registered', async () => {
+    const seen: unknown[] = [];
+    @Processor({ queueName: 'q' })
+    class SlowJob {
+      @Process('Slow', { timeoutMs: 50, concurrency: { key: (data: { ws: string }) => data.ws, limit: 2 }, rateLimit: { key: (data: { ws: string }) => data.ws, limit: 5, perMs: 1000 } })
+      async handle(_data: { ws: string }, info: { signal?: AbortSignal }) {
+        await new Promise<void>((resolve) => info.signal?.addEventListener('abort', () => {
+          seen.push(info.signal?.reason);
+          resolve();
+        }));
+      }
+    }
+    const app = await boot([SlowJob]);
+    const job = app.get(JobRegistry).find('q', 'Slow');
+    expect(job?.timeoutMs).toBe(50);
+    expect(job?.concurrency?.limit).toBe(2);
+    expect(job?.concurrency?.key({ ws: 'w1' })).toBe('w1');
+    expect(job?.rateLimit).toMatchObject({ limit: 5, perMs: 1000 });
+    await expect(app.get<MessageQueueService>(getMessageQueueToken('q')).add('Slow', { ws: 'w1' }, { retryLimit: 1 })).rejects.toThrow('Job timed out after 50 ms');
+    expect(seen).toHaveLength(2);
+    await app.close();
+  });
 });

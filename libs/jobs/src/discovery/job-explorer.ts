@@ -2,9 +2,10 @@ import type { BerthLogger } from '@berth/logger';
 import type { DiscoveryService } from '@nestjs/core';
 import { cronOptionsOf, processMethodsOf, processorOptionsOf } from '../decorators/read-metadata';
 import { cronTickOf, type CronRunGuard } from '../cron-run-guard';
+import { assertKeyLimit, assertRate, assertTimeout } from '../job-options';
 import { assertJobName, assertQueueName } from '../names';
 import { DEFAULT_CRON_TIME_ZONE, validateCronPattern } from './cron-definition';
-import type { JobInfo, JobRegistry } from './job-registry';
+import type { JobInfo, JobRegistry, RegisteredJob } from './job-registry';
 
 /**
  * Finds every `@Processor` and `@CronProcessor` class among the providers of the modules the application
@@ -31,8 +32,11 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
     if (cron && methods.length !== 1) throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
     const timeZone = cron?.timeZone ?? DEFAULT_CRON_TIME_ZONE;
     if (cron) validateCronPattern(cron.pattern, timeZone);
-    for (const { methodName, jobName } of methods) {
+    for (const { methodName, jobName, options = {} } of methods) {
       assertJobName(jobName);
+      if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
+      if (options.concurrency !== undefined) assertKeyLimit(options.concurrency.limit);
+      if (options.rateLimit !== undefined) assertRate(options.rateLimit);
       const queue = processor.queueName;
       const handle = async (data: unknown, info: JobInfo): Promise<void> => {
         await instance[methodName](data, info);
@@ -44,9 +48,12 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
         className,
         run: guard
           ? async (data, info) => {
-              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) => handle(data, signal ? { ...info, signal } : info));
+              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) => handle(data, signal ? { ...info, signal: info.signal ? AbortSignal.any([info.signal, signal]) : signal } : info));
             }
           : handle,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency as RegisteredJob['concurrency'] } : {}),
+        ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit as RegisteredJob['rateLimit'] } : {}),
       });
     }
     if (cron) {

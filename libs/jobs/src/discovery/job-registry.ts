@@ -11,8 +11,11 @@ export interface JobInfo {
   /** When `add` was called (ISO 8601). */
   addedAt: string;
   /**
-   * Set for a cron job run under a `cronRunGuard` that can lose its hold (the run lock): aborted when it did, so a
-   * long handler can stop early. Nothing kills the handler; it must be idempotent anyway.
+   * Fires when the attempt should stop: its `timeoutMs` passed (reason `JobTimeoutError`), the job was cancelled
+   * (`JobCancelledError`), or, for a cron job under a `cronRunGuard`, the run lock was lost. Pass it to `fetch`,
+   * database drivers and loops. The worker settles the attempt at that moment whatever the handler does; nothing
+   * kills a handler that ignores it, so a job must be idempotent anyway. (Optional only for `JobInfo`s built by
+   * hand in unit tests; the drivers always set it.)
    */
   signal?: AbortSignal;
 }
@@ -25,6 +28,12 @@ export interface RegisteredJob {
   className: string;
   /** Runs the job's method on the provider instance: `handle(data, info)`. */
   run(data: unknown, info: JobInfo): Promise<void>;
+  /** Deadline of each attempt from `@Process(name, { timeoutMs })`, if set. */
+  timeoutMs?: number;
+  /** Per-key concurrency from `@Process(name, { concurrency })`, if set. */
+  concurrency?: { key: (data: unknown) => string | undefined; limit: number };
+  /** Per-key rate limit from `@Process(name, { rateLimit })`, if set. */
+  rateLimit?: { key: (data: unknown) => string | undefined; limit: number; perMs: number };
 }
 
 /**

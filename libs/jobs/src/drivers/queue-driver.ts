@@ -1,3 +1,4 @@
+import type { CancellationRecord } from './cancellations';
 import type { JobRegistry } from '../discovery/job-registry';
 import type { AddedJob, AddJobOptions } from '../job-options';
 
@@ -5,6 +6,8 @@ import type { AddedJob, AddJobOptions } from '../job-options';
 export interface QueueDriver {
   /** Queues one job (or, with the sync driver, runs it). */
   add(queue: string, name: string, data: unknown, options?: AddJobOptions): Promise<AddedJob>;
+  /** Cancels a job of the queue: a waiting one never runs, a running one has its signal fired and is dropped. */
+  cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord>;
   /** Starts running the registry's jobs (called once the application is bootstrapped). */
   start(registry: JobRegistry): Promise<void>;
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */

@@ -61,7 +61,16 @@ export class JetStreamJobProducer {
       addedAt: new Date().toISOString(),
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: { key: options.concurrency.key, limit: options.concurrency.limit } } : {}),
+      ...(options.rateLimit !== undefined ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } } : {}),
+      ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
     };
+    if (options.throttle) {
+      const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
+      if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
+    }
+    if (options.debounce) await infrastructure.windows.debounce(queue, options.debounce.key, record.id);
     const deduplication = infrastructure.deduplication;
     let claim;
     if (options.deduplicationId !== undefined) {
@@ -71,7 +80,7 @@ export class JetStreamJobProducer {
     }
     let location: JobLocation;
     try {
-      location = await this.store(queue, name, record, options.delayInMilliseconds ?? 0);
+      location = await this.store(queue, name, record, options.debounce?.ms ?? options.delayInMilliseconds ?? 0);
     } catch (error) {
       if (claim) await deduplication.abandon(claim).catch((abandonError: unknown) => this.options.logger.warn({ err: abandonError }, 'Could not free a deduplication claim; it expires on its own'));
       throw error;
@@ -88,7 +97,7 @@ export class JetStreamJobProducer {
    * batch (the batch message can't be retried for one of its jobs). Its attempts so far travel in the record.
    */
   async requeueForRetry(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
-    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`);
+    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`, 'retry');
     return { stream: ack.stream, seq: ack.seq, scheduled: true };
   }
 

@@ -3,6 +3,7 @@ import type { Messaging } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
 import type { JobObserver } from '../../job-observer';
 import type { AddedJob, AddJobOptions, ResolvedQueueOptions } from '../../job-options';
+import type { CancellationRecord } from '../cancellations';
 import type { QueueDriver } from '../queue-driver';
 import { provisionJobInfrastructure, type JobInfrastructure, type JobInfrastructureOptions } from './job-infrastructure';
 import type { BatchingOptions } from './job-batch-publisher';
@@ -57,6 +58,10 @@ export class JetStreamQueueDriver implements QueueDriver {
     const added = await this.producer.add(queue, name, data, options);
     this.options.observer?.jobQueued?.({ queue, name, deduplicated: added.deduplicated });
     return added;
+  }
+
+  async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
+    return (await this.ready()).cancellations.cancel(queue, jobId, reason);
   }
 
   async start(registry: JobRegistry): Promise<void> {

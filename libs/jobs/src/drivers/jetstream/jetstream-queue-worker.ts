@@ -7,12 +7,18 @@ import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
 import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
 import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
-import { UnknownJobError } from '../../errors';
+import { JobCancelledError, PoisonMessageError, UnknownJobError } from '../../errors';
+import { runAttempt } from '../../flow/run-attempt';
 import type { JobObserver } from '../../job-observer';
 import { decodeJobMessage, type JobRecord } from '../../job-record';
 import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
 import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, parseJobSubject, queueConsumerName, queueFilterSubject } from '../../names';
 import { Semaphore } from '../../semaphore';
+import type { CancellationWatch } from '../cancellations';
+import type { KeyLimit } from './kv-key-slots';
+import type { KeyedRateLimit } from './kv-rate-limits';
+import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
+import { publishScheduledJob } from './publish-scheduled-job';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -52,11 +58,23 @@ const BATCH_RETRY_POLICY: RetryPolicy = {
  *   one that fails is stored again on its own as a delayed job carrying its attempt count (or dead-lettered),
  *   and the message is acked once every job in it is settled.
  * - A job's deduplication id is released when it completes or is dead-lettered, before its message is acked.
+ * - Each attempt gets an `AbortSignal`: it fires at the attempt's `timeoutMs` (the attempt fails with
+ *   `JobTimeoutError`) or when the job is cancelled (the job is dropped and its message acked). A job cancelled
+ *   before it runs is dropped when a worker takes it.
+ * - Poison limit: a redelivered message whose earlier deliveries were not all ended by a worker (see
+ *   the delivery ledger, `berth_job_deliveries`) took a worker down that many times; at the queue's `poisonLimit` it goes to the dead
+ *   letters with reason `poison` without running.
  */
 export class JetStreamQueueWorker {
   private runners: ConsumerRunner[] = [];
   private readonly slots: Semaphore;
   private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
+  /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
+  private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
+  private readonly cancelledMessages = new WeakSet<ReceivedMessage>();
+  /** Single-job messages whose job was parked for a concurrency slot: acked, but no attempt ran. */
+  private readonly parkedMessages = new WeakSet<ReceivedMessage>();
+  private cancellations?: CancellationWatch;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new Semaphore(options.settings.concurrency);
@@ -74,6 +92,7 @@ export class JetStreamQueueWorker {
 
   /** Provisions the queue's durable consumers and starts pulling. */
   async start(): Promise<void> {
+    this.cancellations = await this.options.infrastructure.cancellations.watch(this.options.queue);
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));
     this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(this.options.queue)));
   }
@@ -83,6 +102,7 @@ export class JetStreamQueueWorker {
     const runners = this.runners;
     this.runners = [];
     await Promise.all(runners.map((runner) => runner.stop(graceMs)));
+    await this.cancellations?.stop();
   }
 
   private async startRunner(stream: string, filterSubject: string): Promise<ConsumerRunner> {
@@ -109,7 +129,11 @@ export class JetStreamQueueWorker {
       retryPolicy: (message) => this.retryPolicyOf(message),
       handler: (message) => this.handle(message, stream),
       onGiveUp: (message, error, reason) => this.giveUp(message, error, reason),
-      onOutcome: (message, outcome, durationMs) => this.observeSingle(message, outcome, durationMs),
+      beforeNak: (message) => this.recordEnded(message, stream),
+      onOutcome: (message, outcome, durationMs) => {
+        if (outcome !== 'retried') this.forgetDeliveries(message, stream);
+        this.observeSingle(message, outcome, durationMs);
+      },
     });
   }
 
@@ -144,11 +168,9 @@ export class JetStreamQueueWorker {
   /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
   private observeSingle(message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number): void {
     const parsed = this.parse(message);
-    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1) return;
-    this.options.observer.jobFinished({
-      queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs,
-      outcome: outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered',
-    });
+    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1 || this.parkedMessages.has(message)) return;
+    const finished = this.cancelledMessages.has(message) ? 'cancelled' : outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered';
+    this.options.observer.jobFinished({ queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs, outcome: finished });
   }
 
   /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
@@ -171,6 +193,7 @@ export class JetStreamQueueWorker {
   private async handle(message: ReceivedMessage, stream: string): Promise<void> {
     const parsed = this.parse(message);
     if ('invalid' in parsed) throw parsed.invalid;
+    await this.assertNotPoison(message, stream);
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
     if (parsed.records.length === 1) {
@@ -186,13 +209,155 @@ export class JetStreamQueueWorker {
   private async runSingle(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
     await this.relocateIfMoved(record, message, stream);
     const started = performance.now();
-    await job.run(record.data, this.infoOf(job, record, record.attemptsMade + message.deliveryCount));
+    try {
+      if ((await this.runJob(job, record, message, stream)) === 'parked') {
+        this.parkedMessages.add(message);
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof JobCancelledError)) throw error;
+      this.cancelledMessages.add(message);
+      await this.dropCancelled(record, error);
+      return;
+    }
     this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
     await this.releaseDeduplication(record);
   }
 
-  private infoOf(job: RegisteredJob, record: JobRecord, attempt: number): JobInfo {
-    return { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+  /**
+   * One attempt of a job under its deadline, cancellation and per-key concurrency: already cancelled, it throws
+   * without running; its key full, it is parked (`'parked'`, the caller acks its message without an attempt).
+   */
+  private async runJob(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<'ran' | 'parked'> {
+    const cancelled = this.cancellations?.get(record.id);
+    if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
+    if (record.debounceKey !== undefined && !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))) {
+      throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
+    }
+    for (const rate of this.rateLimitsOf(job, record)) {
+      const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
+      if (!decision.allowed) {
+        await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
+        return 'parked';
+      }
+    }
+    const limit = this.keyLimitOf(job, record);
+    const keySlots = this.options.infrastructure.keySlots;
+    const leaseMs = this.options.settings.ackWaitMs;
+    if (limit && !(await keySlots.acquire(this.options.queue, limit, record.id, leaseMs))) {
+      await this.park(job, record, message, stream, limit);
+      return 'parked';
+    }
+    const renew = limit ? setInterval(() => {
+      keySlots.renew(this.options.queue, limit, record.id, leaseMs).catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'));
+    }, Math.max(leaseMs / 3, 250)) : undefined;
+    const attempt = record.attemptsMade + message.deliveryCount;
+    const info: JobInfo = { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+    try {
+      await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
+        timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+        watch: this.cancellations ? (abort) => (this.cancellations as CancellationWatch).onCancel(record.id, (c) => abort(new JobCancelledError(c.jobId, c.reason))) : undefined,
+      });
+    } finally {
+      clearInterval(renew);
+      if (limit) await this.releaseKey(limit, record);
+    }
+    if (record.debounceKey !== undefined) {
+      await this.options.infrastructure.windows.settleDebounce(this.options.queue, record.debounceKey, record.id)
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
+    }
+    return 'ran';
+  }
+
+  /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
+  private keyLimitOf(job: RegisteredJob | undefined, record: JobRecord): KeyLimit | undefined {
+    if (record.concurrency) return record.concurrency;
+    if (!job?.concurrency) return undefined;
+    const key = job.concurrency.key(record.data);
+    return typeof key === 'string' && key.length > 0 ? { key, limit: job.concurrency.limit } : undefined;
+  }
+
+  /** The queue's rate limit and the job's per-key one (given to `add`, else from `@Process`). */
+  private rateLimitsOf(job: RegisteredJob, record: JobRecord): KeyedRateLimit[] {
+    const limits: KeyedRateLimit[] = [];
+    if (this.options.settings.rateLimit) limits.push(this.options.settings.rateLimit);
+    if (record.rateLimit) limits.push(record.rateLimit);
+    else if (job.rateLimit) {
+      const key = job.rateLimit.key(record.data);
+      if (typeof key === 'string' && key.length > 0) limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
+    }
+    return limits;
+  }
+
+  /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
+  private async waitForRate(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, rate: KeyedRateLimit, retryAt: number): Promise<void> {
+    const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
+    const ack = await publishScheduledJob(this.options.messaging.js, this.options.queue, job.name, waiting, new Date(retryAt), `rate:${record.id}:${stream}:${message.streamSequence}`, `rate-limit ${rate.key ?? '(queue)'}`);
+    this.options.logger.debug({ rateKey: rate.key, retryAt: new Date(retryAt).toISOString() }, `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`);
+    if (record.deduplicationId !== undefined) {
+      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: ack.stream, seq: ack.seq, scheduled: true })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'));
+    }
+  }
+
+  private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {
+    try {
+      await this.options.infrastructure.keySlots.release(this.options.queue, limit, record.id, this.options.settings.ackWaitMs);
+    } catch (error) {
+      // The slot frees itself when its lease runs out; parked jobs of the key wait for the next release.
+      this.options.logger.warn({ err: error, concurrencyKey: limit.key }, 'Could not release a concurrency slot');
+    }
+  }
+
+  /** Stores the job on its key's parked subject with the attempts it has made, and moves its deduplication id there. */
+  private async park(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, limit: KeyLimit): Promise<void> {
+    const parkedRecord = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
+    const { seq } = await this.options.infrastructure.keySlots.park(this.options.queue, job.name, limit, parkedRecord, `park:${record.id}:${stream}:${message.streamSequence}`, this.options.settings.ackWaitMs);
+    this.options.logger.debug({ concurrencyKey: limit.key }, `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`);
+    if (record.deduplicationId !== undefined) {
+      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a parked job went'));
+    }
+  }
+
+  private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
+    this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
+    await this.releaseDeduplication(record);
+  }
+
+  /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
+  private async assertNotPoison(message: ReceivedMessage, stream: string): Promise<void> {
+    if (message.deliveryCount === 1) {
+      this.endedBefore.set(message, 0);
+      return;
+    }
+    let ended: number;
+    try {
+      ended = await this.options.infrastructure.deliveries.endedDeliveries(this.delivered(message, stream));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'Could not read how often this message was delivered; not checking its poison limit');
+      return;
+    }
+    this.endedBefore.set(message, ended);
+    const deaths = message.deliveryCount - 1 - ended;
+    if (deaths >= this.options.settings.poisonLimit) throw new PoisonMessageError(deaths);
+    if (deaths > 0) this.options.logger.warn({ deaths, deliveryCount: message.deliveryCount }, `A worker died ${deaths} time(s) while holding this message`);
+  }
+
+  private async recordEnded(message: ReceivedMessage, stream: string): Promise<void> {
+    const delivered = this.delivered(message, stream);
+    const before = this.endedBefore.get(message) ?? (message.deliveryCount === 1 ? 0 : await this.options.infrastructure.deliveries.endedDeliveries(delivered));
+    await this.options.infrastructure.deliveries.recordEnded(delivered, before + 1);
+  }
+
+  private forgetDeliveries(message: ReceivedMessage, stream: string): void {
+    if (message.deliveryCount === 1) return;
+    this.options.infrastructure.deliveries.forget(this.delivered(message, stream))
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not drop the delivery count of a settled message; it expires on its own'));
+  }
+
+  private delivered(message: ReceivedMessage, stream: string): { queue: string; stream: string; streamSequence: number } {
+    return { queue: this.options.queue, stream, streamSequence: message.streamSequence };
   }
 
   /** One job of a batch message, in its own log context; settles itself unless storing the outcome fails. */
@@ -200,11 +365,16 @@ export class JetStreamQueueWorker {
     const attempt = record.attemptsMade + message.deliveryCount;
     const run = async (): Promise<void> => {
       const started = performance.now();
-      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered'): void =>
+      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
         this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs: performance.now() - started });
       try {
-        await job.run(record.data, this.infoOf(job, record, attempt));
+        if ((await this.runJob(job, record, message, JOBS_STREAM_NAME)) === 'parked') return;
       } catch (error) {
+        if (error instanceof JobCancelledError) {
+          await this.dropCancelled(record, error);
+          finished('cancelled');
+          return;
+        }
         finished(await this.settleBatchedFailure(job, record, message, attempt, error));
         return;
       }
@@ -240,9 +410,10 @@ export class JetStreamQueueWorker {
     if ('invalid' in parsed) {
       const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
       this.options.logger.info({ deadLetterId: ack.seq, deadLetterReason: 'invalid' }, `Unreadable job message copied to the dead letters (id ${ack.seq})`);
+      this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name: parsed.name, reason: 'invalid' });
       return;
     }
-    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : reason;
+    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : error instanceof PoisonMessageError ? 'poison' : reason;
     for (const record of parsed.records) {
       await this.deadLetter(parsed.name, record, message, error, letterReason, record.attemptsMade + message.deliveryCount);
     }
@@ -251,7 +422,10 @@ export class JetStreamQueueWorker {
   private async deadLetter(name: string, record: JobRecord, message: ReceivedMessage, error: unknown, reason: DeadLetterReason, attempts: number): Promise<void> {
     const ack = await writeDeadLetter(this.options.messaging.js, jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts));
     this.options.logger.info({ jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason }, `Job ${record.id} copied to the dead letters (id ${ack.seq})`);
+    this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
+    const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
+    if (limit) await this.releaseKey(limit, record);
   }
 
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */

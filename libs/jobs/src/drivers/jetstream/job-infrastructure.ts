@@ -1,10 +1,22 @@
 import { deadLettersStream, delayedJobsStream, ensureStream, jobsStream, type Messaging, type StreamSizing } from '@berth/messaging';
+import type { Cancellations } from '../cancellations';
 import type { DeduplicationRegistry } from '../deduplication-registry';
+import { openKvCancellations, type KvCancellationOptions } from './kv-cancellations';
 import { openKvDeduplicationRegistry, type KvDeduplicationOptions } from './kv-deduplication-registry';
+import { openKvDeliveryLedger, type DeliveryLedger, type KvDeliveryLedgerOptions } from './kv-delivery-ledger';
+import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-slots';
+import { openKvJobWindows, type JobWindows, type KvJobWindowOptions } from './kv-job-windows';
+import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv-rate-limits';
+import { parkedJobsStream } from './parked-jobs-stream';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
   deduplication: DeduplicationRegistry;
+  cancellations: Cancellations;
+  deliveries: DeliveryLedger;
+  keySlots: KeySlots;
+  rateLimits: RateLimits;
+  windows: JobWindows;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -13,17 +25,32 @@ export interface JobInfrastructureOptions {
   provisionStreams?: boolean;
   sizing?: StreamSizing;
   deduplication?: KvDeduplicationOptions;
+  cancellations?: KvCancellationOptions;
+  deliveries?: KvDeliveryLedgerOptions;
+  keySlots?: KvKeySlotOptions;
+  rateLimits?: KvRateLimitOptions;
+  windows?: KvJobWindowOptions;
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED` and `DEAD_LETTERS` streams and the deduplication KV bucket exist. Idempotent, safe from every replica at every start.
+ * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS` and `JOBS_PARKED` streams and the KV buckets of deduplication ids,
+ * cancellations and ended deliveries exist. Idempotent, safe from every replica at every start.
  */
 export async function provisionJobInfrastructure(messaging: Messaging, options: JobInfrastructureOptions = {}): Promise<JobInfrastructure> {
   if (options.provisionStreams !== false) {
     await ensureStream(messaging.jsm, jobsStream(options.sizing));
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
+    await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
   }
-  const deduplication = await openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas: options.sizing?.replicas, ...options.deduplication });
-  return { deduplication };
+  const replicas = options.sizing?.replicas;
+  const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows] = await Promise.all([
+    openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
+    openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
+    openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
+    openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
+    openKvRateLimits(messaging.js, { replicas, ...options.rateLimits }),
+    openKvJobWindows(messaging.js, { replicas, ...options.windows }),
+  ]);
+  return { deduplication, cancellations, deliveries, keySlots, rateLimits, windows };
 }

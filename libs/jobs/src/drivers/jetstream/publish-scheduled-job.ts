@@ -11,7 +11,10 @@ import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-re
  * nak with a delay), and the first delivery is the first attempt. The server checks schedules at most every
  * 250 ms, so a job runs at `runAt` or a little after, never before.
  */
-export async function publishScheduledJob(js: JetStreamClient, queue: string, name: string, record: JobRecord, runAt: Date, msgId: string): Promise<PublishResult> {
+/** The header naming why a scheduled job waits: `delay`, `retry`, or `rate-limit` (for `berth jobs why`). */
+export const WAIT_REASON_HEADER = 'Berth-Wait-Reason';
+
+export async function publishScheduledJob(js: JetStreamClient, queue: string, name: string, record: JobRecord, runAt: Date, msgId: string, reason = 'delay'): Promise<PublishResult> {
   return publishMessage(js, {
     subject: delayedJobSubject(queue, record.id),
     data: encodeJobRecords([record]),
@@ -21,6 +24,7 @@ export async function publishScheduledJob(js: JetStreamClient, queue: string, na
       'Nats-Schedule': `@at ${runAt.toISOString()}`,
       'Nats-Schedule-Target': dueJobSubject(queue, name),
       'Berth-Not-Before': runAt.toISOString(),
+      [WAIT_REASON_HEADER]: reason,
       [JOB_COUNT_HEADER]: '1',
     },
   });

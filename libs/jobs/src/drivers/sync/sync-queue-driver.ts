@@ -3,10 +3,12 @@ import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { describeError, UnrecoverableError } from '@berth/messaging';
 import { describeJobError } from '../../dead-letters/dead-letter';
 import type { JobRegistry } from '../../discovery/job-registry';
-import { UnknownJobError } from '../../errors';
+import { JobCancelledError, UnknownJobError } from '../../errors';
+import { runAttempt } from '../../flow/run-attempt';
 import type { JobObserver } from '../../job-observer';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions, type ResolvedQueueOptions } from '../../job-options';
 import { assertJobName, assertQueueName, jobSubject } from '../../names';
+import { CancellationSet, type CancellationRecord } from '../cancellations';
 import type { QueueDriver } from '../queue-driver';
 import type { InMemoryDeadLetters } from './in-memory-dead-letters';
 import { MemoryDeduplicationRegistry } from './memory-deduplication-registry';
@@ -32,9 +34,12 @@ export interface SyncQueueDriverOptions {
  * - `deduplicationId`: while a job with that id runs (a job that queues itself, concurrent `add`s), adding another
  *   does nothing.
  * - A job whose `@Process` method no provider of the application has makes `add` reject.
+ * - `timeoutMs` works as on JetStream (the signal fires, the attempt fails and is retried at once);
+ *   `cancel(jobId)` of a job running in this process fires its signal and `add` resolves (the job is dropped).
  */
 export class SyncQueueDriver implements QueueDriver {
   private readonly deduplication = new MemoryDeduplicationRegistry();
+  private readonly cancellations = new Map<string, CancellationSet>();
 
   constructor(private readonly options: SyncQueueDriverOptions) {}
 
@@ -58,15 +63,22 @@ export class SyncQueueDriver implements QueueDriver {
     const addedAt = new Date().toISOString();
     try {
       for (let attempt = 1; ; attempt++) {
-        const run = () => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt });
+        const run = () => runAttempt((signal) => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt, signal }), {
+          timeoutMs: options.timeoutMs ?? job.timeoutMs ?? this.options.settingsOf(queue).timeoutMs,
+          watch: (abort) => this.cancellationsOf(queue).onCancel(jobId, (c) => abort(new JobCancelledError(jobId, c.reason))),
+        });
         const started = performance.now();
-        const finished = (outcome: 'completed' | 'retried' | 'dead-lettered'): void =>
+        const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
           this.options.observer?.jobFinished?.({ queue, name, outcome, attempt, durationMs: performance.now() - started });
         try {
           await (this.options.logContext ? this.options.logContext.run({ queue, jobName: name, jobId, attempt }, run) : run());
           finished('completed');
           return { id: jobId, deduplicated: false };
         } catch (error) {
+          if (error instanceof JobCancelledError) {
+            finished('cancelled');
+            return { id: jobId, deduplicated: false };
+          }
           const last = error instanceof UnrecoverableError || attempt > retryLimit;
           finished(last ? 'dead-lettered' : 'retried');
           const log = () => last
@@ -86,6 +98,18 @@ export class SyncQueueDriver implements QueueDriver {
     } finally {
       if (options.deduplicationId !== undefined) await this.deduplication.release(queue, options.deduplicationId, jobId);
     }
+  }
+
+  async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
+    const record: CancellationRecord = { queue, jobId, cancelledAt: new Date().toISOString(), ...(reason ? { reason } : {}) };
+    this.cancellationsOf(queue).add(record);
+    return record;
+  }
+
+  private cancellationsOf(queue: string): CancellationSet {
+    let set = this.cancellations.get(queue);
+    if (!set) this.cancellations.set(queue, (set = new CancellationSet()));
+    return set;
   }
 
   async start(): Promise<void> {}

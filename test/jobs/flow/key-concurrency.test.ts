@@ -1,0 +1,77 @@
+import type { ManagedProcess } from '@berth/local-infra';
+import { createJobProducer, listDeadLetters } from '@berth/jobs';
+import type { FlowJobData } from '../fixtures/flow-events';
+import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
+import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { maxConcurrentByKey } from './concurrency-stats';
+
+const logs = captureLogs('warn');
+let nats: NatsFixture;
+const workers: ManagedProcess[] = [];
+
+beforeAll(async () => {
+  nats = await startNats(logs.logger);
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
+  await nats?.stop();
+});
+
+async function startWorkers(queue: string, count: number): Promise<void> {
+  workers.push(...await Promise.all(Array.from({ length: count }, (_, n) => startFlowWorker({
+    NATS_URL: nats.server.url, WORKER_NAME: `${queue}-w${n + 1}`, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000',
+  }))));
+}
+
+describe('per-key concurrency across three worker processes', () => {
+  it('never runs more than `limit` jobs of one key at once, and runs every job once', async () => {
+    const queue = uniqueQueue('flow-keys');
+    const collected = collectFlowEvents(nats.messaging, queue);
+    await startWorkers(queue, 3);
+    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const KEYS = 20;
+    const PER_KEY = 30;
+    const ids = new Set<string>();
+    const adds: Promise<{ id: string }>[] = [];
+    for (let n = 0; n < PER_KEY; n++) {
+      for (let k = 0; k < KEYS; k++) {
+        const data: FlowJobData = { key: `ws_${k}`, workMs: 15 };
+        adds.push(producer.add(queue, 'FlowJob', data, { concurrency: { key: `ws_${k}`, limit: 2 } }));
+      }
+    }
+    for (const added of await Promise.all(adds)) ids.add(added.id);
+    const ends = () => collected.events.filter((event) => event.type === 'end');
+    await waitFor(() => ends().length >= KEYS * PER_KEY, 90000, 'every job to run');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    collected.close();
+
+    const ended = ends().map((event) => event.jobId);
+    expect(ended).toHaveLength(KEYS * PER_KEY);
+    expect(new Set(ended)).toEqual(ids);
+    const max = maxConcurrentByKey(collected.events);
+    expect([...max.values()].every((value) => value <= 2)).toBe(true);
+    // The limit is reached, not just respected by running each key one at a time.
+    expect([...max.values()].filter((value) => value === 2).length).toBeGreaterThan(KEYS / 2);
+    const byWorker = new Set(collected.events.map((event) => event.worker));
+    expect(byWorker.size).toBe(3);
+    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    process.stdout.write(`key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`);
+  }, 120000);
+
+  it('does not hold other keys up: a key with 10 jobs finishes while a key with 400 waits its turn', async () => {
+    const queue = uniqueQueue('flow-keys-fair');
+    const collected = collectFlowEvents(nats.messaging, queue);
+    await startWorkers(queue, 2);
+    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const big = Array.from({ length: 400 }, () => producer.add(queue, 'FlowJob', { key: 'big', workMs: 10 } satisfies FlowJobData, { concurrency: { key: 'big', limit: 1 } }));
+    await Promise.all(big);
+    const small = await Promise.all(Array.from({ length: 10 }, () => producer.add(queue, 'FlowJob', { key: 'small', workMs: 10 } satisfies FlowJobData, { concurrency: { key: 'small', limit: 1 } })));
+    const smallIds = new Set(small.map((job) => job.id));
+    await waitFor(() => collected.events.filter((event) => event.type === 'end' && smallIds.has(event.jobId)).length === 10, 30000, 'the small key');
+    const bigDone = collected.events.filter((event) => event.type === 'end' && event.key === 'big').length;
+    collected.close();
+    process.stdout.write(`key-concurrency: the small key's 10 jobs finished after ${bigDone} of the big key's 400\n`);
+    expect(bigDone).toBeLessThan(200);
+    expect(maxConcurrentByKey(collected.events).get('big')).toBe(1);
+  }, 120000);
+});

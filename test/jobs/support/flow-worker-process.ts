@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { spawnManaged, type ManagedProcess } from '@berth/local-infra';
+import type { Messaging } from '@berth/messaging';
+import { flowEventsSubject, type FlowEvent } from '../fixtures/flow-events';
+
+/** Environment of one flow worker process (see test/jobs/fixtures/flow-worker.ts). */
+export interface FlowWorkerEnv {
+  NATS_URL: string;
+  WORKER_NAME: string;
+  FLOW_QUEUE: string;
+  WORKER_CONCURRENCY?: string;
+  WORKER_ACK_WAIT_MS?: string;
+  POISON_LIMIT?: string;
+  /** `<limit>/<perMs>` */
+  QUEUE_RATE_LIMIT?: string;
+}
+
+/** Starts test/jobs/fixtures/flow-worker.ts in a child Node process and resolves once it is ready. */
+export async function startFlowWorker(env: FlowWorkerEnv): Promise<ManagedProcess> {
+  const worker = spawnManaged({
+    command: process.execPath,
+    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', 'flow-worker.ts')],
+    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
+  });
+  try {
+    await worker.waitForLine(/Queue worker ready/, 30000);
+  } catch (error) {
+    worker.child.kill('SIGKILL');
+    throw error;
+  }
+  return worker;
+}
+
+/** Collects the handler events the flow workers of a queue report; stop with `close`. */
+export function collectFlowEvents(messaging: Messaging, queue: string): { events: FlowEvent[]; close(): void } {
+  const events: FlowEvent[] = [];
+  const subscription = messaging.nc.subscribe(flowEventsSubject(queue), {
+    callback: (error, message) => {
+      if (!error) events.push(message.json<FlowEvent>());
+    },
+  });
+  return { events, close: () => subscription.unsubscribe() };
+}
