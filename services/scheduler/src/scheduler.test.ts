@@ -65,6 +65,19 @@ const emitted = (replica: Scheduler, name: string, count: number) => waitForEven
 /** Resolves when `replica` next becomes leader. */
 const leads = (replica: Scheduler, timeoutMs?: number) => waitForEvent(replica.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs });
 
+/** Resolves after the next lease round or tick-loop pass: what a timer of the scheduler starts. */
+function nextRoundOrPass(replica: Scheduler): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      replica.events.off('lease:round', done);
+      replica.events.off('tick:pass', done);
+      resolve();
+    };
+    replica.events.on('lease:round', done);
+    replica.events.on('tick:pass', done);
+  });
+}
+
 const scheduledAts = async (name: string): Promise<string[]> => (await readStoredTicks(messaging.jsm, `jobs.cron-queue.${name}`)).map((tick) => tick.scheduledAt);
 
 describe('scheduler (in process, manual clock)', () => {
@@ -208,6 +221,27 @@ describe('scheduler (in process, manual clock)', () => {
     const late = captureLogger();
     await replica({ holder: 'b', clock, buckets, logger: late.logger });
     expect(late.messages).toContain(`Cron ${name} scheduled: */5 * * * * (UTC).`);
+  });
+});
+
+describe('a running replica on a manual clock (time-skipping)', () => {
+  it('its tick loop and lease rounds run on the test clock: each tick is emitted as the clock reaches it', async () => {
+    const { buckets, name } = fresh();
+    const clock = new ManualClock('2025-01-01T10:00:00.200Z');
+    const scheduler = await Scheduler.create({ messaging, logger: silent, metrics: new SchedulerMetrics(), holder: 'a', leaseTtlMs: 3000, tickIntervalMs: 1000, clock, buckets });
+    await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
+    const waiting = waitForEvent(scheduler.events, 'tick:pass', { until: ({ leading, next }) => leading && next !== undefined });
+    await scheduler.start();
+    expect((await waiting)[0].next?.toISOString()).toBe('2025-01-01T10:00:01.000Z');
+    const renewals: number[] = [];
+    scheduler.events.on('lease:renewed', ({ revision }) => renewals.push(revision));
+
+    await clock.skip(3000, () => nextRoundOrPass(scheduler));
+    expect(await scheduledAts(name)).toEqual(['2025-01-01T10:00:01.000Z', '2025-01-01T10:00:02.000Z', '2025-01-01T10:00:03.000Z']);
+    expect(renewals).toHaveLength(3);
+    expect(scheduler.isLeader()).toBe(true);
+    await scheduler.stop();
+    expect(clock.pendingTimers).toBe(0);
   });
 });
 
