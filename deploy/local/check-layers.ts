@@ -47,10 +47,11 @@ for (const lib of readdirSync(join(root, 'libs'))) {
     const rel = relative(root, file);
     const isTest = /\.test\.ts$|\/test-support\//.test(file);
     const source = withoutComments(readFileSync(file, 'utf8'));
-    for (const match of source.matchAll(/from '@berth\/([a-z-]+)'/g)) {
+    for (const match of source.matchAll(/from '@berth\/([a-z-]+)(\/testing)?'/g)) {
       const target = match[1];
       const targetLayer = LIB_LAYERS[target];
       if (targetLayer === undefined) breaches.push(`${rel}: imports @berth/${target}, which is not a library (libraries never import services)`);
+      else if (match[2] && !isTest) breaches.push(`${rel}: only tests may import @berth/${target}/testing`);
       else if (target === 'local-infra' && !isTest) breaches.push(`${rel}: only tests may import @berth/local-infra`);
       else if (target !== 'local-infra' && targetLayer >= layer && target !== lib) breaches.push(`${rel}: @berth/${lib} (layer ${layer}) imports @berth/${target} (layer ${targetLayer})`);
     }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /** Raised at boot when a service's environment does not satisfy its schema; the message lists every problem. */
 export class ConfigError extends Error {

@@ -16,6 +16,8 @@ export { LastTickStore, lastTickFromEntry } from './last-tick';
 export type { LastTickRecord } from './last-tick';
 export { LeaderLease, readLease, LEADER_KEY } from './lease';
 export type { LeaderLeaseOptions, LeaseRecord } from './lease';
+export { createLeaseEvents } from './lease-events';
+export type { LeaseEventMap, LeaseEvents } from './lease-events';
 export { cronTickMessage, cronTickId, cronTickSubject, CRON_JOB_HEADERS } from './tick-message';
 export type { CronTickPayload } from './tick-message';
 export { listCrons } from './list-crons';

@@ -1,6 +1,7 @@
 import { createLogger } from '@berth/logger';
+import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { LeaderLease, LEADER_KEY, ManualClock, readLease, type CronBuckets } from './index';
-import { captureLogger, sleep, startTestNats, type TestNats } from './test-support/nats';
+import { captureLogger, startTestNats, type TestNats } from './test-support/nats';
 
 const silent = createLogger({ service: 'lease-test', level: 'silent' });
 let nats: TestNats;
@@ -15,6 +16,10 @@ afterAll(async () => {
 function lease(buckets: CronBuckets, holder: string, options: Partial<ConstructorParameters<typeof LeaderLease>[0]> = {}): LeaderLease {
   return new LeaderLease({ buckets, holder, ttlMs: 2000, logger: silent, ...options });
 }
+
+/** Resolves when `lease` next becomes leader. */
+const becomesLeader = (lease: LeaderLease, timeoutMs?: number) =>
+  waitForEvent(lease.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs, what: `${lease.holder} to lead` });
 
 describe('leader lease', () => {
   it('of two candidates racing for a free lease, exactly one wins (create-if-absent)', async () => {
@@ -37,42 +42,46 @@ describe('leader lease', () => {
     const b = lease(buckets, 'b');
     expect(await a.maintain()).toBe(true);
     const firstRevision = (await readLease(buckets.lease))!.revision;
-    for (let i = 0; i < 10; i++) {
-      await sleep(300);
-      expect(await a.maintain()).toBe(true);
-      expect(await b.maintain()).toBe(false);
-    }
+    // The server's TTL (2 s) runs on its own clock: ten renewals 300 ms apart outlast it.
+    const checks: Array<Promise<boolean>> = [];
+    a.events.on('lease:renewed', () => checks.push(b.maintain()));
+    const renewed = waitForEvents(a.events, 'lease:renewed', 10);
+    a.start();
+    await renewed;
+    expect(a.isLeader()).toBe(true);
+    expect(await Promise.all(checks)).not.toContain(true);
     const now = (await readLease(buckets.lease))!;
     expect(now.holder).toBe('a');
     expect(now.revision).toBeGreaterThan(firstRevision);
+    await a.stop();
   });
 
   it('an abandoned lease expires on the server, and a follower takes over within the TTL plus its polling', async () => {
     const buckets = await nats.freshBuckets();
     const a = lease(buckets, 'a');
-    const b = lease(buckets, 'b');
+    const b = lease(buckets, 'b', { acquireEveryMs: 50 });
     const acquiredAt = performance.now();
     expect(await a.maintain()).toBe(true);
-    // a is "crashed": it never renews again.
-    let takeoverMs = 0;
-    while (!(await b.maintain())) {
-      await sleep(50);
-      takeoverMs = performance.now() - acquiredAt;
-      if (takeoverMs > 5000) break;
-    }
+    // a is "crashed": it never renews again. b polls every 50 ms until the server has removed the lease.
+    const takeover = becomesLeader(b, 5000);
+    b.start();
+    await takeover;
+    const takeoverMs = performance.now() - acquiredAt;
     expect(b.isLeader()).toBe(true);
     expect(takeoverMs).toBeGreaterThanOrEqual(1900);
     expect(takeoverMs).toBeLessThan(2600);
     // a's own clock told it before the server did.
     expect(a.isLeader()).toBe(false);
     expect(await a.maintain()).toBe(false);
+    await b.stop();
   });
 
   it('steps down the moment a renewal fails (the lease was taken)', async () => {
     const buckets = await nats.freshBuckets();
     const clock = new ManualClock('2025-01-01T00:00:00Z');
     const changes: Array<[boolean, string]> = [];
-    const a = lease(buckets, 'a', { clock, onChange: (leading, reason) => changes.push([leading, reason]) });
+    const a = lease(buckets, 'a', { clock });
+    a.events.on('lease:change', ({ leading, reason }) => changes.push([leading, reason]));
     expect(await a.maintain()).toBe(true);
     await buckets.lease.put(LEADER_KEY, JSON.stringify({ holder: 'intruder', acquiredAt: '', renewedAt: '', ttlMs: 2000 }));
     clock.advance(700);
@@ -133,19 +142,29 @@ describe('leader lease', () => {
     expect((await readLease(buckets.lease))?.holder).toBe('b');
   });
 
-  it('start/stop runs the rounds on a timer and releases on stop', async () => {
+  it('start/stop runs the rounds on the clock\'s timer and releases on stop', async () => {
     const buckets = await nats.freshBuckets();
-    const a = lease(buckets, 'a');
+    const clock = new ManualClock('2025-01-01T00:00:00Z');
+    const a = lease(buckets, 'a', { clock });
     const b = lease(buckets, 'b', { acquireEveryMs: 50 });
+    const aLeads = becomesLeader(a);
     a.start();
-    await sleep(200);
+    await aLeads;
+    const bFollows = waitForEvent(b.events, 'lease:round');
     b.start();
-    await sleep(2500); // past one TTL: a renewed on its own
+    expect(await bFollows).toEqual([{ holder: 'b', leading: false }]);
+    // Past one TTL on a's clock: each round its timer fires renews the lease.
+    const renewals: number[] = [];
+    a.events.on('lease:renewed', ({ revision }) => renewals.push(revision));
+    await clock.skip(2500, () => waitForEvent(a.events, 'lease:round'));
+    expect(renewals).toHaveLength(3);
     expect(a.isLeader()).toBe(true);
     expect(b.isLeader()).toBe(false);
     const stoppedAt = performance.now();
+    const bLeads = becomesLeader(b, 2000);
     await a.stop();
-    while (!b.isLeader() && performance.now() - stoppedAt < 2000) await sleep(10);
+    expect(clock.pendingTimers).toBe(0);
+    await bLeads;
     expect(b.isLeader()).toBe(true);
     expect(performance.now() - stoppedAt).toBeLessThan(500);
     await b.stop();

@@ -3,6 +3,7 @@ import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
 import { systemClock, type Clock } from './clock';
 import { createWithTtl, isWrongLastSequence, updateWithTtl } from './kv-ttl';
+import { createLeaseEvents, type LeaseEvents } from './lease-events';
 
 /** The key of the lease in the lease bucket. */
 export const LEADER_KEY = 'leader';
@@ -23,7 +24,10 @@ export interface LeaderLeaseOptions {
   /** Lease lifetime. The server-side TTL is this rounded up to whole seconds. At least 2000. */
   ttlMs: number;
   logger: BerthLogger;
+  /** Time and the round timer; a `ManualClock` lets a test run the rounds by letting time pass. */
   clock?: Clock;
+  /** Where the lease reports changes, renewals and rounds; a new emitter (see {@link LeaderLease.events}) by default. */
+  events?: LeaseEvents;
   /** How often the leader renews; a third of the TTL by default. */
   renewEveryMs?: number;
   /** How often a follower tries to acquire; TTL/10 between 100 and 1000 ms by default. */
@@ -38,8 +42,6 @@ export interface LeaderLeaseOptions {
    * A renewal not answered in time counts as failed (step down), instead of keeping the round busy past the TTL.
    */
   requestTimeoutMs?: number;
-  /** Called on every change of leadership, with the reason. */
-  onChange?: (leading: boolean, reason: string) => void;
 }
 
 /**
@@ -56,6 +58,8 @@ export interface LeaderLeaseOptions {
  *   when it *stored* the entry, so the leader always believes less than the server grants.
  */
 export class LeaderLease {
+  /** The lease's typed events: `lease:change` on every change of leadership, `lease:renewed`, `lease:round`. */
+  readonly events: LeaseEvents;
   private readonly clock: Clock;
   private readonly renewEveryMs: number;
   private readonly acquireEveryMs: number;
@@ -67,13 +71,14 @@ export class LeaderLease {
   private validUntil = 0;
   private lastRenewSent = 0;
   private since: Date | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private running = false;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: LeaderLeaseOptions) {
     if (options.ttlMs < 2000) throw new Error('The lease TTL must be at least 2000 ms (the server counts TTLs in whole seconds)');
     this.clock = options.clock ?? systemClock;
+    this.events = options.events ?? createLeaseEvents();
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(options.ttlMs / 3);
     this.acquireEveryMs = options.acquireEveryMs ?? Math.min(1000, Math.max(100, Math.floor(options.ttlMs / 10)));
     this.safetyMarginMs = options.safetyMarginMs ?? Math.min(500, Math.floor(options.ttlMs / 10));
@@ -115,17 +120,20 @@ export class LeaderLease {
     return Math.max(0, this.lastRenewSent + this.renewEveryMs - this.clock.monotonic());
   }
 
-  /** Runs {@link maintain} on a timer until {@link stop}. */
+  /** Runs {@link maintain} on the clock's timer until {@link stop}, emitting `lease:round` after each round. */
   start(): void {
     if (this.running) return;
     this.running = true;
     const round = async (): Promise<void> => {
+      let failure: { error: unknown } | undefined;
       try {
         await this.maintain();
       } catch (error) {
+        failure = { error };
         this.options.logger.warn({ err: error }, 'Leader lease round failed');
       }
-      if (this.running) this.timer = setTimeout(() => (this.loop = round()), this.nextMaintainInMs());
+      if (this.running) this.cancelTimer = this.clock.setTimer(this.nextMaintainInMs(), () => (this.loop = round()));
+      this.events.emit('lease:round', { holder: this.holder, leading: this.leading, ...failure });
     };
     this.loop = round();
   }
@@ -133,7 +141,7 @@ export class LeaderLease {
   /** Stops the timer and releases the lease if this instance holds it, so a successor takes over at once. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelTimer?.();
     await this.loop;
     await this.release();
   }
@@ -191,6 +199,7 @@ export class LeaderLease {
       if (term !== this.term) return;
       this.lastRenewSent = sent;
       if (this.leading) this.validUntil = sent + this.options.ttlMs - this.safetyMarginMs;
+      this.events.emit('lease:renewed', { holder: this.holder, revision });
     } catch (error) {
       if (term !== this.term) return;
       if (isWrongLastSequence(error)) this.revision = 0;
@@ -207,7 +216,7 @@ export class LeaderLease {
     if (this.leading) return;
     this.leading = true;
     this.options.logger.info({ holder: this.holder, revision, ttlMs: this.options.ttlMs }, `Became leader (${how})`);
-    this.options.onChange?.(true, how);
+    this.events.emit('lease:change', { holder: this.holder, leading: true, reason: how });
   }
 
   private stepDown(reason: string): void {
@@ -217,7 +226,7 @@ export class LeaderLease {
     this.since = undefined;
     const level = reason === 'released' ? 'info' : 'warn';
     this.options.logger[level]({ holder: this.holder, reason }, `Stepped down: ${reason}`);
-    this.options.onChange?.(false, reason);
+    this.events.emit('lease:change', { holder: this.holder, leading: false, reason });
   }
 }
 

@@ -17,12 +17,15 @@ describe('cronRunLockGuard (the job API\'s cronRunGuard)', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let lockDuringRun: unknown;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const first = guard({ name: 'GuardedCronJob', tick: new Date('2026-01-05T08:00:00.000Z') }, async (signal) => {
       lockDuringRun = await readRunLock(buckets.runLocks, 'GuardedCronJob');
       expect(signal.aborted).toBe(false);
+      started();
       await held;
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await running;
     let ranSecond = false;
     const second = await guard({ name: 'GuardedCronJob', tick: new Date('2026-01-05T08:00:01.000Z') }, async () => {
       ranSecond = true;

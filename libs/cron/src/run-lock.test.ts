@@ -1,6 +1,7 @@
 import { createLogger } from '@berth/logger';
+import { waitFor } from '@berth/local-infra/testing';
 import { readRunLock, withCronRunLock, type CronBuckets } from './index';
-import { captureLogger, sleep, startTestNats, type TestNats } from './test-support/nats';
+import { captureLogger, kvUpdates, startTestNats, type TestNats } from './test-support/nats';
 
 const silent = createLogger({ service: 'run-lock-test', level: 'silent' });
 let nats: TestNats;
@@ -29,11 +30,13 @@ describe('withCronRunLock (overlap policy: skip)', () => {
   it('skips a tick whose run would overlap the one still going, with a log line, and runs the next one after', async () => {
     const { logger, lines } = captureLogger();
     const release = deferred();
+    const started = deferred();
     const first = withCronRunLock({ buckets, name: 'SlowCronJob', tick: tick(0), holder: 'worker-1', logger }, async () => {
+      started.resolve();
       await release.promise;
       return 'first';
     });
-    await sleep(50);
+    await started.promise;
     const second = await withCronRunLock({ buckets, name: 'SlowCronJob', tick: tick(1), holder: 'worker-2', logger }, async () => 'second');
     expect(second).toEqual({ ran: false, heldBy: { holder: 'worker-1', tick: tick(0).toISOString(), startedAt: expect.any(String) } });
     expect(lines.map((line) => line.msg)).toContainEqual(
@@ -50,11 +53,15 @@ describe('withCronRunLock (overlap policy: skip)', () => {
   it('renews the lock while a run outlasts the TTL', async () => {
     const release = deferred();
     let aborted = false;
+    // The server's TTL (2 s) runs on its own clock: four renewals, 666 ms apart, outlast it.
+    const renewals = kvUpdates(buckets.runLocks, 'LongCronJob', 5);
+    const startedAt = performance.now();
     const long = withCronRunLock({ buckets, name: 'LongCronJob', tick: tick(0), holder: 'worker-1', logger: silent, ttlMs: 2000 }, async (signal) => {
       await release.promise;
       aborted = signal.aborted;
     });
-    await sleep(3000);
+    await renewals;
+    expect(performance.now() - startedAt).toBeGreaterThan(2000);
     expect(await withCronRunLock({ buckets, name: 'LongCronJob', tick: tick(3), holder: 'worker-2', logger: silent, ttlMs: 2000 }, async () => undefined)).toMatchObject({ ran: false });
     release.resolve();
     await long;
@@ -65,8 +72,14 @@ describe('withCronRunLock (overlap policy: skip)', () => {
     // A lock left by a worker that died mid-run (never renewed, never released).
     await buckets.runLocks.create('CrashedCronJob', JSON.stringify({ holder: 'dead-worker', tick: tick(0).toISOString(), startedAt: tick(0).toISOString() }), '2s');
     expect(await withCronRunLock({ buckets, name: 'CrashedCronJob', tick: tick(1), holder: 'worker-2', logger: silent }, async () => 1)).toMatchObject({ ran: false });
-    await sleep(2200);
-    expect(await withCronRunLock({ buckets, name: 'CrashedCronJob', tick: tick(3), holder: 'worker-2', logger: silent }, async () => 1)).toEqual({ ran: true, value: 1 });
+    const ran = await waitFor(
+      async () => {
+        const result = await withCronRunLock({ buckets, name: 'CrashedCronJob', tick: tick(3), holder: 'worker-2', logger: silent }, async () => 1);
+        return result.ran ? result : undefined;
+      },
+      { timeoutMs: 2200, intervalMs: 100, what: 'the crashed worker\'s lock to expire (one TTL)' },
+    );
+    expect(ran).toEqual({ ran: true, value: 1 });
   });
 
   it('releases the lock when the run fails, and rethrows so the job is retried', async () => {

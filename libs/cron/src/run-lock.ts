@@ -28,6 +28,7 @@ export interface CronRunLockOptions {
    * while the run goes on. Rounded up to whole seconds by the server; 30 s by default.
    */
   ttlMs?: number;
+  /** Time and the renewal timer (the system's by default). */
   clock?: Clock;
 }
 
@@ -71,21 +72,28 @@ export async function withCronRunLock<T>(options: CronRunLockOptions, run: (sign
 
   const controller = new AbortController();
   let renewal: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewal = renewal.then(async () => {
-      if (controller.signal.aborted) return;
-      try {
-        revision = await updateWithTtl(buckets.js, buckets.names.runLocks, name, JSON.stringify(record), revision, ttlMs);
-      } catch (error) {
-        logger.warn({ cron: name, tick: record.tick, err: error }, `Cron ${name}: run lock lost; another run may start`);
-        controller.abort(new Error(`Run lock of ${name} lost: ${(error as Error).message}`));
-      }
+  const renewEveryMs = Math.max(100, Math.floor(ttlMs / 3));
+  const renew = async (): Promise<void> => {
+    if (controller.signal.aborted) return;
+    try {
+      revision = await updateWithTtl(buckets.js, buckets.names.runLocks, name, JSON.stringify(record), revision, ttlMs);
+    } catch (error) {
+      logger.warn({ cron: name, tick: record.tick, err: error }, `Cron ${name}: run lock lost; another run may start`);
+      controller.abort(new Error(`Run lock of ${name} lost: ${(error as Error).message}`));
+    }
+  };
+  let cancelTimer = (): void => undefined;
+  const scheduleRenewal = (): void => {
+    cancelTimer = clock.setTimer(renewEveryMs, () => {
+      renewal = renewal.then(renew);
+      scheduleRenewal();
     });
-  }, Math.max(100, Math.floor(ttlMs / 3)));
+  };
+  scheduleRenewal();
   try {
     return { ran: true, value: await run(controller.signal) };
   } finally {
-    clearInterval(timer);
+    cancelTimer();
     await renewal;
     if (!controller.signal.aborted) {
       await buckets.runLocks.delete(name, { previousSeq: revision }).catch((error: unknown) => {

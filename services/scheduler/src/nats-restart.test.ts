@@ -1,4 +1,5 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { waitFor, waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { registerCronSchedules } from '@berth/cron';
@@ -8,6 +9,8 @@ import { readStoredTicks } from './test-support/stored-ticks';
 
 const silent = createLogger({ service: 'scheduler-test', level: process.env.DEBUG_SCHEDULER ? 'debug' : 'silent' });
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long nats-server stays down: the ticks due meanwhile must be emitted late, once each. */
+const OUTAGE_MS = 1500;
 let server: NatsServerHandle;
 let messaging: Messaging;
 
@@ -23,32 +26,31 @@ afterAll(async () => {
 test('a NATS restart: not ready while disconnected, then leads again and the ticks of the outage are emitted late, once each', async () => {
   const scheduler = await Scheduler.create({ messaging, logger: silent, metrics: new SchedulerMetrics(), holder: 'a', leaseTtlMs: 3000, tickIntervalMs: 1000 });
   await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name: 'RestartCronJob', pattern: '* * * * * *' }], logger: silent });
+  const ticks = (count: number, until: (tick: Date) => boolean = () => true) =>
+    waitForEvents(scheduler.events, 'tick:emitted', count, { until: ({ tick }) => until(tick), timeoutMs: 15_000 });
+  const leading = waitForEvent(scheduler.events, 'lease:change', { until: (event) => event.leading });
+  const firstTicks = ticks(3);
   await scheduler.start();
-  await sleep(2500);
+  await leading;
+  await firstTicks;
   expect(scheduler.isLeader()).toBe(true);
   expect(scheduler.ready).toBe(true);
 
   const down = server.kill();
-  await sleep(300);
+  await waitFor(() => !scheduler.ready, { timeoutMs: 300, intervalMs: 10, what: 'the scheduler to report not ready' });
   expect(scheduler.ready).toBe(false);
   await down;
-  await sleep(1500);
+  await sleep(OUTAGE_MS);
   const restartedAt = Date.now();
+  const resumed = ticks(1, (tick) => tick.getTime() > restartedAt);
   await server.restart();
+  await resumed;
+  const resumedMs = Date.now() - restartedAt;
   const stored = async (): Promise<number[]> => (await readStoredTicks(messaging.jsm, 'jobs.cron-queue.RestartCronJob')).map((tick) => Date.parse(tick.scheduledAt));
-  let resumedMs = -1;
-  for (let i = 0; i < 150; i++) {
-    const ticks = await stored().catch(() => []);
-    if (ticks.some((ms) => ms > restartedAt)) {
-      resumedMs = Date.now() - restartedAt;
-      break;
-    }
-    await sleep(100);
-  }
   expect(scheduler.ready).toBe(true);
   expect(resumedMs).toBeGreaterThan(0);
   expect(resumedMs).toBeLessThan(10_000);
-  await sleep(2000);
+  await ticks(2);
   expect(scheduler.isLeader()).toBe(true);
   await scheduler.stop();
 

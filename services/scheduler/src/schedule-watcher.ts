@@ -1,6 +1,7 @@
 import { KvWatchInclude, type KV } from '@nats-io/kv';
 import { compileCronPattern, readCronSchedules, scheduledLine, scheduleFromEntry, type CompiledCron, type CronSchedule } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
+import type { ScheduleChange, SchedulerEvents } from './scheduler-events';
 
 /** A registered schedule the scheduler acts on, with its compiled pattern. */
 export interface ActiveSchedule {
@@ -14,8 +15,8 @@ export interface ActiveSchedule {
 export interface ScheduleWatcherOptions {
   kv: KV;
   logger: BerthLogger;
-  /** Called after any schedule was added, changed or removed. */
-  onChange?: () => void;
+  /** Where it reports `schedules:loaded` and each `schedule:applied`. */
+  events: SchedulerEvents;
 }
 
 /**
@@ -62,6 +63,7 @@ export class ScheduleWatcher {
     for (const [name, { schedule, revision }] of snapshot) this.apply(name, schedule, revision);
     for (const name of [...this.active.keys()]) if (!snapshot.has(name)) this.apply(name, undefined, Number.MAX_SAFE_INTEGER);
     this.loaded = true;
+    this.options.events.emit('schedules:loaded', { count: this.active.size });
     void (async () => {
       try {
         for await (const entry of watch) this.apply(entry.key, scheduleFromEntry(entry), entry.revision, entry.operation === 'PUT');
@@ -79,15 +81,18 @@ export class ScheduleWatcher {
     if (revision <= (this.revisions.get(name) ?? 0)) return;
     if (revision !== Number.MAX_SAFE_INTEGER) this.revisions.set(name, revision);
     else this.revisions.delete(name);
+    const change = this.change(name, schedule, isPut);
+    this.options.events.emit('schedule:applied', { name, revision, change });
+  }
+
+  private change(name: string, schedule: CronSchedule | undefined, isPut: boolean): ScheduleChange {
     const previous = this.active.get(name);
     if (schedule === undefined) {
       if (isPut) this.options.logger.error({ cron: name }, `Cron ${name}: the registered schedule is not readable; ignored`);
-      if (previous) {
-        this.active.delete(name);
-        this.options.logger.info({ cron: name }, `Cron ${name} unscheduled.`);
-        this.options.onChange?.();
-      }
-      return;
+      if (!previous) return 'ignored';
+      this.active.delete(name);
+      this.options.logger.info({ cron: name }, `Cron ${name} unscheduled.`);
+      return 'removed';
     }
     let cron: CompiledCron;
     try {
@@ -95,13 +100,13 @@ export class ScheduleWatcher {
     } catch (error) {
       this.active.delete(name);
       this.options.logger.error({ cron: name, err: error }, `Cron ${name}: ${(error as Error).message}; ignored`);
-      return;
+      return 'ignored';
     }
     this.active.set(name, { schedule, cron, since: new Date(schedule.since) });
     const changed = !previous || previous.schedule.pattern !== schedule.pattern || previous.schedule.timeZone !== schedule.timeZone || previous.schedule.queue !== schedule.queue;
-    if (changed) {
-      this.options.logger.info({ cron: name, pattern: schedule.pattern, timeZone: schedule.timeZone, owner: schedule.owner, change: previous ? 'updated' : 'added' }, scheduledLine(schedule));
-    }
-    this.options.onChange?.();
+    if (!changed) return 'unchanged';
+    const change = previous ? 'updated' : 'added';
+    this.options.logger.info({ cron: name, pattern: schedule.pattern, timeZone: schedule.timeZone, owner: schedule.owner, change }, scheduledLine(schedule));
+    return change;
   }
 }

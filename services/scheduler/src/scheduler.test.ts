@@ -1,10 +1,12 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { LEADER_KEY, ManualClock, registerCronSchedules, type CronBucketOptions } from '@berth/cron';
 import { startHealthServer } from './health-server';
 import { SchedulerMetrics } from './metrics';
 import { Scheduler } from './scheduler';
+import type { ScheduleChange } from './scheduler-events';
 import { readStoredTicks } from './test-support/stored-ticks';
 
 const silent = createLogger({ service: 'scheduler-test', level: 'silent' });
@@ -51,6 +53,31 @@ async function replica(options: { holder: string; clock: ManualClock; buckets: C
   return scheduler;
 }
 
+/** Resolves when every replica's watcher has applied an entry of cron `name` (`until` narrows which). */
+function applied(replicas: Scheduler[], name: string, change?: ScheduleChange): Promise<unknown> {
+  const until = (event: { name: string; change: ScheduleChange }): boolean => event.name === name && (change === undefined || event.change === change);
+  return Promise.all(replicas.map((replica) => waitForEvent(replica.events, 'schedule:applied', { until, what: `the watch to deliver ${name}` })));
+}
+
+/** Resolves when `replica` has emitted `count` ticks of cron `name` from now on. */
+const emitted = (replica: Scheduler, name: string, count: number) => waitForEvents(replica.events, 'tick:emitted', count, { until: (event) => event.name === name });
+
+/** Resolves when `replica` next becomes leader. */
+const leads = (replica: Scheduler, timeoutMs?: number) => waitForEvent(replica.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs });
+
+/** Resolves after the next lease round or tick-loop pass: what a timer of the scheduler starts. */
+function nextRoundOrPass(replica: Scheduler): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      replica.events.off('lease:round', done);
+      replica.events.off('tick:pass', done);
+      resolve();
+    };
+    replica.events.on('lease:round', done);
+    replica.events.on('tick:pass', done);
+  });
+}
+
 const scheduledAts = async (name: string): Promise<string[]> => (await readStoredTicks(messaging.jsm, `jobs.cron-queue.${name}`)).map((tick) => tick.scheduledAt);
 
 describe('scheduler (in process, manual clock)', () => {
@@ -58,8 +85,9 @@ describe('scheduler (in process, manual clock)', () => {
     const { buckets, name } = fresh();
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const scheduler = await replica({ holder: 'a', clock, buckets });
+    const delivered = applied([scheduler], name);
     await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '*/10 * * * *' }], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the watch delivers the new schedule
+    await delivered;
     expect(await scheduler.maintainLease()).toBe(true);
 
     expect((await scheduler.runPass())?.toISOString()).toBe('2025-01-01T10:10:00.000Z');
@@ -93,8 +121,9 @@ describe('scheduler (in process, manual clock)', () => {
     const { logger, messages } = captureLogger();
     const metrics = new SchedulerMetrics();
     const scheduler = await replica({ holder: 'a', clock, buckets, logger, metrics });
+    const delivered = applied([scheduler], name);
     await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * *' }], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delivered;
     expect(await scheduler.maintainLease()).toBe(true);
     clock.set('2025-01-01T10:01:00.010Z');
     expect(await scheduler.maintainLease()).toBe(true);
@@ -116,8 +145,9 @@ describe('scheduler (in process, manual clock)', () => {
     const metricsB = new SchedulerMetrics();
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets, metrics: metricsB });
+    const delivered = applied([a, b], name);
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delivered;
     expect(await a.maintainLease()).toBe(true);
     expect(await b.maintainLease()).toBe(false);
     clock.set('2025-01-01T10:00:02.010Z');
@@ -143,8 +173,9 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets });
+    const delivered = applied([a, b], name);
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delivered;
     expect(await a.maintainLease()).toBe(true);
     await a.buckets.lease.delete(LEADER_KEY); // a's lease is gone on the server, but a's clock says it is still valid
     expect(await b.maintainLease()).toBe(true);
@@ -159,8 +190,9 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
+    const delivered = applied([a], name);
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delivered;
     expect(await a.maintainLease()).toBe(true);
     clock.advance(10_000); // frozen (SIGSTOP) for 10 s
     await a.runPass();
@@ -173,11 +205,12 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00Z');
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
+    const removed = applied([a], name, 'removed');
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '0 8 * * 1' }], logger: silent, clock });
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '0 8 * * 1' }], logger: silent, clock });
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '30 2 * * *', timeZone: 'Europe/Berlin' }], logger: silent, clock });
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [], logger: silent, clock });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await removed;
     expect(messages.filter((message) => message.startsWith(`Cron ${name}`))).toEqual([
       `Cron ${name} scheduled: 0 8 * * 1 (UTC).`,
       `Cron ${name} scheduled: 30 2 * * * (Europe/Berlin).`,
@@ -191,6 +224,27 @@ describe('scheduler (in process, manual clock)', () => {
   });
 });
 
+describe('a running replica on a manual clock (time-skipping)', () => {
+  it('its tick loop and lease rounds run on the test clock: each tick is emitted as the clock reaches it', async () => {
+    const { buckets, name } = fresh();
+    const clock = new ManualClock('2025-01-01T10:00:00.200Z');
+    const scheduler = await Scheduler.create({ messaging, logger: silent, metrics: new SchedulerMetrics(), holder: 'a', leaseTtlMs: 3000, tickIntervalMs: 1000, clock, buckets });
+    await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
+    const waiting = waitForEvent(scheduler.events, 'tick:pass', { until: ({ leading, next }) => leading && next !== undefined });
+    await scheduler.start();
+    expect((await waiting)[0].next?.toISOString()).toBe('2025-01-01T10:00:01.000Z');
+    const renewals: number[] = [];
+    scheduler.events.on('lease:renewed', ({ revision }) => renewals.push(revision));
+
+    await clock.skip(3000, () => nextRoundOrPass(scheduler));
+    expect(await scheduledAts(name)).toEqual(['2025-01-01T10:00:01.000Z', '2025-01-01T10:00:02.000Z', '2025-01-01T10:00:03.000Z']);
+    expect(renewals).toHaveLength(3);
+    expect(scheduler.isLeader()).toBe(true);
+    await scheduler.stop();
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
 describe('running replicas (real timers)', () => {
   it('the leader emits on time; stop releases the lease and the other replica takes over at once', async () => {
     const { buckets, name } = fresh();
@@ -199,11 +253,14 @@ describe('running replicas (real timers)', () => {
     const a = await Scheduler.create({ ...options, holder: 'a', metrics: metricsA });
     const b = await Scheduler.create({ ...options, holder: 'b', metrics: new SchedulerMetrics() });
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent });
+    const aLeads = leads(a);
     await a.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await aLeads;
+    const bFollows = waitForEvent(b.events, 'lease:round');
     await b.start();
+    await bFollows;
     const health = await startHealthServer({ host: '127.0.0.1', port: 0, isReady: () => a.ready, metrics: metricsA, logger: silent });
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await emitted(a, name, 2);
     expect(a.isLeader()).toBe(true);
     expect(b.isLeader()).toBe(false);
     const base = `http://127.0.0.1:${health.port}`;
@@ -215,11 +272,12 @@ describe('running replicas (real timers)', () => {
     await health.close();
 
     const stoppedAt = Date.now();
+    const bLeads = leads(b, 2000);
     await a.stop();
-    for (let i = 0; i < 100 && !b.isLeader(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await bLeads;
     expect(b.isLeader()).toBe(true);
     expect(Date.now() - stoppedAt).toBeLessThan(1000);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await emitted(b, name, 2);
     await b.stop();
 
     const stored = await readStoredTicks(messaging.jsm, `jobs.cron-queue.${name}`);

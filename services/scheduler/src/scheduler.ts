@@ -2,6 +2,7 @@ import { LastTickStore, LeaderLease, openCronBuckets, systemClock, type Clock, t
 import type { BerthLogger } from '@berth/logger';
 import { ensureStream, jobsStream, type Messaging } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
+import { createSchedulerEvents, type SchedulerEvents } from './scheduler-events';
 import { ScheduleWatcher } from './schedule-watcher';
 import { TickEmitter } from './tick-emitter';
 
@@ -16,7 +17,10 @@ export interface SchedulerOptions {
   tickIntervalMs: number;
   /** Ticks later than this are collapsed (catch up once); 2 × lease TTL + tick interval by default. */
   graceMs?: number;
+  /** Time and the timers of the lease rounds and the tick loop; a `ManualClock` lets a test run them. */
   clock?: Clock;
+  /** Where the replica reports what it does (see {@link Scheduler.events}); a new emitter by default. */
+  events?: SchedulerEvents;
   /** Bucket names and replicas (tests use their own names); the replicas also size JOBS when it has to be created. */
   buckets?: CronBucketOptions;
 }
@@ -29,6 +33,8 @@ const WAKE_SLACK_MS = 5;
  * the due ticks. Every replica is ready (and serves health) whether it leads or not.
  */
 export class Scheduler {
+  /** The lease's, the schedule watcher's and the tick loop's typed events. */
+  readonly events: SchedulerEvents;
   private readonly lease: LeaderLease;
   private readonly watcher: ScheduleWatcher;
   private readonly emitter: TickEmitter;
@@ -43,19 +49,19 @@ export class Scheduler {
   ) {
     const { logger, metrics, holder } = options;
     this.clock = options.clock ?? systemClock;
-    this.lease = new LeaderLease({
-      buckets,
-      holder,
-      ttlMs: options.leaseTtlMs,
-      logger,
-      clock: this.clock,
-      onChange: (leading) => {
-        metrics.setLeader(leading);
-        if (leading) this.emitter.resetCache();
-        this.wake?.();
-      },
+    this.events = options.events ?? createSchedulerEvents();
+    this.lease = new LeaderLease({ buckets, holder, ttlMs: options.leaseTtlMs, logger, clock: this.clock });
+    this.lease.events.on('lease:change', (event) => this.events.emit('lease:change', event));
+    this.lease.events.on('lease:renewed', (event) => this.events.emit('lease:renewed', event));
+    this.lease.events.on('lease:round', (event) => this.events.emit('lease:round', event));
+    this.watcher = new ScheduleWatcher({ kv: buckets.schedules, logger, events: this.events });
+    this.events.on('lease:change', ({ holder: who, leading }) => {
+      if (who !== holder) return;
+      metrics.setLeader(leading);
+      if (leading) this.emitter.resetCache();
+      this.wake?.();
     });
-    this.watcher = new ScheduleWatcher({ kv: buckets.schedules, logger, onChange: () => this.wake?.() });
+    this.events.on('schedule:applied', () => this.wake?.());
     this.emitter = new TickEmitter({
       js: options.messaging.js,
       lastTicks: new LastTickStore(buckets.lastTicks, holder, this.clock),
@@ -63,6 +69,7 @@ export class Scheduler {
       schedules: () => this.watcher.schedules(),
       logger,
       metrics,
+      events: this.events,
       clock: this.clock,
       graceMs: options.graceMs ?? 2 * options.leaseTtlMs + options.tickIntervalMs,
       publishTimeoutMs: Math.min(5000, Math.max(1000, Math.floor(options.leaseTtlMs / 2))),
@@ -121,22 +128,26 @@ export class Scheduler {
   private async tickLoop(): Promise<void> {
     while (this.running) {
       let delay = this.options.tickIntervalMs;
-      if (this.lease.isLeader()) {
+      const leading = this.lease.isLeader();
+      let next: Date | undefined;
+      if (leading) {
         try {
-          const next = await this.emitter.emitDue();
+          next = await this.emitter.emitDue();
           if (next) delay = Math.min(delay, Math.max(0, next.getTime() - this.clock.now().getTime()) + WAKE_SLACK_MS);
         } catch (error) {
           this.options.logger.error({ err: error }, 'Tick pass failed');
         }
       }
       if (!this.running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
+      const woken = new Promise<void>((resolve) => {
+        const cancel = this.clock.setTimer(delay, resolve);
         this.wake = () => {
-          clearTimeout(timer);
+          cancel();
           resolve();
         };
       });
+      this.events.emit('tick:pass', { leading, next });
+      await woken;
       this.wake = undefined;
     }
   }

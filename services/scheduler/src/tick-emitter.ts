@@ -1,8 +1,9 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { cronTickMessage, LastTickStore, planDueTicks, scheduleCursor, type Clock } from '@berth/cron';
+import { cronTickMessage, planDueTicks, scheduleCursor, type Clock, type LastTickStore } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
 import { publishMessage } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
+import type { SchedulerEvents } from './scheduler-events';
 import type { ActiveSchedule } from './schedule-watcher';
 
 /** Options for {@link TickEmitter}. */
@@ -14,6 +15,8 @@ export interface TickEmitterOptions {
   schedules(): Iterable<ActiveSchedule>;
   logger: BerthLogger;
   metrics: SchedulerMetrics;
+  /** Where it reports each `tick:emitted`. */
+  events: SchedulerEvents;
   clock: Clock;
   /** See `planDueTicks`: ticks later than this are collapsed into the latest (catch up once). */
   graceMs: number;
@@ -61,6 +64,7 @@ export class TickEmitter {
           }
           const ack = await publishMessage(this.options.js, cronTickMessage(active.schedule, tick), this.options.publishTimeoutMs);
           metrics.tickPublished(name, ack.duplicate);
+          this.options.events.emit('tick:emitted', { name, tick, seq: ack.seq, duplicate: ack.duplicate });
           logger.debug({ cron: name, tick: tick.toISOString(), seq: ack.seq, duplicate: ack.duplicate }, 'Cron tick emitted');
           await this.options.lastTicks.record(name, tick);
         }

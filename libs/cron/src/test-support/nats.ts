@@ -1,6 +1,7 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createLogger, type BerthLogger } from '@berth/logger';
+import { KvWatchInclude, type KV } from '@nats-io/kv';
 import { openCronBuckets, type CronBuckets } from '../buckets';
 
 /** A nats-server for one test file, with a connection. */
@@ -42,5 +43,19 @@ export function captureLogger(): { logger: BerthLogger; lines: Array<Record<stri
   return { logger, lines };
 }
 
-/** Resolves after `ms` of real time. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves once `key` of `kv` has been written `count` times from now on (the server's own record of each
+ * create, renewal or delete), or rejects after `timeoutMs`.
+ */
+export async function kvUpdates(kv: KV, key: string, count: number, timeoutMs = 10_000): Promise<void> {
+  const watch = await kv.watch({ key, include: KvWatchInclude.UpdatesOnly });
+  const timer = setTimeout(() => watch.stop(), timeoutMs);
+  let seen = 0;
+  for await (const entry of watch) {
+    if (entry.key === key) seen += 1;
+    if (seen >= count) break;
+  }
+  clearTimeout(timer);
+  watch.stop();
+  if (seen < count) throw new Error(`Saw ${seen} of ${count} writes of ${key} in ${timeoutMs} ms`);
+}

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { waitFor } from '@berth/local-infra/testing';
 import { cronTickMessage, openCronBuckets, readCronSchedules, type CronBuckets } from '@berth/cron';
 import { getMessageQueueToken, JobRegistry, type MessageQueueService } from '@berth/jobs';
 import { createLogger, LogContextStore } from '@berth/logger';
@@ -42,14 +43,10 @@ function capture(): { lines: Line[]; destination: Writable } {
   return { lines, destination };
 }
 
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** True once no consumer of JOBS has a message left to deliver or an unacknowledged one: every delivery was handled. */
+async function jobsConsumersIdle(messaging: Messaging): Promise<boolean> {
+  for await (const consumer of messaging.jsm.consumers.list('JOBS')) if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) return false;
+  return true;
 }
 
 describe('platform crons (sync driver)', () => {
@@ -113,13 +110,13 @@ describe('platform crons on JetStream (startPlatformCrons)', () => {
     expect(tick.subject).toBe(`jobs.${PLATFORM_CRON_QUEUE}.WebhookRecoveryCronJob`);
     await publishMessage(messaging.js, tick);
     await publishMessage(messaging.js, tick);
-    await waitFor(() => lines.some((line) => line.msg === 'Webhook recovery done'), 10000, 'the recovery to run');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => lines.some((line) => line.msg === 'Webhook recovery done'), { what: 'the recovery to run' });
+    await waitFor(() => jobsConsumersIdle(messaging), { what: 'the JOBS consumers to have handled every delivery' });
     expect(operations.calls).toEqual(['recover']);
 
     // A product cron's tick (cron-queue) is not this worker's: it waits for app-worker.
     await publishMessage(messaging.js, { subject: 'jobs.cron-queue.SendWeeklySummariesCronJob', data: JSON.stringify({ scheduledAt: '2026-03-02T08:00:00.000Z' }), expectedStream: 'JOBS' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => jobsConsumersIdle(messaging), { what: 'the JOBS consumers to have handled every delivery' });
     const jobs = await messaging.jsm.streams.info('JOBS', { subjects_filter: 'jobs.cron-queue.>' });
     expect(jobs.state.subjects?.['jobs.cron-queue.SendWeeklySummariesCronJob']).toBe(1);
 
