@@ -49,8 +49,17 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
 
   const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock, generationHint: before.leaseGeneration ?? 1 });
   if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
-  const { lease } = acquired;
+  return claimUnderLease({ ...options, lease: acquired.lease });
+}
 
+/**
+ * The second half of a claim, once `lease` is held: reads the event again (an attempt that finished just before is
+ * seen as processed, not run again), then counts the attempt and mirrors the lease. Releases the lease when the
+ * event turns out processed, set aside or gone. Every read and write is by `{ _id }` alone, the one filter
+ * FerretDB 1.24 answers from an index; holding the lease makes this replica the row's only writer.
+ */
+export async function claimUnderLease(options: ClaimEventOptions & { lease: Lease }): Promise<ClaimResult> {
+  const { inbox, key, owner, lease, clock } = options;
   const current = await inbox.events.findOne({ _id: key });
   const refusal: ClaimResult | undefined = !current
     ? { status: 'missing' }
@@ -66,7 +75,7 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
 
   const now = clock();
   const claimed = await inbox.events.findOneAndUpdate(
-    { _id: key, processedAt: null },
+    { _id: key },
     { $inc: { attempts: 1 }, $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation } },
     { returnDocument: 'after' },
   );

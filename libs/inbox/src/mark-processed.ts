@@ -1,3 +1,4 @@
+import { leaseSuperseded } from './leases/lease-superseded';
 import { releaseLease } from './leases/release-lease';
 import type { Lease } from './leases/lease-types';
 import type { Clock, Inbox } from './types';
@@ -11,17 +12,20 @@ export interface MarkProcessedOptions {
 }
 
 /**
- * Sets `processedAt` and clears the lease mirror, only if the event is still leased by this owner and not yet
- * processed; then releases the lease. The event is written before the lease is released, so a replica that takes the
- * next lease reads `processedAt` and skips. Resolves false when the owner had lost the lease (another attempt took
- * over after it expired): the caller must not ack as if it had recorded the success.
+ * Sets `processedAt` and clears the lease mirror; then releases the lease. The event is written before the lease is
+ * released, so a replica that takes the next lease reads `processedAt` and skips. Resolves false, writing nothing,
+ * when the lease had expired and another attempt took the next one (the caller must not ack as if it had recorded
+ * the success), or when the event is gone.
+ *
+ * Both writes are by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
+ * event's current lease writes its row (the lease, inserted under a unique `_id`, is the atomic guard on MongoDB and
+ * FerretDB alike), so no field condition is needed beside it; a holder whose lease expired is caught by
+ * {@link leaseSuperseded}.
  */
 export async function markProcessed(options: MarkProcessedOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
-  const result = await inbox.events.updateOne(
-    { _id: lease.key, leaseOwner: lease.owner, processedAt: null },
-    { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } },
-  );
+  if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
+  const result = await inbox.events.updateOne({ _id: lease.key }, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
   await releaseLease({ leases: inbox.leases, lease, clock });
   return result.matchedCount === 1;
 }
