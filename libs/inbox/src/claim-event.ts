@@ -1,6 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
+import { updateEventRow } from './store/hot-path-writes';
 import type { Lease } from './leases/lease-types';
 import type { Clock, Inbox, InboxEventDocument } from './types';
 
@@ -74,11 +75,9 @@ export async function claimUnderLease(options: ClaimEventOptions & { lease: Leas
   }
 
   const now = clock();
-  const claimed = await inbox.events.findOneAndUpdate(
-    { _id: key },
-    { $inc: { attempts: 1 }, $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation } },
-    { returnDocument: 'after' },
-  );
+  const fields = { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation };
+  // The row just read is current: under the lease nobody else writes it, so the claimed row is computed, not read back.
+  const claimed: InboxEventDocument | null = (await updateEventRow(inbox, key, { $inc: { attempts: 1 }, $set: fields })) ? { ...current!, ...fields, attempts: current!.attempts + 1 } : null;
   if (!claimed) {
     await releaseLease({ leases: inbox.leases, lease, clock });
     return { status: 'missing' };

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
+import { GroupCommit } from './store/group-commit';
 import type { Inbox, InboxAlertDocument, InboxEventDocument } from './types';
 
 /** The inbox collection. */
@@ -11,12 +12,15 @@ export const WEBHOOK_EVENT_LEASES_COLLECTION = 'webhookEventLeases';
 /** The alerts raised for events set aside, one per set-aside. */
 export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
 
-/** The inbox collections of a database. */
+/** The inbox collections of a database, with the hot path's group commit (one per call: call it once per process). */
 export function inboxCollections(db: Db): Inbox {
+  const events = db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION);
+  const leases = db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION);
   return {
-    events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
-    leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
+    events,
+    leases,
     alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
+    writes: { events: new GroupCommit(events), leases: new GroupCommit(leases) },
   };
 }
 

@@ -1,4 +1,5 @@
 import { renewLease } from './leases/renew-lease';
+import { updateEventRow } from './store/hot-path-writes';
 import type { Lease } from './leases/lease-types';
 import type { Clock, Inbox } from './types';
 
@@ -19,6 +20,6 @@ export interface ExtendEventLeaseOptions {
 export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
   const renewed = await renewLease({ leases: options.inbox.leases, lease: options.lease, leaseMs: options.leaseMs, clock: options.clock });
   if (!renewed) return false;
-  await options.inbox.events.updateOne({ _id: options.lease.key }, { $set: { leaseUntil: options.lease.until } });
+  await updateEventRow(options.inbox, options.lease.key, { $set: { leaseUntil: options.lease.until } });
   return true;
 }

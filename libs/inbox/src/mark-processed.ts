@@ -1,6 +1,6 @@
 import { leaseSuperseded } from './leases/lease-superseded';
-import { releaseLease } from './leases/release-lease';
-import type { Lease } from './leases/lease-types';
+import { leaseDocumentId, type Lease } from './leases/lease-types';
+import { updateEventRow, updateLeaseDocument } from './store/hot-path-writes';
 import type { Clock, Inbox } from './types';
 
 /** Options for {@link markProcessed}. */
@@ -25,7 +25,7 @@ export interface MarkProcessedOptions {
 export async function markProcessed(options: MarkProcessedOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
-  const result = await inbox.events.updateOne({ _id: lease.key }, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
-  await releaseLease({ leases: inbox.leases, lease, clock });
-  return result.matchedCount === 1;
+  const matched = await updateEventRow(inbox, lease.key, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
+  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
+  return matched;
 }

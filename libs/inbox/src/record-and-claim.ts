@@ -3,8 +3,8 @@ import { claimEvent, claimUnderLease, type ClaimResult } from './claim-event';
 import { inboxEventKey } from './collections';
 import { leaseDocumentId, type Lease } from './leases/lease-types';
 import { releaseLease } from './leases/release-lease';
-import { isDuplicateKeyError } from './mongo-errors';
 import { newInboxRow, recordReceivedEvent } from './record-received-event';
+import { insertEventRow, insertLeaseDocument } from './store/hot-path-writes';
 import type { Clock, Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link recordAndClaimEvent}. */
@@ -27,20 +27,22 @@ export interface RecordAndClaimOptions {
  * claims as {@link claimEvent} does. When the row exists but `<key>#1` did not (a row recorded by a delivery that
  * died before its lease, or whose leases retention deleted), the lease is used only if the row took no later one.
  *
- * Compared with record → read → take lease → read → update, a new event costs two writes instead of two writes,
- * two reads and a conditional update, every one by `_id` (the filters FerretDB 1.24 answers from an index).
+ * Compared with record → read → take lease → read → update, a new event costs two inserts instead of two writes,
+ * two reads and a conditional update, every one by `_id` (the filters FerretDB 1.24 answers from an index); and
+ * through the inbox's group commit, the inserts of events claimed at the same time leave together.
  */
 export async function recordAndClaimEvent(options: RecordAndClaimOptions): Promise<ClaimResult> {
   const { inbox, event, owner, leaseMs, clock } = options;
   const key = inboxEventKey(event.provider, event.eventId);
   const now = clock();
   const lease: Lease = { key, generation: 1, owner, until: new Date(now.getTime() + leaseMs) };
-  if (!(await insertIfAbsent(() => inbox.leases.insertOne({ _id: leaseDocumentId(key, 1), key, generation: 1, owner, acquiredAt: now, until: lease.until, releasedAt: null })))) {
+  const leased = await insertLeaseDocument(inbox, { _id: leaseDocumentId(key, 1), key, generation: 1, owner, acquiredAt: now, until: lease.until, releasedAt: null });
+  if (leased === 'duplicate') {
     await recordReceivedEvent({ inbox, event });
     return claimEvent({ inbox, key, owner, leaseMs, clock, logger: options.logger });
   }
   const row: InboxEventDocument = { ...newInboxRow(event), attempts: 1, lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: 1 };
-  if (await insertIfAbsent(() => inbox.events.insertOne(row))) {
+  if ((await insertEventRow(inbox, row)) === 'inserted') {
     options.logger?.debug({ inboxAttempt: 1, leaseGeneration: 1 }, 'Inbox event recorded and claimed');
     return { status: 'claimed', event: row, lease, attempt: 1 };
   }
@@ -50,15 +52,4 @@ export async function recordAndClaimEvent(options: RecordAndClaimOptions): Promi
     return claimEvent({ inbox, key, owner, leaseMs, clock, logger: options.logger });
   }
   return claimUnderLease({ inbox, key, owner, leaseMs, clock, logger: options.logger, lease });
-}
-
-/** Runs an insert; false when its `_id` (or another unique key) was taken. */
-async function insertIfAbsent(insert: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await insert();
-    return true;
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return false;
-    throw error;
-  }
 }

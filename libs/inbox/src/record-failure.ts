@@ -1,7 +1,7 @@
 import { describeError } from '@berth/messaging';
 import { leaseSuperseded } from './leases/lease-superseded';
-import { releaseLease } from './leases/release-lease';
-import type { Lease } from './leases/lease-types';
+import { leaseDocumentId, type Lease } from './leases/lease-types';
+import { updateEventRow, updateLeaseDocument } from './store/hot-path-writes';
 import type { Clock, Inbox } from './types';
 
 /** How much of an error message the inbox keeps. */
@@ -43,13 +43,14 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
     options.abandon || next === 'round-ended' ? { nextAttemptAt: null, roundEndedAt: now }
     : next ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
     : {};
-  const result = await inbox.events.updateOne(
-    { _id: lease.key },
+  const matched = await updateEventRow(
+    inbox,
+    lease.key,
     {
       $set: { lastError, leaseOwner: null, leaseUntil: null, ...retryState, ...(options.abandon ? { abandonedAt: now, alertedAt: null } : {}) },
       ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
     },
   );
-  await releaseLease({ leases: inbox.leases, lease, clock });
-  return result.matchedCount === 1;
+  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
+  return matched;
 }
