@@ -58,11 +58,18 @@ interface Measurement {
 }
 
 async function measure(stack: E2eStack, provider: Provider, requests: E2eRequest[], connections: number, standInPid: number, rate?: number): Promise<Measurement> {
-  const pids = { ...(await stack.processes()), 'stripe-stand-in': standInPid };
+  const pids: Record<string, number> = { ...(await stack.processes()), 'stripe-stand-in': standInPid };
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const driven = await drive({ url: stack.url(provider), requests, connections, rate });
   const accepted = [...driven.okAt.keys()];
   const processed = await stack.waitProcessed(provider, accepted, 300_000);
+  // Processes that appeared meanwhile (a pool's new database connection) count from their start.
+  const after = await stack.processes();
+  const known = new Set(Object.values(pids));
+  Object.entries(after).filter(([, pid]) => !known.has(pid)).forEach(([name, pid]) => {
+    pids[`${name} (new)`] = pid;
+    before[`${name} (new)`] = 0;
+  });
   const cpuMsPerK = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuSeconds(pid) - before[name]) * 1e6) / Math.max(accepted.length, 1))]));
   const lastProcessed = Math.max(...processed.values());
   const latencies = accepted.map((id) => processed.get(id)! - driven.okAt.get(id)!);

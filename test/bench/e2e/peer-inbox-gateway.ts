@@ -22,7 +22,7 @@ function requiredEnv(name: string): string {
 async function main(): Promise<void> {
   const secret = requiredEnv('STRIPE_WEBHOOK_SECRET');
   const stripe = new Stripe('sk_test_peer_signing_only');
-  const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: 10 });
+  const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: 10, idleTimeoutMillis: 0 });
   const queue = new Queue(PEER_E2E_QUEUE, { connection: new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null }) });
 
   const app = Fastify({ logger: false });

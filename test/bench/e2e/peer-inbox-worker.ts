@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const base = new URL(requiredEnv('STRIPE_API_BASE'));
   const stripe = new Stripe('sk_test_peer', { host: base.hostname, port: Number(base.port), protocol: base.protocol === 'https:' ? 'https' : 'http', maxNetworkRetries: 0 });
   const concurrency = Number(process.env.WORKER_CONCURRENCY ?? 16);
-  const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: concurrency });
+  const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: concurrency, idleTimeoutMillis: 0 });
   const worker = new Worker<{ id: string }>(
     PEER_E2E_QUEUE,
     async (job) => {
