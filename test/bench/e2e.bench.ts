@@ -155,6 +155,13 @@ async function main(): Promise<void> {
   }
 
   const rows: Row[] = [];
+  const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = join(__dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `e2e-${timestamp}.json`);
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  const save = (): Promise<void> =>
+    writeFile(file, JSON.stringify({ timestamp, machine, config: { sizes, events, rounds, connections, rate, rateSeconds, warmup, targets, mongo: Boolean(process.env.MONGO_URL) }, rows }, null, 2));
   for (const size of sizes) {
     for (const stack of stacks) {
       const started = Date.now();
@@ -179,10 +186,12 @@ async function main(): Promise<void> {
         rows.push(summarise(stack.name, provider, size, results.get(`${stack.name}|${provider}`) ?? [], fixed, rate));
       }
     }
+    // Each size's figures are printed and saved as soon as they are measured: a long run stopped early keeps them.
+    console.log('');
+    printTable(rows);
+    await save();
   }
 
-  console.log('');
-  printTable(rows);
   const berth = rows.filter((row) => row.stack.startsWith('berth') && row.provider === 'stripe');
   const peer = rows.filter((row) => !row.stack.startsWith('berth'));
   for (const row of berth) {
@@ -196,12 +205,6 @@ async function main(): Promise<void> {
     }
   }
 
-  const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const dir = join(__dirname, 'results');
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `e2e-${timestamp}.json`);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
-  await writeFile(file, JSON.stringify({ timestamp, machine, config: { sizes, events, rounds, connections, rate, rateSeconds, warmup, targets, mongo: Boolean(process.env.MONGO_URL) }, rows }, null, 2));
   console.log(`results: ${file}`);
   for (const stack of stacks.reverse()) await stack.stop();
   await standIn.proc.stop(5000);
