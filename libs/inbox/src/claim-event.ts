@@ -38,7 +38,7 @@ export type ClaimResult =
  *
  * The lease is an inserted document (see {@link acquireLease}), not a `findOneAndUpdate` on the event: on
  * FerretDB 1.24 a conditional update is not atomic. The event is read again after the lease is taken, so an attempt
- * that finished (set `processedAt`, then released its lease) just before is seen as processed, not run again.
+ * that finished (set `processedAt`) just before is seen as processed, not run again.
  * Writes to the event document happen only under the lease, one writer at a time.
  */
 export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResult> {

@@ -1,6 +1,6 @@
 import { leaseSuperseded } from './leases/lease-superseded';
-import { leaseDocumentId, type Lease } from './leases/lease-types';
-import { updateEventRow, updateLeaseDocument } from './store/hot-path-writes';
+import type { Lease } from './leases/lease-types';
+import { updateEventRow } from './store/hot-path-writes';
 import type { Clock, Inbox } from './types';
 
 /** Options for {@link markProcessed}. */
@@ -12,10 +12,14 @@ export interface MarkProcessedOptions {
 }
 
 /**
- * Sets `processedAt` and clears the lease mirror; then releases the lease. The event is written before the lease is
- * released, so a replica that takes the next lease reads `processedAt` and skips. Resolves false, writing nothing,
- * when the lease had expired and another attempt took the next one (the caller must not ack as if it had recorded
- * the success), or when the event is gone.
+ * Sets `processedAt` and clears the lease mirror. Resolves false, writing nothing, when the lease had expired and
+ * another attempt took the next one (the caller must not ack as if it had recorded the success), or when the event is
+ * gone.
+ *
+ * The lease is left to end at its `until` rather than released: once `processedAt` is written it guards nothing,
+ * because every claim (`claimEvent`, `recordAndClaimEvent`) and every inbox operation (recovery, retry-abandoned,
+ * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event, a quarter
+ * of its store writes. A failed attempt still releases its lease (`recordFailure`), so its retry can claim at once.
  *
  * Both writes are by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
  * event's current lease writes its row (the lease, inserted under a unique `_id`, is the atomic guard on MongoDB and
@@ -25,7 +29,5 @@ export interface MarkProcessedOptions {
 export async function markProcessed(options: MarkProcessedOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
-  const matched = await updateEventRow(inbox, lease.key, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
-  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
-  return matched;
+  return updateEventRow(inbox, lease.key, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
 }
