@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
-import { GroupCommit } from './store/group-commit';
 import type { Inbox, InboxAlertDocument, InboxEventDocument } from './types';
 
 /** The inbox collection. */
@@ -12,15 +11,12 @@ export const WEBHOOK_EVENT_LEASES_COLLECTION = 'webhookEventLeases';
 /** The alerts raised for events set aside, one per set-aside. */
 export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
 
-/** The inbox collections of a database, with the hot path's group commit (one per call: call it once per process). */
+/** The inbox collections of a database. */
 export function inboxCollections(db: Db): Inbox {
-  const events = db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION);
-  const leases = db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION);
   return {
-    events,
-    leases,
+    events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
+    leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
     alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
-    writes: { events: new GroupCommit(events), leases: new GroupCommit(leases) },
   };
 }
 

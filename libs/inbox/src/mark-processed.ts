@@ -21,7 +21,7 @@ export interface MarkProcessedOptions {
  * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event, a quarter
  * of its store writes. A failed attempt still releases its lease (`recordFailure`), so its retry can claim at once.
  *
- * Both writes are by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
+ * The write is by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
  * event's current lease writes its row (the lease, inserted under a unique `_id`, is the atomic guard on MongoDB and
  * FerretDB alike), so no field condition is needed beside it; a holder whose lease expired is caught by
  * {@link leaseSuperseded}.

@@ -28,8 +28,7 @@ export interface RecordAndClaimOptions {
  * died before its lease, or whose leases retention deleted), the lease is used only if the row took no later one.
  *
  * Compared with record → read → take lease → read → update, a new event costs two inserts instead of two writes,
- * two reads and a conditional update, every one by `_id` (the filters FerretDB 1.24 answers from an index); and
- * through the inbox's group commit, the inserts of events claimed at the same time leave together.
+ * two reads and a conditional update, every one by `_id` (the filters FerretDB 1.24 answers from an index).
  */
 export async function recordAndClaimEvent(options: RecordAndClaimOptions): Promise<ClaimResult> {
   const { inbox, event, owner, leaseMs, clock } = options;

@@ -1,6 +1,5 @@
 import type { Collection } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
-import type { GroupCommit } from './store/group-commit';
 
 /** The current time. Every operation takes one, so tests can control it. */
 export type Clock = () => Date;
@@ -102,12 +101,6 @@ export interface Inbox {
   readonly leases: Collection<LeaseDocument>;
   /** One document per alert (`<eventKey>#<setAsideCount>`): its unique `_id` makes the alert happen once. */
   readonly alerts: Collection<InboxAlertDocument>;
-  /**
-   * The hot path's writers, one per collection (see {@link GroupCommit}): concurrent events of a process share them,
-   * so their inserts reach the store as one `insertMany` and their updates one at a time. Without it (an `Inbox`
-   * built by hand), each write goes straight to its collection.
-   */
-  readonly writes?: { readonly events: GroupCommit<InboxEventDocument>; readonly leases: GroupCommit<LeaseDocument> };
 }
 
 /** The record of one alert about an event set aside; inserting it is what entitles a replica to raise the alert. */
