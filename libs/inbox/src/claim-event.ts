@@ -1,6 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
+import { updateEventRow } from './store/hot-path-writes';
 import type { Lease } from './leases/lease-types';
 import type { Clock, Inbox, InboxEventDocument } from './types';
 
@@ -37,7 +38,7 @@ export type ClaimResult =
  *
  * The lease is an inserted document (see {@link acquireLease}), not a `findOneAndUpdate` on the event: on
  * FerretDB 1.24 a conditional update is not atomic. The event is read again after the lease is taken, so an attempt
- * that finished (set `processedAt`, then released its lease) just before is seen as processed, not run again.
+ * that finished (set `processedAt`) just before is seen as processed, not run again.
  * Writes to the event document happen only under the lease, one writer at a time.
  */
 export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResult> {
@@ -49,8 +50,17 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
 
   const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock, generationHint: before.leaseGeneration ?? 1 });
   if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
-  const { lease } = acquired;
+  return claimUnderLease({ ...options, lease: acquired.lease });
+}
 
+/**
+ * The second half of a claim, once `lease` is held: reads the event again (an attempt that finished just before is
+ * seen as processed, not run again), then counts the attempt and mirrors the lease. Releases the lease when the
+ * event turns out processed, set aside or gone. Every read and write is by `{ _id }` alone, the one filter
+ * FerretDB 1.24 answers from an index; holding the lease makes this replica the row's only writer.
+ */
+export async function claimUnderLease(options: ClaimEventOptions & { lease: Lease }): Promise<ClaimResult> {
+  const { inbox, key, owner, lease, clock } = options;
   const current = await inbox.events.findOne({ _id: key });
   const refusal: ClaimResult | undefined = !current
     ? { status: 'missing' }
@@ -65,11 +75,9 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
   }
 
   const now = clock();
-  const claimed = await inbox.events.findOneAndUpdate(
-    { _id: key, processedAt: null },
-    { $inc: { attempts: 1 }, $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation } },
-    { returnDocument: 'after' },
-  );
+  const fields = { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation };
+  // The row just read is current: under the lease nobody else writes it, so the claimed row is computed, not read back.
+  const claimed: InboxEventDocument | null = (await updateEventRow(inbox, key, { $inc: { attempts: 1 }, $set: fields })) ? { ...current!, ...fields, attempts: current!.attempts + 1 } : null;
   if (!claimed) {
     await releaseLease({ leases: inbox.leases, lease, clock });
     return { status: 'missing' };

@@ -7,7 +7,7 @@ import type { Lease } from './leases/lease-types';
 import { markProcessed } from './mark-processed';
 import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
-import { recordReceivedEvent } from './record-received-event';
+import { recordAndClaimEvent } from './record-and-claim';
 import { planNextAttempt, ScheduledRetryError, type NextAttempt } from './scheduled-retry';
 import type { Clock, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
@@ -83,9 +83,7 @@ export interface ApplyInboxEventOptions extends Omit<ProcessInboxEventOptions, '
 export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<ProcessInboxEventResult> {
   const { inbox, owner, leaseMs, clock, logger, event } = options;
   const key = inboxEventKey(event.provider, event.eventId);
-  await recordReceivedEvent({ inbox, event });
-
-  let claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+  let claim = await recordAndClaimEvent({ inbox, event, owner, leaseMs, clock, logger });
   // An inbox operation (recovery, retry-abandoned, redeliver) holds an event for a few writes: wait for it rather
   // than give the delivery back, which would cost an attempt of the round and the rest of the operation's lease.
   for (const started = Date.now(); claim.status === 'busy' && isOperationOwner(claim.holder) && Date.now() - started < OPERATION_WAIT_MS; ) {

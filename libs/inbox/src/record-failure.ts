@@ -1,6 +1,7 @@
 import { describeError } from '@berth/messaging';
-import { releaseLease } from './leases/release-lease';
-import type { Lease } from './leases/lease-types';
+import { leaseSuperseded } from './leases/lease-superseded';
+import { leaseDocumentId, type Lease } from './leases/lease-types';
+import { updateEventRow, updateLeaseDocument } from './store/hot-path-writes';
 import type { Clock, Inbox } from './types';
 
 /** How much of an error message the inbox keeps. */
@@ -27,12 +28,14 @@ export interface RecordFailureOptions {
 /**
  * Records a failed attempt: `lastError`, lease mirror cleared, the retry state (when `next` says) and `abandonedAt`
  * (when asked), only while this owner holds the event; then releases the lease so the retry can claim at once.
- * Resolves false when the lease was lost.
+ * Resolves false, writing nothing, when the lease had expired and another attempt took the next one. Written by
+ * `{ _id }` alone, as {@link markProcessed} explains.
  *
  * A set-aside counts in `setAsideCount` and leaves `alertedAt` null: the recovery cron raises its one alert.
  */
 export async function recordFailure(options: RecordFailureOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
+  if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
   const now = clock();
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
   const { next } = options;
@@ -40,13 +43,14 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
     options.abandon || next === 'round-ended' ? { nextAttemptAt: null, roundEndedAt: now }
     : next ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
     : {};
-  const result = await inbox.events.updateOne(
-    { _id: lease.key, leaseOwner: lease.owner, processedAt: null },
+  const matched = await updateEventRow(
+    inbox,
+    lease.key,
     {
       $set: { lastError, leaseOwner: null, leaseUntil: null, ...retryState, ...(options.abandon ? { abandonedAt: now, alertedAt: null } : {}) },
       ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
     },
   );
-  await releaseLease({ leases: inbox.leases, lease, clock });
-  return result.matchedCount === 1;
+  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
+  return matched;
 }

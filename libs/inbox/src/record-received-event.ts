@@ -17,8 +17,18 @@ export interface RecordReceivedEventOptions {
  * drops `null` fields from a `$setOnInsert`, which would leave rows without their `processedAt: null` etc.
  */
 export async function recordReceivedEvent(options: RecordReceivedEventOptions): Promise<boolean> {
-  const { event } = options;
-  const document: InboxEventDocument = {
+  try {
+    await options.inbox.events.insertOne(newInboxRow(options.event));
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+/** The inbox row of an event not attempted yet: every field present (FerretDB and the crons read null, not absent). */
+export function newInboxRow(event: WebhookEvent): InboxEventDocument {
+  return {
     _id: inboxEventKey(event.provider, event.eventId),
     provider: event.provider,
     eventId: event.eventId,
@@ -41,11 +51,4 @@ export async function recordReceivedEvent(options: RecordReceivedEventOptions): 
     alertedAt: null,
     reopenedAt: null,
   };
-  try {
-    await options.inbox.events.insertOne(document);
-    return true;
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return false;
-    throw error;
-  }
 }

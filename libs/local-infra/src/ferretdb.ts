@@ -1,6 +1,7 @@
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { indexFerretDbIdLookups, watchFerretDbIdLookups, type IdLookupIndexer } from './ferretdb-id-index';
 import { getFreePort } from './free-port';
 import { spawnManaged, type ManagedProcess } from './managed-process';
 
@@ -17,6 +18,11 @@ export interface FerretDbOptions {
   postgresqlUrl?: string;
   logFile?: string;
   echoPrefix?: string;
+  /**
+   * SQLite backend only: how often new collection tables get the `_id` lookup index (see
+   * `indexFerretDbIdLookups`), in ms; 0 turns the index off (FerretDB's `_id` lookups then scan). Default 200.
+   */
+  idIndexIntervalMs?: number;
 }
 
 /** A running FerretDB: a MongoDB-wire-compatible server (MongoDB 7 semantics for what Berth uses). */
@@ -30,6 +36,12 @@ export interface FerretDbHandle {
   kill(): Promise<void>;
   /** Starts it again on the same port and data (after stop or kill). */
   restart(): Promise<void>;
+  /**
+   * Gives every collection table that lacks it the `_id` lookup index now, rather than at the next pass of the
+   * watcher; returns the tables indexed. Call it after creating collections when the next queries must use it (the
+   * hot-path explain test does). Nothing to do on the PostgreSQL backend.
+   */
+  indexIdLookups(): string[];
 }
 
 /** Starts FerretDB v1.24 on loopback (SQLite backend unless a PostgreSQL URL is given) and waits until it listens. */
@@ -39,8 +51,13 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbH
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'berth-ferretdb-')));
   await mkdir(join(dataDir, 'sqlite'), { recursive: true });
   const port = options.port ?? (await getFreePort(host));
+  const sqliteDir = join(dataDir, 'sqlite');
+  const intervalMs = options.postgresqlUrl ? 0 : (options.idIndexIntervalMs ?? 200);
+  let indexer: IdLookupIndexer | undefined;
 
   const launch = async (): Promise<ManagedProcess> => {
+    // Tables of earlier runs are indexed before FerretDB starts: a big table's index build then blocks nobody.
+    if (intervalMs > 0) indexFerretDbIdLookups(sqliteDir);
     const backend = options.postgresqlUrl
       ? ['-handler=postgresql', `-postgresql-url=${options.postgresqlUrl}`]
       : ['-handler=sqlite', `-sqlite-url=file:${join(dataDir, 'sqlite')}/`];
@@ -56,6 +73,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbH
       await proc.stop(1000);
       throw error;
     }
+    if (intervalMs > 0) indexer = watchFerretDbIdLookups({ sqliteDir, intervalMs });
     return proc;
   };
 
@@ -68,16 +86,22 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbH
       return current;
     },
     async stop() {
+      indexer?.stop();
       await current.stop();
       if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
     async kill() {
+      indexer?.stop();
       current.child.kill('SIGKILL');
       await current.exited;
     },
     async restart() {
+      indexer?.stop();
       await current.stop();
       current = await launch();
+    },
+    indexIdLookups() {
+      return indexer?.indexNow() ?? [];
     },
   };
 }

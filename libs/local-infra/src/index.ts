@@ -5,4 +5,6 @@ export { startNatsServer, natsServerConfig } from './nats-server';
 export type { NatsServerHandle, NatsServerOptions } from './nats-server';
 export { startFerretDb } from './ferretdb';
 export type { FerretDbHandle, FerretDbOptions } from './ferretdb';
+export { indexFerretDbIdLookups, watchFerretDbIdLookups, FERRETDB_ID_EXPRESSION } from './ferretdb-id-index';
+export type { IdLookupIndexer } from './ferretdb-id-index';
 export { defaultToolsBinDir } from './tools';

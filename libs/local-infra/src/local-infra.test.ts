@@ -53,4 +53,50 @@ describe('local infrastructure', () => {
       await db.stop();
     }
   });
+
+  it.each([
+    ['with the _id lookup index (the default)', undefined, /SEARCH .* USING INDEX .*__berth_id_lookup/],
+    ['without it', 0, /SCAN /],
+  ])('answers a find by _id on FerretDB %s as SQLite plans it', async (_what, idIndexIntervalMs, plan) => {
+    const db = await startFerretDb({ binDir, idIndexIntervalMs });
+    const client = await MongoClient.connect(db.url);
+    try {
+      const things = client.db('berth_id_index').collection<{ _id: string; n: number }>('things');
+      await things.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `thing:${n}`, n })));
+      db.indexIdLookups();
+      // SQLite plans an EXPLAIN with the schema its connection last read; a real statement makes it read the new one.
+      expect(await things.findOne({ _id: 'thing:7' })).toEqual({ _id: 'thing:7', n: 7 });
+      const explained = (await things.find({ _id: 'thing:7' }).explain()) as { queryPlanner?: { Plan?: string[] } };
+      expect(explained.queryPlanner?.Plan?.join('\n')).toMatch(plan);
+      await expect(things.insertOne({ _id: 'thing:7', n: 0 })).rejects.toMatchObject({ code: 11000 });
+    } finally {
+      await client.close();
+      await db.stop();
+    }
+  });
+
+  it('indexes the tables of an earlier run before FerretDB starts again, and tables created while it runs', async () => {
+    const db = await startFerretDb({ binDir, idIndexIntervalMs: 50 });
+    let client = await MongoClient.connect(db.url);
+    try {
+      await client.db('berth_id_index_a').collection('early').insertOne({ _id: 'a' as never });
+      await client.close();
+      await db.restart();
+      expect(db.indexIdLookups()).toEqual([]);
+      client = await MongoClient.connect(db.url);
+      const late = client.db('berth_id_index_b').collection('late');
+      await late.insertOne({ _id: 'b' as never });
+      const deadline = Date.now() + 5000;
+      let plan = '';
+      while (Date.now() < deadline && !plan.includes('USING INDEX')) {
+        await late.findOne({ _id: 'b' as never });
+        plan = ((await late.find({ _id: 'b' as never }).explain()) as { queryPlanner?: { Plan?: string[] } }).queryPlanner?.Plan?.join('\n') ?? '';
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(plan).toMatch(/USING INDEX .*__berth_id_lookup/);
+    } finally {
+      await client.close();
+      await db.stop();
+    }
+  });
 });

@@ -10,15 +10,19 @@ export interface RenewLeaseOptions {
 }
 
 /**
- * Pushes the lease's end to `now + leaseMs` while its owner still works. Only the owner writes its own lease
- * document, so this plain update is safe on FerretDB too. Returns false when the lease was released or is gone.
+ * Pushes the lease's end to `now + leaseMs` while its owner still works. Returns false when the lease was released
+ * or is gone (or not this owner's).
+ *
+ * Read, then written by `{ _id }` alone (the filter FerretDB 1.24 serves from an index): the check and the write are
+ * two steps, which is safe because only the owner writes its lease document once inserted, and it renews and
+ * releases one at a time (see `keepLeaseAlive`).
  */
 export async function renewLease(options: RenewLeaseOptions): Promise<boolean> {
+  const _id = leaseDocumentId(options.lease.key, options.lease.generation);
+  const current = await options.leases.findOne({ _id });
+  if (!current || current.owner !== options.lease.owner || current.releasedAt !== null) return false;
   const until = new Date(options.clock().getTime() + options.leaseMs);
-  const result = await options.leases.updateOne(
-    { _id: leaseDocumentId(options.lease.key, options.lease.generation), owner: options.lease.owner, releasedAt: null },
-    { $set: { until } },
-  );
+  const result = await options.leases.updateOne({ _id }, { $set: { until } });
   if (result.matchedCount === 0) return false;
   options.lease.until = until;
   return true;

@@ -1,0 +1,37 @@
+import type { UpdateFilter } from 'mongodb';
+import type { LeaseDocument } from '../leases/lease-types';
+import { isDuplicateKeyError } from '../mongo-errors';
+import type { Inbox, InboxEventDocument } from '../types';
+
+/** How an insert ended: written, or its `_id` (or another unique key) was taken. */
+export type InsertResult = 'inserted' | 'duplicate';
+
+/**
+ * The hot path's writes (record, claim, mark processed, release, failure), in one place so that every one of them
+ * stays by `_id` alone: the only filter FerretDB 1.24 answers from an index (test/store/hot-path-explain.test.ts).
+ */
+export function insertEventRow(inbox: Inbox, document: InboxEventDocument): Promise<InsertResult> {
+  return insertOne(() => inbox.events.insertOne(document));
+}
+
+export function insertLeaseDocument(inbox: Inbox, document: LeaseDocument): Promise<InsertResult> {
+  return insertOne(() => inbox.leases.insertOne(document));
+}
+
+export async function updateEventRow(inbox: Inbox, id: string, update: UpdateFilter<InboxEventDocument>): Promise<boolean> {
+  return (await inbox.events.updateOne({ _id: id }, update)).matchedCount === 1;
+}
+
+export async function updateLeaseDocument(inbox: Inbox, id: string, update: UpdateFilter<LeaseDocument>): Promise<boolean> {
+  return (await inbox.leases.updateOne({ _id: id }, update)).matchedCount === 1;
+}
+
+async function insertOne(insert: () => Promise<unknown>): Promise<InsertResult> {
+  try {
+    await insert();
+    return 'inserted';
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return 'duplicate';
+    throw error;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Every query the hot paths send uses an index: on FerretDB 1.24 (SQLite) the plan SQLite reports must search an
+ * index, never SCAN a table; with BERTH_TEST_MONGO_URL the same test asserts an index scan (IXSCAN, or IDHACK, the
+ * `_id` point lookup of MongoDB 7) and no COLLSCAN on MongoDB.
+ *
+ * The inbox's queries are not listed here by hand: the test runs the inbox's hot path (a new event, a redelivery of a
+ * processed one, a failed attempt and its retry, a renewed lease, a batch message) with the driver's command
+ * monitoring on, and explains every filter those commands sent. A filter with a guard field beside `_id` would make
+ * FerretDB scan, and fail this test.
+ */
+import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import { createLogger } from '@berth/logger';
+import { exponentialBackoff } from '@berth/messaging';
+import { ensureInboxIndexes, extendEventLease, claimEvent, inboxCollections, processInboxEvent, processWebhookMessage, recordReceivedEvent, type Inbox } from '@berth/inbox';
+import { fakeWebhookBatchMessage, fakeWebhookMessage } from '@berth/inbox/src/testing';
+import { outboundCollections } from '@berth/outbound';
+
+const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
+const logger = createLogger({ service: 'hot-path-explain', level: 'silent' });
+const retryPolicy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 1000 });
+const base = { owner: 'replica-1', leaseMs: 60_000, logger, retryPolicy, clock: () => new Date() };
+const QUERY_COMMANDS = ['find', 'update', 'delete', 'findAndModify', 'count', 'aggregate'];
+
+let ferret: FerretDbHandle | undefined;
+let client: MongoClient;
+let db: Db;
+let inbox: Inbox;
+const commands: CommandStartedEvent[] = [];
+
+beforeAll(async () => {
+  if (!mongoUrl) ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  client = await MongoClient.connect(mongoUrl ?? ferret!.url, { monitorCommands: true });
+  db = client.db(`hot_path_explain_${process.pid}_${Date.now().toString(36)}`);
+  inbox = inboxCollections(db);
+  await ensureInboxIndexes({ inbox });
+  // Rows enough that a planner without an index would rather scan them.
+  await inbox.events.insertMany(Array.from({ length: 300 }, (_, index) => ({
+    _id: `stripe:evt_seed_${index}`, provider: 'stripe', eventId: `evt_seed_${index}`, type: 'invoice.paid', receivedAt: new Date(), payload: '{}', attempts: 1,
+    lastError: null, lastAttemptAt: null, processedAt: new Date(), abandonedAt: null, leaseOwner: null, leaseUntil: null,
+  })));
+  await inbox.leases.insertMany(Array.from({ length: 300 }, (_, index) => ({
+    _id: `stripe:evt_seed_${index}#1`, key: `stripe:evt_seed_${index}`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: new Date(),
+  })));
+  ferret?.indexIdLookups();
+  client.on('commandStarted', (event) => {
+    if (QUERY_COMMANDS.includes(event.commandName) && event.databaseName === db.databaseName) commands.push(event);
+  });
+});
+
+afterAll(async () => {
+  if (mongoUrl) await db?.dropDatabase();
+  await client?.close();
+  await ferret?.stop();
+});
+
+/** The collection and filter of each query a monitored command carried (every statement of an update or delete). */
+function queriesOf(event: CommandStartedEvent): { collection: string; filter: Document; command: string }[] {
+  const command = event.command;
+  const collection = String(command[event.commandName]);
+  switch (event.commandName) {
+    case 'find':
+    case 'count':
+      return [{ collection, filter: (command.filter ?? command.query ?? {}) as Document, command: event.commandName }];
+    case 'findAndModify':
+      return [{ collection, filter: (command.query ?? {}) as Document, command: event.commandName }];
+    case 'update':
+      return (command.updates as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'update' }));
+    case 'delete':
+      return (command.deletes as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'delete' }));
+    default:
+      return [{ collection, filter: { $aggregate: command.pipeline }, command: event.commandName }];
+  }
+}
+
+/** How the store plans `filter` on `collection`: SQLite's plan lines on FerretDB, the winning plan's stages on MongoDB. */
+async function plan(collection: string, filter: Document): Promise<string> {
+  // SQLite plans an EXPLAIN with the schema its connection last read; a real query first makes it current.
+  await db.collection(collection).findOne(filter);
+  const explained = (await db.collection(collection).find(filter).explain('queryPlanner')) as Document;
+  if (!mongoUrl) return ((explained.queryPlanner as { Plan?: string[] } | undefined)?.Plan ?? []).join('\n');
+  return JSON.stringify(explained.queryPlanner?.winningPlan ?? explained);
+}
+
+function expectIndexed(what: string, planText: string): void {
+  if (mongoUrl) {
+    expect({ what, usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText), plan: planText }).toMatchObject({ what, usesIndex: true });
+    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringContaining('COLLSCAN') });
+  } else {
+    expect({ what, plan: planText }).toMatchObject({ plan: expect.stringMatching(/SEARCH .* USING INDEX/) });
+    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringMatching(/\bSCAN\b/) });
+  }
+}
+
+describe('the hot paths query through an index', () => {
+  it('every query of the inbox hot path (record, claim, renew, processed, failure, release, batch) uses an index', async () => {
+    commands.length = 0;
+    const message = fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_hot_1', type: 'invoice.paid', body: { id: 'evt_hot_1' } });
+    expect(await processInboxEvent({ ...base, inbox, message, handler: async () => undefined })).toBe('processed');
+    expect(await processInboxEvent({ ...base, inbox, message, handler: async () => undefined })).toBe('already_processed');
+    const failing = fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_hot_2', type: 'invoice.paid', body: { id: 'evt_hot_2' } });
+    await expect(processInboxEvent({ ...base, inbox, message: failing, handler: async () => { throw new Error('Stripe 503'); } })).rejects.toThrow('Stripe 503');
+    expect(await processInboxEvent({ ...base, inbox, message: { ...failing, deliveryCount: 2 }, handler: async () => undefined })).toBe('processed');
+    await recordReceivedEvent({ inbox, event: { provider: 'clerk', eventId: 'msg_hot_3', type: 'user.updated', receivedAt: new Date(), payload: '{}' } });
+    const claim = await claimEvent({ inbox, key: 'clerk:msg_hot_3', owner: 'replica-1', leaseMs: 60_000, clock: () => new Date() });
+    if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
+    expect(await extendEventLease({ inbox, lease: claim.lease, leaseMs: 60_000, clock: () => new Date() })).toBe(true);
+    const batch = fakeWebhookBatchMessage({ provider: 'stripe', type: 'invoice.paid', events: ['evt_hot_4', 'evt_hot_5', 'evt_seed_7'].map((eventId) => ({ eventId, body: { id: eventId } })) });
+    expect(await processWebhookMessage({ ...base, inbox, message: batch, handler: async () => undefined })).toEqual(['processed', 'processed', 'already_processed']);
+
+    const queries = commands.flatMap(queriesOf);
+    expect(new Set(queries.map((query) => query.command))).toEqual(new Set(['find', 'update']));
+    for (const query of queries) expectIndexed(`${query.command} ${query.collection} ${JSON.stringify(query.filter)}`, await plan(query.collection, query.filter));
+  });
+
+  it('the delivery log and endpoint lookups of the outbound hot path use an index', async () => {
+    const collections = outboundCollections(db);
+    await collections.events.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `evt_out_${index}`, createdAt: new Date() }) as never));
+    await collections.endpoints.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `ep_${index}`, workspaceId: 'ws' }) as never));
+    ferret?.indexIdLookups();
+    // fan-out-event.ts reads an event back by _id after a duplicate insert; endpoint-health.ts reads and writes an endpoint by _id.
+    expectIndexed('outbound event by _id', await plan(collections.events.collectionName, { _id: 'evt_out_7' }));
+    expectIndexed('endpoint by _id', await plan(collections.endpoints.collectionName, { _id: 'ep_7' }));
+  });
+
+  if (!mongoUrl) {
+    it('a filter with a field beside _id scans on FerretDB: what the hot path must never send', async () => {
+      expect(await plan(inbox.events.collectionName, { _id: 'stripe:evt_seed_3', processedAt: null })).toMatch(/\bSCAN\b/);
+    });
+  }
+});
