@@ -71,14 +71,17 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it('writes what it chose to a file only its owner reads, with a generated dispatcher token', async () => {
+  it('writes what it chose to a file only its owner reads, with the dispatcher token of the generated local secrets', async () => {
     const file = join(dataDir, 'berth-local.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const chosen = mesh();
     expect(chosen.natsUrl).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
     expect(chosen.mongoDb).toBe('berth');
-    expect(chosen.dispatcherApiToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(chosen.health.map((target) => target.name).sort()).toEqual(['app-worker', 'billing-sync', 'dispatcher', 'gateway', 'identity-sync', 'scheduler-1', 'scheduler-2']);
+    const secrets = JSON.parse(await readFile(join(dataDir, 'local-secrets.json'), 'utf8')) as Record<string, string>;
+    expect(statSync(join(dataDir, 'local-secrets.json')).mode & 0o777).toBe(0o600);
+    expect(chosen.dispatcherApiToken).toMatch(/^[0-9a-f]{64}$/);
+    expect(chosen.dispatcherApiToken).toBe(secrets.DISPATCHER_API_TOKEN);
+    expect(chosen.health.map((target) => target.name).sort()).toEqual(['app-worker', 'billing-sync', 'console', 'dispatcher', 'gateway', 'identity-sync', 'scheduler-1', 'scheduler-2']);
     expect(JSON.parse(await readFile(file, 'utf8')).pid).toBeGreaterThan(0);
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvSchema, parseEnv } from '@berth/config';
+import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
 import { CONSOLE_ROLES } from './auth/roles';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be the 64 lowercase hex digits of SHA-256(token)');
@@ -55,13 +55,15 @@ export const consoleEnvSchema = commonEnvSchema.extend({
   CONSOLE_WEB_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
 });
 
-/** The console's validated configuration. */
-export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
+/** The console's validated configuration; `MONGO_DB` is the database decided by `mongoDatabaseName`. */
+export type ConsoleConfig = Omit<z.infer<typeof consoleEnvSchema>, 'MONGO_DB'> & { MONGO_DB: string };
 
 /**
  * Reads and validates the console's environment; the only place in the service that reads `process.env`.
  * @throws ConfigError naming every invalid variable (a missing `CONSOLE_TOKENS` or `CONSOLE_SIGNING_KEY` among them).
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ConsoleConfig {
-  return parseEnv(consoleEnvSchema, env);
+  const parsed = parseEnv(consoleEnvSchema, env);
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
 }
