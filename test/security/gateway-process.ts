@@ -32,7 +32,8 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   try {
     service = await startServiceProcess({
       service: 'gateway',
-      env: { PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, LOG_LEVEL: 'info', ...env },
+      // No consumer runs beside this gateway: its providers are stored only, or it would wait for one.
+      env: { PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, LOG_LEVEL: 'info', WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe,clerk,acme', ...env },
       readyLine: /Gateway listening on :\d+/,
       timeoutMs: 60_000,
     });
