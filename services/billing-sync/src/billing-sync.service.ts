@@ -59,14 +59,16 @@ export class BillingSyncService {
       return;
     }
     const checkoutWorkspaceId = checkout?.workspaceId ?? null;
-    const workspace = await resolveWorkspace({ workspaces: collections.workspaces, stripe, customerId, checkoutWorkspaceId, logger });
+    const workspace = await resolveWorkspace({ workspaces: collections.workspaces, customers: collections.customers, stripe, customerId, checkoutWorkspaceId, logger, clock });
     if (!workspace) {
       logger.info({ customerId }, 'Stripe customer is linked to no workspace: nothing to sync');
       return;
     }
     const workspaceId = String(workspace._id);
-    const lock = { locks: collections.workspaceLocks, workspaceId, owner, leaseMs: this.runtime.workspaceLockMs, waitMs: this.runtime.workspaceLockWaitMs, clock };
-    const billing = await withWorkspaceLock(lock, () => syncWorkspaceBilling({ workspaces: collections.workspaces, stripe, workspace, customerId, clock }));
+    const lock = { locks: collections.workspaceLocks, workspaceId, owner, leaseMs: this.runtime.workspaceLockMs, waitMs: this.runtime.workspaceLockWaitMs, clock, generationHint: workspace.billing?.lockGeneration };
+    const billing = await withWorkspaceLock(lock, (lockGeneration) =>
+      syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace, customerId, clock, lockGeneration }),
+    );
     logger.info({ workspaceId, customerId, billingStatus: billing.status, subscriptions: billing.subscriptions.length }, 'Workspace billing synced');
     await hooks.onSubscriptionChanged(workspaceId);
   }

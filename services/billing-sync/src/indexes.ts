@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { ensureIndexes, ensureInboxIndexes, ensureLeaseIndexes, inboxCollections } from '@berth/inbox';
 import { billingCollections } from './workspaces/collections';
 
-/** Creates the indexes billing-sync reads through: the inbox's, the lock's, and workspaces by Stripe customer. */
+/** Creates the indexes billing-sync reads through: the inbox's, the lock's, and workspaces by Stripe customer (the fallback of a customer without a link document; links are read by `_id`). */
 export async function ensureBillingSyncIndexes(db: Db): Promise<void> {
   const collections = billingCollections(db);
   await ensureInboxIndexes({ inbox: inboxCollections(db) });
