@@ -22,25 +22,26 @@ export class BillingSyncService {
   async apply(event: InboxHandlerEvent): Promise<void> {
     const stripeEvent = parseStripeEvent(event.body);
     const kind = classifyStripeEvent(event.type);
-    const { collections, stripe, clock } = this.runtime;
+    const { collections, stripe, clock, owner } = this.runtime;
+    const locks = collections.objectLocks;
     switch (kind) {
       case 'customer_state':
         return this.syncCustomerState(stripeEvent);
       case 'dispute': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.disputes, id, what: `dispute ${id}`, fetch: () => stripe.disputes.retrieve(id), summarize: summarizeDispute, clock });
+        await syncStripeObject({ collection: collections.disputes, id, what: `dispute ${id}`, fetch: () => stripe.disputes.retrieve(id), summarize: summarizeDispute, locks, owner, clock });
         this.runtime.logger.info({ disputeId: id }, 'Dispute synced');
         return;
       }
       case 'refund': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.refunds, id, what: `refund ${id}`, fetch: () => stripe.refunds.retrieve(id), summarize: summarizeRefund, clock });
+        await syncStripeObject({ collection: collections.refunds, id, what: `refund ${id}`, fetch: () => stripe.refunds.retrieve(id), summarize: summarizeRefund, locks, owner, clock });
         this.runtime.logger.info({ refundId: id }, 'Refund synced');
         return;
       }
       case 'early_fraud_warning': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.fraudWarnings, id, what: `early fraud warning ${id}`, fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id), summarize: summarizeEarlyFraudWarning, clock });
+        await syncStripeObject({ collection: collections.fraudWarnings, id, what: `early fraud warning ${id}`, fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id), summarize: summarizeEarlyFraudWarning, locks, owner, clock });
         this.runtime.logger.info({ earlyFraudWarningId: id }, 'Early fraud warning synced');
         return;
       }

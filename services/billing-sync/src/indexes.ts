@@ -7,5 +7,6 @@ export async function ensureBillingSyncIndexes(db: Db): Promise<void> {
   const collections = billingCollections(db);
   await ensureInboxIndexes({ inbox: inboxCollections(db) });
   await ensureLeaseIndexes({ leases: collections.workspaceLocks });
+  await ensureLeaseIndexes({ leases: collections.objectLocks });
   await ensureIndexes(collections.workspaces, [{ key: { 'billing.customerId': 1 }, name: 'billing_customerId' }]);
 }

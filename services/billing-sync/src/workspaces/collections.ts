@@ -53,6 +53,8 @@ export interface BillingCollections {
   customers: Collection<CustomerLinkDocument>;
   /** Per-workspace sync locks, `billing:<workspaceId>#<generation>` (see `acquireLease` in @berth/inbox). */
   workspaceLocks: Collection<LeaseDocument>;
+  /** Write leases of the Stripe object copies (`upsertIfNewer`), one per write in flight. */
+  objectLocks: Collection<LeaseDocument>;
   disputes: Collection<StripeObjectDocument>;
   refunds: Collection<StripeObjectDocument>;
   fraudWarnings: Collection<StripeObjectDocument>;
@@ -63,6 +65,7 @@ export const BILLING_COLLECTION_NAMES = {
   workspaces: 'workspaces',
   customers: 'billingCustomers',
   workspaceLocks: 'workspaceLocks',
+  objectLocks: 'stripeObjectLocks',
   disputes: 'billingDisputes',
   refunds: 'billingRefunds',
   fraudWarnings: 'fraudWarnings',
@@ -74,6 +77,7 @@ export function billingCollections(db: Db): BillingCollections {
     workspaces: db.collection<WorkspaceDocument>(BILLING_COLLECTION_NAMES.workspaces),
     customers: db.collection<CustomerLinkDocument>(BILLING_COLLECTION_NAMES.customers),
     workspaceLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.workspaceLocks),
+    objectLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.objectLocks),
     disputes: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.disputes),
     refunds: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.refunds),
     fraudWarnings: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.fraudWarnings),
