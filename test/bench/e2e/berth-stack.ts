@@ -75,9 +75,8 @@ export async function startBerthStack(options: { standInUrl: string; logDir: str
       procs[name] = proc;
       stops.push(() => proc.stop(10_000));
     };
-    // As in the mesh tests: the gateway first, it provisions WEBHOOKS with its sizing.
-    await start('gateway');
-    await Promise.all([start('billing-sync'), start('identity-sync')]);
+    // All at once, as `npm start` does: the gateway is ready only once a consumer reads each provider it accepts.
+    await Promise.all([start('gateway'), start('billing-sync'), start('identity-sync')]);
     const gatewayEnv = compose.find((service) => service.name === 'gateway')!.environment;
     const secrets = { stripe: gatewayEnv.STRIPE_WEBHOOK_SECRET, clerk: gatewayEnv.CLERK_WEBHOOK_SIGNING_SECRET };
 
