@@ -8,7 +8,7 @@
 import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { billingCollections, createStripeClient, ensureBillingSyncIndexes, type WorkspaceDocument } from '@berth/billing-sync';
-import { findWorkspaceByCustomer } from '@berth/billing-sync/src/workspaces/find-workspace';
+import { findWorkspaceByCustomer, findWorkspaceById } from '@berth/billing-sync/src/workspaces/find-workspace';
 import { withWorkspaceLock } from '@berth/billing-sync/src/workspaces/workspace-lock';
 import { syncWorkspaceBilling } from '@berth/billing-sync/src/sync/sync-workspace-billing';
 import { applyClerkChange, ensureIdentitySyncIndexes, identityCollections } from '@berth/identity-sync';
@@ -103,7 +103,7 @@ async function expectEveryQueryIndexed(): Promise<void> {
 }
 
 describe('the handlers query through an index', () => {
-  it('billing-sync: the customer\'s workspace through its link, the workspace lock from its hint, the billing write', async () => {
+  it('billing-sync: the customer\'s workspace through its link, the workspace lock from its hint, the billing write, a workspace by id', async () => {
     const collections = billingCollections(db);
     const stripe = createStripeClient({ STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, STRIPE_TIMEOUT_MS: 5000 });
     standIn.setSubscriptions('cus_7', [{ id: 'sub_7', status: 'active' }]);
@@ -114,6 +114,8 @@ describe('the handlers query through an index', () => {
     const billing = await withWorkspaceLock(lock, (lockGeneration) =>
       syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace: workspace!, customerId: 'cus_7', clock, lockGeneration }));
     expect(billing).toMatchObject({ status: 'active', lockGeneration: 3 });
+    // A checkout's client_reference_id, or a customer's metadata.workspaceId, names the workspace by id.
+    expect(await findWorkspaceById(collections.workspaces, 'org_8')).toMatchObject({ _id: 'org_8' });
     await expectEveryQueryIndexed();
   });
 

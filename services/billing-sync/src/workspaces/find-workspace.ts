@@ -1,17 +1,15 @@
-import { ObjectId, type Collection, type Filter } from 'mongodb';
+import { ObjectId, type Collection } from 'mongodb';
 import type { Clock } from '@berth/inbox';
 import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
 
-/** The `_id` filter for a workspace id that may be stored as a string or, for hex ids, an ObjectId. */
-export function workspaceIdFilter(id: string): Filter<WorkspaceDocument> {
-  const candidates: (string | ObjectId)[] = [id];
-  if (/^[0-9a-f]{24}$/i.test(id)) candidates.push(new ObjectId(id));
-  return { _id: { $in: candidates } };
-}
-
-/** The workspace with this id, or null. */
+/**
+ * The workspace with this id, or null: looked up as a string `_id`, then, for a hex id, as an ObjectId. Two exact
+ * `_id` lookups rather than one `$in`, which FerretDB 1.24 answers by scanning the collection.
+ */
 export async function findWorkspaceById(workspaces: Collection<WorkspaceDocument>, id: string): Promise<WorkspaceDocument | null> {
-  return workspaces.findOne(workspaceIdFilter(id));
+  const byString = await workspaces.findOne({ _id: id });
+  if (byString || !/^[0-9a-f]{24}$/i.test(id)) return byString;
+  return workspaces.findOne({ _id: new ObjectId(id) });
 }
 
 /** The collections {@link findWorkspaceByCustomer} reads. */
