@@ -71,13 +71,17 @@ describe('leases', () => {
 describe('upsertIfNewer', () => {
   interface Versioned { _id: string; name?: string; version?: number; deletedAt?: Date | null }
   let collection: Collection<Versioned>;
-  beforeAll(() => {
+  let locks: LeaseCollection;
+  const writer = { owner: 'writer', clock: () => new Date() };
+  beforeAll(async () => {
     collection = db.collection<Versioned>('versioned');
+    locks = db.collection<LeaseDocument>('versionedLocks');
+    await ensureLeaseIndexes({ leases: locks });
   });
 
   it('applies newer versions, ignores older and equal ones, and respects the guard', async () => {
     const write = (version: number, name: string) =>
-      upsertIfNewer({ collection, id: 'u1', versionField: 'version', version, set: { name }, guard: { deletedAt: null } });
+      upsertIfNewer({ collection, locks, ...writer, id: 'u1', versionField: 'version', version, set: { name }, guard: { deletedAt: null } });
     expect(await write(2, 'two')).toBe('inserted');
     expect(await write(1, 'one')).toBe('stale');
     expect(await write(2, 'two again')).toBe('stale');
@@ -92,11 +96,46 @@ describe('upsertIfNewer', () => {
     for (let round = 0; round < 5; round++) {
       const id = `race-${round}`;
       const results = await Promise.all([
-        upsertIfNewer({ collection, id, versionField: 'version', version: 10, set: { name: 'older' } }),
-        upsertIfNewer({ collection, id, versionField: 'version', version: 20, set: { name: 'newer' } }),
+        upsertIfNewer({ collection, locks, ...writer, id, versionField: 'version', version: 10, set: { name: 'older' } }),
+        upsertIfNewer({ collection, locks, ...writer, id, versionField: 'version', version: 20, set: { name: 'newer' } }),
       ]);
       expect(results).toContain('inserted');
       expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'newer', version: 20 });
     }
+  });
+
+  it('leaves the newest of many concurrent writers of an existing document, and no lease behind', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = `many-${round}`;
+      await collection.insertOne({ _id: id, name: 'v0', version: 0, deletedAt: null });
+      const versions = [3, 9, 1, 7, 12, 5, 11, 2, 8, 10, 4, 6];
+      const results = await Promise.all(versions.map((version) =>
+        upsertIfNewer({ collection, locks, ...writer, owner: `w${version}`, id, versionField: 'version', version, set: { name: `v${version}` }, guard: { deletedAt: null } })));
+      expect(results).toContain('updated');
+      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v12', version: 12 });
+    }
+    expect(await locks.countDocuments({})).toBe(0);
+  });
+
+  it('sends only _id filters', async () => {
+    const filters: unknown[] = [];
+    const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+      if (event.commandName === 'find') filters.push(event.command.filter);
+      if (event.commandName === 'update') filters.push(...(event.command.updates as { q: unknown }[]).map((update) => update.q));
+      if (event.commandName === 'delete') filters.push(...(event.command.deletes as { q: unknown }[]).map((del) => del.q));
+    };
+    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
+    try {
+      monitored.on('commandStarted', listener);
+      const target = monitored.db(db.databaseName);
+      const options = { collection: target.collection<Versioned>('versioned'), locks: target.collection<LeaseDocument>('versionedLocks'), ...writer, id: 'filters', versionField: 'version' };
+      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' }, guard: { deletedAt: null } })).toBe('inserted');
+      expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' }, guard: { deletedAt: null } })).toBe('updated');
+      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'old' }, guard: { deletedAt: null } })).toBe('stale');
+    } finally {
+      await monitored.close();
+    }
+    expect(filters.length).toBeGreaterThan(5);
+    for (const filter of filters) expect(Object.keys(filter as object)).toEqual(['_id']);
   });
 });

@@ -22,25 +22,26 @@ export class BillingSyncService {
   async apply(event: InboxHandlerEvent): Promise<void> {
     const stripeEvent = parseStripeEvent(event.body);
     const kind = classifyStripeEvent(event.type);
-    const { collections, stripe, clock } = this.runtime;
+    const { collections, stripe, clock, owner } = this.runtime;
+    const locks = collections.objectLocks;
     switch (kind) {
       case 'customer_state':
         return this.syncCustomerState(stripeEvent);
       case 'dispute': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.disputes, id, what: `dispute ${id}`, fetch: () => stripe.disputes.retrieve(id), summarize: summarizeDispute, clock });
+        await syncStripeObject({ collection: collections.disputes, id, what: `dispute ${id}`, fetch: () => stripe.disputes.retrieve(id), summarize: summarizeDispute, locks, owner, clock });
         this.runtime.logger.info({ disputeId: id }, 'Dispute synced');
         return;
       }
       case 'refund': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.refunds, id, what: `refund ${id}`, fetch: () => stripe.refunds.retrieve(id), summarize: summarizeRefund, clock });
+        await syncStripeObject({ collection: collections.refunds, id, what: `refund ${id}`, fetch: () => stripe.refunds.retrieve(id), summarize: summarizeRefund, locks, owner, clock });
         this.runtime.logger.info({ refundId: id }, 'Refund synced');
         return;
       }
       case 'early_fraud_warning': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.fraudWarnings, id, what: `early fraud warning ${id}`, fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id), summarize: summarizeEarlyFraudWarning, clock });
+        await syncStripeObject({ collection: collections.fraudWarnings, id, what: `early fraud warning ${id}`, fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id), summarize: summarizeEarlyFraudWarning, locks, owner, clock });
         this.runtime.logger.info({ earlyFraudWarningId: id }, 'Early fraud warning synced');
         return;
       }
@@ -59,14 +60,16 @@ export class BillingSyncService {
       return;
     }
     const checkoutWorkspaceId = checkout?.workspaceId ?? null;
-    const workspace = await resolveWorkspace({ workspaces: collections.workspaces, stripe, customerId, checkoutWorkspaceId, logger });
+    const workspace = await resolveWorkspace({ workspaces: collections.workspaces, customers: collections.customers, stripe, customerId, checkoutWorkspaceId, logger, clock });
     if (!workspace) {
       logger.info({ customerId }, 'Stripe customer is linked to no workspace: nothing to sync');
       return;
     }
     const workspaceId = String(workspace._id);
-    const lock = { locks: collections.workspaceLocks, workspaceId, owner, leaseMs: this.runtime.workspaceLockMs, waitMs: this.runtime.workspaceLockWaitMs, clock };
-    const billing = await withWorkspaceLock(lock, () => syncWorkspaceBilling({ workspaces: collections.workspaces, stripe, workspace, customerId, clock }));
+    const lock = { locks: collections.workspaceLocks, workspaceId, owner, leaseMs: this.runtime.workspaceLockMs, waitMs: this.runtime.workspaceLockWaitMs, clock, generationHint: workspace.billing?.lockGeneration };
+    const billing = await withWorkspaceLock(lock, (lockGeneration) =>
+      syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace, customerId, clock, lockGeneration }),
+    );
     logger.info({ workspaceId, customerId, billingStatus: billing.status, subscriptions: billing.subscriptions.length }, 'Workspace billing synced');
     await hooks.onSubscriptionChanged(workspaceId);
   }

@@ -157,6 +157,34 @@ describe('billing-sync', () => {
     expect(await db.collection('workspaceLocks').countDocuments({ key: 'billing:org_busy', releasedAt: null })).toBe(0);
   });
 
+  it('finds a linked workspace through the customer link by _id, and not through a customer it was relinked from', async () => {
+    await insertWorkspace('org_move');
+    standIn.setCustomer({ id: 'cus_first' });
+    standIn.setCustomer({ id: 'cus_second' });
+    standIn.setSubscriptions('cus_first', [{ id: 'sub_first', status: 'active' }]);
+    standIn.setSubscriptions('cus_second', [{ id: 'sub_second', status: 'trialing' }]);
+    standIn.setCheckoutSession({ id: 'cs_first', customer: 'cus_first', client_reference_id: 'org_move' });
+    standIn.setCheckoutSession({ id: 'cs_second', customer: 'cus_second', client_reference_id: 'org_move' });
+    const checkout = (id: string, session: string, customer: string) =>
+      stripeEvent(id, 'checkout.session.completed', { id: session, object: 'checkout.session', customer, client_reference_id: 'org_move' });
+    const update = (id: string, customer: string) => stripeEvent(id, 'customer.subscription.updated', { id: `sub_${id}`, object: 'subscription', customer });
+    for (const event of [checkout('evt_move_1', 'cs_first', 'cus_first'), update('evt_move_2', 'cus_first')]) {
+      await publishTestWebhook(messaging.js, event);
+      await outcomes.waitFor(event.eventId, 'acked');
+    }
+    expect(await db.collection('billingCustomers').findOne({ _id: 'cus_first' as never })).toMatchObject({ workspaceId: 'org_move' });
+    expect((await workspace('org_move'))!.billing).toMatchObject({ customerId: 'cus_first', status: 'active', lockGeneration: 2 });
+    expect(standIn.requestCount('/v1/customers/cus_first')).toBe(0);
+
+    for (const event of [checkout('evt_move_3', 'cs_second', 'cus_second'), update('evt_move_4', 'cus_first')]) {
+      await publishTestWebhook(messaging.js, event);
+      await outcomes.waitFor(event.eventId, 'acked');
+    }
+    expect((await workspace('org_move'))!.billing).toMatchObject({ customerId: 'cus_second', status: 'trialing', lockGeneration: 3 });
+    expect(logs.lines.find((line) => line.eventId === 'evt_move_4' && /nothing to sync/.test(String(line.msg)))).toMatchObject({ customerId: 'cus_first' });
+    expect(standIn.requestCount('/v1/subscriptions', { customer: 'cus_first' })).toBe(2);
+  });
+
   it('copies disputes, refunds and early fraud warnings as Stripe has them now', async () => {
     standIn.setDispute({ id: 'du_1', status: 'under_review', amount: 4200 });
     standIn.setRefund({ id: 're_1', status: 'pending' });

@@ -46,7 +46,8 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
   const { config, logger } = options;
   await ensureIdentitySyncIndexes(options.db);
   const clock = options.clock ?? systemClock;
-  const runtime: IdentitySyncRuntime = { collections: identityCollections(options.db), logger, clock };
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const runtime: IdentitySyncRuntime = { collections: identityCollections(options.db), logger, clock, owner };
   const module = IdentitySyncModule.forRoot(runtime, {
     driver: 'jetstream',
     messaging: options.messaging,
@@ -54,7 +55,7 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
     logger,
     logContext: options.logContext,
     clock,
-    owner: options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    owner,
     leaseMs: config.INBOX_LEASE_MS,
     retryPolicy: options.retryPolicy ?? WEBHOOK_RETRY_POLICY,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,

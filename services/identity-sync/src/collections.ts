@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { LeaseDocument } from '@berth/inbox';
 
 /**
  * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
@@ -52,6 +53,8 @@ export interface IdentityCollections {
   users: Collection<UserDocument>;
   workspaces: Collection<WorkspaceDocument>;
   workspaceMembers: Collection<WorkspaceMemberDocument>;
+  /** Write leases of `upsertIfNewer` (one per change in flight, deleted once it landed). */
+  changeLocks: Collection<LeaseDocument>;
 }
 
 /** identity-sync's collections in a database. */
@@ -60,5 +63,6 @@ export function identityCollections(db: Db): IdentityCollections {
     users: db.collection<UserDocument>('users'),
     workspaces: db.collection<WorkspaceDocument>('workspaces'),
     workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
+    changeLocks: db.collection<LeaseDocument>('identityChangeLocks'),
   };
 }

@@ -32,9 +32,9 @@ export class IdentitySyncService {
   }
 
   private async upsert(entity: ClerkEntity, envelope: ClerkEnvelope): Promise<void> {
-    const { clock, logger } = this.runtime;
+    const { clock, logger, owner, collections } = this.runtime;
     const change = this.changeOf(entity, envelope.data);
-    const result = await applyClerkChange({ ...change, clock });
+    const result = await applyClerkChange({ ...change, locks: collections.changeLocks, owner, clock });
     const details = { entity, clerkId: change.id, clerkUpdatedAt: change.updatedAt, result };
     if (result === 'stale') logger.info(details, `Clerk ${entity} change is not newer than the stored one, or it is deleted: nothing changed`);
     else logger.info(details, `Clerk ${entity} change applied`);

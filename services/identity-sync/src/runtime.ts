@@ -7,6 +7,8 @@ export interface IdentitySyncRuntime {
   collections: IdentityCollections;
   logger: BerthLogger;
   clock: Clock;
+  /** This replica's id: the owner of its inbox claims and change leases. */
+  owner: string;
 }
 
 /** The Nest injection token of the {@link IdentitySyncRuntime}. */

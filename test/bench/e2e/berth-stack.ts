@@ -12,6 +12,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { defaultToolsBinDir, getFreePort, startFerretDb, startNatsServer, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
 import { inboxCollections, type Inbox, type InboxEventDocument, type LeaseDocument } from '@berth/inbox';
 import { readNativeServices } from '../../../deploy/local/compose-services';
+import { localSecrets } from '../../../deploy/local/local-secrets';
 import { subscriptionUpdatedEvent } from '../harness';
 import { trackChild } from '../lifecycle';
 import type { Provider } from './events';
@@ -56,7 +57,9 @@ export async function startBerthStack(options: { standInUrl: string; logDir: str
     stops.push(() => nc.close());
     const jsm: JetStreamManager = await jetstreamManager(nc);
 
-    const compose = readNativeServices(join(repoRoot, 'docker-compose.yml'), process.env);
+    // As `npm start` does: compose's secrets from a local secrets file (here in the log folder), Clerk on.
+    const secrets = localSecrets(join(options.logDir, 'local-secrets.json'));
+    const compose = readNativeServices(join(repoRoot, 'docker-compose.yml'), { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...process.env }, secrets);
     const procs: Record<string, ManagedProcess> = {};
     const gatewayPort = await getFreePort('127.0.0.1');
     const envFor = async (name: string, environment: Record<string, string>): Promise<NodeJS.ProcessEnv> => ({
@@ -75,16 +78,15 @@ export async function startBerthStack(options: { standInUrl: string; logDir: str
       procs[name] = proc;
       stops.push(() => proc.stop(10_000));
     };
-    // As in the mesh tests: the gateway first, it provisions WEBHOOKS with its sizing.
-    await start('gateway');
-    await Promise.all([start('billing-sync'), start('identity-sync')]);
+    // All at once, as `npm start` does: the gateway is ready only once a consumer reads each provider it accepts.
+    await Promise.all([start('gateway'), start('billing-sync'), start('identity-sync')]);
     const gatewayEnv = compose.find((service) => service.name === 'gateway')!.environment;
-    const secrets = { stripe: gatewayEnv.STRIPE_WEBHOOK_SECRET, clerk: gatewayEnv.CLERK_WEBHOOK_SIGNING_SECRET };
+    const webhookSecrets = { stripe: gatewayEnv.STRIPE_WEBHOOK_SECRET, clerk: gatewayEnv.CLERK_WEBHOOK_SIGNING_SECRET };
 
     return {
       name: options.mongoUrl ? 'berth (MongoDB)' : 'berth',
       providers: ['stripe', 'clerk'],
-      secrets,
+      secrets: webhookSecrets,
       url: (provider) => `http://127.0.0.1:${gatewayPort}/webhooks/${provider}`,
       async processes() {
         return {

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type UpsertIfNewerResult } from '@berth/inbox';
+import { upsertIfNewer, type Clock, type LeaseCollection, type UpsertIfNewerResult } from '@berth/inbox';
 import { callStripe } from '../stripe/call-stripe';
 import type { StripeObjectDocument } from '../workspaces/collections';
 
@@ -14,6 +14,10 @@ export interface SyncStripeObjectOptions<T> {
   fetch: () => Promise<T>;
   /** The fields stored. */
   summarize: (object: T) => Record<string, unknown>;
+  /** Write leases (see `upsertIfNewer`). */
+  locks: LeaseCollection;
+  /** This replica's id. */
+  owner: string;
   clock: Clock;
 }
 
@@ -26,6 +30,9 @@ export async function syncStripeObject<T>(options: SyncStripeObjectOptions<T>): 
   const object = await callStripe(options.what, options.fetch);
   return upsertIfNewer({
     collection: options.collection,
+    locks: options.locks,
+    owner: options.owner,
+    clock: options.clock,
     id: options.id,
     versionField: 'stripeFetchedAt',
     version: options.clock(),

@@ -10,6 +10,25 @@ export interface WorkspaceBilling {
   status: BillingStatus;
   /** When billing-sync read this state from Stripe. */
   syncedAt: Date;
+  /**
+   * The workspace lock generation this state was written under: the next sync's `generationHint`, so it finds the
+   * lock by `_id` (see `withWorkspaceLock`). Absent on state written before it was kept.
+   */
+  lockGeneration?: number;
+}
+
+/**
+ * Which workspace a Stripe customer is linked to, keyed by the customer id: the lookup by customer is then an `_id`
+ * lookup, the only filter FerretDB 1.24 answers through an index (`billing.customerId` scans every workspace there).
+ * Written before the workspace's `billing` on each sync; a link is trusted only while the workspace's
+ * `billing.customerId` still names the customer, so a relinked workspace is never found through its old customer.
+ */
+export interface CustomerLinkDocument {
+  /** The Stripe customer id. */
+  _id: string;
+  /** The linked workspace's id. */
+  workspaceId: string | ObjectId;
+  linkedAt: Date;
 }
 
 /** The part of a `workspaces` document billing-sync reads and writes; identity-sync owns the rest. */
@@ -30,8 +49,12 @@ export interface StripeObjectDocument {
 /** The collections billing-sync writes. */
 export interface BillingCollections {
   workspaces: Collection<WorkspaceDocument>;
+  /** Stripe customer → workspace links (see {@link CustomerLinkDocument}). */
+  customers: Collection<CustomerLinkDocument>;
   /** Per-workspace sync locks, `billing:<workspaceId>#<generation>` (see `acquireLease` in @berth/inbox). */
   workspaceLocks: Collection<LeaseDocument>;
+  /** Write leases of the Stripe object copies (`upsertIfNewer`), one per write in flight. */
+  objectLocks: Collection<LeaseDocument>;
   disputes: Collection<StripeObjectDocument>;
   refunds: Collection<StripeObjectDocument>;
   fraudWarnings: Collection<StripeObjectDocument>;
@@ -40,7 +63,9 @@ export interface BillingCollections {
 /** Collection names. */
 export const BILLING_COLLECTION_NAMES = {
   workspaces: 'workspaces',
+  customers: 'billingCustomers',
   workspaceLocks: 'workspaceLocks',
+  objectLocks: 'stripeObjectLocks',
   disputes: 'billingDisputes',
   refunds: 'billingRefunds',
   fraudWarnings: 'fraudWarnings',
@@ -50,7 +75,9 @@ export const BILLING_COLLECTION_NAMES = {
 export function billingCollections(db: Db): BillingCollections {
   return {
     workspaces: db.collection<WorkspaceDocument>(BILLING_COLLECTION_NAMES.workspaces),
+    customers: db.collection<CustomerLinkDocument>(BILLING_COLLECTION_NAMES.customers),
     workspaceLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.workspaceLocks),
+    objectLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.objectLocks),
     disputes: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.disputes),
     refunds: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.refunds),
     fraudWarnings: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.fraudWarnings),

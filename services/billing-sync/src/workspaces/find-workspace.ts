@@ -1,19 +1,42 @@
-import { ObjectId, type Collection, type Filter } from 'mongodb';
-import type { WorkspaceDocument } from './collections';
+import { ObjectId, type Collection } from 'mongodb';
+import type { Clock } from '@berth/inbox';
+import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
 
-/** The `_id` filter for a workspace id that may be stored as a string or, for hex ids, an ObjectId. */
-export function workspaceIdFilter(id: string): Filter<WorkspaceDocument> {
-  const candidates: (string | ObjectId)[] = [id];
-  if (/^[0-9a-f]{24}$/i.test(id)) candidates.push(new ObjectId(id));
-  return { _id: { $in: candidates } };
-}
-
-/** The workspace with this id, or null. */
+/**
+ * The workspace with this id, or null: looked up as a string `_id`, then, for a hex id, as an ObjectId. Two exact
+ * `_id` lookups rather than one `$in`, which FerretDB 1.24 answers by scanning the collection.
+ */
 export async function findWorkspaceById(workspaces: Collection<WorkspaceDocument>, id: string): Promise<WorkspaceDocument | null> {
-  return workspaces.findOne(workspaceIdFilter(id));
+  const byString = await workspaces.findOne({ _id: id });
+  if (byString || !/^[0-9a-f]{24}$/i.test(id)) return byString;
+  return workspaces.findOne({ _id: new ObjectId(id) });
 }
 
-/** The workspace already linked to this Stripe customer (`billing.customerId`), or null. */
-export async function findWorkspaceByCustomer(workspaces: Collection<WorkspaceDocument>, customerId: string): Promise<WorkspaceDocument | null> {
-  return workspaces.findOne({ 'billing.customerId': customerId });
+/** The collections {@link findWorkspaceByCustomer} reads. */
+export interface CustomerLookup {
+  workspaces: Collection<WorkspaceDocument>;
+  customers: Collection<CustomerLinkDocument>;
+  clock: Clock;
+}
+
+/**
+ * The workspace already linked to this Stripe customer (its `billing.customerId`), or null. Read by `_id` through
+ * the customer's link document, then the workspace by `_id`; a link whose workspace names another customer now is
+ * stale and ignored. Without a link document (billing written before links were kept) the workspaces are queried by
+ * `billing.customerId` once, and the link is written, so the next lookup of that customer is by `_id`.
+ */
+export async function findWorkspaceByCustomer(collections: CustomerLookup, customerId: string): Promise<WorkspaceDocument | null> {
+  const link = await collections.customers.findOne({ _id: customerId });
+  if (link) {
+    const workspace = await collections.workspaces.findOne({ _id: link.workspaceId });
+    return workspace?.billing?.customerId === customerId ? workspace : null;
+  }
+  const workspace = await collections.workspaces.findOne({ 'billing.customerId': customerId });
+  if (workspace) await linkCustomer(collections.customers, customerId, workspace._id, collections.clock());
+  return workspace;
+}
+
+/** Writes (or moves) the link of a Stripe customer to a workspace: an upsert by `_id`. */
+export async function linkCustomer(customers: Collection<CustomerLinkDocument>, customerId: string, workspaceId: string | ObjectId, linkedAt: Date): Promise<void> {
+  await customers.updateOne({ _id: customerId }, { $set: { workspaceId, linkedAt } }, { upsert: true });
 }

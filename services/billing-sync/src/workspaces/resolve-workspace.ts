@@ -1,8 +1,9 @@
 import type Stripe from 'stripe';
 import type { Collection } from 'mongodb';
+import type { Clock } from '@berth/inbox';
 import type { BerthLogger } from '@berth/logger';
 import { callStripe } from '../stripe/call-stripe';
-import type { WorkspaceDocument } from './collections';
+import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
 import { findWorkspaceByCustomer, findWorkspaceById } from './find-workspace';
 
 /** A workspace named by Stripe data does not exist here (yet): retried, in case identity-sync has not created it. */
@@ -16,17 +17,20 @@ export class WorkspaceNotFoundError extends Error {
 /** Options for {@link resolveWorkspace}. */
 export interface ResolveWorkspaceOptions {
   workspaces: Collection<WorkspaceDocument>;
+  /** Stripe customer → workspace links, read by `_id`. */
+  customers: Collection<CustomerLinkDocument>;
   stripe: Stripe;
   customerId: string;
   /** A checkout session's `client_reference_id`: links the customer to that workspace, replacing any other link. */
   checkoutWorkspaceId?: string | null;
   logger: BerthLogger;
+  clock: Clock;
 }
 
 /**
  * Finds the workspace a Stripe customer belongs to, in this order:
  * 1. a checkout session's `client_reference_id` (the app sets it to the workspace id when it opens Checkout);
- * 2. the workspace already linked to the customer (`billing.customerId`);
+ * 2. the workspace already linked to the customer (`billing.customerId`, found through the customer's link by `_id`);
  * 3. the customer's `metadata.workspaceId`, read from Stripe, unless that workspace is linked to another customer.
  * Null when the customer is linked to no workspace (or deleted): the caller logs "nothing to sync". A workspace id
  * that Stripe names but MongoDB lacks throws {@link WorkspaceNotFoundError} (retried, then set aside).
@@ -38,7 +42,7 @@ export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promis
     if (!workspace) throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
     return workspace;
   }
-  const linked = await findWorkspaceByCustomer(workspaces, customerId);
+  const linked = await findWorkspaceByCustomer({ workspaces, customers: options.customers, clock: options.clock }, customerId);
   if (linked) return linked;
   const customer = await callStripe(`customer ${customerId}`, () => stripe.customers.retrieve(customerId));
   if (customer.deleted) return null;

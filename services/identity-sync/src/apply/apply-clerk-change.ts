@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type UpsertIfNewerResult } from '@berth/inbox';
+import { upsertIfNewer, type Clock, type LeaseCollection, type UpsertIfNewerResult } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Options for {@link applyClerkChange}. */
@@ -11,19 +11,25 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
   updatedAt: Date;
   /** The fields the change sets. */
   fields: Record<string, unknown>;
+  /** Write leases (see `upsertIfNewer`). */
+  locks: LeaseCollection;
+  /** This replica's id. */
+  owner: string;
   clock: Clock;
 }
 
 /**
- * Applies a created/updated change if it is newer than what is stored and the document is not deleted, in one
- * conditional upsert: filter `{ _id, deletedAt: null, $or: [{ clerkUpdatedAt: { $lt: updatedAt } }, { clerkUpdatedAt: null }] }`
- * (see `upsertIfNewer` for the duplicate-key handling that keeps a racing older change from winning). An older or
- * equal change, or any change to a deleted document, writes nothing: `stale`. Other fields of the document (a
- * workspace's `billing`) are never touched.
+ * Applies a created/updated change if it is newer than what is stored (`clerkUpdatedAt`) and the document is not
+ * deleted, by `_id` only, under a lease on the stored version (see `upsertIfNewer`), so two changes of one document
+ * applied at once by different events still leave the newer. An older or equal change, or any change to a deleted
+ * document, writes nothing: `stale`. Other fields of the document (a workspace's `billing`) are never touched.
  */
 export function applyClerkChange<T extends ClerkSyncedFields>(options: ApplyClerkChangeOptions<T>): Promise<UpsertIfNewerResult> {
   return upsertIfNewer({
     collection: options.collection,
+    locks: options.locks,
+    owner: options.owner,
+    clock: options.clock,
     id: options.id,
     versionField: 'clerkUpdatedAt',
     version: options.updatedAt,

@@ -1,0 +1,131 @@
+/**
+ * The handlers' own queries use an index too (the sibling of hot-path-explain.test.ts, which covers the inbox): a
+ * Stripe customer's workspace found through its link, the workspace lock taken from its generation hint, the
+ * workspace's billing written, and a Clerk change applied through `upsertIfNewer`. The test runs those steps with the
+ * driver's command monitoring on and explains every filter they sent: on FerretDB 1.24 the SQLite plan must search
+ * an index and never SCAN; with BERTH_TEST_MONGO_URL, MongoDB's plan must be an index scan.
+ */
+import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
+import { billingCollections, createStripeClient, ensureBillingSyncIndexes, type WorkspaceDocument } from '@berth/billing-sync';
+import { findWorkspaceByCustomer, findWorkspaceById } from '@berth/billing-sync/src/workspaces/find-workspace';
+import { withWorkspaceLock } from '@berth/billing-sync/src/workspaces/workspace-lock';
+import { syncWorkspaceBilling } from '@berth/billing-sync/src/sync/sync-workspace-billing';
+import { applyClerkChange, ensureIdentitySyncIndexes, identityCollections } from '@berth/identity-sync';
+import { StripeStandIn } from '../support/stripe-stand-in';
+
+const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
+const clock = (): Date => new Date();
+const QUERY_COMMANDS = ['find', 'update', 'delete', 'findAndModify', 'count', 'aggregate'];
+
+let ferret: FerretDbHandle | undefined;
+let client: MongoClient;
+let db: Db;
+let standIn: StripeStandIn;
+const commands: CommandStartedEvent[] = [];
+
+beforeAll(async () => {
+  if (!mongoUrl) ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  standIn = new StripeStandIn();
+  await standIn.start();
+  client = await MongoClient.connect(mongoUrl ?? ferret!.url, { monitorCommands: true });
+  db = client.db(`handler_explain_${process.pid}_${Date.now().toString(36)}`);
+  await ensureBillingSyncIndexes(db);
+  await ensureIdentitySyncIndexes(db);
+  const billing = billingCollections(db);
+  const identity = identityCollections(db);
+  // Rows enough that a planner without an index would rather scan them.
+  const ids = Array.from({ length: 300 }, (_, index) => index);
+  await billing.workspaces.insertMany(ids.map((index) => ({
+    _id: `org_${index}`, billing: { customerId: `cus_${index}`, subscriptions: [], status: 'none', syncedAt: new Date(), lockGeneration: 2 },
+  }) as WorkspaceDocument));
+  await billing.customers.insertMany(ids.map((index) => ({ _id: `cus_${index}`, workspaceId: `org_${index}`, linkedAt: new Date() })));
+  await billing.workspaceLocks.insertMany(ids.flatMap((index) => [1, 2].map((generation) => ({
+    _id: `billing:org_${index}#${generation}`, key: `billing:org_${index}`, generation, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: new Date(),
+  }))));
+  await identity.users.insertMany(ids.map((index) => ({ _id: `user_${index}`, clerkUserId: `user_${index}`, clerkUpdatedAt: new Date(1000), deletedAt: null })));
+  await identity.changeLocks.insertMany(ids.map((index) => ({
+    _id: `users:user_x${index}@none#1`, key: `users:user_x${index}@none`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: null,
+  })));
+  ferret?.indexIdLookups();
+  client.on('commandStarted', (event) => {
+    if (QUERY_COMMANDS.includes(event.commandName) && event.databaseName === db.databaseName) commands.push(event);
+  });
+});
+
+afterAll(async () => {
+  if (mongoUrl) await db?.dropDatabase();
+  await client?.close();
+  await standIn?.stop();
+  await ferret?.stop();
+});
+
+/** The collection and filter of each query a monitored command carried. */
+function queriesOf(event: CommandStartedEvent): { collection: string; filter: Document; command: string }[] {
+  const command = event.command;
+  const collection = String(command[event.commandName]);
+  switch (event.commandName) {
+    case 'find':
+    case 'count':
+      return [{ collection, filter: (command.filter ?? command.query ?? {}) as Document, command: event.commandName }];
+    case 'findAndModify':
+      return [{ collection, filter: (command.query ?? {}) as Document, command: event.commandName }];
+    case 'update':
+      return (command.updates as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'update' }));
+    case 'delete':
+      return (command.deletes as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'delete' }));
+    default:
+      return [{ collection, filter: { $aggregate: command.pipeline }, command: event.commandName }];
+  }
+}
+
+async function plan(collection: string, filter: Document): Promise<string> {
+  await db.collection(collection).findOne(filter);
+  const explained = (await db.collection(collection).find(filter).explain('queryPlanner')) as Document;
+  if (!mongoUrl) return ((explained.queryPlanner as { Plan?: string[] } | undefined)?.Plan ?? []).join('\n');
+  return JSON.stringify(explained.queryPlanner?.winningPlan ?? explained);
+}
+
+function expectIndexed(what: string, planText: string): void {
+  if (mongoUrl) {
+    expect({ what, usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText), plan: planText }).toMatchObject({ what, usesIndex: true });
+    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringContaining('COLLSCAN') });
+  } else {
+    expect({ what, plan: planText }).toMatchObject({ plan: expect.stringMatching(/SEARCH .* USING INDEX/) });
+    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringMatching(/\bSCAN\b/) });
+  }
+}
+
+async function expectEveryQueryIndexed(): Promise<void> {
+  const queries = commands.flatMap(queriesOf);
+  expect(queries.length).toBeGreaterThan(3);
+  for (const query of queries) expectIndexed(`${query.command} ${query.collection} ${JSON.stringify(query.filter)}`, await plan(query.collection, query.filter));
+}
+
+describe('the handlers query through an index', () => {
+  it('billing-sync: the customer\'s workspace through its link, the workspace lock from its hint, the billing write, a workspace by id', async () => {
+    const collections = billingCollections(db);
+    const stripe = createStripeClient({ STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, STRIPE_TIMEOUT_MS: 5000 });
+    standIn.setSubscriptions('cus_7', [{ id: 'sub_7', status: 'active' }]);
+    commands.length = 0;
+    const workspace = await findWorkspaceByCustomer({ workspaces: collections.workspaces, customers: collections.customers, clock }, 'cus_7');
+    expect(workspace).toMatchObject({ _id: 'org_7' });
+    const lock = { locks: collections.workspaceLocks, workspaceId: 'org_7', owner: 'replica-1', leaseMs: 10_000, waitMs: 1000, clock, generationHint: workspace!.billing!.lockGeneration };
+    const billing = await withWorkspaceLock(lock, (lockGeneration) =>
+      syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace: workspace!, customerId: 'cus_7', clock, lockGeneration }));
+    expect(billing).toMatchObject({ status: 'active', lockGeneration: 3 });
+    // A checkout's client_reference_id, or a customer's metadata.workspaceId, names the workspace by id.
+    expect(await findWorkspaceById(collections.workspaces, 'org_8')).toMatchObject({ _id: 'org_8' });
+    await expectEveryQueryIndexed();
+  });
+
+  it('identity-sync: a Clerk change applied to an existing and to a new document, and a stale one', async () => {
+    const collections = identityCollections(db);
+    const change = { collection: collections.users, locks: collections.changeLocks, owner: 'replica-1', clock, fields: { email: 'a@example.com' } };
+    commands.length = 0;
+    expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(2000) })).toBe('updated');
+    expect(await applyClerkChange({ ...change, id: 'user_new', updatedAt: new Date(2000) })).toBe('inserted');
+    expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(1500) })).toBe('stale');
+    await expectEveryQueryIndexed();
+  });
+});
