@@ -70,7 +70,9 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     const mesh = await startMesh({ name, services: ['gateway', 'billing-sync'], env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } } });
     stops.push(() => mesh.stop());
     const env = { NATS_URL: mesh.nats.url, MONGO_URL: mesh.ferret.url, MONGO_DB: mesh.db.databaseName, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
-    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
+    // The dispatcher's management API refuses to run without a token; the console calls it with the same one.
+    const dispatcherToken = randomBytes(24).toString('hex');
+    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, DISPATCHER_API_TOKEN: dispatcherToken, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
     stops.push(() => dispatcher.stop());
     const jobs = await createJobsApp({ messaging: mesh.messaging, logger: createLogger({ service: 'console-test-jobs', level: 'silent' }), queues: [RECEIPTS_QUEUE], providers: [SendReceiptJob] });
     stops.push(() => jobs.close());
@@ -91,6 +93,7 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
         ]),
         CONSOLE_SIGNING_KEY: randomBytes(32).toString('base64'),
         DISPATCHER_URL: `http://127.0.0.1:${dispatcher.port}`,
+        DISPATCHER_API_TOKEN: dispatcherToken,
         CONSOLE_HEALTH_URLS: JSON.stringify({ gateway: `${mesh.gatewayUrl}/readyz`, dispatcher: `http://127.0.0.1:${dispatcher.port}/readyz` }),
         JAEGER_UI_URL: 'http://127.0.0.1:16686',
         CONSOLE_WEB_DIR: webDir,
