@@ -72,7 +72,7 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     const env = { NATS_URL: mesh.nats.url, MONGO_URL: mesh.ferret.url, MONGO_DB: mesh.db.databaseName, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
     // The dispatcher's management API refuses to run without a token; the console calls it with the same one.
     const dispatcherToken = randomBytes(24).toString('hex');
-    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, DISPATCHER_API_TOKEN: dispatcherToken, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
+    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, DISPATCHER_API_TOKEN: dispatcherToken, HOST: '127.0.0.1', PORT: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_ALLOWED_PORTS: '1-65535', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
     stops.push(() => dispatcher.stop());
     const jobs = await createJobsApp({ messaging: mesh.messaging, logger: createLogger({ service: 'console-test-jobs', level: 'silent' }), queues: [RECEIPTS_QUEUE], providers: [SendReceiptJob] });
     stops.push(() => jobs.close());
