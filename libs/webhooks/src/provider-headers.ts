@@ -9,8 +9,14 @@ export const STANDARD_WEBHOOKS_KEPT_HEADERS: readonly string[] = ['webhook-id', 
 
 /** Longest header value kept: these are ids, timestamps, topics and signatures, never bodies. */
 const MAX_KEPT_HEADER_LENGTH = 1024;
-/** C0 controls and DEL: Node's HTTP parser refuses most of them already; none may reach a message header. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+/** Whether the text holds a C0 control or DEL: Node's HTTP parser refuses most already; none may reach a message header. */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /**
  * The provider's own request headers a handler gets with the event: of `names` (a scheme's small allow-list, lower
@@ -22,7 +28,7 @@ export function keptProviderHeaders(headers: HeaderBag, names: readonly string[]
   const kept: Record<string, string> = {};
   for (const name of names) {
     const read = readSingleHeader(headers, name);
-    if (read.kind !== 'ok' || read.value.length > MAX_KEPT_HEADER_LENGTH || CONTROL_CHARACTERS.test(read.value)) continue;
+    if (read.kind !== 'ok' || read.value.length > MAX_KEPT_HEADER_LENGTH || hasControlCharacter(read.value)) continue;
     kept[name.toLowerCase()] = read.value;
   }
   return kept;
