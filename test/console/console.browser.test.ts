@@ -151,6 +151,11 @@ describe('the console in a browser', () => {
     expect(await payload.textContent()).not.toContain('ada@example.com');
     expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).first().isVisible()).toBe(true);
     await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
+    // Every failed attempt with its error, from the row's attemptErrors; the provider's signature header kept.
+    const failedAttempts = page.getByRole('table', { name: 'Failed attempts' });
+    await failedAttempts.getByRole('cell', { name: /^UnrecoverableError: Stripe refused dispute du_console_ghost: 404/ }).waitFor();
+    expect(await failedAttempts.locator('tbody tr').count()).toBe(1);
+    await page.getByRole('table', { name: 'Provider headers' }).getByRole('rowheader', { name: 'stripe-signature' }).waitFor();
     const trace = page.getByRole('link', { name: /\(Jaeger\)$/ });
     expect(await trace.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
     await world.screenshot(page, '03-webhook-event-set-aside');

@@ -70,6 +70,11 @@ async function berth(...argv: string[]): Promise<{ code: number; out: string }> 
   return { code, out };
 }
 
+/** What a handler gets of the headers a test sent: the provider's own, not the HTTP plumbing. */
+function withoutContentType(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type'));
+}
+
 describe('webhook handlers on JetStream', () => {
   it('gives every provider with a handler its own durable consumer on webhooks.<provider>.>', async () => {
     const coverage = await webhookProviderCoverage(nats.messaging.jsm, ['gh', 'shop', 'acme', 'nobody']);
@@ -81,10 +86,15 @@ describe('webhook handlers on JetStream', () => {
   it('runs a GitHub-signed pull_request.opened once, however often GitHub delivers it', async () => {
     const delivery = uniqueId('gh-delivery');
     const body = JSON.stringify({ action: 'opened', number: 42, pull_request: { id: 7, title: 'Add handlers' } });
-    for (let i = 0; i < 3; i += 1) expect((await gateway.post('gh', body, await githubHeaders(body, 'pull_request', delivery))).status).toBe(200);
+    const signed = await githubHeaders(body, 'pull_request', delivery);
+    const sent = { ...signed, authorization: 'Bearer not-for-handlers', cookie: 'session=secret', 'x-github-hook-id': '123' };
+    for (let i = 0; i < 3; i += 1) expect((await gateway.post('gh', body, sent)).status).toBe(200);
     const row = await waitForInboxEvent({ inbox, key: `gh:${delivery}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
-    expect(row).toMatchObject({ provider: 'gh', type: 'pull_request.opened', attempts: 1, lastError: null });
+    const kept = { 'x-github-event': 'pull_request', 'x-github-delivery': delivery, 'x-hub-signature-256': signed['x-hub-signature-256'], 'x-github-hook-id': '123' };
+    expect(row).toMatchObject({ provider: 'gh', type: 'pull_request.opened', attempts: 1, lastError: null, headers: kept });
     expect(callsOf(delivery)).toEqual([expect.objectContaining({ handler: 'GithubPullRequests.opened', type: 'pull_request.opened', attempt: 1, body: expect.objectContaining({ number: 42 }) })]);
+    // The provider's signed and identifying headers, and nothing else: no cookie, no authorization, no content-type.
+    expect(callsOf(delivery)[0].headers).toEqual(kept);
     // The copies GitHub sent again may be acked before the first finishes: wait for the line itself.
     const processedLines = async () => logs.lines.filter((line) => line.eventId === delivery && line.msg === 'Webhook event processed');
     const lines = await waitFor(processedLines, (found) => found.length > 0, { what: 'the processed line', timeoutMs: 10_000 });
@@ -101,16 +111,19 @@ describe('webhook handlers on JetStream', () => {
     await waitForInboxEvent({ inbox, key: `shop:${webhookId}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
     await waitForInboxEvent({ inbox, key: `shop:${other}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
     expect(callsOf(webhookId)).toEqual([expect.objectContaining({ handler: 'ShopifyOrders.created', type: 'orders/create', attempt: 1 })]);
+    expect(callsOf(webhookId)[0].headers).toEqual(withoutContentType(shopifyHeaders(body, 'orders/create', webhookId)));
     expect(callsOf(other)).toEqual([]);
   });
 
   it('runs a Standard Webhooks event once', async () => {
     const id = uniqueId('msg');
     const body = JSON.stringify({ type: 'invoice.settled', data: { invoice: 'in_1' } });
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
+    const sent = standardHeaders(body, id);
+    expect((await gateway.post('acme', body, sent)).status).toBe(200);
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
     await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
     expect(callsOf(id).map(({ handler, type, attempt }) => [handler, type, attempt])).toEqual([['AcmeEvents.any', 'invoice.settled', 1]]);
+    expect(callsOf(id)[0].headers).toEqual(withoutContentType(sent));
   });
 
   it('retries a failing handler on the retry schedule until it succeeds', async () => {
@@ -194,6 +207,10 @@ describe('webhook handlers on JetStream', () => {
     for (const id of [one, two]) {
       await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
       expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
+      // The requeued message carries the headers the inbox row kept, as the gateway's first one did.
+      const [first, again] = callsOf(id);
+      expect(first.headers).toMatchObject({ 'webhook-id': id, 'webhook-signature': expect.stringMatching(/^v1,/) });
+      expect(again.headers).toEqual(first.headers);
     }
   });
 

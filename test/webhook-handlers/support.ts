@@ -26,6 +26,7 @@ export interface HandlerCall {
   type: string;
   attempt: number;
   body: unknown;
+  headers: Readonly<Record<string, string>>;
   at: number;
 }
 
@@ -37,7 +38,7 @@ export const failFirst = new Map<string, number>();
 export const poison = new Set<string>();
 
 function record(handler: string, event: ReceivedWebhook): void {
-  calls.push({ handler, id: event.id, type: event.type, attempt: event.attempt, body: event.body, at: Date.now() });
+  calls.push({ handler, id: event.id, type: event.type, attempt: event.attempt, body: event.body, headers: event.headers, at: Date.now() });
 }
 
 export const callsOf = (id: string): HandlerCall[] => calls.filter((call) => call.id === id);

@@ -102,15 +102,35 @@ describe('claimEvent', () => {
     for (const message of ['Stripe 503', 'Stripe 502']) {
       const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
       if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
-      expect(await recordFailure({ inbox, lease: claim.lease, error: new Error(message), clock: time.clock })).toBe(true);
+      expect(await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error(message), clock: time.clock })).toBe(true);
       time.advance(5000);
     }
     const third = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
     if (third.status !== 'claimed') throw new Error('expected the third attempt to be claimed at once after the release');
     expect(third.attempt).toBe(3);
     expect(await markProcessed({ inbox, lease: third.lease, clock: time.clock })).toBe(true);
-    expect(await inbox.events.findOne({ _id: key })).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
+    const row = await inbox.events.findOne({ _id: key });
+    expect(row).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
+    expect(row!.attemptErrors).toEqual([
+      { attempt: 1, at: new Date(time.clock().getTime() - 10000), error: 'Error: Stripe 503' },
+      { attempt: 2, at: new Date(time.clock().getTime() - 5000), error: 'Error: Stripe 502' },
+    ]);
     expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe('already_processed');
+  });
+
+  it('keeps the errors of the last 33 failed attempts, oldest first', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    for (let n = 1; n <= 35; n += 1) {
+      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
+      if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
+      await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error(`failure ${n}`), clock: time.clock });
+      time.advance(1000);
+    }
+    const errors = (await inbox.events.findOne({ _id: key }))!.attemptErrors!;
+    expect(errors).toHaveLength(33);
+    expect(errors.map((entry) => entry.attempt)).toEqual(Array.from({ length: 33 }, (_, index) => index + 3));
+    expect(errors[32]).toMatchObject({ attempt: 35, error: 'Error: failure 35' });
   });
 
   it('does not claim a set-aside event or a missing one', async () => {
@@ -118,7 +138,7 @@ describe('claimEvent', () => {
     const { clock } = manualClock();
     const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock });
     if (claim.status !== 'claimed') throw new Error('expected a claim');
-    await recordFailure({ inbox, lease: claim.lease, error: new Error('bad data'), clock, abandon: true });
+    await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error('bad data'), clock, abandon: true });
     expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock })).status).toBe('abandoned');
     expect((await claimEvent({ inbox, key: 'stripe:evt_nope', owner: 'a', leaseMs: 60000, clock })).status).toBe('missing');
   });

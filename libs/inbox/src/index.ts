@@ -1,4 +1,5 @@
-export type { Clock, Inbox, InboxAlertDocument, InboxEventDocument, WebhookEvent } from './types';
+export type { Clock, Inbox, InboxAlertDocument, InboxAttemptError, InboxEventDocument, WebhookEvent } from './types';
+export { MAX_ATTEMPT_ERRORS } from './types';
 export { systemClock } from './types';
 export { inboxCollections, inboxEventKey, WEBHOOK_EVENTS_COLLECTION, WEBHOOK_EVENT_LEASES_COLLECTION, WEBHOOK_EVENT_ALERTS_COLLECTION } from './collections';
 export { ensureInboxIndexes, INBOX_EVENT_INDEXES } from './indexes';

@@ -113,7 +113,7 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
   } catch (error) {
     await stopRenewing();
     const next = planNextAttempt(error, options.deliveryCount, options.retryPolicy);
-    await recordFailureSafely(inbox, lease, error, clock, logger, next);
+    await recordFailureSafely(inbox, { lease, attempt }, error, clock, logger, next);
     throw next.kind === 'retry' && !(error instanceof RetryLaterError) ? new ScheduledRetryError(error, next.delayMs) : error;
   }
   await stopRenewing();
@@ -157,11 +157,11 @@ function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; 
   };
 }
 
-async function recordFailureSafely(inbox: Inbox, lease: Lease, error: unknown, clock: Clock, logger: BerthLogger, next: NextAttempt): Promise<void> {
+async function recordFailureSafely(inbox: Inbox, failed: { lease: Lease; attempt: number }, error: unknown, clock: Clock, logger: BerthLogger, next: NextAttempt): Promise<void> {
   try {
     await recordFailure({
       inbox,
-      lease,
+      ...failed,
       error,
       clock,
       abandon: next.kind === 'abandon',

@@ -28,6 +28,20 @@ describe('processWebhookMessage', () => {
     expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual(['already_processed']);
   });
 
+  it('hands each event the provider headers its message carried and keeps them on its row', async () => {
+    const [single, first, second] = ids(3);
+    const { clock } = manualClock();
+    const seen = new Map<string, Record<string, string> | undefined>();
+    const handler = async (event: InboxHandlerEvent) => void seen.set(event.eventId, event.headers);
+    const message = fakeWebhookMessage({ provider: 'stripe', eventId: single, type: 'invoice.paid', body: { id: single }, providerHeaders: { 'stripe-signature': 't=1,v1=aa' } });
+    await processWebhookMessage({ ...base, inbox, message, clock, handler });
+    const batch = fakeWebhookBatchMessage({ provider: 'stripe', type: 'invoice.paid', events: [{ eventId: first, body: { id: first }, headers: { 'stripe-signature': 't=1,v1=bb' } }, { eventId: second, body: { id: second } }] });
+    await processWebhookMessage({ ...base, inbox, message: batch, clock, handler });
+    expect(Object.fromEntries(seen)).toEqual({ [single]: { 'stripe-signature': 't=1,v1=aa' }, [first]: { 'stripe-signature': 't=1,v1=bb' }, [second]: undefined });
+    expect((await inbox.events.findOne({ _id: `stripe:${first}` }))?.headers).toEqual({ 'stripe-signature': 't=1,v1=bb' });
+    expect(await inbox.events.findOne({ _id: `stripe:${second}` })).not.toHaveProperty('headers');
+  });
+
   it('applies every event of a batch once, each with its own row, duplicates inside the batch included', async () => {
     const eventIds = ids(5);
     const message = fakeWebhookBatchMessage({ provider: 'stripe', type: 'customer.updated', events: [...eventIds, eventIds[0]].map((eventId) => ({ eventId, body: { id: eventId } })) });

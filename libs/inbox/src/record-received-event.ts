@@ -43,6 +43,7 @@ export function newInboxRow(event: WebhookEvent): InboxEventDocument {
     leaseOwner: null,
     leaseUntil: null,
     ...(event.subject ? { subject: event.subject } : {}),
+    ...(event.headers ? { headers: event.headers } : {}),
     nextAttemptAt: null,
     roundEndedAt: null,
     requeuedAt: null,

@@ -34,7 +34,7 @@ export function webhookEventSubject(event: Pick<InboxEventDocument, 'provider' |
 /** Options for {@link republishWebhookEvent}. */
 export interface RepublishWebhookEventOptions {
   js: JetStreamClient;
-  event: Pick<InboxEventDocument, 'provider' | 'eventId' | 'type' | 'subject' | 'receivedAt' | 'payload'>;
+  event: Pick<InboxEventDocument, 'provider' | 'eventId' | 'type' | 'subject' | 'receivedAt' | 'payload' | 'headers'>;
   /** From {@link requeueMessageId}. */
   msgId: string;
   timeoutMs?: number;
@@ -42,7 +42,7 @@ export interface RepublishWebhookEventOptions {
 
 /**
  * Publishes a stored event to `WEBHOOKS` again, as the gateway first did: its subject, the `Berth-*` headers (with
- * the original receive time) and the raw payload, under a new `Nats-Msg-Id`. Resolves with the PubAck.
+ * the original receive time), the provider headers the row kept and the raw payload, under a new `Nats-Msg-Id`. Resolves with the PubAck.
  */
 export function republishWebhookEvent(options: RepublishWebhookEventOptions): Promise<PublishResult> {
   const { event } = options;
@@ -55,7 +55,13 @@ export function republishWebhookEvent(options: RepublishWebhookEventOptions): Pr
       [WEBHOOK_HEADERS.eventId]: event.eventId,
       [WEBHOOK_HEADERS.eventType]: event.type,
       [WEBHOOK_HEADERS.receivedAt]: event.receivedAt.toISOString(),
+      ...providerHeaders(event.headers),
     },
     expectedStream: WEBHOOKS_STREAM,
   }, options.timeoutMs);
+}
+
+/** The row's kept provider headers as `Berth-Header-*` message headers. */
+function providerHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value]));
 }

@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { createHeaders, encodeWebhookBatch, publishMessage, type PublishResult, type ReceivedMessage } from '@berth/messaging';
+import { createHeaders, encodeWebhookBatch, publishMessage, setProviderHeaders, type PublishResult, type ReceivedMessage } from '@berth/messaging';
 import { WEBHOOK_HEADERS } from './webhook-message';
 
 /** A manual clock for tests: starts at `start`, moved with `advance`. */
@@ -14,8 +14,9 @@ export function manualClock(start = '2030-01-01T00:00:00.000Z'): { clock: () => 
 }
 
 /** A `WEBHOOKS` message as the gateway publishes it, for tests that do not go through JetStream. */
-export function fakeWebhookMessage(options: { provider: string; eventId: string; type: string; body: unknown; deliveryCount?: number }): ReceivedMessage {
+export function fakeWebhookMessage(options: { provider: string; eventId: string; type: string; body: unknown; deliveryCount?: number; providerHeaders?: Record<string, string> }): ReceivedMessage {
   const headers = createHeaders();
+  setProviderHeaders(headers, options.providerHeaders);
   headers.set(WEBHOOK_HEADERS.provider, options.provider);
   headers.set(WEBHOOK_HEADERS.eventId, options.eventId);
   headers.set(WEBHOOK_HEADERS.eventType, options.type);
@@ -36,14 +37,14 @@ export function fakeWebhookMessage(options: { provider: string; eventId: string;
 }
 
 /** A batch message of the gateway's group commit: several events of one provider and type in one message. */
-export function fakeWebhookBatchMessage(options: { provider: string; type: string; events: { eventId: string; body: unknown }[]; deliveryCount?: number }): ReceivedMessage {
+export function fakeWebhookBatchMessage(options: { provider: string; type: string; events: { eventId: string; body: unknown; headers?: Record<string, string> }[]; deliveryCount?: number }): ReceivedMessage {
   const headers = createHeaders();
   headers.set(WEBHOOK_HEADERS.provider, options.provider);
   headers.set(WEBHOOK_HEADERS.eventType, options.type);
   headers.set(WEBHOOK_HEADERS.receivedAt, '2030-01-01T00:00:00.000Z');
   headers.set(WEBHOOK_HEADERS.batchSize, String(options.events.length));
   const data = encodeWebhookBatch(options.events.map((event) => ({
-    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: Buffer.from(typeof event.body === 'string' ? event.body : JSON.stringify(event.body)),
+    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: Buffer.from(typeof event.body === 'string' ? event.body : JSON.stringify(event.body)), headers: event.headers,
   })));
   const text = new TextDecoder().decode(data);
   return {

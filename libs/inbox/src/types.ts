@@ -73,6 +73,29 @@ export interface InboxEventDocument {
   alertedAt?: Date | null;
   /** When an operator last gave the event its attempts back (`retry-abandoned`, `redeliver`). */
   reopenedAt?: Date | null;
+  /**
+   * The provider's request headers kept with the event (the ones its scheme signs or identifies it with, lower-case
+   * names), published again with every requeue. Absent on rows written before they were kept.
+   */
+  headers?: Record<string, string>;
+  /**
+   * The errors of the last {@link MAX_ATTEMPT_ERRORS} failed attempts, oldest first, appended under each attempt's
+   * lease. Absent on rows written before it was kept, and until an attempt fails.
+   */
+  attemptErrors?: InboxAttemptError[];
+}
+
+/** How many failed attempts' errors a row keeps: one round's worth and more (33 attempts set an event aside). */
+export const MAX_ATTEMPT_ERRORS = 33;
+
+/** One failed attempt in {@link InboxEventDocument.attemptErrors}. */
+export interface InboxAttemptError {
+  /** The attempt's number (the row's `attempts` when it was claimed). */
+  attempt: number;
+  /** When the failure was recorded. */
+  at: Date;
+  /** `Name: message`, cut as `lastError` is. */
+  error: string;
 }
 
 /** A verified provider event, as the gateway published it. */
@@ -85,6 +108,8 @@ export interface WebhookEvent {
   payload: string;
   /** The subject the message arrived on, when read from one. */
   subject?: string;
+  /** The provider's request headers the gateway kept (lower-case names); absent on messages that carry none. */
+  headers?: Record<string, string>;
 }
 
 /**

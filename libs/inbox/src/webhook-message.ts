@@ -1,4 +1,4 @@
-import { decodeWebhookBatch, MalformedWebhookBatchError, UnrecoverableError, WEBHOOK_HEADERS, type ReceivedMessage } from '@berth/messaging';
+import { decodeWebhookBatch, MalformedWebhookBatchError, readProviderHeaders, UnrecoverableError, WEBHOOK_HEADERS, type ReceivedMessage } from '@berth/messaging';
 import type { LogContext } from '@berth/logger';
 import type { WebhookEvent } from './types';
 
@@ -20,7 +20,8 @@ function header(message: ReceivedMessage, name: string): string | undefined {
  * Reads the verified event a `WEBHOOKS` message carries: provider, event id and type from the `Berth-*` headers,
  * the raw JSON body as the payload. A message without provider or event id can never be processed, so it is an
  * {@link UnrecoverableError}. The type falls back to the subject (`webhooks.<provider>.<type>`), the receive time to
- * the time JetStream stored the message. The subject is kept, for a requeue to publish the event where it came.
+ * the time JetStream stored the message. The subject is kept, for a requeue to publish the event where it came, and
+ * the provider headers the gateway kept (`Berth-Header-*`), for the handler.
  */
 export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   const provider = header(message, WEBHOOK_HEADERS.provider);
@@ -32,7 +33,8 @@ export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   const receivedHeader = header(message, WEBHOOK_HEADERS.receivedAt);
   const parsed = receivedHeader ? new Date(receivedHeader) : undefined;
   const receivedAt = parsed && !Number.isNaN(parsed.getTime()) ? parsed : message.storedAt;
-  return { provider, eventId, type, receivedAt, payload: message.text(), subject: message.subject };
+  const headers = readProviderHeaders(message.headers);
+  return { provider, eventId, type, receivedAt, payload: message.text(), subject: message.subject, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
 }
 
 /** True for a batch message of the gateway's group commit (`Berth-Batch-Size`), which carries several events. */
@@ -69,6 +71,7 @@ export function readWebhookBatch(message: ReceivedMessage): BatchedWebhookEvent[
       provider, eventId: item.eventId, type, payload: Buffer.from(item.payload).toString('utf8'), subject: message.subject,
       receivedAt: Number.isNaN(receivedAt.getTime()) ? message.storedAt : receivedAt,
       traceparent: item.traceparent, tracestate: item.tracestate,
+      ...(item.headers && Object.keys(item.headers).length > 0 ? { headers: { ...item.headers } } : {}),
     };
   });
 }

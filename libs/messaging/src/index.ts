@@ -23,7 +23,7 @@ export { JetStreamContext } from './nest/jetstream-context';
 export { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
 export { GroupCommitQueue, GroupCommitFullError, GroupCommitTimeoutError } from './group-commit';
 export type { GroupCommitOptions, CommitItems } from './group-commit';
-export { WEBHOOK_HEADERS, encodeWebhookBatch, decodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
+export { WEBHOOK_HEADERS, setProviderHeaders, readProviderHeaders, encodeWebhookBatch, decodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
 export type { StoredWebhookItem } from './stored-webhook';
 export { consumerCoversProvider, webhookProviderCoverage, webhookProvidersWithoutConsumer } from './webhook-consumer-coverage';
 export type { WebhookProviderCoverage } from './webhook-consumer-coverage';

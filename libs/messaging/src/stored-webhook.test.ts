@@ -1,4 +1,5 @@
-import { decodeWebhookBatch, encodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
+import { createHeaders } from './trace-headers';
+import { decodeWebhookBatch, encodeWebhookBatch, MalformedWebhookBatchError, readProviderHeaders, setProviderHeaders } from './stored-webhook';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (data: Uint8Array): string => Buffer.from(data).toString('utf8');
@@ -11,7 +12,23 @@ describe('webhook batch messages', () => {
       { eventId: 'evt_3', receivedAt: '2026-11-30T07:00:00.002Z', payload: bytes('{"id":"evt_3"}') },
     ];
     const decoded = decodeWebhookBatch(encodeWebhookBatch(items));
-    expect(decoded.map((item) => ({ ...item, payload: text(item.payload) }))).toEqual(items.map((item) => ({ tracestate: undefined, traceparent: undefined, ...item, payload: text(item.payload) })));
+    expect(decoded.map((item) => ({ ...item, payload: text(item.payload) }))).toEqual(items.map((item) => ({ tracestate: undefined, traceparent: undefined, headers: undefined, ...item, payload: text(item.payload) })));
+  });
+
+  it('keeps each item\'s provider headers, names in lower case, and drops values that are not strings', () => {
+    const data = bytes('{"eventId":"evt_1","receivedAt":"r","bytes":2,"headers":{"X-GitHub-Event":"push","n":3}}\n{}\n');
+    expect(decodeWebhookBatch(data)[0].headers).toEqual({ 'x-github-event': 'push' });
+    const round = decodeWebhookBatch(encodeWebhookBatch([{ eventId: 'evt_2', receivedAt: 'r', payload: bytes('{}'), headers: { 'webhook-id': 'msg_2' } }]));
+    expect(round[0].headers).toEqual({ 'webhook-id': 'msg_2' });
+  });
+
+  it('carries a single event\'s provider headers as Berth-Header-* message headers, read back in lower case', () => {
+    const headers = createHeaders();
+    headers.set('Berth-Provider', 'gh');
+    setProviderHeaders(headers, { 'x-github-event': 'pull_request', 'x-hub-signature-256': 'sha256=ab' });
+    expect(headers.get('Berth-Header-x-github-event')).toBe('pull_request');
+    expect(readProviderHeaders(headers)).toEqual({ 'x-github-event': 'pull_request', 'x-hub-signature-256': 'sha256=ab' });
+    expect(readProviderHeaders(undefined)).toEqual({});
   });
 
   it('is readable as text: one JSON line per event, then its body', () => {

@@ -18,7 +18,39 @@ export const WEBHOOK_HEADERS = {
    * message (the duplicate window): the consumer acts on it only to reopen the event if it was set aside.
    */
   resent: 'Berth-Resent',
+  /**
+   * Prefix of the provider's own request headers kept with a single event (`Berth-Header-X-GitHub-Event`): those its
+   * scheme signs or identifies the event with (an allow-list per scheme in `@berth/webhooks`). In a batch they are
+   * in each item's `headers`.
+   */
+  providerHeaderPrefix: 'Berth-Header-',
 } as const;
+
+/** What {@link setProviderHeaders} writes into: a NATS `MsgHdrs`. */
+interface HeaderWriter {
+  set(key: string, value: string): void;
+}
+
+/** What {@link readProviderHeaders} reads: a NATS `MsgHdrs`. */
+interface HeaderReader {
+  keys(): string[];
+  get(key: string): string;
+}
+
+/** Writes a single event's kept provider headers as `Berth-Header-<name>`. */
+export function setProviderHeaders(target: HeaderWriter, headers: Readonly<Record<string, string>> | undefined): void {
+  for (const [name, value] of Object.entries(headers ?? {})) target.set(`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value);
+}
+
+/** The kept provider headers of a single-event message, keyed in lower case; `{}` when it carries none. */
+export function readProviderHeaders(source: HeaderReader | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  const prefix = WEBHOOK_HEADERS.providerHeaderPrefix.toLowerCase();
+  for (const key of source?.keys() ?? []) {
+    if (key.toLowerCase().startsWith(prefix)) kept[key.slice(prefix.length).toLowerCase()] = source!.get(key);
+  }
+  return kept;
+}
 
 /** One event of a batch message. */
 export interface StoredWebhookItem {
@@ -31,6 +63,8 @@ export interface StoredWebhookItem {
   /** W3C `traceparent` of the event's producer span, so each event keeps its own trace. */
   readonly traceparent?: string;
   readonly tracestate?: string;
+  /** The provider's kept request headers, lower-case names (see `WEBHOOK_HEADERS.providerHeaderPrefix`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A batch message's data could not be read; it can never be processed. */
@@ -66,23 +100,44 @@ export function decodeWebhookBatch(data: Uint8Array): StoredWebhookItem[] {
     const facts = parseFacts(bytes.toString('utf8', offset, lineEnd), items.length);
     const bodyEnd = lineEnd + 1 + facts.bytes;
     if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NEWLINE) throw new MalformedWebhookBatchError(`webhook batch item ${items.length} is cut short`);
-    items.push({ eventId: facts.eventId, receivedAt: facts.receivedAt, traceparent: facts.traceparent, tracestate: facts.tracestate, payload: bytes.subarray(lineEnd + 1, bodyEnd) });
+    items.push({ eventId: facts.eventId, receivedAt: facts.receivedAt, traceparent: facts.traceparent, tracestate: facts.tracestate, headers: facts.headers, payload: bytes.subarray(lineEnd + 1, bodyEnd) });
     offset = bodyEnd + 1;
   }
   if (items.length === 0) throw new MalformedWebhookBatchError('webhook batch is empty');
   return items;
 }
 
-function parseFacts(line: string, index: number): { eventId: string; receivedAt: string; bytes: number; traceparent?: string; tracestate?: string } {
+interface ItemFacts {
+  eventId: string;
+  receivedAt: string;
+  bytes: number;
+  traceparent?: string;
+  tracestate?: string;
+  headers?: Record<string, string>;
+}
+
+/** An item's `headers`: an object of strings, or left out (older batches have none). */
+function stringRecord(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return Object.fromEntries(entries.map(([name, text]) => [name.toLowerCase(), text]));
+}
+
+function parseFacts(line: string, index: number): ItemFacts {
   let facts: Record<string, unknown>;
   try {
     facts = JSON.parse(line) as Record<string, unknown>;
   } catch {
     throw new MalformedWebhookBatchError(`webhook batch item ${index}: header line is not JSON`);
   }
-  const { eventId, receivedAt, bytes, traceparent, tracestate } = facts ?? {};
+  const { eventId, receivedAt, bytes, traceparent, tracestate, headers } = facts ?? {};
   if (typeof eventId !== 'string' || eventId === '' || typeof receivedAt !== 'string' || typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) {
     throw new MalformedWebhookBatchError(`webhook batch item ${index} lacks eventId, receivedAt or bytes`);
   }
-  return { eventId, receivedAt, bytes, traceparent: typeof traceparent === 'string' ? traceparent : undefined, tracestate: typeof tracestate === 'string' ? tracestate : undefined };
+  return {
+    eventId, receivedAt, bytes,
+    traceparent: typeof traceparent === 'string' ? traceparent : undefined,
+    tracestate: typeof tracestate === 'string' ? tracestate : undefined,
+    headers: stringRecord(headers),
+  };
 }

@@ -20,4 +20,5 @@ export { STRIPE_HANDLED_EVENT_TYPES, CLERK_HANDLED_EVENT_TYPES, type StripeHandl
 export { WEBHOOK_PRESETS, webhookPreset } from './presets/catalog';
 export { MIN_HMAC_SECRET_LENGTH, signedContentId } from './presets/preset';
 export type { WebhookPreset, PresetVerifyInput, PresetVerificationResult, PresetVerificationSuccess } from './presets/preset';
+export { keptProviderHeaders, STRIPE_KEPT_HEADERS, SVIX_KEPT_HEADERS, STANDARD_WEBHOOKS_KEPT_HEADERS } from './provider-headers';
 export { twilioSignedContent } from './presets/twilio';

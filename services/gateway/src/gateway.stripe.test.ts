@@ -34,7 +34,8 @@ describe('gateway: Stripe webhooks into JetStream', () => {
 
   it('publishes a signed event to webhooks.stripe.<type> with its msg id, Berth headers and the exact bytes', async () => {
     const { id, body } = stripeEvent('customer.subscription.updated');
-    const response = await gateway.post('stripe', body, stripeSignature(body));
+    const signed = stripeSignature(body);
+    const response = await gateway.post('stripe', body, { ...signed, Cookie: 'session=secret', Authorization: 'Bearer x' });
 
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: true });
@@ -45,6 +46,9 @@ describe('gateway: Stripe webhooks into JetStream', () => {
     expect(stored.header.get('Berth-Event-Type')).toBe('customer.subscription.updated');
     expect(new Date(stored.header.get('Berth-Received-At')).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(Buffer.from(stored.data).equals(Buffer.from(body))).toBe(true);
+    // The provider's signed header, kept for the handler; nothing else of the request (no cookie, no authorization).
+    const kept = stored.header.keys().filter((key) => key.toLowerCase().startsWith('berth-header-'));
+    expect(kept.map((key) => [key.toLowerCase(), stored.header.get(key)])).toEqual([['berth-header-stripe-signature', Object.entries(signed).find(([name]) => name.toLowerCase() === 'stripe-signature')![1]]]);
     expect(await nats.messageCount()).toBe(1);
   });
 

@@ -1,5 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  DEFAULT_HMAC_SIGNATURE_HEADER,
+  DEFAULT_HMAC_TIMESTAMP_HEADER,
+  keptProviderHeaders,
+  STANDARD_WEBHOOKS_KEPT_HEADERS,
+  STRIPE_KEPT_HEADERS,
+  SVIX_KEPT_HEADERS,
   verifyHmacSha256,
   verifyStandardWebhook,
   verifyStripeSignature,
@@ -36,6 +42,24 @@ export interface ProviderEndpoint {
   verify(rawBody: Buffer, headers: IncomingHttpHeaders): VerificationResult;
   /** Reads the events out of a verified delivery and keeps the handled ones. */
   extract(verified: VerificationSuccess, rawBody: Buffer): ExtractedEvents;
+  /** The request headers stored with the events of a verified delivery: the scheme's allow-list, lower case. */
+  keptHeaders(headers: IncomingHttpHeaders): Record<string, string>;
+}
+
+/** Which request headers each scheme keeps for the handler: those it signs or identifies the event with. */
+function keptHeaderNames(config: ProviderConfig): readonly string[] {
+  switch (config.scheme) {
+    case 'stripe':
+      return STRIPE_KEPT_HEADERS;
+    case 'svix':
+      return SVIX_KEPT_HEADERS;
+    case 'standard-webhooks':
+      return STANDARD_WEBHOOKS_KEPT_HEADERS;
+    case 'preset':
+      return (config.preset === undefined ? undefined : webhookPreset(config.preset))?.keptHeaders ?? [];
+    case 'hmac-sha256':
+      return [config.signatureHeader ?? DEFAULT_HMAC_SIGNATURE_HEADER, config.timestampHeader ?? DEFAULT_HMAC_TIMESTAMP_HEADER].map((name) => name.toLowerCase());
+  }
 }
 
 type Verifier = (rawBody: Buffer, headers: IncomingHttpHeaders) => VerificationResult;
@@ -138,9 +162,11 @@ export function createProviderEndpoint(config: ProviderConfig, clock: Clock): Pr
     return result;
   };
 
+  const keptNames = keptHeaderNames(config);
   return {
     name: config.name,
     verify,
+    keptHeaders: (headers) => keptProviderHeaders(headers, keptNames),
     extract: config.scheme === 'preset' ? extractPreset : batch ? (verified) => extractBatch(verified, batch.eventsField) : extractSingle,
   };
 }

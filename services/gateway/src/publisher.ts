@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
-import { createHeaders, describeError, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
+import { createHeaders, describeError, setProviderHeaders, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
 import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
 import { webhookSubject } from './subject';
 
@@ -15,6 +15,8 @@ export interface InboundWebhookEvent {
   readonly receivedAt: string;
   /** The bytes to store: the raw request body, or one batch item's JSON. */
   readonly data: Uint8Array;
+  /** The provider's request headers kept for the handler (the scheme's allow-list, lower-case names). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What JetStream said: newly stored, or already stored inside the duplicate window. */
@@ -168,6 +170,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     headers.set(WEBHOOK_HEADERS.eventType, event.type);
     headers.set(WEBHOOK_HEADERS.receivedAt, event.receivedAt);
     headers.set(WEBHOOK_HEADERS.resent, 'true');
+    setProviderHeaders(headers, event.headers);
     return this.pipeline.publish(subject, event.data, headers, Date.now() + this.options.timeoutMs);
   }
 
@@ -185,11 +188,12 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       injectTraceContext(headers, trace.setSpan(context.active(), queued[0].span));
       headers.set('Nats-Msg-Id', queued[0].msgId);
       headers.set(WEBHOOK_HEADERS.eventId, first.eventId);
+      setProviderHeaders(headers, first.headers);
       return this.pipeline.publish(subject, first.data, headers, deadline);
     }
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
-      const item = { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data };
+      const item = { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data, headers: event.headers };
       // Without a tracer provider every span is a no-op one with an invalid context: there is nothing to propagate.
       if (!isSpanContextValid(span.spanContext())) return item;
       const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));

@@ -28,6 +28,12 @@ function unstorableEvent(event: DeliveredEvent): 'control_characters' | 'too_lon
   return undefined;
 }
 
+/** What every event of one verified delivery is stored with: its receive time and the provider headers kept. */
+interface DeliveryFacts {
+  readonly receivedAt: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /** What {@link WebhookRoute} needs. */
 export interface WebhookRouteOptions {
   /** Switched-on providers, by name. */
@@ -113,7 +119,7 @@ export class WebhookRoute {
       return;
     }
 
-    await this.publishVerified(ctx, provider, verified, rawBody, receivedAt.toISOString());
+    await this.publishVerified(ctx, provider, verified, rawBody, { receivedAt: receivedAt.toISOString(), headers: provider.keptHeaders(ctx.req.headers) });
   };
 
   /** 429 before the body is read; the connection is closed rather than drained. */
@@ -144,7 +150,7 @@ export class WebhookRoute {
     }
   }
 
-  private async publishVerified(ctx: Context, provider: ProviderEndpoint, verified: VerificationSuccess, rawBody: Buffer, receivedAt: string): Promise<void> {
+  private async publishVerified(ctx: Context, provider: ProviderEndpoint, verified: VerificationSuccess, rawBody: Buffer, delivery: DeliveryFacts): Promise<void> {
     const name = provider.name;
     const events = provider.extract(verified, rawBody);
     if (events.unusable.length > 0) {
@@ -163,8 +169,8 @@ export class WebhookRoute {
     let outcome: PublishOutcome;
     try {
       outcome = events.handled.length === 1
-        ? await this.publishOne(name, events.handled[0], receivedAt)
-        : await this.publishAll(name, events.handled, receivedAt);
+        ? await this.publishOne(name, events.handled[0], delivery)
+        : await this.publishAll(name, events.handled, delivery);
     } catch (error) {
       this.options.logger.warn({ provider: name, eventId: verified.eventId, err: error }, 'Webhook not stored: JetStream unavailable');
       ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
@@ -174,16 +180,16 @@ export class WebhookRoute {
     this.finish(ctx, name, outcome === 'duplicate' ? 'duplicate' : 'accepted', 200, RESPONSE_BODIES.received);
   }
 
-  private async publishOne(provider: string, event: DeliveredEvent, receivedAt: string): Promise<PublishOutcome> {
+  private async publishOne(provider: string, event: DeliveredEvent, delivery: DeliveryFacts): Promise<PublishOutcome> {
     const startedAt = performance.now();
-    const outcome = await this.options.publisher.publish({ provider, eventId: event.eventId, type: event.type, receivedAt, data: event.data });
+    const outcome = await this.options.publisher.publish({ provider, eventId: event.eventId, type: event.type, receivedAt: delivery.receivedAt, headers: delivery.headers, data: event.data });
     this.options.metrics.observePublish(provider, (performance.now() - startedAt) / 1000);
     return outcome;
   }
 
   /** Publishes a batch's events concurrently; `duplicate` only when every one of them was. */
-  private async publishAll(provider: string, events: DeliveredEvent[], receivedAt: string): Promise<PublishOutcome> {
-    const outcomes = await Promise.all(events.map((event) => this.publishOne(provider, event, receivedAt)));
+  private async publishAll(provider: string, events: DeliveredEvent[], delivery: DeliveryFacts): Promise<PublishOutcome> {
+    const outcomes = await Promise.all(events.map((event) => this.publishOne(provider, event, delivery)));
     return outcomes.every((outcome) => outcome === 'duplicate') ? 'duplicate' : 'stored';
   }
 

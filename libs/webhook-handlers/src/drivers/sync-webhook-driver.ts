@@ -1,4 +1,4 @@
-import { applyInboxEvent, inboxCollections, reopenResentWebhookEvent, ScheduledRetryError, type Clock, type Inbox, type ProcessInboxEventResult } from '@berth/inbox';
+import { applyInboxEvent, inboxCollections, reopenResentWebhookEvent, ScheduledRetryError, type Clock, type Inbox, type ProcessInboxEventResult, type WebhookEvent } from '@berth/inbox';
 import { UnrecoverableError, WEBHOOK_RETRY_POLICY } from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
@@ -15,11 +15,13 @@ export interface WebhookDeliveryInput {
   body: unknown;
   /** When the gateway received it; now by default. */
   receivedAt?: Date;
+  /** The provider's kept request headers (lower-case names), as the gateway stores them; none by default. */
+  headers?: Record<string, string>;
 }
 
 /** The shape of the gateway's `WebhookPublisher`, so a gateway app built in a test can run handlers in its request. */
 export interface InProcessWebhookPublisher {
-  publish(event: { provider: string; eventId: string; type: string; receivedAt: string; data: Uint8Array }): Promise<'stored' | 'duplicate'>;
+  publish(event: { provider: string; eventId: string; type: string; receivedAt: string; data: Uint8Array; headers?: Readonly<Record<string, string>> }): Promise<'stored' | 'duplicate'>;
   isReady(): Promise<boolean>;
   close(): void;
 }
@@ -57,7 +59,8 @@ export class SyncWebhookDriver implements WebhookDriver {
     const registry = this.registry;
     if (!registry) throw new Error('WebhooksModule (sync driver): the application is not initialised (call app.init())');
     const payload = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
-    const event = { provider: input.provider, eventId: input.id, type: input.type, receivedAt: input.receivedAt ?? this.options.clock(), payload };
+    const headers = input.headers && Object.keys(input.headers).length > 0 ? { headers: lowerCased(input.headers) } : {};
+    const event: WebhookEvent = { provider: input.provider, eventId: input.id, type: input.type, receivedAt: input.receivedAt ?? this.options.clock(), payload, ...headers };
     const first = await this.run(registry, event);
     if (first !== 'abandoned') return first;
     const reopened = await reopenResentWebhookEvent({ inbox: this.inbox, provider: event.provider, eventId: event.eventId, receivedAt: event.receivedAt, clock: this.options.clock });
@@ -68,7 +71,7 @@ export class SyncWebhookDriver implements WebhookDriver {
   asPublisher(): InProcessWebhookPublisher {
     return {
       publish: async (event) => {
-        const outcome = await this.deliver({ provider: event.provider, id: event.eventId, type: event.type, body: Buffer.from(event.data).toString('utf8'), receivedAt: new Date(event.receivedAt) });
+        const outcome = await this.deliver({ provider: event.provider, id: event.eventId, type: event.type, body: Buffer.from(event.data).toString('utf8'), receivedAt: new Date(event.receivedAt), headers: event.headers });
         return outcome === 'already_processed' ? 'duplicate' : 'stored';
       },
       isReady: async () => this.registry !== undefined,
@@ -76,7 +79,7 @@ export class SyncWebhookDriver implements WebhookDriver {
     };
   }
 
-  private async run(registry: WebhookRegistry, event: { provider: string; eventId: string; type: string; receivedAt: Date; payload: string }): Promise<ProcessInboxEventResult> {
+  private async run(registry: WebhookRegistry, event: WebhookEvent): Promise<ProcessInboxEventResult> {
     const { logger, clock, owner } = this.options;
     const retryPolicy = this.options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
     for (let attempt = 1; ; attempt += 1) {
@@ -95,4 +98,8 @@ export class SyncWebhookDriver implements WebhookDriver {
 /** The handler's own error, not the inbox's retry wrapper around it. */
 function unwrap(error: unknown): unknown {
   return error instanceof ScheduledRetryError ? error.original : error;
+}
+
+function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }

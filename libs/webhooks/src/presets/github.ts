@@ -10,6 +10,7 @@ import { fromHex, headerValue, hmac, macEquals, matchingSecret, MIN_HMAC_SECRET_
  */
 export const githubPreset: WebhookPreset = {
   name: 'github',
+  keptHeaders: ['x-github-event', 'x-github-delivery', 'x-github-hook-id', 'x-github-hook-installation-target-id', 'x-github-hook-installation-target-type', 'x-hub-signature-256'],
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now }) {
     const signature = headerValue(headers, 'x-hub-signature-256');

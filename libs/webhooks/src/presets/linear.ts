@@ -13,6 +13,7 @@ const LINEAR_TOLERANCE_MS = 60_000;
  */
 export const linearPreset: WebhookPreset = {
   name: 'linear',
+  keptHeaders: ['linear-signature', 'linear-delivery', 'linear-event'],
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now }) {
     const signature = headerValue(headers, 'linear-signature');

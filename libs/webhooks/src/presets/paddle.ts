@@ -13,6 +13,7 @@ const PADDLE_TOLERANCE_SECONDS = 300;
  */
 export const paddlePreset: WebhookPreset = {
   name: 'paddle',
+  keptHeaders: ['paddle-signature'],
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now }) {
     const header = headerValue(headers, 'paddle-signature');

@@ -31,6 +31,11 @@ export interface WebhookPreset {
   readonly needsUrl?: boolean;
   /** Secrets shorter than this (in characters) are refused at start-up. */
   readonly minSecretLength: number;
+  /**
+   * The request headers kept with each event for its handler (lower case): those the provider signs or identifies
+   * the event with. A small allow-list, never cookies or authorization.
+   */
+  readonly keptHeaders: readonly string[];
   verify(input: PresetVerifyInput): PresetVerificationResult;
 }
 

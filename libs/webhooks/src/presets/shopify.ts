@@ -10,6 +10,7 @@ import { fromBase64, headerValue, hmac, macEquals, matchingSecret, MIN_HMAC_SECR
  */
 export const shopifyPreset: WebhookPreset = {
   name: 'shopify',
+  keptHeaders: ['x-shopify-topic', 'x-shopify-hmac-sha256', 'x-shopify-shop-domain', 'x-shopify-webhook-id', 'x-shopify-api-version', 'x-shopify-triggered-at', 'x-shopify-event-id'],
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now }) {
     const signature = headerValue(headers, 'x-shopify-hmac-sha256');

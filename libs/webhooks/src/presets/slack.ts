@@ -13,6 +13,7 @@ import { fromHex, headerValue, hmac, macEquals, matchingSecret, MIN_HMAC_SECRET_
  */
 export const slackPreset: WebhookPreset = {
   name: 'slack',
+  keptHeaders: ['x-slack-signature', 'x-slack-request-timestamp', 'x-slack-retry-num', 'x-slack-retry-reason'],
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now }): PresetVerificationResult {
     const signature = headerValue(headers, 'x-slack-signature');

@@ -18,6 +18,7 @@ export function twilioSignedContent(url: string, params: readonly [string, strin
  */
 export const twilioPreset: WebhookPreset = {
   name: 'twilio',
+  keptHeaders: ['x-twilio-signature', 'i-twilio-idempotency-token'],
   needsUrl: true,
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now, url }) {

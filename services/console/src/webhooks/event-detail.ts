@@ -1,4 +1,4 @@
-import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type LeaseDocument } from '@berth/inbox';
+import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type InboxAttemptError, type LeaseDocument } from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
@@ -15,7 +15,7 @@ export interface AttemptRow {
   startedAt: Date;
   /** When it let go (null: it ran until its lease ran out, e.g. a crash). */
   endedAt: Date | null;
-  /** The error the event recorded for it: only the latest failed attempt's is kept by the inbox. */
+  /** The error the inbox recorded for it (`attemptErrors`: the last 33 failed attempts; older rows kept only the last). */
   error: string | null;
 }
 
@@ -28,6 +28,10 @@ export interface EventDetail {
   receivedAt: Date;
   attempts: number;
   lastError: string | null;
+  /** Every failed attempt the row kept (the last 33), oldest first: number, time, error. */
+  attemptErrors: InboxAttemptError[];
+  /** The provider's request headers kept with the event (its signed and identifying ones), `{}` on older rows. */
+  providerHeaders: Record<string, string>;
   lastAttemptAt: Date | null;
   nextAttemptAt: Date | null;
   processedAt: Date | null;
@@ -71,11 +75,13 @@ export async function eventDetail(dependencies: ConsoleDependencies, provider: s
     endedAt: lease.releasedAt,
     error: null as string | null,
   })).sort((a, b) => a.generation - b.generation);
+  const attemptErrors = row.attemptErrors ?? [];
+  matchAttemptErrors(attemptLog, attemptErrors);
   const lastFailed = [...attemptLog].reverse().find((attempt) => attempt.kind === 'attempt');
-  if (lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
+  if (attemptErrors.length === 0 && lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
   return {
     provider: row.provider, eventId: row.eventId, type: row.type, state: stateOf(row), receivedAt: row.receivedAt, attempts: row.attempts,
-    lastError: row.lastError, lastAttemptAt: row.lastAttemptAt, nextAttemptAt: row.nextAttemptAt ?? null, processedAt: row.processedAt,
+    lastError: row.lastError, attemptErrors, providerHeaders: row.headers ?? {}, lastAttemptAt: row.lastAttemptAt, nextAttemptAt: row.nextAttemptAt ?? null, processedAt: row.processedAt,
     abandonedAt: row.abandonedAt, requeueCount: row.requeueCount ?? 0, reopenedAt: row.reopenedAt ?? null,
     payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),
     payloadMasked: !reveal,
@@ -84,4 +90,16 @@ export async function eventDetail(dependencies: ConsoleDependencies, provider: s
     message,
     traceUrl: message?.traceId && dependencies.jaegerUiUrl ? `${dependencies.jaegerUiUrl.replace(/\/$/, '')}/trace/${message.traceId}` : null,
   };
+}
+
+/**
+ * Gives each attempt lease the error recorded while it was held: a failure is written under its attempt's lease,
+ * after the lease was taken and before it was released.
+ */
+function matchAttemptErrors(attemptLog: AttemptRow[], attemptErrors: readonly InboxAttemptError[]): void {
+  for (const failed of attemptErrors) {
+    const at = failed.at.getTime();
+    const held = attemptLog.find((attempt) => attempt.kind === 'attempt' && attempt.startedAt.getTime() <= at && (attempt.endedAt === null || attempt.endedAt.getTime() >= at));
+    if (held) held.error = failed.error;
+  }
 }

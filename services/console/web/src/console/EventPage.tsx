@@ -10,6 +10,8 @@ interface EventDetail {
   provider: string; eventId: string; type: string; state: string; receivedAt: string; attempts: number; lastError: string | null;
   lastAttemptAt: string | null; nextAttemptAt: string | null; processedAt: string | null; abandonedAt: string | null; requeueCount: number; reopenedAt: string | null;
   payload: string; payloadMasked: boolean;
+  attemptErrors: { attempt: number; at: string; error: string }[];
+  providerHeaders: Record<string, string>;
   attemptLog: { generation: number; kind: 'attempt' | 'operation'; owner: string; startedAt: string; endedAt: string | null; error: string | null }[];
   alerts: { _id: string; raisedAt: string; attempts: number; lastError: string | null; hookError: string | null }[];
   message: { streamSequence: number; subject: string; storedAt: string; headers: Record<string, string>; batchSize: number; traceId: string | null } | null;
@@ -57,7 +59,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           )}
 
           <h2>Attempts</h2>
-          <p className="hint">Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver). The inbox keeps the error of the latest failed attempt.</p>
+          <p className="hint">Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver), with the error of each failed attempt.</p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
             <thead><tr><th scope="col">#</th><th scope="col">Kind</th><th scope="col">By</th><th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Error</th></tr></thead>
@@ -68,12 +70,36 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
             </tbody>
           </table>
 
+          <h2>Failed attempts</h2>
+          {data.attemptErrors.length > 0 ? (
+            <table>
+              <caption className="visually-hidden">Failed attempts</caption>
+              <thead><tr><th scope="col">Attempt</th><th scope="col">Failed at</th><th scope="col">Error</th></tr></thead>
+              <tbody>
+                {data.attemptErrors.map((failed) => (
+                  <tr key={`${failed.attempt}-${failed.at}`}><td>{failed.attempt}</td><td>{dateTime(failed.at)}</td><td className="error-text">{failed.error}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          ) : <p>{data.lastError ? 'This event was stored before every attempt\'s error was kept; the last error is above.' : 'No attempt has failed.'}</p>}
+
           {data.alerts.length > 0 && (
             <>
               <h2>Alerts</h2>
               <ul>{data.alerts.map((alert) => <li key={alert._id}>{dateTime(alert.raisedAt)}: set aside after {alert.attempts} attempts{alert.hookError ? ` (alert hook failed: ${alert.hookError})` : ''}</li>)}</ul>
             </>
           )}
+
+          <h2>Provider headers</h2>
+          {Object.keys(data.providerHeaders).length > 0 ? (
+            <>
+              <p className="hint">The headers the provider signed or identified the event with, kept in the inbox and given to the handler on every attempt.</p>
+              <table className="headers">
+                <caption className="visually-hidden">Provider headers</caption>
+                <tbody>{Object.entries(data.providerHeaders).map(([name, value]) => <tr key={name}><th scope="row">{name}</th><td><code>{value}</code></td></tr>)}</tbody>
+              </table>
+            </>
+          ) : <p>None kept (the event was stored before provider headers were).</p>}
 
           <h2>Message headers</h2>
           {data.message ? (
