@@ -5,7 +5,7 @@
  * driver's command monitoring on and explains every filter they sent: on FerretDB 1.24 the SQLite plan must search
  * an index and never SCAN; with BERTH_TEST_MONGO_URL, MongoDB's plan must be an index scan.
  */
-import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { billingCollections, createStripeClient, ensureBillingSyncIndexes, type WorkspaceDocument } from '@berth/billing-sync';
 import { findWorkspaceByCustomer, findWorkspaceById } from '@berth/billing-sync/src/workspaces/find-workspace';
@@ -13,16 +13,17 @@ import { withWorkspaceLock } from '@berth/billing-sync/src/workspaces/workspace-
 import { syncWorkspaceBilling } from '@berth/billing-sync/src/sync/sync-workspace-billing';
 import { applyClerkChange, ensureIdentitySyncIndexes, identityCollections } from '@berth/identity-sync';
 import { StripeStandIn } from '../support/stripe-stand-in';
+import { expectQueriesIndexed, monitorQueries, queriesOf } from './support/query-plans';
 
 const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
+const onMongo = mongoUrl !== undefined;
 const clock = (): Date => new Date();
-const QUERY_COMMANDS = ['find', 'update', 'delete', 'findAndModify', 'count', 'aggregate'];
 
 let ferret: FerretDbHandle | undefined;
 let client: MongoClient;
 let db: Db;
 let standIn: StripeStandIn;
-const commands: CommandStartedEvent[] = [];
+let commands: CommandStartedEvent[] = [];
 
 beforeAll(async () => {
   if (!mongoUrl) ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
@@ -48,9 +49,7 @@ beforeAll(async () => {
     _id: `users:user_x${index}@none#1`, key: `users:user_x${index}@none`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: null,
   })));
   ferret?.indexIdLookups();
-  client.on('commandStarted', (event) => {
-    if (QUERY_COMMANDS.includes(event.commandName) && event.databaseName === db.databaseName) commands.push(event);
-  });
+  commands = monitorQueries(client, db);
 });
 
 afterAll(async () => {
@@ -60,46 +59,10 @@ afterAll(async () => {
   await ferret?.stop();
 });
 
-/** The collection and filter of each query a monitored command carried. */
-function queriesOf(event: CommandStartedEvent): { collection: string; filter: Document; command: string }[] {
-  const command = event.command;
-  const collection = String(command[event.commandName]);
-  switch (event.commandName) {
-    case 'find':
-    case 'count':
-      return [{ collection, filter: (command.filter ?? command.query ?? {}) as Document, command: event.commandName }];
-    case 'findAndModify':
-      return [{ collection, filter: (command.query ?? {}) as Document, command: event.commandName }];
-    case 'update':
-      return (command.updates as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'update' }));
-    case 'delete':
-      return (command.deletes as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'delete' }));
-    default:
-      return [{ collection, filter: { $aggregate: command.pipeline }, command: event.commandName }];
-  }
-}
-
-async function plan(collection: string, filter: Document): Promise<string> {
-  await db.collection(collection).findOne(filter);
-  const explained = (await db.collection(collection).find(filter).explain('queryPlanner')) as Document;
-  if (!mongoUrl) return ((explained.queryPlanner as { Plan?: string[] } | undefined)?.Plan ?? []).join('\n');
-  return JSON.stringify(explained.queryPlanner?.winningPlan ?? explained);
-}
-
-function expectIndexed(what: string, planText: string): void {
-  if (mongoUrl) {
-    expect({ what, usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText), plan: planText }).toMatchObject({ what, usesIndex: true });
-    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringContaining('COLLSCAN') });
-  } else {
-    expect({ what, plan: planText }).toMatchObject({ plan: expect.stringMatching(/SEARCH .* USING INDEX/) });
-    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringMatching(/\bSCAN\b/) });
-  }
-}
-
 async function expectEveryQueryIndexed(): Promise<void> {
   const queries = commands.flatMap(queriesOf);
   expect(queries.length).toBeGreaterThan(3);
-  for (const query of queries) expectIndexed(`${query.command} ${query.collection} ${JSON.stringify(query.filter)}`, await plan(query.collection, query.filter));
+  await expectQueriesIndexed(db, onMongo, queries);
 }
 
 describe('the handlers query through an index', () => {

@@ -8,25 +8,26 @@
  * monitoring on, and explains every filter those commands sent. A filter with a guard field beside `_id` would make
  * FerretDB scan, and fail this test.
  */
-import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { exponentialBackoff } from '@berth/messaging';
 import { ensureInboxIndexes, extendEventLease, claimEvent, inboxCollections, processInboxEvent, processWebhookMessage, recordReceivedEvent, type Inbox } from '@berth/inbox';
 import { fakeWebhookBatchMessage, fakeWebhookMessage } from '@berth/inbox/src/testing';
 import { outboundCollections } from '@berth/outbound';
+import { expectIndexed, expectQueriesIndexed, monitorQueries, planOf, queriesOf } from './support/query-plans';
 
 const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
+const onMongo = mongoUrl !== undefined;
 const logger = createLogger({ service: 'hot-path-explain', level: 'silent' });
 const retryPolicy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 1000 });
 const base = { owner: 'replica-1', leaseMs: 60_000, logger, retryPolicy, clock: () => new Date() };
-const QUERY_COMMANDS = ['find', 'update', 'delete', 'findAndModify', 'count', 'aggregate'];
 
 let ferret: FerretDbHandle | undefined;
 let client: MongoClient;
 let db: Db;
 let inbox: Inbox;
-const commands: CommandStartedEvent[] = [];
+let commands: CommandStartedEvent[] = [];
 
 beforeAll(async () => {
   if (!mongoUrl) ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
@@ -43,9 +44,7 @@ beforeAll(async () => {
     _id: `stripe:evt_seed_${index}#1`, key: `stripe:evt_seed_${index}`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: new Date(),
   })));
   ferret?.indexIdLookups();
-  client.on('commandStarted', (event) => {
-    if (QUERY_COMMANDS.includes(event.commandName) && event.databaseName === db.databaseName) commands.push(event);
-  });
+  commands = monitorQueries(client, db);
 });
 
 afterAll(async () => {
@@ -53,44 +52,6 @@ afterAll(async () => {
   await client?.close();
   await ferret?.stop();
 });
-
-/** The collection and filter of each query a monitored command carried (every statement of an update or delete). */
-function queriesOf(event: CommandStartedEvent): { collection: string; filter: Document; command: string }[] {
-  const command = event.command;
-  const collection = String(command[event.commandName]);
-  switch (event.commandName) {
-    case 'find':
-    case 'count':
-      return [{ collection, filter: (command.filter ?? command.query ?? {}) as Document, command: event.commandName }];
-    case 'findAndModify':
-      return [{ collection, filter: (command.query ?? {}) as Document, command: event.commandName }];
-    case 'update':
-      return (command.updates as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'update' }));
-    case 'delete':
-      return (command.deletes as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'delete' }));
-    default:
-      return [{ collection, filter: { $aggregate: command.pipeline }, command: event.commandName }];
-  }
-}
-
-/** How the store plans `filter` on `collection`: SQLite's plan lines on FerretDB, the winning plan's stages on MongoDB. */
-async function plan(collection: string, filter: Document): Promise<string> {
-  // SQLite plans an EXPLAIN with the schema its connection last read; a real query first makes it current.
-  await db.collection(collection).findOne(filter);
-  const explained = (await db.collection(collection).find(filter).explain('queryPlanner')) as Document;
-  if (!mongoUrl) return ((explained.queryPlanner as { Plan?: string[] } | undefined)?.Plan ?? []).join('\n');
-  return JSON.stringify(explained.queryPlanner?.winningPlan ?? explained);
-}
-
-function expectIndexed(what: string, planText: string): void {
-  if (mongoUrl) {
-    expect({ what, usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText), plan: planText }).toMatchObject({ what, usesIndex: true });
-    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringContaining('COLLSCAN') });
-  } else {
-    expect({ what, plan: planText }).toMatchObject({ plan: expect.stringMatching(/SEARCH .* USING INDEX/) });
-    expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringMatching(/\bSCAN\b/) });
-  }
-}
 
 describe('the hot paths query through an index', () => {
   it('every query of the inbox hot path (record, claim, renew, processed, failure, release, batch) uses an index', async () => {
@@ -110,7 +71,7 @@ describe('the hot paths query through an index', () => {
 
     const queries = commands.flatMap(queriesOf);
     expect(new Set(queries.map((query) => query.command))).toEqual(new Set(['find', 'update']));
-    for (const query of queries) expectIndexed(`${query.command} ${query.collection} ${JSON.stringify(query.filter)}`, await plan(query.collection, query.filter));
+    await expectQueriesIndexed(db, onMongo, queries);
   });
 
   it('the delivery log and endpoint lookups of the outbound hot path use an index', async () => {
@@ -119,13 +80,13 @@ describe('the hot paths query through an index', () => {
     await collections.endpoints.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `ep_${index}`, workspaceId: 'ws' }) as never));
     ferret?.indexIdLookups();
     // fan-out-event.ts reads an event back by _id after a duplicate insert; endpoint-health.ts reads and writes an endpoint by _id.
-    expectIndexed('outbound event by _id', await plan(collections.events.collectionName, { _id: 'evt_out_7' }));
-    expectIndexed('endpoint by _id', await plan(collections.endpoints.collectionName, { _id: 'ep_7' }));
+    expectIndexed(onMongo, 'outbound event by _id', await planOf(db, onMongo, collections.events.collectionName, { _id: 'evt_out_7' }));
+    expectIndexed(onMongo, 'endpoint by _id', await planOf(db, onMongo, collections.endpoints.collectionName, { _id: 'ep_7' }));
   });
 
   if (!mongoUrl) {
     it('a filter with a field beside _id scans on FerretDB: what the hot path must never send', async () => {
-      expect(await plan(inbox.events.collectionName, { _id: 'stripe:evt_seed_3', processedAt: null })).toMatch(/\bSCAN\b/);
+      expect(await planOf(db, onMongo, inbox.events.collectionName, { _id: 'stripe:evt_seed_3', processedAt: null })).toMatch(/\bSCAN\b/);
     });
   }
 });
