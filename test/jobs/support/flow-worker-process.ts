@@ -1,7 +1,7 @@
-import { join } from 'node:path';
-import { spawnManaged, type ManagedProcess } from '@berth/local-infra';
+import type { ManagedProcess } from '@berth/local-infra';
 import type { Messaging } from '@berth/messaging';
 import { flowEventsSubject, type FlowEvent } from '../fixtures/flow-events';
+import { startFixtureWorker } from './worker-process';
 
 /** Environment of one flow worker process (see test/jobs/fixtures/flow-worker.ts). */
 export interface FlowWorkerEnv {
@@ -16,19 +16,8 @@ export interface FlowWorkerEnv {
 }
 
 /** Starts test/jobs/fixtures/flow-worker.ts in a child Node process and resolves once it is ready. */
-export async function startFlowWorker(env: FlowWorkerEnv): Promise<ManagedProcess> {
-  const worker = spawnManaged({
-    command: process.execPath,
-    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', 'flow-worker.ts')],
-    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
-  });
-  try {
-    await worker.waitForLine(/Queue worker ready/, 30000);
-  } catch (error) {
-    worker.child.kill('SIGKILL');
-    throw error;
-  }
-  return worker;
+export function startFlowWorker(env: FlowWorkerEnv): Promise<ManagedProcess> {
+  return startFixtureWorker('flow-worker.ts', env);
 }
 
 /** Collects the handler events the flow workers of a queue report; stop with `close`. */

@@ -16,10 +16,15 @@ export interface TestWorkerEnv {
 }
 
 /** Starts test/jobs/fixtures/worker.ts in a child Node process and resolves once it logs `Queue worker ready`. */
-export async function startTestWorker(env: TestWorkerEnv): Promise<ManagedProcess> {
+export function startTestWorker(env: TestWorkerEnv): Promise<ManagedProcess> {
+  return startFixtureWorker('worker.ts', env);
+}
+
+/** Starts a worker fixture of test/jobs/fixtures in a child Node process and resolves once it logs `Queue worker ready`. */
+export async function startFixtureWorker(fixture: string, env: object): Promise<ManagedProcess> {
   const worker = spawnManaged({
     command: process.execPath,
-    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', 'worker.ts')],
+    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', fixture)],
     env: { ...process.env, ...env } as NodeJS.ProcessEnv,
   });
   try {
