@@ -19,7 +19,11 @@ beforeAll(async () => {
     name: 'webhooks_consumer_crash',
     env: {
       'billing-sync': { BILLING_SYNC_ACK_WAIT_MS: '3000', INBOX_LEASE_MS: '3000', WORKSPACE_LOCK_MS: '5000' },
-      'identity-sync': { IDENTITY_SYNC_ACK_WAIT_MS: '5000', INBOX_LEASE_MS: '5000', IDENTITY_SYNC_CONCURRENCY: String(IDENTITY_CONCURRENCY) },
+      'identity-sync': {
+        IDENTITY_SYNC_ACK_WAIT_MS: '5000',
+        INBOX_LEASE_MS: '5000',
+        IDENTITY_SYNC_CONCURRENCY: String(IDENTITY_CONCURRENCY),
+      },
     },
   });
 }, 180_000);
@@ -43,9 +47,13 @@ describe('a consumer killed with SIGKILL', () => {
     const customerId = `cus_crash_${run}`;
     const eventId = `evt_crash_${run}`;
     const key = `stripe:${eventId}`;
-    await mesh.db.collection<{ _id: string; name: string }>('workspaces').insertOne({ _id: workspaceId, name: 'Crash Ltd' });
+    await mesh.db
+      .collection<{ _id: string; name: string }>('workspaces')
+      .insertOne({ _id: workspaceId, name: 'Crash Ltd' });
     mesh.standIn.setCustomer({ id: customerId, metadata: { workspaceId } });
-    mesh.standIn.setSubscriptions(customerId, [{ id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 1 }] }]);
+    mesh.standIn.setSubscriptions(customerId, [
+      { id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 1 }] },
+    ]);
     mesh.standIn.setLatency(2000);
 
     const answer = await mesh.sender.sendStripe({
@@ -59,7 +67,11 @@ describe('a consumer killed with SIGKILL', () => {
     expect(answer.status).toBe(200);
 
     // billing-sync has claimed the event, resolved the workspace and is waiting for the subscriptions.
-    await withTimeout(mesh.standIn.waitForRequest('/v1/subscriptions', { customer: customerId }), 30_000, 'billing-sync to ask Stripe for the subscriptions');
+    await withTimeout(
+      mesh.standIn.waitForRequest('/v1/subscriptions', { customer: customerId }),
+      30_000,
+      'billing-sync to ask Stripe for the subscriptions',
+    );
     const killed = await billingSync.kill();
     const killedAt = new Date();
     expect(killed.signal).toBe('SIGKILL');
@@ -68,18 +80,30 @@ describe('a consumer killed with SIGKILL', () => {
     expect((await mesh.db.collection('workspaces').findOne({ _id: workspaceId as never }))?.billing).toBeUndefined();
 
     mesh.standIn.setLatency(0);
-    mesh.standIn.setSubscriptions(customerId, [{ id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 7 }] }]);
+    mesh.standIn.setSubscriptions(customerId, [
+      { id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 7 }] },
+    ]);
     await billingSync.start();
 
-    const processed = await waitFor(() => mesh.inbox.events.findOne({ _id: key }), (row) => row?.processedAt != null, {
-      what: `${key} processed after the restart`,
-      timeoutMs: 60_000,
-    });
+    const processed = await waitFor(
+      () => mesh.inbox.events.findOne({ _id: key }),
+      (row) => row?.processedAt != null,
+      {
+        what: `${key} processed after the restart`,
+        timeoutMs: 60_000,
+      },
+    );
     await mesh.waitForConsumerSettled('billing-sync', 30_000);
 
     expect(processed).toMatchObject({ attempts: 2, abandonedAt: null, leaseOwner: null });
-    const workspace = await mesh.db.collection<{ _id: string; billing?: Record<string, unknown> & { syncedAt: Date } }>('workspaces').findOne({ _id: workspaceId });
-    expect(workspace?.billing).toMatchObject({ customerId, status: 'active', subscriptions: [{ id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 7 }] }] });
+    const workspace = await mesh.db
+      .collection<{ _id: string; billing?: Record<string, unknown> & { syncedAt: Date } }>('workspaces')
+      .findOne({ _id: workspaceId });
+    expect(workspace?.billing).toMatchObject({
+      customerId,
+      status: 'active',
+      subscriptions: [{ id: `sub_crash_${run}`, items: [{ priceId: 'price_team', quantity: 7 }] }],
+    });
     expect(workspace!.billing!.syncedAt.getTime()).toBeGreaterThan(killedAt.getTime());
     expect(workspace!.billing!.syncedAt.getTime()).toBeLessThanOrEqual(processed!.processedAt!.getTime());
     expect(billingSync.logged('Workspace billing synced', { customerId }).map((line) => line.run)).toEqual([2]);
@@ -101,14 +125,25 @@ describe('a consumer killed with SIGKILL', () => {
     const rowFilter = { provider: 'clerk', eventId: { $regex: `^msg_bulk_${run}_` } };
     type UserRow = { _id: string; firstName: string; clerkUpdatedAt: Date; clerkSyncedAt: Date };
     let result:
-      | { statuses: Record<number, number>; rows: InboxEventDocument[]; users: UserRow[]; rowByUser: Map<string, InboxEventDocument>; summary: string }
+      | {
+          statuses: Record<number, number>;
+          rows: InboxEventDocument[];
+          users: UserRow[];
+          rowByUser: Map<string, InboxEventDocument>;
+          heldAtKill: Set<string>;
+          summary: string;
+        }
       | undefined;
 
     /** Event ids identity-sync logged as processed (or found processed), over both runs. */
     const processedByLogs = (): Set<unknown> => {
       const ids = new Set<unknown>();
       for (const line of mesh.service('identity-sync').lines) {
-        if ((line.msg === 'Webhook event processed' || line.msg === 'Webhook event already processed; skipped') && String(line.eventId).startsWith(`msg_bulk_${run}_`)) ids.add(line.eventId);
+        if (
+          (line.msg === 'Webhook event processed' || line.msg === 'Webhook event already processed; skipped') &&
+          String(line.eventId).startsWith(`msg_bulk_${run}_`)
+        )
+          ids.add(line.eventId);
       }
       return ids;
     };
@@ -120,40 +155,79 @@ describe('a consumer killed with SIGKILL', () => {
     it('runs: 1,000 signed events sent, identity-sync SIGKILLed once a third are processed, restarted, everything settles', async () => {
       const identitySync = mesh.service('identity-sync');
       const startedAt = performance.now();
-      const sending = mapWithConcurrency(Array.from({ length: TOTAL }, (_, i) => i), 16, (i) =>
-        mesh.sender.sendClerk(msgId(i), {
-          type: 'user.created',
-          timestamp: base + i,
-          data: { id: userId(i), object: 'user', first_name: `n${i}`, last_name: 'Bulk', email_addresses: [], created_at: base + i, updated_at: base + i },
-        }),
+      const sending = mapWithConcurrency(
+        Array.from({ length: TOTAL }, (_, i) => i),
+        16,
+        (i) =>
+          mesh.sender.sendClerk(msgId(i), {
+            type: 'user.created',
+            timestamp: base + i,
+            data: {
+              id: userId(i),
+              object: 'user',
+              first_name: `n${i}`,
+              last_name: 'Bulk',
+              email_addresses: [],
+              created_at: base + i,
+              updated_at: base + i,
+            },
+          }),
       );
       // A rejected send must not leave `sending` unobserved while the test waits on something else.
       sending.catch(() => undefined);
 
       // Progress is read from identity-sync's log lines, not from MongoDB: on FerretDB every query not by _id reads
       // the whole collection, and polling it would slow the consumer under test. MongoDB is read at the kill and at the end.
-      const atKill = (await waitFor(async () => processedByLogs().size, (count) => count >= TOTAL / 3, { what: 'a third of the events processed', timeoutMs: 120_000, intervalMs: 20 }));
+      const atKill = await waitFor(
+        async () => processedByLogs().size,
+        (count) => count >= TOTAL / 3,
+        { what: 'a third of the events processed', timeoutMs: 120_000, intervalMs: 20 },
+      );
       const killed = await identitySync.kill();
       expect(killed.signal).toBe('SIGKILL');
       const killedAtMs = performance.now() - startedAt;
-      const inFlightAtKill = await mesh.inbox.events.countDocuments({ ...rowFilter, processedAt: null, leaseOwner: { $ne: null } });
+      const heldAtKill = new Set(
+        (
+          await mesh.inbox.events
+            .find({ ...rowFilter, processedAt: null, leaseOwner: { $ne: null } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((row) => row._id),
+      );
+      const inFlightAtKill = heldAtKill.size;
       const processedAtKill = await mesh.inbox.events.countDocuments({ ...rowFilter, processedAt: { $ne: null } });
       await identitySync.start();
 
       const answers = await withTimeout(sending, 120_000, 'all 1,000 requests answered');
-      const statuses = answers.reduce<Record<number, number>>((count, answer) => ({ ...count, [answer.status]: (count[answer.status] ?? 0) + 1 }), {});
+      const statuses = answers.reduce<Record<number, number>>(
+        (count, answer) => ({ ...count, [answer.status]: (count[answer.status] ?? 0) + 1 }),
+        {},
+      );
       const sentAtMs = performance.now() - startedAt;
 
-      await waitFor(async () => processedByLogs().size, (count) => count === TOTAL, { what: "all 1,000 events processed (per identity-sync's log)", timeoutMs: 420_000, intervalMs: 100 });
+      await waitFor(
+        async () => processedByLogs().size,
+        (count) => count === TOTAL,
+        { what: "all 1,000 events processed (per identity-sync's log)", timeoutMs: 420_000, intervalMs: 100 },
+      );
       await mesh.waitForConsumerSettled('identity-sync', 60_000);
       const doneAtMs = performance.now() - startedAt;
 
       const rows = await mesh.inbox.events.find(rowFilter, { projection: { payload: 0 } }).toArray();
-      const users = await mesh.db.collection<UserRow>('users').find({ _id: { $regex: `^user_bulk_${run}_` } }).toArray();
+      const users = await mesh.db
+        .collection<UserRow>('users')
+        .find({ _id: { $regex: `^user_bulk_${run}_` } })
+        .toArray();
       const rowByUser = new Map(rows.map((row) => [`user_bulk_${run}_${row.eventId.slice(-4)}`, row]));
-      const attempts = rows.reduce<Record<number, number>>((count, row) => ({ ...count, [row.attempts]: (count[row.attempts] ?? 0) + 1 }), {});
-      const durations = identitySync.logged('Webhook event processed').filter((line) => String(line.eventId).startsWith(`msg_bulk_${run}_`)).map((line) => Number(line.durationMs));
-      const mean = (values: number[]): number => Math.round(values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1));
+      const attempts = rows.reduce<Record<number, number>>(
+        (count, row) => ({ ...count, [row.attempts]: (count[row.attempts] ?? 0) + 1 }),
+        {},
+      );
+      const durations = identitySync
+        .logged('Webhook event processed')
+        .filter((line) => String(line.eventId).startsWith(`msg_bulk_${run}_`))
+        .map((line) => Number(line.durationMs));
+      const mean = (values: number[]): number =>
+        Math.round(values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1));
       const loggedProcessed = processedByLogs();
       const unmarked = rows.filter((row) => row.processedAt === null && loggedProcessed.has(row.eventId)).length;
       const summary =
@@ -162,10 +236,10 @@ describe('a consumer killed with SIGKILL', () => {
         `attempts per event ${JSON.stringify(attempts)}; handler ms (mean) first 100 ${mean(durations.slice(0, 100))}, last 100 ${mean(durations.slice(-100))}; ` +
         `killed at ${Math.round(killedAtMs / 1000)} s, all answered at ${Math.round(sentAtMs / 1000)} s, all processed at ${Math.round(doneAtMs / 1000)} s`;
       process.stdout.write(`${summary}\n`);
-      result = { statuses, rows, users, rowByUser, summary };
+      result = { statuses, rows, users, rowByUser, heldAtKill, summary };
     }, 600_000);
 
-    it('loses no event: 1,000 answers 200, 1,000 events stored in WEBHOOKS, 1,000 inbox rows, 1,000 users with their own event\'s data', async () => {
+    it("loses no event: 1,000 answers 200, 1,000 events stored in WEBHOOKS, 1,000 inbox rows, 1,000 users with their own event's data", async () => {
       const { statuses, rows, users } = completed();
       expect(statuses).toEqual({ 200: TOTAL });
       const stored = await mesh.storedEventIds('webhooks.clerk.user.created');
@@ -194,7 +268,9 @@ describe('a consumer killed with SIGKILL', () => {
         if (id.startsWith(`user_bulk_${run}_`)) appliedLines.set(id, (appliedLines.get(id) ?? 0) + 1);
       }
       expect([...appliedLines].filter(([, count]) => count > 1)).toEqual([]);
-      const unexplained = users.filter((user) => !appliedLines.has(user._id) && (rowByUser.get(user._id)?.attempts ?? 0) < 2);
+      const unexplained = users.filter(
+        (user) => !appliedLines.has(user._id) && (rowByUser.get(user._id)?.attempts ?? 0) < 2,
+      );
       expect(unexplained.map((user) => user._id)).toEqual([]);
       const writtenAfterProcessed = users.filter((user) => {
         const processedAt = rowByUser.get(user._id)?.processedAt;
@@ -203,9 +279,19 @@ describe('a consumer killed with SIGKILL', () => {
       expect(writtenAfterProcessed.map((user) => user._id)).toEqual([]);
     });
 
-    it('attempts again only the events the killed process held (at most its concurrency)', () => {
-      const { rows } = completed();
-      expect(rows.filter((row) => row.attempts > 1).length).toBeLessThanOrEqual(IDENTITY_CONCURRENCY);
+    /**
+     * The killed process held at most its concurrency in events plus one message's batch (the runner pulls while the
+     * weight in hand is below the concurrency, and a gateway message may carry several events). Only those events
+     * are attempted again; one may take a third attempt when the second meets the dead process's change lock.
+     */
+    it('attempts again only the events the killed process held (about its concurrency)', () => {
+      const { rows, heldAtKill } = completed();
+      expect(heldAtKill.size).toBeLessThanOrEqual(2 * IDENTITY_CONCURRENCY);
+      expect(
+        rows
+          .filter((row) => row.attempts > 1 && !heldAtKill.has(row._id))
+          .map((row) => ({ _id: row._id, attempts: row.attempts })),
+      ).toEqual([]);
       expect(rows.filter((row) => row.attempts < 1)).toEqual([]);
     });
 
