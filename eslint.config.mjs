@@ -10,7 +10,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -18,18 +18,34 @@ export default tseslint.config(
     rules: {
       // A promise nobody awaits loses its error; `void` says it is meant.
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-import-type-side-effects': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-console': 'error',
       'no-throw-literal': 'error',
-      'prefer-promise-reject-errors': 'error',
+      'prefer-promise-reject-errors': 'off',
+      // Passing on a caught error or an abort reason (typed unknown or any) is fine; a literal is not.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // `let x; … () => x …; x = await …`: a closure reads it before it is assigned, so it cannot be const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       'object-shorthand': 'error',
+      // Stripping and refusing control characters in logs, paths and terminal output is deliberate.
+      'no-control-regex': 'off',
     },
   },
   {
@@ -44,14 +60,14 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
-  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked, languageOptions: { sourceType: 'module', globals: globals.node } },
   {
-    // Issue 16: findings in files other engineers are rewriting now. Warnings until the lead fixes them after the
-    // merge, then this block goes and the rules are errors everywhere.
-    files: ['libs/jobs/src/decorators/read-metadata.ts', 'libs/jobs/src/discovery/job-explorer.ts'],
-    rules: { '@typescript-eslint/no-unsafe-function-type': 'warn' },
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { sourceType: 'module', globals: globals.node },
   },
-  { files: ['services/gateway/src/pub-ack-pipeline.ts'], rules: { 'prefer-promise-reject-errors': 'warn' } },
-  { files: ['test/deploy/**'], rules: { '@typescript-eslint/no-explicit-any': 'warn' } },
-  { files: ['test/scheduler/failover.test.ts'], rules: { 'no-console': 'warn' } },
+  {
+    // The parsed YAML of the compose file and the manifests is walked as untyped JSON.
+    files: ['test/deploy/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

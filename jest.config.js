@@ -2,8 +2,17 @@
  * Unit tests live beside the code (libs/*, services/*); cross-service tests under test/.
  * Both talk to real nats-server and FerretDB processes that each test file starts on free ports.
  */
-const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, target: 'es2023',
-  transform: { legacyDecorator: true, decoratorMetadata: true }, keepClassNames: true } }];
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      target: 'es2023',
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      keepClassNames: true,
+    },
+  },
+];
 const swcModule = ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }];
 const common = {
   testEnvironment: 'node',
@@ -13,11 +22,17 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!svix/|@octokit/webhooks-methods/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   // Its package exports name an `import` entry only, which Jest's CommonJS resolver does not pick.
-  moduleNameMapper: { '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js' },
+  moduleNameMapper: {
+    '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
+  },
 };
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'],
+    },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.test.ts'] },
   ],
   testTimeout: 60000,

@@ -50,12 +50,15 @@ for (const lib of readdirSync(join(root, 'libs'))) {
     for (const match of source.matchAll(/from '@berth\/([a-z-]+)(\/testing)?'/g)) {
       const target = match[1];
       const targetLayer = LIB_LAYERS[target];
-      if (targetLayer === undefined) breaches.push(`${rel}: imports @berth/${target}, which is not a library (libraries never import services)`);
+      if (targetLayer === undefined)
+        breaches.push(`${rel}: imports @berth/${target}, which is not a library (libraries never import services)`);
       else if (match[2] && !isTest) breaches.push(`${rel}: only tests may import @berth/${target}/testing`);
       else if (target === 'local-infra' && !isTest) breaches.push(`${rel}: only tests may import @berth/local-infra`);
-      else if (target !== 'local-infra' && targetLayer >= layer && target !== lib) breaches.push(`${rel}: @berth/${lib} (layer ${layer}) imports @berth/${target} (layer ${targetLayer})`);
+      else if (target !== 'local-infra' && targetLayer >= layer && target !== lib)
+        breaches.push(`${rel}: @berth/${lib} (layer ${layer}) imports @berth/${target} (layer ${targetLayer})`);
     }
-    if (!isTest && /process\.env\b/.test(source)) breaches.push(`${rel}: libraries read no environment; pass values in from a service's config.ts`);
+    if (!isTest && /process\.env\b/.test(source))
+      breaches.push(`${rel}: libraries read no environment; pass values in from a service's config.ts`);
     if (!isTest && /process\.exit\(/.test(source)) breaches.push(`${rel}: libraries never exit the process`);
   }
 }
@@ -64,7 +67,8 @@ for (const service of readdirSync(join(root, 'services'))) {
     const rel = relative(root, file);
     const source = withoutComments(readFileSync(file, 'utf8'));
     for (const match of source.matchAll(/from '@berth\/([a-z-]+)'/g)) {
-      if (LIB_LAYERS[match[1]] === undefined && match[1] !== service) breaches.push(`${rel}: services import libraries, not other services (@berth/${match[1]})`);
+      if (LIB_LAYERS[match[1]] === undefined && match[1] !== service)
+        breaches.push(`${rel}: services import libraries, not other services (@berth/${match[1]})`);
     }
     if (!/\.test\.ts$/.test(file) && !/\/(config|main)\.ts$/.test(file) && /process\.env\b/.test(source)) {
       breaches.push(`${rel}: only a service's config.ts (and main.ts) read the environment`);

@@ -23,7 +23,10 @@ export const DEFAULT_LOCAL_SECRETS_FILE = join(resolve(__dirname, '..', '..'), '
 
 /** A `${VAR:?message}` with no value and no local value to stand in for it. */
 export class MissingVariableError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`${variable} is required: ${detail}`);
     this.name = 'MissingVariableError';
   }
@@ -35,18 +38,25 @@ export class MissingVariableError extends Error {
  * `localValues`, what `npm start` supplies; without one it is an error naming the variable, as `docker compose` stops.
  * @throws MissingVariableError
  */
-export function interpolate(value: string, env: Record<string, string | undefined>, localValues: Record<string, string> = {}): string {
-  return value.replace(/\$\{([A-Za-z0-9_]+)(?:(:?)([-?])([^}]*))?\}/g, (_match, name: string, colon?: string, kind?: string, argument?: string) => {
-    const found = env[name];
-    const present = colon === ':' ? found !== undefined && found !== '' : found !== undefined;
-    if (kind === '?') {
-      if (present) return found!;
-      if (localValues[name] !== undefined) return localValues[name];
-      throw new MissingVariableError(name, argument || 'set it in the environment');
-    }
-    if (kind === undefined) return found ?? '';
-    return present ? found! : (argument ?? '');
-  });
+export function interpolate(
+  value: string,
+  env: Record<string, string | undefined>,
+  localValues: Record<string, string> = {},
+): string {
+  return value.replace(
+    /\$\{([A-Za-z0-9_]+)(?:(:?)([-?])([^}]*))?\}/g,
+    (_match, name: string, colon?: string, kind?: string, argument?: string) => {
+      const found = env[name];
+      const present = colon === ':' ? found !== undefined && found !== '' : found !== undefined;
+      if (kind === '?') {
+        if (present) return found!;
+        if (localValues[name] !== undefined) return localValues[name];
+        throw new MissingVariableError(name, argument || 'set it in the environment');
+      }
+      if (kind === undefined) return found ?? '';
+      return present ? found! : (argument ?? '');
+    },
+  );
 }
 
 /** Points URLs at compose service names (`http://dispatcher:3100`) to loopback, where `npm start` runs them all. */
@@ -59,8 +69,14 @@ export function toLoopback(value: string, hostNames: readonly string[]): string 
  * Compose's required secrets come from `env` when set there, else from `localValues` (by default the generated
  * local secrets of `npm start`, see {@link localSecrets}).
  */
-export function readNativeServices(composeFile: string, env: Record<string, string | undefined>, localValues: Record<string, string> = localSecrets(DEFAULT_LOCAL_SECRETS_FILE)): NativeService[] {
-  const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+export function readNativeServices(
+  composeFile: string,
+  env: Record<string, string | undefined>,
+  localValues: Record<string, string> = localSecrets(DEFAULT_LOCAL_SECRETS_FILE),
+): NativeService[] {
+  const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
   return Object.entries(compose.services)
     .filter(([, service]) => service.labels?.['berth.native'] === 'true')
     .map(([name, service]) => ({
@@ -68,7 +84,10 @@ export function readNativeServices(composeFile: string, env: Record<string, stri
       command: service.command ?? [],
       replicas: service.deploy?.replicas ?? 1,
       environment: Object.fromEntries(
-        Object.entries(service.environment ?? {}).map(([key, value]) => [key, interpolate(String(value ?? ''), env, localValues)]),
+        Object.entries(service.environment ?? {}).map(([key, value]) => [
+          key,
+          interpolate(String(value ?? ''), env, localValues),
+        ]),
       ),
     }));
 }

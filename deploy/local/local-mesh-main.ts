@@ -27,10 +27,15 @@ async function main(): Promise<void> {
   // start.ts holds an IPC channel open; when it goes away (killed, terminal closed) the mesh stops too.
   process.on('disconnect', () => void shutdown('start.ts went away'));
   try {
-    mesh = await startLocalMesh({ env: process.env, freePorts: ['1', 'true', 'yes'].includes(process.env.BERTH_FREE_PORTS ?? '') });
+    mesh = await startLocalMesh({
+      env: process.env,
+      freePorts: ['1', 'true', 'yes'].includes(process.env.BERTH_FREE_PORTS ?? ''),
+    });
   } catch (error) {
     startFailed = true;
-    process.stderr.write(`[berth] could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `[berth] could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
     process.disconnect?.();
     return;

@@ -9,7 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
-import { getFreePort, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import {
+  getFreePort,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { readNativeServices, toLoopback } from './compose-services';
 import { localSecrets } from './local-secrets';
 import { Supervisor, type SupervisorOptions } from './supervisor';
@@ -46,29 +52,50 @@ const PORT_DEFAULTS = { nats: 4250, mongo: 27250, standIn: 12111 };
 export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMeshHandle> {
   const { env } = options;
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const port = async (variable: string, fixed: number): Promise<number> => (env[variable] ? Number(env[variable]) : options.freePorts ? getFreePort() : fixed);
-  const binDir = execFileSync('bash', [join(repositoryRoot, 'deploy/local/install-tools.sh')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n').pop()!;
+  const port = async (variable: string, fixed: number): Promise<number> =>
+    env[variable] ? Number(env[variable]) : options.freePorts ? getFreePort() : fixed;
+  const binDir = execFileSync('bash', [join(repositoryRoot, 'deploy/local/install-tools.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .toString()
+    .trim()
+    .split('\n')
+    .pop()!;
   const dataDir = options.dataDir ?? env.BERTH_DATA_DIR ?? join(repositoryRoot, '.data');
   mkdirSync(dataDir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => write(`[berth] could not stop cleanly: ${String(error)}`));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: unknown) => write(`[berth] could not stop cleanly: ${String(error)}`));
   };
 
   try {
     let natsUrl = env.NATS_URL;
     let nats: NatsServerHandle | undefined;
     if (!natsUrl) {
-      nats = await startNatsServer({ binDir, dataDir: join(dataDir, 'nats'), port: await port('BERTH_NATS_PORT', PORT_DEFAULTS.nats), monitoring: true, logFile: join(dataDir, 'nats.log') });
+      nats = await startNatsServer({
+        binDir,
+        dataDir: join(dataDir, 'nats'),
+        port: await port('BERTH_NATS_PORT', PORT_DEFAULTS.nats),
+        monitoring: true,
+        logFile: join(dataDir, 'nats.log'),
+      });
       natsUrl = nats.url;
       const server = nats;
       stops.push(() => server.stop());
-      write(`[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`);
+      write(
+        `[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`,
+      );
     }
     let mongoUrl = env.MONGO_URL;
     let mongo: FerretDbHandle | undefined;
     if (!mongoUrl) {
-      mongo = await startFerretDb({ binDir, dataDir: join(dataDir, 'ferretdb'), port: await port('BERTH_MONGO_PORT', PORT_DEFAULTS.mongo), logFile: join(dataDir, 'ferretdb.log') });
+      mongo = await startFerretDb({
+        binDir,
+        dataDir: join(dataDir, 'ferretdb'),
+        port: await port('BERTH_MONGO_PORT', PORT_DEFAULTS.mongo),
+        logFile: join(dataDir, 'ferretdb.log'),
+      });
       mongoUrl = mongo.url;
       const server = mongo;
       stops.push(() => server.stop());
@@ -83,16 +110,26 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     if (!stripeApiBase && existsSync(standIn)) {
       const standInPort = String(await port('BERTH_STRIPE_STAND_IN_PORT', PORT_DEFAULTS.standIn));
       stripeApiBase = `http://127.0.0.1:${standInPort}`;
-      infra.add({ name: 'stripe-stand-in', command: ['node', '-r', './deploy/runtime/ts-hook.js', standIn], cwd: repositoryRoot, env: { ...env, PORT: standInPort } });
+      infra.add({
+        name: 'stripe-stand-in',
+        command: ['node', '-r', './deploy/runtime/ts-hook.js', standIn],
+        cwd: repositoryRoot,
+        env: { ...env, PORT: standInPort },
+      });
     }
 
     // Compose's required secrets (the dispatcher's token, the console's, the webhook secrets) come from the shell
     // when set there, else from <data>/local-secrets.json, generated once (mode 0600). Clerk, optional in compose,
     // is on here with its local secret unless the shell says otherwise.
     const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
-    const composed = readNativeServices(join(repositoryRoot, 'docker-compose.yml'), { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...env }, secrets);
+    const composed = readNativeServices(
+      join(repositoryRoot, 'docker-compose.yml'),
+      { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...env },
+      secrets,
+    );
     const hostNames = composed.map((service) => service.name);
-    const dispatcherApiToken = composed.find((service) => service.name === 'dispatcher')?.environment.DISPATCHER_API_TOKEN;
+    const dispatcherApiToken = composed.find((service) => service.name === 'dispatcher')?.environment
+      .DISPATCHER_API_TOKEN;
     const services = new Supervisor({ ...options.supervisor, write });
     stops.push(() => services.stop());
     const health: HealthTarget[] = [];
@@ -105,7 +142,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       const serviceEnv: NodeJS.ProcessEnv = {
         ...env,
         // Compose passes an empty string for an unset `${VAR:-}`; natively an unset variable stays unset.
-        ...Object.fromEntries(Object.entries(service.environment).filter(([, value]) => value !== '').map(([key, value]) => [key, toLoopback(value, hostNames)])),
+        ...Object.fromEntries(
+          Object.entries(service.environment)
+            .filter(([, value]) => value !== '')
+            .map(([key, value]) => [key, toLoopback(value, hostNames)]),
+        ),
         NATS_URL: natsUrl,
         MONGO_URL: mongoUrl,
         MONGO_DB: mongoDb,
@@ -118,7 +159,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       };
       if (service.name === 'console') {
         // The console reads the services' readiness and the dispatcher's catalog where this mesh put them.
-        serviceEnv.CONSOLE_HEALTH_URLS = JSON.stringify(Object.fromEntries(health.map((target) => [target.name, `${target.url}/readyz`])));
+        serviceEnv.CONSOLE_HEALTH_URLS = JSON.stringify(
+          Object.fromEntries(health.map((target) => [target.name, `${target.url}/readyz`])),
+        );
         if (dispatcherUrl) serviceEnv.DISPATCHER_URL = dispatcherUrl;
       }
       for (const key of Object.keys(serviceEnv)) if (serviceEnv[key] === undefined) delete serviceEnv[key];
@@ -127,7 +170,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const replicaEnv = { ...serviceEnv };
         if (serviceEnv.PORT) {
           const fixed = service.name === 'gateway' && env.PORT ? env.PORT : serviceEnv.PORT;
-          replicaEnv.PORT = String(options.freePorts && !(service.name === 'gateway' && env.PORT) ? await getFreePort() : fixed);
+          replicaEnv.PORT = String(
+            options.freePorts && !(service.name === 'gateway' && env.PORT) ? await getFreePort() : fixed,
+          );
           const url = `http://127.0.0.1:${replicaEnv.PORT}`;
           if (service.name === 'gateway') gatewayUrl = url;
           if (service.name === 'dispatcher') dispatcherUrl = url;
@@ -136,17 +181,31 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         }
         if (serviceEnv.HEALTH_PORT) {
           // Replicas share a machine here, so each gets its own health port (compose gives each its own container).
-          replicaEnv.HEALTH_PORT = String(options.freePorts ? await getFreePort() : Number(serviceEnv.HEALTH_PORT) + 100 * replica);
+          replicaEnv.HEALTH_PORT = String(
+            options.freePorts ? await getFreePort() : Number(serviceEnv.HEALTH_PORT) + 100 * replica,
+          );
           health.push({ name, url: `http://127.0.0.1:${replicaEnv.HEALTH_PORT}` });
         }
         services.add({ name, command: service.command, env: replicaEnv, cwd: repositoryRoot });
       }
     }
 
-    const mesh: LocalMesh = { natsUrl, mongoUrl, mongoDb, gatewayUrl, dispatcherUrl, dispatcherApiToken, health, pid: process.pid, startedAt: new Date().toISOString() };
+    const mesh: LocalMesh = {
+      natsUrl,
+      mongoUrl,
+      mongoDb,
+      gatewayUrl,
+      dispatcherUrl,
+      dispatcherApiToken,
+      health,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    };
     const file = join(dataDir, 'berth-local.json');
     await writeLocalMesh(file, mesh);
-    write(`[berth] gateway ${gatewayUrl}, dispatcher ${dispatcherUrl ?? '(not run)'}, console ${consoleUrl ?? '(not run)'} (its operator token: CONSOLE_OPERATOR_TOKEN in ${join(dataDir, 'local-secrets.json')}); the CLI reads ${file} (npx berth status)`);
+    write(
+      `[berth] gateway ${gatewayUrl}, dispatcher ${dispatcherUrl ?? '(not run)'}, console ${consoleUrl ?? '(not run)'} (its operator token: CONSOLE_OPERATOR_TOKEN in ${join(dataDir, 'local-secrets.json')}); the CLI reads ${file} (npx berth status)`,
+    );
     return {
       mesh,
       file,

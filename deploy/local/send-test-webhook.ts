@@ -9,7 +9,8 @@ import { DEFAULT_LOCAL_SECRETS_FILE } from './compose-services';
 import { localSecrets } from './local-secrets';
 
 async function main(): Promise<void> {
-  const secret = process.env.STRIPE_WEBHOOK_SECRET?.split(',')[0] || localSecrets(DEFAULT_LOCAL_SECRETS_FILE).STRIPE_WEBHOOK_SECRET;
+  const secret =
+    process.env.STRIPE_WEBHOOK_SECRET?.split(',')[0] || localSecrets(DEFAULT_LOCAL_SECRETS_FILE).STRIPE_WEBHOOK_SECRET;
   const url = `${process.env.GATEWAY_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`}/webhooks/stripe`;
   const customer = process.argv[2] ?? 'cus_demo';
   const payload = JSON.stringify({
@@ -20,7 +21,11 @@ async function main(): Promise<void> {
     data: { object: { id: 'sub_demo', object: 'subscription', customer, status: 'active' } },
   });
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret });
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
   console.log(`${response.status} ${await response.text()}  (${url}, customer ${customer})`);
   process.exitCode = response.ok ? 0 : 1;
 }

@@ -8,12 +8,16 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
-const mesh = spawn(process.execPath, ['-r', './deploy/runtime/ts-hook.js', join(root, 'deploy/local/local-mesh-main.ts')], {
-  cwd: root,
-  env: process.env,
-  detached: true,
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
+const mesh = spawn(
+  process.execPath,
+  ['-r', './deploy/runtime/ts-hook.js', join(root, 'deploy/local/local-mesh-main.ts')],
+  {
+    cwd: root,
+    env: process.env,
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  },
+);
 const forward = (signal: NodeJS.Signals): void => {
   if (mesh.exitCode === null && mesh.signalCode === null) mesh.kill(signal);
 };

@@ -87,7 +87,11 @@ export class Supervisor {
     const { service } = slot;
     const [command, ...args] = service.command;
     const started = Date.now();
-    const child = spawn(command === 'node' ? process.execPath : command, args, { cwd: service.cwd, env: service.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command === 'node' ? process.execPath : command, args, {
+      cwd: service.cwd,
+      env: service.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     slot.child = child;
     const prefix = `[${service.name}]`;
     let partial = '';
@@ -126,7 +130,9 @@ export class Supervisor {
     slot.backoffMs = Math.min(delay * 2, this.options.maxBackoffMs ?? 30000);
     slot.restarts += 1;
     const last = slot.lastLine ? `; last output: ${slot.lastLine.slice(0, 300)}` : '';
-    this.write(`${prefix} exited unexpectedly (${reason}) after ${(ranMs / 1000).toFixed(1)} s${last}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${slot.restarts})`);
+    this.write(
+      `${prefix} exited unexpectedly (${reason}) after ${(ranMs / 1000).toFixed(1)} s${last}; restarting in ${(delay / 1000).toFixed(1)} s (restart ${slot.restarts})`,
+    );
     slot.timer = setTimeout(() => {
       if (!this.stopping) this.launch(slot);
     }, delay);
@@ -138,7 +144,9 @@ export class Supervisor {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => {
-      this.write(`[${slot.service.name}] still running ${((this.options.stopGraceMs ?? 45000) / 1000).toFixed(0)} s after SIGTERM: killing it`);
+      this.write(
+        `[${slot.service.name}] still running ${((this.options.stopGraceMs ?? 45000) / 1000).toFixed(0)} s after SIGTERM: killing it`,
+      );
       child.kill('SIGKILL');
     }, this.options.stopGraceMs ?? 45000);
     await slot.exited;

@@ -21,7 +21,8 @@ function sources(dir) {
   });
 }
 
-const defaultFolders = () => ['libs', 'services'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name, 'src')));
+const defaultFolders = () =>
+  ['libs', 'services'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name, 'src')));
 /** Folders named on the command line (the benchmarks' peer, say) replace the default: every lib's and service's src. */
 const folders = process.argv.length > 2 ? process.argv.slice(2).map((folder) => resolve(folder)) : defaultFolders();
 let count = 0;

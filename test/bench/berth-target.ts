@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defaultToolsBinDir, getFreePort, spawnManaged, startNatsServer, type ManagedProcess } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  getFreePort,
+  spawnManaged,
+  startNatsServer,
+  type ManagedProcess,
+} from '@berth/local-infra';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { trackChild } from './lifecycle';
@@ -72,10 +78,24 @@ export async function startBerthGatewayForBench(secret: string): Promise<BenchTa
   try {
     const port = await getFreePort('127.0.0.1');
     const healthPort = await getFreePort('127.0.0.1');
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HEALTH_PORT: String(healthPort), HOST: '127.0.0.1', NATS_URL: nats.url, STRIPE_WEBHOOK_SECRET: secret, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
-      LOG_LEVEL: 'warn', NODE_ENV: 'production', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HEALTH_PORT: String(healthPort),
+      HOST: '127.0.0.1',
+      NATS_URL: nats.url,
+      STRIPE_WEBHOOK_SECRET: secret,
+      WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
+    };
     delete env.CLERK_WEBHOOK_SIGNING_SECRET;
-    gateway = spawnManaged({ command: process.execPath, args: [...gatewayNodeArgs(), '-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain], env });
+    gateway = spawnManaged({
+      command: process.execPath,
+      args: [...gatewayNodeArgs(), '-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), berthGatewayMain],
+      env,
+    });
     trackChild(gateway.child);
     await waitForHttpOk(`http://127.0.0.1:${healthPort}/readyz`, gateway, 60000);
     const proc = gateway;
@@ -106,7 +126,7 @@ async function countStoredEvents(natsUrl: string): Promise<number> {
     const total = (await (await jetstreamManager(nc)).streams.info('WEBHOOKS')).state.messages;
     const consumer = await jetstream(nc).consumers.get('WEBHOOKS', { headers_only: true });
     let events = 0;
-    for (let read = 0; read < total; ) {
+    for (let read = 0; read < total;) {
       const batch = await consumer.fetch({ max_messages: Math.min(1000, total - read), expires: 5000 });
       let received = 0;
       for await (const msg of batch) {

@@ -31,7 +31,8 @@ import type { E2eStack } from './e2e/stack';
 function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
   return value;
 }
 
@@ -57,7 +58,14 @@ interface Measurement {
   failures: Record<string, number>;
 }
 
-async function measure(stack: E2eStack, provider: Provider, requests: E2eRequest[], connections: number, standInPid: number, rate?: number): Promise<Measurement> {
+async function measure(
+  stack: E2eStack,
+  provider: Provider,
+  requests: E2eRequest[],
+  connections: number,
+  standInPid: number,
+  rate?: number,
+): Promise<Measurement> {
   const pids: Record<string, number> = { ...(await stack.processes()), 'stripe-stand-in': standInPid };
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const driven = await drive({ url: stack.url(provider), requests, connections, rate });
@@ -66,11 +74,18 @@ async function measure(stack: E2eStack, provider: Provider, requests: E2eRequest
   // Processes that appeared meanwhile (a pool's new database connection) count from their start.
   const after = await stack.processes();
   const known = new Set(Object.values(pids));
-  Object.entries(after).filter(([, pid]) => !known.has(pid)).forEach(([name, pid]) => {
-    pids[`${name} (new)`] = pid;
-    before[`${name} (new)`] = 0;
-  });
-  const cpuMsPerK = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuSeconds(pid) - before[name]) * 1e6) / Math.max(accepted.length, 1))]));
+  Object.entries(after)
+    .filter(([, pid]) => !known.has(pid))
+    .forEach(([name, pid]) => {
+      pids[`${name} (new)`] = pid;
+      before[`${name} (new)`] = 0;
+    });
+  const cpuMsPerK = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [
+      name,
+      Math.round(((cpuSeconds(pid) - before[name]) * 1e6) / Math.max(accepted.length, 1)),
+    ]),
+  );
   const lastProcessed = Math.max(...processed.values());
   const latencies = accepted.map((id) => processed.get(id)! - driven.okAt.get(id)!);
   return {
@@ -97,31 +112,67 @@ interface Row {
   medianCpuMsPerK: Record<string, number>;
 }
 
-function summarise(stack: string, provider: Provider, inboxRows: number, rounds: Measurement[], fixed?: Measurement, offered?: number): Row {
+function summarise(
+  stack: string,
+  provider: Provider,
+  inboxRows: number,
+  rounds: Measurement[],
+  fixed?: Measurement,
+  offered?: number,
+): Row {
   const names = Object.keys(rounds[0]?.cpuMsPerK ?? {});
   return {
-    stack, provider, inboxRows, rounds,
+    stack,
+    provider,
+    inboxRows,
+    rounds,
     medianEventsPerSec: median(rounds.map((r) => r.eventsPerSec)),
     medianP50Ms: median(rounds.map((r) => r.p50Ms)),
     medianP99Ms: median(rounds.map((r) => r.p99Ms)),
-    fixedRate: fixed && offered ? { offered, p99Ms: fixed.p99Ms, p50Ms: fixed.p50Ms, eventsPerSec: fixed.eventsPerSec } : undefined,
+    fixedRate:
+      fixed && offered
+        ? { offered, p99Ms: fixed.p99Ms, p50Ms: fixed.p50Ms, eventsPerSec: fixed.eventsPerSec }
+        : undefined,
     medianCpuMsPerK: Object.fromEntries(names.map((name) => [name, median(rounds.map((r) => r.cpuMsPerK[name] ?? 0))])),
   };
 }
 
 function printTable(rows: Row[]): void {
-  const header = ['stack', 'provider', 'inbox rows', 'events/s', 'p50 ms', 'p99 ms', 'p99 ms @ fixed rate', 'CPU ms per 1,000 events (median)'];
-  const cells = rows.map((r) => [r.stack, r.provider, r.inboxRows.toLocaleString('en'), String(r.medianEventsPerSec), String(r.medianP50Ms), String(r.medianP99Ms),
+  const header = [
+    'stack',
+    'provider',
+    'inbox rows',
+    'events/s',
+    'p50 ms',
+    'p99 ms',
+    'p99 ms @ fixed rate',
+    'CPU ms per 1,000 events (median)',
+  ];
+  const cells = rows.map((r) => [
+    r.stack,
+    r.provider,
+    r.inboxRows.toLocaleString('en'),
+    String(r.medianEventsPerSec),
+    String(r.medianP50Ms),
+    String(r.medianP99Ms),
     r.fixedRate ? `${r.fixedRate.p99Ms} @ ${r.fixedRate.offered}/s` : '-',
-    Object.entries(r.medianCpuMsPerK).filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${ms}`).join(', ')]);
+    Object.entries(r.medianCpuMsPerK)
+      .filter(([, ms]) => ms > 0)
+      .map(([name, ms]) => `${name} ${ms}`)
+      .join(', '),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i].length)));
-  for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i < 2 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  for (const row of [header, ...cells])
+    console.log(
+      row.map((cell, i) => (i < 2 || i === 7 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '),
+    );
 }
 
 async function main(): Promise<void> {
   process.chdir(repoRoot);
   const sizes = (process.env.BENCH_E2E_SIZES ?? '0,100000,1000000').split(',').map((size) => Number(size.trim()));
-  if (sizes.some((size) => !Number.isInteger(size) || size < 0)) throw new Error('BENCH_E2E_SIZES must be a comma-separated list of row counts');
+  if (sizes.some((size) => !Number.isInteger(size) || size < 0))
+    throw new Error('BENCH_E2E_SIZES must be a comma-separated list of row counts');
   const events = envInt('BENCH_E2E_EVENTS', 3000, 10, 1_000_000);
   const rounds = envInt('BENCH_E2E_ROUNDS', 3, 1, 20);
   const connections = envInt('BENCH_E2E_CONNECTIONS', 32, 1, 1000);
@@ -132,17 +183,37 @@ async function main(): Promise<void> {
   const disarm = installCleanup(6 * 3600 * 1000);
 
   execFileSync(process.execPath, [join('deploy', 'runtime', 'build.js')], { stdio: 'ignore' });
-  execFileSync(process.execPath, [join('deploy', 'runtime', 'build.js'), join('test', 'bench'), join('test', 'support')], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join('deploy', 'runtime', 'build.js'), join('test', 'bench'), join('test', 'support')],
+    { stdio: 'ignore' },
+  );
   const logDir = await benchLogDir();
-  console.log(`e2e bench: inbox sizes ${sizes.join(', ')}; ${events} events x ${rounds} round(s) per measurement at ${connections} connections; ${rate}/s for ${rateSeconds} s; ${cpus().length} CPUs; logs in ${logDir}`);
+  console.log(
+    `e2e bench: inbox sizes ${sizes.join(', ')}; ${events} events x ${rounds} round(s) per measurement at ${connections} connections; ${rate}/s for ${rateSeconds} s; ${cpus().length} CPUs; logs in ${logDir}`,
+  );
 
   const standInPort = await getFreePort('127.0.0.1');
-  const standIn = await startNodeProcess({ name: 'stripe-stand-in', entry: join(repoRoot, 'test', 'support', 'stripe-stand-in', 'main.ts'), env: { PATH: process.env.PATH, PORT: String(standInPort) }, ready: /Stripe stand-in listening/, logDir });
+  const standIn = await startNodeProcess({
+    name: 'stripe-stand-in',
+    entry: join(repoRoot, 'test', 'support', 'stripe-stand-in', 'main.ts'),
+    env: { PATH: process.env.PATH, PORT: String(standInPort) },
+    ready: /Stripe stand-in listening/,
+    logDir,
+  });
   const standInUrl = `http://127.0.0.1:${standInPort}`;
   const untrackStandIn = trackStop(() => standIn.proc.stop(5000));
   const stacks: E2eStack[] = [];
-  if (targets.includes('berth')) stacks.push(await startBerthStack({ standInUrl, logDir, mongoUrl: process.env.MONGO_URL || undefined }));
-  if (targets.includes('peer')) stacks.push(await startPeerStack({ standInUrl, logDir, postgresUrl: process.env.BENCH_E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432' }));
+  if (targets.includes('berth'))
+    stacks.push(await startBerthStack({ standInUrl, logDir, mongoUrl: process.env.MONGO_URL || undefined }));
+  if (targets.includes('peer'))
+    stacks.push(
+      await startPeerStack({
+        standInUrl,
+        logDir,
+        postgresUrl: process.env.BENCH_E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432',
+      }),
+    );
   for (const stack of stacks) trackStop(() => stack.stop());
   const standInPid = standIn.proc.child.pid ?? 0;
 
@@ -159,14 +230,43 @@ async function main(): Promise<void> {
   const dir = join(__dirname, 'results');
   await mkdir(dir, { recursive: true });
   const file = join(dir, `e2e-${timestamp}.json`);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
   const save = (): Promise<void> =>
-    writeFile(file, JSON.stringify({ timestamp, machine, config: { sizes, events, rounds, connections, rate, rateSeconds, warmup, targets, mongo: Boolean(process.env.MONGO_URL) }, rows }, null, 2));
+    writeFile(
+      file,
+      JSON.stringify(
+        {
+          timestamp,
+          machine,
+          config: {
+            sizes,
+            events,
+            rounds,
+            connections,
+            rate,
+            rateSeconds,
+            warmup,
+            targets,
+            mongo: Boolean(process.env.MONGO_URL),
+          },
+          rows,
+        },
+        null,
+        2,
+      ),
+    );
   for (const size of sizes) {
     for (const stack of stacks) {
       const started = Date.now();
       await stack.fillTo(size);
-      console.log(`${stack.name}: inbox holds ${(await stack.rowCount()).toLocaleString('en')} rows (filled in ${Math.round((Date.now() - started) / 1000)} s)`);
+      console.log(
+        `${stack.name}: inbox holds ${(await stack.rowCount()).toLocaleString('en')} rows (filled in ${Math.round((Date.now() - started) / 1000)} s)`,
+      );
     }
     const results = new Map<string, Measurement[]>();
     for (let round = 1; round <= rounds; round++) {
@@ -175,14 +275,25 @@ async function main(): Promise<void> {
           const result = await measure(stack, provider, sign(stack, provider, events), connections, standInPid);
           const key = `${stack.name}|${provider}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          console.log(`${stack.name} ${provider} @ ${size.toLocaleString('en')} rows, round ${round}/${rounds}: ${result.eventsPerSec} events/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.events} accepted${Object.keys(result.failures).length ? `, failures ${JSON.stringify(result.failures)}` : ''}`);
+          console.log(
+            `${stack.name} ${provider} @ ${size.toLocaleString('en')} rows, round ${round}/${rounds}: ${result.eventsPerSec} events/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.events} accepted${Object.keys(result.failures).length ? `, failures ${JSON.stringify(result.failures)}` : ''}`,
+          );
         }
       }
     }
     for (const stack of stacks) {
       for (const provider of stack.providers) {
-        const fixed = await measure(stack, provider, sign(stack, provider, rate * rateSeconds), connections, standInPid, rate);
-        console.log(`${stack.name} ${provider} @ ${size.toLocaleString('en')} rows, ${rate}/s offered: p50 ${fixed.p50Ms} ms, p99 ${fixed.p99Ms} ms, ${fixed.eventsPerSec} events/s`);
+        const fixed = await measure(
+          stack,
+          provider,
+          sign(stack, provider, rate * rateSeconds),
+          connections,
+          standInPid,
+          rate,
+        );
+        console.log(
+          `${stack.name} ${provider} @ ${size.toLocaleString('en')} rows, ${rate}/s offered: p50 ${fixed.p50Ms} ms, p99 ${fixed.p99Ms} ms, ${fixed.eventsPerSec} events/s`,
+        );
         rows.push(summarise(stack.name, provider, size, results.get(`${stack.name}|${provider}`) ?? [], fixed, rate));
       }
     }
@@ -196,12 +307,18 @@ async function main(): Promise<void> {
   const peer = rows.filter((row) => !row.stack.startsWith('berth'));
   for (const row of berth) {
     const other = peer.find((candidate) => candidate.inboxRows === row.inboxRows);
-    if (other) console.log(`berth/seeds events/s, Stripe at ${row.inboxRows.toLocaleString('en')} rows: ${Math.round((row.medianEventsPerSec / other.medianEventsPerSec) * 100) / 100}`);
+    if (other)
+      console.log(
+        `berth/seeds events/s, Stripe at ${row.inboxRows.toLocaleString('en')} rows: ${Math.round((row.medianEventsPerSec / other.medianEventsPerSec) * 100) / 100}`,
+      );
   }
   for (const stack of stacks) {
     for (const provider of stack.providers) {
       const own = rows.filter((row) => row.stack === stack.name && row.provider === provider);
-      if (own.length > 1) console.log(`${stack.name} ${provider}: events/s at ${own[own.length - 1].inboxRows.toLocaleString('en')} rows / at ${own[0].inboxRows.toLocaleString('en')} rows: ${Math.round((own[own.length - 1].medianEventsPerSec / own[0].medianEventsPerSec) * 100) / 100}`);
+      if (own.length > 1)
+        console.log(
+          `${stack.name} ${provider}: events/s at ${own[own.length - 1].inboxRows.toLocaleString('en')} rows / at ${own[0].inboxRows.toLocaleString('en')} rows: ${Math.round((own[own.length - 1].medianEventsPerSec / own[0].medianEventsPerSec) * 100) / 100}`,
+        );
     }
   }
 
@@ -219,5 +336,3 @@ main().then(
     void stopAll(10_000).finally(() => process.exit(1));
   },
 );
-
-

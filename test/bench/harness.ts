@@ -78,8 +78,14 @@ export function freshEventId(): string {
 export function subscriptionUpdatedEvent(id: string, createdS: number): Record<string, unknown> {
   const periodStart = createdS - 86400;
   const price = {
-    id: 'price_1PzR2sLkdIwHu7ixQm3fT9aZ', object: 'price', active: true, currency: 'usd', product: 'prod_QrAbCdEfGhIjKl',
-    recurring: { interval: 'month', interval_count: 1, usage_type: 'licensed' }, type: 'recurring', unit_amount: 4900,
+    id: 'price_1PzR2sLkdIwHu7ixQm3fT9aZ',
+    object: 'price',
+    active: true,
+    currency: 'usd',
+    product: 'prod_QrAbCdEfGhIjKl',
+    recurring: { interval: 'month', interval_count: 1, usage_type: 'licensed' },
+    type: 'recurring',
+    unit_amount: 4900,
   };
   return {
     id,
@@ -88,19 +94,46 @@ export function subscriptionUpdatedEvent(id: string, createdS: number): Record<s
     created: createdS,
     data: {
       object: {
-        id: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD', object: 'subscription', billing_cycle_anchor: periodStart, cancel_at: null,
-        cancel_at_period_end: false, canceled_at: null, collection_method: 'charge_automatically', created: periodStart - 2592000,
-        currency: 'usd', customer: 'cus_QrAbC1dEfG2hIj', default_payment_method: 'pm_1PzR2rLkdIwHu7ixKk9sQw3e',
+        id: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD',
+        object: 'subscription',
+        billing_cycle_anchor: periodStart,
+        cancel_at: null,
+        cancel_at_period_end: false,
+        canceled_at: null,
+        collection_method: 'charge_automatically',
+        created: periodStart - 2592000,
+        currency: 'usd',
+        customer: 'cus_QrAbC1dEfG2hIj',
+        default_payment_method: 'pm_1PzR2rLkdIwHu7ixKk9sQw3e',
         items: {
           object: 'list',
-          data: [{ id: 'si_QrAbCdEfGhIjKm', object: 'subscription_item', created: periodStart, current_period_start: periodStart,
-            current_period_end: periodStart + 2592000, price, quantity: 3, subscription: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD' }],
-          has_more: false, total_count: 1, url: '/v1/subscription_items?subscription=sub_1PzR3tLkdIwHu7ixa8K2mNcD',
+          data: [
+            {
+              id: 'si_QrAbCdEfGhIjKm',
+              object: 'subscription_item',
+              created: periodStart,
+              current_period_start: periodStart,
+              current_period_end: periodStart + 2592000,
+              price,
+              quantity: 3,
+              subscription: 'sub_1PzR3tLkdIwHu7ixa8K2mNcD',
+            },
+          ],
+          has_more: false,
+          total_count: 1,
+          url: '/v1/subscription_items?subscription=sub_1PzR3tLkdIwHu7ixa8K2mNcD',
         },
-        latest_invoice: 'in_1PzR3tLkdIwHu7ixJ7bYc2Vd', livemode: false, metadata: { plan: 'team', workspace_id: 'ws_8f3a2c' },
-        status: 'active', trial_end: null, trial_start: null,
+        latest_invoice: 'in_1PzR3tLkdIwHu7ixJ7bYc2Vd',
+        livemode: false,
+        metadata: { plan: 'team', workspace_id: 'ws_8f3a2c' },
+        status: 'active',
+        trial_end: null,
+        trial_start: null,
       },
-      previous_attributes: { items: { data: [{ id: 'si_QrAbCdEfGhIjKm', quantity: 2 }] }, metadata: { plan: 'starter' } },
+      previous_attributes: {
+        items: { data: [{ id: 'si_QrAbCdEfGhIjKm', quantity: 2 }] },
+        metadata: { plan: 'starter' },
+      },
     },
     livemode: false,
     pending_webhooks: 1,
@@ -118,7 +151,10 @@ export function stripeRequestFactory(secret: string): () => SignedRequest {
   return () => {
     const payload = JSON.stringify(subscriptionUpdatedEvent(freshEventId(), Math.floor(Date.now() / 1000)));
     const signature = stripe.webhooks.generateTestHeaderString({ payload, secret });
-    return { body: Buffer.from(payload), headers: { 'content-type': 'application/json', 'stripe-signature': signature } };
+    return {
+      body: Buffer.from(payload),
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    };
   };
 }
 
@@ -163,23 +199,35 @@ export function sampleRss(pids: number[], intervalMs = 200): { stop(): number[] 
 function countStatuses(results: (autocannon.Result | undefined)[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const result of results) {
-    for (const [status, { count }] of Object.entries(result?.statusCodeStats ?? {})) counts[status] = (counts[status] ?? 0) + count;
+    for (const [status, { count }] of Object.entries(result?.statusCodeStats ?? {}))
+      counts[status] = (counts[status] ?? 0) + count;
   }
   return counts;
 }
 
 /** One autocannon run taking every request body from `next`; stopped forcibly if it overruns by 30 s. */
-async function fire(url: string, connections: number, durationS: number, next: () => SignedRequest, rate?: number): Promise<autocannon.Result> {
+async function fire(
+  url: string,
+  connections: number,
+  durationS: number,
+  next: () => SignedRequest,
+  rate?: number,
+): Promise<autocannon.Result> {
   const instance = autocannon({
     url,
     connections,
     overallRate: rate,
     duration: durationS,
     timeout: 10,
-    requests: [{ method: 'POST', setupRequest: (request) => {
-      const { body, headers } = next();
-      return { ...request, body, headers: { ...headers } };
-    } }],
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const { body, headers } = next();
+          return { ...request, body, headers: { ...headers } };
+        },
+      },
+    ],
   });
   const guard = setTimeout(() => instance.stop(), (durationS + 30) * 1000);
   try {
@@ -207,13 +255,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     let signedLive = 0;
     const pids = [options.pid, options.infraPid ?? 0, process.pid];
     const cpuBefore = pids.map(cpuSeconds);
-    const timed = await fire(options.url, connections, durationS, () => {
-      if (used < pool.length) return pool[used++];
-      signedLive += 1;
-      return makeRequest();
-    }, options.rate);
+    const timed = await fire(
+      options.url,
+      connections,
+      durationS,
+      () => {
+        if (used < pool.length) return pool[used++];
+        signedLive += 1;
+        return makeRequest();
+      },
+      options.rate,
+    );
     const served = Math.max(1, timed.requests.total);
-    const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10);
+    const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map(
+      (pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10,
+    );
     pool = [];
     const [peakRssMb, infraPeakRssMb] = rss.stop();
     return {

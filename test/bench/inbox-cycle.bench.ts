@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   const concurrency = envInt('BENCH_INBOX_CONCURRENCY', 16);
   const withIndex = process.env.BENCH_INBOX_ID_INDEX !== '0';
   const logger = createLogger({ service: 'bench-inbox', level: 'silent' });
-  const ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR), idIndexIntervalMs: withIndex ? 200 : 0 });
+  const ferret = await startFerretDb({
+    binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR),
+    idIndexIntervalMs: withIndex ? 200 : 0,
+  });
   const client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
   try {
     const inbox = inboxCollections(client.db('bench_inbox'));
@@ -32,24 +35,69 @@ async function main(): Promise<void> {
     const payload = JSON.stringify(subscriptionUpdatedEvent('evt_fill', 1_700_000_000));
     for (let from = 0; from < rows; from += 1000) {
       const ids = Array.from({ length: Math.min(1000, rows - from) }, (_, index) => `stripe:evt_fill_${from + index}`);
-      await inbox.events.insertMany(ids.map((_id) => ({ _id, provider: 'stripe', eventId: _id.slice(7), type: 'customer.subscription.updated', receivedAt: new Date(), payload,
-        attempts: 1, lastError: null, lastAttemptAt: null, processedAt: new Date(), abandonedAt: null, leaseOwner: null, leaseUntil: null, leaseGeneration: 1 })));
-      await inbox.leases.insertMany(ids.map((key) => ({ _id: `${key}#1`, key, generation: 1, owner: 'fill', acquiredAt: new Date(), until: new Date(), releasedAt: new Date() })));
+      await inbox.events.insertMany(
+        ids.map((_id) => ({
+          _id,
+          provider: 'stripe',
+          eventId: _id.slice(7),
+          type: 'customer.subscription.updated',
+          receivedAt: new Date(),
+          payload,
+          attempts: 1,
+          lastError: null,
+          lastAttemptAt: null,
+          processedAt: new Date(),
+          abandonedAt: null,
+          leaseOwner: null,
+          leaseUntil: null,
+          leaseGeneration: 1,
+        })),
+      );
+      await inbox.leases.insertMany(
+        ids.map((key) => ({
+          _id: `${key}#1`,
+          key,
+          generation: 1,
+          owner: 'fill',
+          acquiredAt: new Date(),
+          until: new Date(),
+          releasedAt: new Date(),
+        })),
+      );
     }
     ferret.indexIdLookups();
-    const messages = Array.from({ length: events }, (_, index) => fakeWebhookMessage({ provider: 'stripe', eventId: `evt_bench_${index}`, type: 'customer.subscription.updated', body: payload }));
+    const messages = Array.from({ length: events }, (_, index) =>
+      fakeWebhookMessage({
+        provider: 'stripe',
+        eventId: `evt_bench_${index}`,
+        type: 'customer.subscription.updated',
+        body: payload,
+      }),
+    );
     const pid = ferret.process.child.pid ?? 0;
     const cpuBefore = cpuSeconds(pid);
     const started = Date.now();
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < messages.length) {
-        const message = messages[next++];
-        await processInboxEvent({ inbox, message, handler: async () => undefined, owner: 'bench', leaseMs: 60_000, clock: () => new Date(), logger });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < messages.length) {
+          const message = messages[next++];
+          await processInboxEvent({
+            inbox,
+            message,
+            handler: async () => undefined,
+            owner: 'bench',
+            leaseMs: 60_000,
+            clock: () => new Date(),
+            logger,
+          });
+        }
+      }),
+    );
     const elapsedMs = Date.now() - started;
-    console.log(`inbox cycle: ${rows} rows, ${events} events, ${concurrency} at once, _id index ${withIndex ? 'on' : 'off'}: ${Math.round((events * 1000) / elapsedMs)} events/s, FerretDB CPU ${(((cpuSeconds(pid) - cpuBefore) * 1000) / events).toFixed(2)} ms per event`);
+    console.log(
+      `inbox cycle: ${rows} rows, ${events} events, ${concurrency} at once, _id index ${withIndex ? 'on' : 'off'}: ${Math.round((events * 1000) / elapsedMs)} events/s, FerretDB CPU ${(((cpuSeconds(pid) - cpuBefore) * 1000) / events).toFixed(2)} ms per event`,
+    );
   } finally {
     await client.close();
     await ferret.stop();

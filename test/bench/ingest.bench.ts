@@ -42,7 +42,8 @@ interface Summary {
 function envInt(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
   return value;
 }
 
@@ -68,18 +69,54 @@ function summarise(rounds: RoundResult[]): Summary {
 }
 
 function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
-  const header = ['target', 'rounds', 'req/s (median)', 'p50 ms', 'p99 ms', 'peak RSS MB', 'store RSS MB', 'CPU ms/1k req', 'store CPU ms/1k', 'non-2xx', 'errors'];
-  const rows = Object.entries(summaries).map(([name, s]) => [name, s.rounds.length, s.medianRequestsPerSec, s.medianP50Ms, s.medianP99Ms,
-    s.peakRssMb, s.storePeakRssMb, s.medianCpuMsPerKRequests, s.medianStoreCpuMsPerKRequests, s.non2xx, s.errors].map(String));
+  const header = [
+    'target',
+    'rounds',
+    'req/s (median)',
+    'p50 ms',
+    'p99 ms',
+    'peak RSS MB',
+    'store RSS MB',
+    'CPU ms/1k req',
+    'store CPU ms/1k',
+    'non-2xx',
+    'errors',
+  ];
+  const rows = Object.entries(summaries).map(([name, s]) =>
+    [
+      name,
+      s.rounds.length,
+      s.medianRequestsPerSec,
+      s.medianP50Ms,
+      s.medianP99Ms,
+      s.peakRssMb,
+      s.storePeakRssMb,
+      s.medianCpuMsPerKRequests,
+      s.medianStoreCpuMsPerKRequests,
+      s.non2xx,
+      s.errors,
+    ].map(String),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  for (const row of [header, ...rows])
+    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
-async function runRound(start: () => Promise<BenchTarget>, config: { connections: number; durationS: number; warmupS: number; rate?: number }, secret: string): Promise<RoundResult> {
+async function runRound(
+  start: () => Promise<BenchTarget>,
+  config: { connections: number; durationS: number; warmupS: number; rate?: number },
+  secret: string,
+): Promise<RoundResult> {
   const target = await start();
   const untrack = trackStop(() => target.stop());
   try {
-    const result: RoundResult = await runLoad({ url: target.url, makeRequest: stripeRequestFactory(secret), pid: target.pid, infraPid: target.infraPid, ...config });
+    const result: RoundResult = await runLoad({
+      url: target.url,
+      makeRequest: stripeRequestFactory(secret),
+      pid: target.pid,
+      infraPid: target.infraPid,
+      ...config,
+    });
     result.accepted = await target.countAccepted?.();
     return result;
   } finally {
@@ -97,8 +134,12 @@ function describe(r: RoundResult): string {
 
 async function main(): Promise<void> {
   process.chdir(resolve(__dirname, '..', '..')); // children resolve swc and tsconfig from the repo root
-  const config = { durationS: envInt('BENCH_DURATION_S', 10, 1, 240), warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60), connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
-    rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined };
+  const config = {
+    durationS: envInt('BENCH_DURATION_S', 10, 1, 240),
+    warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60),
+    connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
+    rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined,
+  };
   const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
   const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 120) + 60) * 1000);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -109,8 +150,12 @@ async function main(): Promise<void> {
   let berthNote: string | undefined;
   if (!wanted.includes('berth')) berthNote = 'Berth not selected (BENCH_TARGETS)';
   else if (existsSync(berthGatewayMain)) starters.berth = () => startBerthGatewayForBench(secret);
-  else console.log((berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`));
-  if (!starters.peer && !starters.berth) throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
+  else
+    console.log(
+      (berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`),
+    );
+  if (!starters.peer && !starters.berth)
+    throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
 
   // Both targets start from a filled compile cache, as the images do (`npm run build`): a gateway compiling its own
   // sources on a first start would carry the compiler in its peak memory.
@@ -118,7 +163,9 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [build], { stdio: 'ignore' });
   execFileSync(process.execPath, [build, join('test', 'bench', 'peer')], { stdio: 'ignore' });
 
-  console.log(`ingest bench: ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`);
+  console.log(
+    `ingest bench: ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`,
+  );
   const results: Partial<Record<TargetName, RoundResult[]>> = {};
   for (let round = 1; round <= rounds; round++) {
     for (const name of ['peer', 'berth'] as const) {
@@ -141,15 +188,41 @@ async function main(): Promise<void> {
   for (const name of ['peer', 'berth'] as const) if (results[name]?.length) summaries[name] = summarise(results[name]);
   console.log('');
   printTable(summaries);
-  const ratio = summaries.peer && summaries.berth ? Math.round((summaries.berth.medianRequestsPerSec / summaries.peer.medianRequestsPerSec) * 100) / 100 : undefined;
-  console.log(ratio === undefined ? `\nberth/peer req/s: n/a${berthNote ? ` (${berthNote})` : ''}` : `\nberth/peer median req/s: ${ratio}`);
+  const ratio =
+    summaries.peer && summaries.berth
+      ? Math.round((summaries.berth.medianRequestsPerSec / summaries.peer.medianRequestsPerSec) * 100) / 100
+      : undefined;
+  console.log(
+    ratio === undefined
+      ? `\nberth/peer req/s: n/a${berthNote ? ` (${berthNote})` : ''}`
+      : `\nberth/peer median req/s: ${ratio}`,
+  );
 
   const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = join(__dirname, 'results');
   await mkdir(dir, { recursive: true });
   const file = join(dir, `ingest-${timestamp}.json`);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
-  await writeFile(file, JSON.stringify({ timestamp, machine, config: { ...config, rounds }, ...summaries, berthNote, berthOverPeerRequestsPerSec: ratio }, null, 2));
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  await writeFile(
+    file,
+    JSON.stringify(
+      {
+        timestamp,
+        machine,
+        config: { ...config, rounds },
+        ...summaries,
+        berthNote,
+        berthOverPeerRequestsPerSec: ratio,
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`results: ${file}`);
   disarm();
 }

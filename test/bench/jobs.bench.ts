@@ -70,7 +70,9 @@ async function main(): Promise<void> {
     redis = await startBenchRedis();
     messaging = await connectMessaging({ servers: nats.url, name: 'bench-jobs', logger, timeoutMs: 30000 });
     await provisionJobInfrastructure(messaging);
-    process.stdout.write(`bench:jobs: ${jobs} jobs per run, ${addWindow} concurrent adds, ${rounds} rounds, nats-server sync_interval always, redis appendfsync always\n`);
+    process.stdout.write(
+      `bench:jobs: ${jobs} jobs per run, ${addWindow} concurrent adds, ${rounds} rounds, nats-server sync_interval always, redis appendfsync always\n`,
+    );
 
     const results = new Map<string, number[]>();
     let run = 0;
@@ -82,16 +84,29 @@ async function main(): Promise<void> {
           const queue = `bench-${process.pid}-${run}`;
           const rate = variant.startsWith('berth')
             ? await runBerthRound({
-              messaging, logger, queue, concurrency, jobs, addWindow, batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
-              keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
-            })
+                messaging,
+                logger,
+                queue,
+                concurrency,
+                jobs,
+                addWindow,
+                batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
+                keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
+              })
             : await runBullRound({
-              redisPort: redis.port, queue, concurrency, jobs, addWindow, bulk: variant === 'bullmq-bulk',
-              limiter: variant === 'bullmq-limiter' ? { max: 100000, duration: 1000 } : undefined,
-            });
+                redisPort: redis.port,
+                queue,
+                concurrency,
+                jobs,
+                addWindow,
+                bulk: variant === 'bullmq-bulk',
+                limiter: variant === 'bullmq-limiter' ? { max: 100000, duration: 1000 } : undefined,
+              });
           const key = `${concurrency}:${variant}`;
           results.set(key, [...(results.get(key) ?? []), rate]);
-          process.stdout.write(`  concurrency ${concurrency}, round ${round + 1}: ${LABELS[variant]} ${Math.round(rate)} jobs/s\n`);
+          process.stdout.write(
+            `  concurrency ${concurrency}, round ${round + 1}: ${LABELS[variant]} ${Math.round(rate)} jobs/s\n`,
+          );
         }
       }
     }
@@ -100,7 +115,13 @@ async function main(): Promise<void> {
     for (const concurrency of concurrencies) {
       for (const variant of variants) {
         const rates = results.get(`${concurrency}:${variant}`) ?? [];
-        rows.push([String(concurrency), LABELS[variant], Math.round(median(rates)), Math.round(Math.min(...rates)), Math.round(Math.max(...rates))]);
+        rows.push([
+          String(concurrency),
+          LABELS[variant],
+          Math.round(median(rates)),
+          Math.round(Math.min(...rates)),
+          Math.round(Math.max(...rates)),
+        ]);
       }
     }
     process.stdout.write(`\n${table(['concurrency', 'system', 'median jobs/s', 'min', 'max'], rows)}\n\n`);
@@ -108,11 +129,21 @@ async function main(): Promise<void> {
       const berth = median(results.get(`${concurrency}:berth`) ?? [NaN]);
       const bull = median(results.get(`${concurrency}:bullmq`) ?? [NaN]);
       const bulk = median(results.get(`${concurrency}:bullmq-bulk`) ?? [NaN]);
-      process.stdout.write(`concurrency ${concurrency}: Berth / BullMQ add = ${(berth / bull).toFixed(2)}x` + (Number.isNaN(bulk) ? '' : `, Berth / BullMQ addBulk = ${(berth / bulk).toFixed(2)}x`) + '\n');
+      process.stdout.write(
+        `concurrency ${concurrency}: Berth / BullMQ add = ${(berth / bull).toFixed(2)}x` +
+          (Number.isNaN(bulk) ? '' : `, Berth / BullMQ addBulk = ${(berth / bulk).toFixed(2)}x`) +
+          '\n',
+      );
       const keyed = median(results.get(`${concurrency}:berth-keyed`) ?? [NaN]);
       const limiter = median(results.get(`${concurrency}:bullmq-limiter`) ?? [NaN]);
       if (!Number.isNaN(keyed)) {
-        process.stdout.write(`concurrency ${concurrency}: flow control: Berth per-key / Berth without limits = ${(keyed / berth).toFixed(2)}x` + (Number.isNaN(limiter) ? '' : `, Berth per-key / BullMQ global limiter = ${(keyed / limiter).toFixed(2)}x`) + '\n');
+        process.stdout.write(
+          `concurrency ${concurrency}: flow control: Berth per-key / Berth without limits = ${(keyed / berth).toFixed(2)}x` +
+            (Number.isNaN(limiter)
+              ? ''
+              : `, Berth per-key / BullMQ global limiter = ${(keyed / limiter).toFixed(2)}x`) +
+            '\n',
+        );
       }
     }
   } finally {
@@ -124,7 +155,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`bench:jobs failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench:jobs failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

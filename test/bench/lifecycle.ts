@@ -25,7 +25,10 @@ export async function stopAll(graceMs = 10000): Promise<void> {
   stops.clear();
   await Promise.all(
     pending.map((stop) =>
-      Promise.race([stop().catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]),
+      Promise.race([
+        stop().catch(() => undefined),
+        new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+      ]),
     ),
   );
 }
@@ -51,7 +54,10 @@ export function installCleanup(deadlineMs: number): () => void {
   process.once('uncaughtException', (error) => abort(`uncaught error: ${error.stack ?? error}`, 1));
   process.once('unhandledRejection', (error) => abort(`unhandled rejection: ${String(error)}`, 1));
   process.once('exit', killLeftovers);
-  const watchdog = setTimeout(() => abort(`overall deadline of ${Math.round(deadlineMs / 1000)} s exceeded`, 1), deadlineMs);
+  const watchdog = setTimeout(
+    () => abort(`overall deadline of ${Math.round(deadlineMs / 1000)} s exceeded`, 1),
+    deadlineMs,
+  );
   watchdog.unref();
   return () => clearTimeout(watchdog);
 }

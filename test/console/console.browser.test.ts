@@ -27,13 +27,30 @@ let endpoint: CreatedEndpoint;
 let deadLetterId: number;
 
 function disputeEvent(eventId: string, disputeId: string, type = 'charge.dispute.updated') {
-  return { id: eventId, object: 'event', type, api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { id: disputeId, object: 'dispute', evidence: { customer_email_address: 'ada@example.com', customer_name: 'Ada Lovelace' } } } };
+  return {
+    id: eventId,
+    object: 'event',
+    type,
+    api_version: '2026-10-28.endive',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: {
+      object: {
+        id: disputeId,
+        object: 'dispute',
+        evidence: { customer_email_address: 'ada@example.com', customer_name: 'Ada Lovelace' },
+      },
+    },
+  };
 }
 
 beforeAll(async () => {
   world = await startConsoleWorld('console_browser');
   const { mesh } = world;
-  receiptsWorld.record = async (receiptId) => void (await mesh.db.collection<{ _id: string; at: Date }>('consoleReceipts').insertOne({ _id: receiptId, at: new Date() }));
+  receiptsWorld.record = async (receiptId) =>
+    void (await mesh.db
+      .collection<{ _id: string; at: Date }>('consoleReceipts')
+      .insertOne({ _id: receiptId, at: new Date() }));
 
   // Webhooks: three disputes Stripe has (processed), one it does not (set aside at once: Stripe answers 404).
   for (const n of [1, 2, 3]) {
@@ -41,29 +58,62 @@ beforeAll(async () => {
     expect((await mesh.sender.sendStripe(disputeEvent(`evt_console_${n}`, `du_console_${n}`))).status).toBe(200);
   }
   expect((await mesh.sender.sendStripe(disputeEvent(GHOST.eventId, GHOST.disputeId))).status).toBe(200);
-  await waitFor(() => mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), (row) => row?.abandonedAt instanceof Date, { what: 'the ghost dispute event to be set aside', timeoutMs: 60_000 });
+  await waitFor(
+    () => mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }),
+    (row) => row?.abandonedAt instanceof Date,
+    { what: 'the ghost dispute event to be set aside', timeoutMs: 60_000 },
+  );
 
   // Jobs: a cron registered and a scheduler leader; one receipt job that fails for good, one that runs.
-  await registerCronSchedules({ messaging: mesh.messaging, owner: 'console-test', definitions: [{ name: 'NightlyReportCron', pattern: '30 3 * * *', timeZone: 'Europe/Paris' }], logger });
-  await new LeaderLease({ buckets: await openCronBuckets(mesh.messaging.js), holder: 'scheduler-test:1', ttlMs: 60_000, logger }).maintain();
+  await registerCronSchedules({
+    messaging: mesh.messaging,
+    owner: 'console-test',
+    definitions: [{ name: 'NightlyReportCron', pattern: '30 3 * * *', timeZone: 'Europe/Paris' }],
+    logger,
+  });
+  await new LeaderLease({
+    buckets: await openCronBuckets(mesh.messaging.js),
+    holder: 'scheduler-test:1',
+    ttlMs: 60_000,
+    logger,
+  }).maintain();
   receiptsWorld.broken.add('rcpt_broken');
   const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_ok' });
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_broken' });
-  const [letter] = await waitFor(() => listDeadLetters(mesh.messaging, { queue: RECEIPTS_QUEUE }), (letters) => letters.length === 1, { what: 'the broken receipt in the dead letters', timeoutMs: 30_000 });
+  const [letter] = await waitFor(
+    () => listDeadLetters(mesh.messaging, { queue: RECEIPTS_QUEUE }),
+    (letters) => letters.length === 1,
+    { what: 'the broken receipt in the dead letters', timeoutMs: 30_000 },
+  );
   deadLetterId = letter.id;
 
   // Outbound: workspace ws_acme has a healthy endpoint and one that answers 500 to everything.
   healthy = await new WebhookReceiver().start();
   failing = await new WebhookReceiver([], () => ({ status: 500, body: 'database is down' })).start();
   const operations = { collections: outboundCollections(mesh.db) };
-  endpoint = await createEndpoint(operations, { workspaceId: 'ws_acme', url: healthy.url, description: 'Acme production' });
+  endpoint = await createEndpoint(operations, {
+    workspaceId: 'ws_acme',
+    url: healthy.url,
+    description: 'Acme production',
+  });
   healthy.setSecrets([endpoint.secret]);
   await createEndpoint(operations, { workspaceId: 'ws_acme', url: failing.url, description: 'Acme staging' });
   await createEndpoint(operations, { workspaceId: 'ws_other', url: healthy.url, description: 'Another customer' });
   await world.dispatcher.dispatcher.reloadEndpoints();
-  for (const n of [1, 2]) await sendEvent({ js: mesh.messaging.js }, 'ws_acme', 'invoice.paid', { invoiceId: `in_${n}`, amount: 4900, currency: 'eur', paidAt: new Date().toISOString() }, { idempotencyKey: `invoice-${n}` });
-  await waitFor(() => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }), (views) => views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'), { what: 'the four deliveries to settle', timeoutMs: 30_000 });
+  for (const n of [1, 2])
+    await sendEvent(
+      { js: mesh.messaging.js },
+      'ws_acme',
+      'invoice.paid',
+      { invoiceId: `in_${n}`, amount: 4900, currency: 'eur', paidAt: new Date().toISOString() },
+      { idempotencyKey: `invoice-${n}` },
+    );
+  await waitFor(
+    () => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }),
+    (views) => views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'),
+    { what: 'the four deliveries to settle', timeoutMs: 30_000 },
+  );
 }, 420_000);
 
 afterAll(async () => {
@@ -90,24 +140,60 @@ describe('the console API', () => {
     expect((await world.call('/api/webhooks/events', TOKENS.issuer)).status).toBe(403);
 
     const params = { provider: 'stripe', eventId: GHOST.eventId };
-    expect((await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.viewer, { method: 'POST', body: { params } })).status).toBe(403);
-    expect((await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, { method: 'POST', body: { params } })).status).toBe(428);
-    const preview = await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.operator, { method: 'POST', body: { params } });
+    expect(
+      (await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.viewer, { method: 'POST', body: { params } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, { method: 'POST', body: { params } }))
+        .status,
+    ).toBe(428);
+    const preview = await world.call('/api/actions/webhooks.redeliver/preview', TOKENS.operator, {
+      method: 'POST',
+      body: { params },
+    });
     expect(preview).toMatchObject({ status: 200, body: { count: 1, confirmation: expect.any(String) } });
     const otherEvent = { provider: 'stripe', eventId: 'evt_console_1' };
-    expect((await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, { method: 'POST', body: { params: otherEvent, confirmation: preview.body.confirmation } })).status).toBe(428);
+    expect(
+      (
+        await world.call('/api/actions/webhooks.redeliver', TOKENS.operator, {
+          method: 'POST',
+          body: { params: otherEvent, confirmation: preview.body.confirmation },
+        })
+      ).status,
+    ).toBe(428);
     // Nothing ran: the ghost event is still set aside, never requeued.
-    expect(await world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` })).toMatchObject({ abandonedAt: expect.any(Date), requeueCount: 0 });
+    expect(await world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` })).toMatchObject({
+      abandonedAt: expect.any(Date),
+      requeueCount: 0,
+    });
 
-    expect((await world.call('/api/portal-sessions', TOKENS.viewer, { method: 'POST', body: { workspaceId: 'ws_other', subject: 'u1' } })).status).toBe(403);
-    const session = await world.call('/api/portal-sessions', TOKENS.issuer, { method: 'POST', body: { workspaceId: 'ws_other', subject: 'u1', ttlSeconds: 300 } });
+    expect(
+      (
+        await world.call('/api/portal-sessions', TOKENS.viewer, {
+          method: 'POST',
+          body: { workspaceId: 'ws_other', subject: 'u1' },
+        })
+      ).status,
+    ).toBe(403);
+    const session = await world.call('/api/portal-sessions', TOKENS.issuer, {
+      method: 'POST',
+      body: { workspaceId: 'ws_other', subject: 'u1', ttlSeconds: 300 },
+    });
     expect(session.status).toBe(201);
     const portalToken = session.body.token as string;
     expect((await world.call('/api/overview', portalToken)).status).toBe(401);
     expect((await world.call('/api/portal/endpoints', TOKENS.operator)).status).toBe(401);
     const own = await world.call('/api/portal/endpoints', portalToken);
     expect((own.body.endpoints as { workspaceId: string }[]).map((entry) => entry.workspaceId)).toEqual(['ws_other']);
-    expect((await world.call('/api/portal/actions/portal.rotate-secret/preview', portalToken, { method: 'POST', body: { params: { endpointId: endpoint.endpoint.id } } })).status).toBe(404);
+    expect(
+      (
+        await world.call('/api/portal/actions/portal.rotate-secret/preview', portalToken, {
+          method: 'POST',
+          body: { params: { endpointId: endpoint.endpoint.id } },
+        })
+      ).status,
+    ).toBe(404);
     const acmeDeliveries = await world.call(`/api/portal/deliveries?endpointId=${endpoint.endpoint.id}`, portalToken);
     expect(acmeDeliveries.body.deliveries).toEqual([]);
     const [body, signature] = portalToken.split('.');
@@ -120,7 +206,9 @@ describe('the console API', () => {
 describe('the console in a browser', () => {
   it('checks every screenshotted page for accessibility with a check that reports a known mistake', async () => {
     const page = await world.newPage();
-    await page.setContent('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input type="text"><button></button></main></body></html>');
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>t</title></head><body><main><input type="text"><button></button></main></body></html>',
+    );
     const violations = await accessibilityViolations(page);
     expect(violations.some((violation) => violation.startsWith('label '))).toBe(true);
     expect(violations.some((violation) => violation.startsWith('button-name '))).toBe(true);
@@ -149,13 +237,23 @@ describe('the console in a browser', () => {
     const payload = page.getByLabel('Payload');
     await payload.waitFor();
     expect(await payload.textContent()).not.toContain('ada@example.com');
-    expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).first().isVisible()).toBe(true);
+    expect(
+      await page
+        .getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/)
+        .first()
+        .isVisible(),
+    ).toBe(true);
     await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
     // Every failed attempt with its error, from the row's attemptErrors; the provider's signature header kept.
     const failedAttempts = page.getByRole('table', { name: 'Failed attempts' });
-    await failedAttempts.getByRole('cell', { name: /^UnrecoverableError: Stripe refused dispute du_console_ghost: 404/ }).waitFor();
+    await failedAttempts
+      .getByRole('cell', { name: /^UnrecoverableError: Stripe refused dispute du_console_ghost: 404/ })
+      .waitFor();
     expect(await failedAttempts.locator('tbody tr').count()).toBe(1);
-    await page.getByRole('table', { name: 'Provider headers' }).getByRole('rowheader', { name: 'stripe-signature' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Provider headers' })
+      .getByRole('rowheader', { name: 'stripe-signature' })
+      .waitFor();
     const trace = page.getByRole('link', { name: /\(Jaeger\)$/ });
     expect(await trace.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
     await world.screenshot(page, '03-webhook-event-set-aside');
@@ -165,10 +263,19 @@ describe('the console in a browser', () => {
     expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
     await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event(s) again' }).waitFor();
 
-    const row = await waitFor(() => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), (found) => found?.processedAt instanceof Date, { what: 'the retried event to be processed', timeoutMs: 30_000 });
+    const row = await waitFor(
+      () => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }),
+      (found) => found?.processedAt instanceof Date,
+      { what: 'the retried event to be processed', timeoutMs: 30_000 },
+    );
     expect(row).toMatchObject({ abandonedAt: null, reopenedAt: expect.any(Date), requeueCount: 1 });
-    expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: GHOST.disputeId as never })).toMatchObject({ status: 'won', amount: 777 });
-    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.retry-abandoned', outcome: 'done' })).toMatchObject({ actor: 'alice', role: 'operator' });
+    expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: GHOST.disputeId as never })).toMatchObject({
+      status: 'won',
+      amount: 777,
+    });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.retry-abandoned', outcome: 'done' }),
+    ).toMatchObject({ actor: 'alice', role: 'operator' });
 
     await page.reload();
     await page.getByText('processed', { exact: true }).first().waitFor();
@@ -176,7 +283,9 @@ describe('the console in a browser', () => {
     await page.getByText('Unmasked: this read was written to the audit trail.').waitFor();
     expect(await page.getByLabel('Payload').textContent()).toContain('ada@example.com');
     await world.screenshot(page, '05-webhook-event-processed');
-    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.reveal-payload' })).toMatchObject({ actor: 'alice' });
+    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.reveal-payload' })).toMatchObject(
+      { actor: 'alice' },
+    );
     await page.context().close();
   });
 
@@ -184,7 +293,10 @@ describe('the console in a browser', () => {
     const page = await world.newPage();
     await signIn(page, TOKENS.operator);
     await page.getByRole('link', { name: 'Jobs' }).click();
-    await page.getByRole('cell', { name: `${RECEIPTS_QUEUE} / SendReceiptJob` }).first().waitFor();
+    await page
+      .getByRole('cell', { name: `${RECEIPTS_QUEUE} / SendReceiptJob` })
+      .first()
+      .waitFor();
     await page.getByRole('button', { name: 'Details' }).click();
     await page.getByText('receipt template missing for rcpt_broken').first().waitFor();
     await page.getByRole('cell', { name: 'NightlyReportCron' }).waitFor();
@@ -195,16 +307,24 @@ describe('the console in a browser', () => {
     await page.getByRole('dialog').getByTestId('preview-count').waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
-    expect((await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).map((letter) => letter.id)).toEqual([deadLetterId]);
+    expect((await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).map((letter) => letter.id)).toEqual(
+      [deadLetterId],
+    );
 
     receiptsWorld.broken.delete('rcpt_broken');
     await page.getByRole('button', { name: 'Replay…' }).click();
     expect(await confirmDialog(page, '07-confirm-replay')).toBe('1');
     await page.getByRole('status').filter({ hasText: 'Queued 1 job(s) again' }).waitFor();
 
-    await waitFor(() => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }), (receipt) => receipt !== null, { what: 'the replayed job to run', timeoutMs: 30_000 });
+    await waitFor(
+      () => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }),
+      (receipt) => receipt !== null,
+      { what: 'the replayed job to run', timeoutMs: 30_000 },
+    );
     expect(await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).toEqual([]);
-    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'jobs.replay-dead', outcome: 'done' })).toMatchObject({ actor: 'alice', params: { ids: [deadLetterId] } });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'jobs.replay-dead', outcome: 'done' }),
+    ).toMatchObject({ actor: 'alice', params: { ids: [deadLetterId] } });
     await page.getByText('No dead letters.').waitFor();
     await world.screenshot(page, '08-jobs-after-replay');
     await page.context().close();
@@ -242,7 +362,10 @@ describe('the console in a browser', () => {
 
 describe('the endpoint portal in a browser', () => {
   it('lets a customer rotate an endpoint secret; the store holds it, and the next delivery is signed with it', async () => {
-    const session = await world.call('/api/portal-sessions', TOKENS.issuer, { method: 'POST', body: { workspaceId: 'ws_acme', subject: 'user_42' } });
+    const session = await world.call('/api/portal-sessions', TOKENS.issuer, {
+      method: 'POST',
+      body: { workspaceId: 'ws_acme', subject: 'user_42' },
+    });
     expect(session.status).toBe(201);
     const page = await world.newPage();
     await page.goto(session.body.path as string);
@@ -265,7 +388,9 @@ describe('the endpoint portal in a browser', () => {
     expect(after.secrets[0]).toMatchObject({ secret: shown, expiresAt: null });
     expect(after.secrets[1].secret).toBe(before.secrets[0].secret);
     expect(after.secrets[1].expiresAt!.getTime() - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
-    expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.rotate-secret', outcome: 'done' })).toMatchObject({ actor: 'portal:ws_acme:user_42', workspaceId: 'ws_acme' });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.rotate-secret', outcome: 'done' }),
+    ).toMatchObject({ actor: 'portal:ws_acme:user_42', workspaceId: 'ws_acme' });
 
     // A test event from the portal reaches the endpoint signed with the new secret (the receiver knows only that one).
     healthy.setSecrets([shown]);
@@ -274,7 +399,11 @@ describe('the endpoint portal in a browser', () => {
     await page.getByLabel('Event type').selectOption('webhook.test');
     await page.getByRole('button', { name: 'Send test event…' }).click();
     await confirmDialog(page);
-    await healthy.waitUntil(() => healthy.requests.slice(received).some((request) => request.body.includes('"webhook.test"')), 30_000, 'the test event');
+    await healthy.waitUntil(
+      () => healthy.requests.slice(received).some((request) => request.body.includes('"webhook.test"')),
+      30_000,
+      'the test event',
+    );
     const test = healthy.requests.slice(received).find((request) => request.body.includes('"webhook.test"'))!;
     expect(test.verifiedWith).toBe(0);
     await page.getByRole('cell', { name: 'webhook.test' }).first().waitFor({ timeout: 20_000 });

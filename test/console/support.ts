@@ -53,7 +53,11 @@ export interface ConsoleWorld {
    */
   screenshot(page: Page, name: string): Promise<void>;
   /** Calls the console API with a bearer token. */
-  call(path: string, token: string | undefined, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: Record<string, unknown> }>;
+  call(
+    path: string,
+    token: string | undefined,
+    init?: { method?: string; body?: unknown },
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   stop(): Promise<void>;
 }
 
@@ -65,28 +69,66 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
   };
   try {
     // Traces are exported (to a sink that takes every OTLP request), so the gateway publishes with a traceparent.
-    const otlpSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end('{}')));
+    const otlpSink = createServer((request, response) =>
+      request.resume().on('end', () => response.writeHead(200).end('{}')),
+    );
     otlpSink.listen(0, '127.0.0.1');
     await once(otlpSink, 'listening');
     stops.push(() => new Promise((resolve) => otlpSink.close(resolve)));
     const otlpEndpoint = `http://127.0.0.1:${(otlpSink.address() as AddressInfo).port}`;
-    const mesh = await startMesh({ name, services: ['gateway', 'billing-sync'], env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } } });
+    const mesh = await startMesh({
+      name,
+      services: ['gateway', 'billing-sync'],
+      env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } },
+    });
     stops.push(() => mesh.stop());
-    const env = { NATS_URL: mesh.nats.url, MONGO_URL: mesh.ferret.url, MONGO_DB: mesh.db.databaseName, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
-    const dispatcher = await runDispatcher(loadDispatcherConfig({ ...env, HOST: '127.0.0.1', PORT: '0', DISPATCHER_API_TOKEN: DISPATCHER_TOKEN, OUTBOUND_ALLOWED_PORTS: '1-65535', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200', OUTBOUND_RETRY_JITTER: '0', DISPATCHER_ENDPOINT_RELOAD_MS: '500' }));
+    const env = {
+      NATS_URL: mesh.nats.url,
+      MONGO_URL: mesh.ferret.url,
+      MONGO_DB: mesh.db.databaseName,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    };
+    const dispatcher = await runDispatcher(
+      loadDispatcherConfig({
+        ...env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DISPATCHER_API_TOKEN: DISPATCHER_TOKEN,
+        OUTBOUND_ALLOWED_PORTS: '1-65535',
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+        OUTBOUND_RETRY_SCHEDULE_MS: '0,100,200',
+        OUTBOUND_RETRY_JITTER: '0',
+        DISPATCHER_ENDPOINT_RELOAD_MS: '500',
+      }),
+    );
     stops.push(() => dispatcher.stop());
-    const jobs = await createJobsApp({ messaging: mesh.messaging, logger: createLogger({ service: 'console-test-jobs', level: 'silent' }), queues: [RECEIPTS_QUEUE], providers: [SendReceiptJob] });
+    const jobs = await createJobsApp({
+      messaging: mesh.messaging,
+      logger: createLogger({ service: 'console-test-jobs', level: 'silent' }),
+      queues: [RECEIPTS_QUEUE],
+      providers: [SendReceiptJob],
+    });
     stops.push(() => jobs.close());
 
     const webDir = await mkdtemp(join(tmpdir(), 'berth-console-web-'));
     stops.push(() => rm(webDir, { recursive: true, force: true }));
     const consoleProcess = spawnManaged({
       command: process.execPath,
-      args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', 'console', 'src', 'main.ts')],
+      args: [
+        '-r',
+        join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'),
+        join(repoRoot, 'services', 'console', 'src', 'main.ts'),
+      ],
       cwd: repoRoot,
       env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env, LOG_LEVEL: 'info',
-        HOST: '127.0.0.1', PORT: '0',
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'test',
+        ...env,
+        LOG_LEVEL: 'info',
+        HOST: '127.0.0.1',
+        PORT: '0',
         CONSOLE_TOKENS: JSON.stringify([
           { name: 'alice', role: 'operator', sha256: hashConsoleToken(TOKENS.operator) },
           { name: 'victor', role: 'viewer', sha256: hashConsoleToken(TOKENS.viewer) },
@@ -95,7 +137,10 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
         CONSOLE_SIGNING_KEY: randomBytes(32).toString('base64'),
         DISPATCHER_URL: `http://127.0.0.1:${dispatcher.port}`,
         DISPATCHER_API_TOKEN: DISPATCHER_TOKEN,
-        CONSOLE_HEALTH_URLS: JSON.stringify({ gateway: `${mesh.gatewayUrl}/readyz`, dispatcher: `http://127.0.0.1:${dispatcher.port}/readyz` }),
+        CONSOLE_HEALTH_URLS: JSON.stringify({
+          gateway: `${mesh.gatewayUrl}/readyz`,
+          dispatcher: `http://127.0.0.1:${dispatcher.port}/readyz`,
+        }),
         JAEGER_UI_URL: 'http://127.0.0.1:16686',
         CONSOLE_WEB_DIR: webDir,
         CONSOLE_SAMPLE_INTERVAL_MS: '1000',
@@ -105,12 +150,21 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     const [, port] = await consoleProcess.waitForLine(/Console listening on :(\d+)/, 120_000);
     const consoleUrl = `http://127.0.0.1:${port}`;
 
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     stops.push(() => browser.close());
     await mkdir(SCREENSHOT_DIR, { recursive: true });
 
     return {
-      mesh, dispatcher, jobs, console: consoleProcess, consoleUrl, browser,
+      mesh,
+      dispatcher,
+      jobs,
+      console: consoleProcess,
+      consoleUrl,
+      browser,
       async newPage() {
         const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: consoleUrl });
         return context.newPage();
@@ -123,7 +177,10 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
       async call(path, token, init = {}) {
         const response = await fetch(`${consoleUrl}${path}`, {
           method: init.method ?? 'GET',
-          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
         });
         const text = await response.text();
@@ -145,12 +202,20 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
-  const results = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })")) as {
+  const results = (await page.evaluate(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+  )) as {
     violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
   };
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(', ')}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
 }
 
 /** Signs in to the console in `page` with a token, through the sign-in form. */

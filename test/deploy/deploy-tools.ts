@@ -35,7 +35,11 @@ export interface SchemaPaths {
 /** Runs a repository script with bash; resolves with its stdout, rejects with its stderr. */
 async function runScript(script: string): Promise<string> {
   try {
-    const { stdout } = await execFileAsync('bash', [join(repoRoot, script)], { cwd: repoRoot, env: toolEnv, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await execFileAsync('bash', [join(repoRoot, script)], {
+      cwd: repoRoot,
+      env: toolEnv,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     const failed = error as { stderr?: string; message: string };
@@ -61,7 +65,13 @@ export async function prepareTools(): Promise<{ binDir: string; localBinDir: str
 
 /** Runs a tool synchronously (with `env` added to its environment); throws with its stderr when it exits non-zero. */
 export function runTool(command: string, args: string[], input?: string, env: Record<string, string> = {}): string {
-  const result = spawnSync(command, args, { cwd: repoRoot, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...toolEnv, ...env } });
+  const result = spawnSync(command, args, {
+    cwd: repoRoot,
+    input,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...toolEnv, ...env },
+  });
   if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}`);
   return result.stdout;
@@ -100,7 +110,9 @@ export function parseYamlStream(text: string): unknown[] {
 
 /** ajv's error list as readable lines. */
 export function describeErrors(validate: ValidateFunction): string[] {
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+  );
 }
 
 /** A Go duration ("1m30s"), the `duration` format as compose-go registers it. */
@@ -168,9 +180,14 @@ export class KubernetesOpenApi {
       this.ajv.addSchema(doc, file);
       this.loaded.set(file, doc);
     }
-    const schemas = doc.components.schemas as Record<string, { 'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[] }>;
+    const schemas = doc.components.schemas as Record<
+      string,
+      { 'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[] }
+    >;
     const name = Object.keys(schemas).find((candidate) =>
-      (schemas[candidate]['x-kubernetes-group-version-kind'] ?? []).some((gvk) => gvk.group === group && gvk.version === version && gvk.kind === kind),
+      (schemas[candidate]['x-kubernetes-group-version-kind'] ?? []).some(
+        (gvk) => gvk.group === group && gvk.version === version && gvk.kind === kind,
+      ),
     );
     return name ? this.ajv.getSchema(`${file}#/components/schemas/${name}`) : undefined;
   }
@@ -182,15 +199,27 @@ export class KubernetesOpenApi {
  * fields there). The schema's CEL rules (x-kubernetes-validations) are not evaluated; the tests check the few that
  * matter by hand.
  */
-export function crdValidator(crdPath: string): { group: string; kind: string; versions: string[]; validate(apiVersion: string, object: unknown): string[] } {
+export function crdValidator(crdPath: string): {
+  group: string;
+  kind: string;
+  versions: string[];
+  validate(apiVersion: string, object: unknown): string[];
+} {
   const crd = parse(readFileSync(crdPath, 'utf8')) as {
-    spec: { group: string; names: { kind: string }; versions: { name: string; served: boolean; schema: { openAPIV3Schema: unknown } }[] };
+    spec: {
+      group: string;
+      names: { kind: string };
+      versions: { name: string; served: boolean; schema: { openAPIV3Schema: unknown } }[];
+    };
   };
   const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: goRegExp } });
   addKubernetesFormats(ajv);
   const compiled = new Map<string, ValidateFunction>();
   for (const version of crd.spec.versions.filter((v) => v.served)) {
-    compiled.set(`${crd.spec.group}/${version.name}`, ajv.compile(disallowUnknownFields(version.schema.openAPIV3Schema) as object));
+    compiled.set(
+      `${crd.spec.group}/${version.name}`,
+      ajv.compile(disallowUnknownFields(version.schema.openAPIV3Schema) as object),
+    );
   }
   return {
     group: crd.spec.group,
@@ -198,7 +227,10 @@ export function crdValidator(crdPath: string): { group: string; kind: string; ve
     versions: [...compiled.keys()],
     validate(apiVersion, object) {
       const validate = compiled.get(apiVersion);
-      if (!validate) return [`${crd.spec.names.kind} has no served version ${apiVersion} (served: ${[...compiled.keys()].join(', ')})`];
+      if (!validate)
+        return [
+          `${crd.spec.names.kind} has no served version ${apiVersion} (served: ${[...compiled.keys()].join(', ')})`,
+        ];
       return validate(object) ? [] : describeErrors(validate);
     },
   };
@@ -211,14 +243,20 @@ function disallowUnknownFields(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' || key === 'patternProperties') {
-      out[key] = Object.fromEntries(Object.entries(value as object).map(([name, sub]) => [name, disallowUnknownFields(sub)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as object).map(([name, sub]) => [name, disallowUnknownFields(sub)]),
+      );
     } else if (['items', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'not'].includes(key)) {
       out[key] = disallowUnknownFields(value);
     } else {
       out[key] = value;
     }
   }
-  if (out.properties && out.additionalProperties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) {
+  if (
+    out.properties &&
+    out.additionalProperties === undefined &&
+    out['x-kubernetes-preserve-unknown-fields'] !== true
+  ) {
     out.additionalProperties = false;
   }
   return out;

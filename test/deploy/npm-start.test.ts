@@ -26,10 +26,21 @@ let exited: Promise<number | null>;
 let started: LocalMesh;
 
 /** Runs `berth status --json` as a user would beside npm start: no NATS_URL, MONGO_URL or health URLs set. */
-async function berthStatus(): Promise<{ code: number; status: { healthy: boolean; services: { name: string; state: string }[]; consumers: unknown; inbox: unknown } }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', BERTH_LOCAL_FILE: join(dataDir, 'berth-local.json') };
+async function berthStatus(): Promise<{
+  code: number;
+  status: { healthy: boolean; services: { name: string; state: string }[]; consumers: unknown; inbox: unknown };
+}> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    BERTH_LOCAL_FILE: join(dataDir, 'berth-local.json'),
+  };
   try {
-    const { stdout } = await run(process.execPath, [join(repoRoot, 'services/cli/bin/berth.js'), 'status', '--json'], { env, cwd: dataDir, timeout: 30000 });
+    const { stdout } = await run(process.execPath, [join(repoRoot, 'services/cli/bin/berth.js'), 'status', '--json'], {
+      env,
+      cwd: dataDir,
+      timeout: 30000,
+    });
     return { code: 0, status: JSON.parse(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -53,13 +64,31 @@ const mesh = (): LocalMesh => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'berth-npm-start-'));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, BERTH_TOOLS_DIR: process.env.BERTH_TOOLS_DIR, BERTH_DATA_DIR: dataDir, BERTH_FREE_PORTS: 'true', LOG_FORMAT: 'json', LOG_LEVEL: 'info', METRICS_READ_CACHE_MS: '0' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    BERTH_TOOLS_DIR: process.env.BERTH_TOOLS_DIR,
+    BERTH_DATA_DIR: dataDir,
+    BERTH_FREE_PORTS: 'true',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+    METRICS_READ_CACHE_MS: '0',
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  start = spawn(process.execPath, ['-r', './deploy/runtime/ts-hook.js', 'deploy/local/start.ts'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  start = spawn(process.execPath, ['-r', './deploy/runtime/ts-hook.js', 'deploy/local/start.ts'], {
+    cwd: repoRoot,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   start.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   start.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   exited = new Promise((resolve) => start.once('exit', (code) => resolve(code)));
-  await waitFor(async () => existsSync(join(dataDir, 'berth-local.json')), Boolean, { what: 'berth-local.json', timeoutMs: 120_000, intervalMs: 500 });
+  await waitFor(async () => existsSync(join(dataDir, 'berth-local.json')), Boolean, {
+    what: 'berth-local.json',
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
   started = mesh();
 });
 
@@ -81,15 +110,33 @@ describe('npm start', () => {
     expect(statSync(join(dataDir, 'local-secrets.json')).mode & 0o777).toBe(0o600);
     expect(chosen.dispatcherApiToken).toMatch(/^[0-9a-f]{64}$/);
     expect(chosen.dispatcherApiToken).toBe(secrets.DISPATCHER_API_TOKEN);
-    expect(chosen.health.map((target) => target.name).sort()).toEqual(['app-worker', 'billing-sync', 'console', 'dispatcher', 'gateway', 'identity-sync', 'scheduler-1', 'scheduler-2']);
+    expect(chosen.health.map((target) => target.name).sort()).toEqual([
+      'app-worker',
+      'billing-sync',
+      'console',
+      'dispatcher',
+      'gateway',
+      'identity-sync',
+      'scheduler-1',
+      'scheduler-2',
+    ]);
     expect(JSON.parse(await readFile(file, 'utf8')).pid).toBeGreaterThan(0);
   });
 
   it('is healthy in `berth status` with no variables set', async () => {
-    const { status, code } = await waitFor(berthStatus, (result) => result.code === 0, { what: 'every service ready', timeoutMs: 180_000, intervalMs: 2000 });
+    const { status, code } = await waitFor(berthStatus, (result) => result.code === 0, {
+      what: 'every service ready',
+      timeoutMs: 180_000,
+      intervalMs: 2000,
+    });
     expect(code).toBe(0);
     expect(status.services.every((service) => service.state === 'ready')).toBe(true);
-    expect(status.consumers).toEqual(expect.arrayContaining([expect.objectContaining({ stream: 'WEBHOOKS', consumer: 'billing-sync' }), expect.objectContaining({ stream: 'WEBHOOKS', consumer: 'identity-sync' })]));
+    expect(status.consumers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ stream: 'WEBHOOKS', consumer: 'billing-sync' }),
+        expect.objectContaining({ stream: 'WEBHOOKS', consumer: 'identity-sync' }),
+      ]),
+    );
     expect(status.inbox).toMatchObject({ unprocessed: 0 });
   });
 
@@ -97,8 +144,16 @@ describe('npm start', () => {
     const target = mesh().health.find((service) => service.name === 'identity-sync')!;
     const pid = await pidListeningOn(target.url);
     process.kill(pid, 'SIGKILL');
-    await waitFor(async () => output, (text) => /\[identity-sync\] exited unexpectedly \(killed by SIGKILL\).*restarting in/.test(text), { what: 'the restart notice', timeoutMs: 30_000 });
-    await waitFor(berthStatus, (result) => result.code === 0, { what: 'identity-sync ready again', timeoutMs: 120_000, intervalMs: 2000 });
+    await waitFor(
+      async () => output,
+      (text) => /\[identity-sync\] exited unexpectedly \(killed by SIGKILL\).*restarting in/.test(text),
+      { what: 'the restart notice', timeoutMs: 30_000 },
+    );
+    await waitFor(berthStatus, (result) => result.code === 0, {
+      what: 'identity-sync ready again',
+      timeoutMs: 120_000,
+      intervalMs: 2000,
+    });
     expect(await pidListeningOn(target.url)).not.toBe(pid);
   });
 
@@ -108,11 +163,20 @@ describe('npm start', () => {
       const jsm = await jetstreamManager(nc);
       const { config } = await jsm.consumers.info('WEBHOOKS', 'identity-sync');
       await jsm.consumers.delete('WEBHOOKS', 'identity-sync');
-      const broken = await waitFor(berthStatus, (result) => result.status.services.some((service) => service.name === 'identity-sync' && service.state === 'not ready'), { what: 'identity-sync not ready', timeoutMs: 60_000, intervalMs: 1000 });
+      const broken = await waitFor(
+        berthStatus,
+        (result) =>
+          result.status.services.some((service) => service.name === 'identity-sync' && service.state === 'not ready'),
+        { what: 'identity-sync not ready', timeoutMs: 60_000, intervalMs: 1000 },
+      );
       expect(broken.code).toBe(1);
       expect(broken.status.healthy).toBe(false);
       await jsm.consumers.add('WEBHOOKS', config);
-      await waitFor(berthStatus, (result) => result.code === 0, { what: 'identity-sync ready once its consumer is back', timeoutMs: 60_000, intervalMs: 1000 });
+      await waitFor(berthStatus, (result) => result.code === 0, {
+        what: 'identity-sync ready once its consumer is back',
+        timeoutMs: 60_000,
+        intervalMs: 1000,
+      });
     } finally {
       await nc.close();
     }
@@ -123,7 +187,11 @@ describe('npm start', () => {
     process.kill(-start.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     const lines = output.split('\n');
-    const lastServiceStop = Math.max(...['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler-1', 'scheduler-2', 'dispatcher'].map((name) => lines.findIndex((line) => line.startsWith(`[${name}] stopped (exit code 0)`))));
+    const lastServiceStop = Math.max(
+      ...['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler-1', 'scheduler-2', 'dispatcher'].map(
+        (name) => lines.findIndex((line) => line.startsWith(`[${name}] stopped (exit code 0)`)),
+      ),
+    );
     expect(lastServiceStop).toBeGreaterThan(0);
     expect(lines.findIndex((line) => line.startsWith('[berth] stopped'))).toBeGreaterThan(lastServiceStop);
     expect(output).not.toMatch(/Failed to stop cleanly|exited unexpectedly \(exit code/);

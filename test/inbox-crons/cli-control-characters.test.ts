@@ -20,9 +20,27 @@ const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u206
 
 function row(eventId: string, type: string, lastError: string): InboxEventDocument {
   return {
-    _id: `stripe:${eventId}`, provider: 'stripe', eventId, type, receivedAt: new Date('2030-01-01T00:00:00Z'), payload: '{}',
-    subject: 'webhooks.stripe.x', attempts: 2, lastError, lastAttemptAt: new Date('2030-01-01T00:01:00Z'), processedAt: null, abandonedAt: null, leaseOwner: null,
-    leaseUntil: null, nextAttemptAt: null, roundEndedAt: null, requeuedAt: null, requeueCount: 0, setAsideCount: 0, alertedAt: null, reopenedAt: null,
+    _id: `stripe:${eventId}`,
+    provider: 'stripe',
+    eventId,
+    type,
+    receivedAt: new Date('2030-01-01T00:00:00Z'),
+    payload: '{}',
+    subject: 'webhooks.stripe.x',
+    attempts: 2,
+    lastError,
+    lastAttemptAt: new Date('2030-01-01T00:01:00Z'),
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+    nextAttemptAt: null,
+    roundEndedAt: null,
+    requeuedAt: null,
+    requeueCount: 0,
+    setAsideCount: 0,
+    alertedAt: null,
+    reopenedAt: null,
   };
 }
 
@@ -49,7 +67,9 @@ describe('berth webhooks list', () => {
     expect(code).toBe(0);
     expect(out).not.toMatch(RAW_CONTROLS);
     const listed = JSON.parse(out) as { events: { eventId: string; lastError: string }[] };
-    expect(listed.events.map((event) => event.eventId).sort()).toEqual(['evt_\u001b]0;owned\u0007', 'evt_forged\nstripe  evt_fake  invoice.paid'].sort());
+    expect(listed.events.map((event) => event.eventId).sort()).toEqual(
+      ['evt_\u001b]0;owned\u0007', 'evt_forged\nstripe  evt_fake  invoice.paid'].sort(),
+    );
     expect(listed.events.map((event) => event.lastError)).toContain('Error: \u009b31mred\u001b[0m');
   });
 

@@ -13,17 +13,60 @@ let env: InboxCronsEnv;
 
 beforeAll(async () => {
   env = await startInboxCronsEnv({ name: 'inbox_crons_cli', consumer: false });
-  const row = (provider: string, eventId: string, type: string, minutes: number, fields: Partial<InboxEventDocument>): InboxEventDocument => ({
-    _id: `${provider}:${eventId}`, provider, eventId, type, receivedAt: new Date(T0 + minutes * 60_000), payload: JSON.stringify({ id: eventId, type }),
-    attempts: 0, lastError: null, lastAttemptAt: null, processedAt: null, abandonedAt: null, leaseOwner: null, leaseUntil: null,
-    nextAttemptAt: null, roundEndedAt: null, requeuedAt: null, requeueCount: 0, setAsideCount: 0, alertedAt: null, reopenedAt: null, ...fields,
+  const row = (
+    provider: string,
+    eventId: string,
+    type: string,
+    minutes: number,
+    fields: Partial<InboxEventDocument>,
+  ): InboxEventDocument => ({
+    _id: `${provider}:${eventId}`,
+    provider,
+    eventId,
+    type,
+    receivedAt: new Date(T0 + minutes * 60_000),
+    payload: JSON.stringify({ id: eventId, type }),
+    attempts: 0,
+    lastError: null,
+    lastAttemptAt: null,
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+    nextAttemptAt: null,
+    roundEndedAt: null,
+    requeuedAt: null,
+    requeueCount: 0,
+    setAsideCount: 0,
+    alertedAt: null,
+    reopenedAt: null,
+    ...fields,
   });
   await env.inbox.events.insertMany([
-    row('stripe', 'evt_retrying', 'invoice.payment_failed', 1, { attempts: 4, lastError: 'StripeUnavailableError: Stripe unavailable (customer cus_1): 503', nextAttemptAt: new Date(T0 + 90 * 60_000) }),
-    row('stripe', 'evt_round_over', 'customer.subscription.updated', 2, { attempts: 11, lastError: 'Error: timeout', roundEndedAt: new Date(T0 + 80 * 60_000) }),
+    row('stripe', 'evt_retrying', 'invoice.payment_failed', 1, {
+      attempts: 4,
+      lastError: 'StripeUnavailableError: Stripe unavailable (customer cus_1): 503',
+      nextAttemptAt: new Date(T0 + 90 * 60_000),
+    }),
+    row('stripe', 'evt_round_over', 'customer.subscription.updated', 2, {
+      attempts: 11,
+      lastError: 'Error: timeout',
+      roundEndedAt: new Date(T0 + 80 * 60_000),
+    }),
     row('clerk', 'msg_waiting', 'user.updated', 3, {}),
-    row('stripe', 'evt_set_aside', 'charge.dispute.created', 4, { attempts: 33, lastError: 'Error: Stripe 503', abandonedAt: new Date(T0 + 300 * 60_000), setAsideCount: 1, alertedAt: new Date(T0 + 300 * 60_000) }),
-    row('clerk', 'msg_bad', 'user.updated', 5, { attempts: 1, lastError: 'UnrecoverableError: Invalid Clerk user: updated_at', abandonedAt: new Date(T0 + 6 * 60_000), setAsideCount: 1 }),
+    row('stripe', 'evt_set_aside', 'charge.dispute.created', 4, {
+      attempts: 33,
+      lastError: 'Error: Stripe 503',
+      abandonedAt: new Date(T0 + 300 * 60_000),
+      setAsideCount: 1,
+      alertedAt: new Date(T0 + 300 * 60_000),
+    }),
+    row('clerk', 'msg_bad', 'user.updated', 5, {
+      attempts: 1,
+      lastError: 'UnrecoverableError: Invalid Clerk user: updated_at',
+      abandonedAt: new Date(T0 + 6 * 60_000),
+      setAsideCount: 1,
+    }),
     row('stripe', 'evt_done_1', 'invoice.paid', 6, { attempts: 1, processedAt: new Date(T0 + 7 * 60_000) }),
     row('stripe', 'evt_done_2', 'invoice.paid', 7, { attempts: 2, processedAt: new Date(T0 + 9 * 60_000) }),
   ]);
@@ -37,8 +80,12 @@ describe('berth webhooks list', () => {
     const { code, out, err } = await env.berth('webhooks', 'list');
     expect({ code, err }).toEqual({ code: 0, err: '' });
     expect(out).toMatch(/^PROVIDER\s+EVENT ID\s+TYPE\s+RECEIVED AT\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR$/m);
-    expect(out).toMatch(/^stripe\s+evt_retrying\s+invoice\.payment_failed\s+2030-01-01T00:01:00\.000Z\s+4\s+2030-01-01T01:30:00\.000Z\s+StripeUnavailableError: Stripe unavailable \(customer cus_1\): 503$/m);
-    expect(out).toMatch(/^stripe\s+evt_round_over\s+customer\.subscription\.updated\s+\S+\s+11\s+round ended 2030-01-01T01:20:00\.000Z\s+Error: timeout$/m);
+    expect(out).toMatch(
+      /^stripe\s+evt_retrying\s+invoice\.payment_failed\s+2030-01-01T00:01:00\.000Z\s+4\s+2030-01-01T01:30:00\.000Z\s+StripeUnavailableError: Stripe unavailable \(customer cus_1\): 503$/m,
+    );
+    expect(out).toMatch(
+      /^stripe\s+evt_round_over\s+customer\.subscription\.updated\s+\S+\s+11\s+round ended 2030-01-01T01:20:00\.000Z\s+Error: timeout$/m,
+    );
     expect(out).toMatch(/^clerk\s+msg_waiting\s+user\.updated\s+\S+\s+0\s+-\s+-$/m);
     expect(out.indexOf('evt_retrying')).toBeLessThan(out.indexOf('msg_waiting'));
     expect(out).toContain('3 of 3 unprocessed webhook event(s).');
@@ -48,7 +95,9 @@ describe('berth webhooks list', () => {
   it('lists set-aside and processed events, by provider, as a table or JSON', async () => {
     const abandoned = await env.berth('webhooks', 'list', '--state', 'abandoned');
     expect(abandoned.out).toMatch(/^PROVIDER\s+EVENT ID\s+TYPE\s+RECEIVED AT\s+ATTEMPTS\s+SET ASIDE AT\s+LAST ERROR$/m);
-    expect(abandoned.out).toMatch(/^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+\S+\s+33\s+2030-01-01T05:00:00\.000Z\s+Error: Stripe 503$/m);
+    expect(abandoned.out).toMatch(
+      /^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+\S+\s+33\s+2030-01-01T05:00:00\.000Z\s+Error: Stripe 503$/m,
+    );
     expect(abandoned.out).toContain('2 of 2 abandoned webhook event(s).');
     expect(abandoned.out).toContain('berth webhooks retry-abandoned');
 
@@ -56,13 +105,26 @@ describe('berth webhooks list', () => {
     expect(processed.out).toMatch(/^stripe\s+evt_done_2\s+invoice\.paid\s+\S+\s+2\s+2030-01-01T00:09:00\.000Z$/m);
     expect(processed.out).toContain('1 of 2 processed webhook event(s).');
 
-    const clerk = JSON.parse((await env.berth('webhooks', 'list', '--state', 'abandoned', '--provider', 'clerk', '--json')).out);
+    const clerk = JSON.parse(
+      (await env.berth('webhooks', 'list', '--state', 'abandoned', '--provider', 'clerk', '--json')).out,
+    );
     expect(clerk).toEqual({
-      state: 'abandoned', total: 1,
-      events: [expect.objectContaining({ provider: 'clerk', eventId: 'msg_bad', attempts: 1, lastError: 'UnrecoverableError: Invalid Clerk user: updated_at', abandonedAt: '2030-01-01T00:06:00.000Z' })],
+      state: 'abandoned',
+      total: 1,
+      events: [
+        expect.objectContaining({
+          provider: 'clerk',
+          eventId: 'msg_bad',
+          attempts: 1,
+          lastError: 'UnrecoverableError: Invalid Clerk user: updated_at',
+          abandonedAt: '2030-01-01T00:06:00.000Z',
+        }),
+      ],
     });
     expect(clerk.events[0]).not.toHaveProperty('payload');
-    expect((await env.berth('webhooks', 'list', '--state', 'processed', '--provider', 'clerk')).out).toBe('No processed webhook event(s) of clerk.\n');
+    expect((await env.berth('webhooks', 'list', '--state', 'processed', '--provider', 'clerk')).out).toBe(
+      'No processed webhook event(s) of clerk.\n',
+    );
   });
 
   it('refuses a wrong invocation with its usage and exit code 2', async () => {
@@ -71,7 +133,10 @@ describe('berth webhooks list', () => {
     expect(wrong.err).toContain('--state must be one of unprocessed, abandoned, processed');
     expect(wrong.err).toContain('Usage: berth webhooks list [--state unprocessed|abandoned|processed]');
     expect(await env.berth('webhooks', 'list', '--limit', '0')).toMatchObject({ code: 2 });
-    expect(await env.berth('webhooks', 'redeliver', 'stripe')).toMatchObject({ code: 2, err: expect.stringContaining('Usage: berth webhooks redeliver <provider> <eventId>') });
+    expect(await env.berth('webhooks', 'redeliver', 'stripe')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('Usage: berth webhooks redeliver <provider> <eventId>'),
+    });
     expect((await env.berth('webhooks', '--help')).out).toContain('berth webhooks retry-abandoned');
   });
 });
@@ -80,21 +145,34 @@ describe('berth webhooks redeliver', () => {
   it('publishes one unprocessed event again under a new message id', async () => {
     const { code, out } = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying');
     expect(code).toBe(0);
-    expect(out).toMatch(/^Redelivered stripe:evt_retrying as stripe\/requeue\/1:evt_retrying \(WEBHOOKS sequence \d+\)\.$/m);
-    const message = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.invoice.payment_failed' });
+    expect(out).toMatch(
+      /^Redelivered stripe:evt_retrying as stripe\/requeue\/1:evt_retrying \(WEBHOOKS sequence \d+\)\.$/m,
+    );
+    const message = await env.messaging.jsm.streams.getMessage('WEBHOOKS', {
+      last_by_subj: 'webhooks.stripe.invoice.payment_failed',
+    });
     expect(message?.header.get('Nats-Msg-Id')).toBe('stripe/requeue/1:evt_retrying');
     expect(message?.header.get('Berth-Event-Type')).toBe('invoice.payment_failed');
     expect(message?.json()).toEqual({ id: 'evt_retrying', type: 'invoice.payment_failed' });
     const again = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying', '--json');
-    expect(JSON.parse(again.out)).toEqual({ status: 'redelivered', msgId: 'stripe/requeue/2:evt_retrying', streamSequence: message!.seq + 1, reopened: false });
+    expect(JSON.parse(again.out)).toEqual({
+      status: 'redelivered',
+      msgId: 'stripe/requeue/2:evt_retrying',
+      streamSequence: message!.seq + 1,
+      reopened: false,
+    });
   });
 
   it('refuses an unknown event and a processed one, with exit code 1', async () => {
     expect(await env.berth('webhooks', 'redeliver', 'stripe', 'evt_nope')).toEqual({
-      code: 1, out: '', err: "No webhook event stripe:evt_nope in the inbox: nothing to redeliver (resend it from the provider's dashboard).\n",
+      code: 1,
+      out: '',
+      err: "No webhook event stripe:evt_nope in the inbox: nothing to redeliver (resend it from the provider's dashboard).\n",
     });
     expect(await env.berth('webhooks', 'redeliver', 'stripe', 'evt_done_1')).toEqual({
-      code: 1, out: '', err: 'Webhook event stripe:evt_done_1 was already processed at 2030-01-01T00:07:00.000Z: not redelivered, the consumer would skip it.\n',
+      code: 1,
+      out: '',
+      err: 'Webhook event stripe:evt_done_1 was already processed at 2030-01-01T00:07:00.000Z: not redelivered, the consumer would skip it.\n',
     });
   });
 });
@@ -105,13 +183,26 @@ describe('berth webhooks retry-abandoned', () => {
     const first = await env.berth('webhooks', 'retry-abandoned');
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^PROVIDER\s+EVENT ID\s+TYPE\s+PUBLISHED AS$/m);
-    expect(first.out).toMatch(/^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+stripe\/requeue\/1:evt_set_aside$/m);
+    expect(first.out).toMatch(
+      /^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+stripe\/requeue\/1:evt_set_aside$/m,
+    );
     expect(first.out).toMatch(/^clerk\s+msg_bad\s+user\.updated\s+clerk\/requeue\/1:msg_bad$/m);
     expect(first.out).toContain('Reopened 2 set-aside webhook event(s); 2 published again.');
     expect((await env.messaging.jsm.streams.info('WEBHOOKS')).state.messages).toBe(before + 2);
-    expect(await env.inbox.events.findOne({ _id: 'stripe:evt_set_aside' })).toMatchObject({ attempts: 0, abandonedAt: null, alertedAt: null, reopenedAt: expect.any(Date), requeueCount: 1, lastError: 'Error: Stripe 503' });
+    expect(await env.inbox.events.findOne({ _id: 'stripe:evt_set_aside' })).toMatchObject({
+      attempts: 0,
+      abandonedAt: null,
+      alertedAt: null,
+      reopenedAt: expect.any(Date),
+      requeueCount: 1,
+      lastError: 'Error: Stripe 503',
+    });
 
-    expect(await env.berth('webhooks', 'retry-abandoned')).toEqual({ code: 0, err: '', out: 'Reopened 0 set-aside webhook event(s); 0 published again.\n' });
+    expect(await env.berth('webhooks', 'retry-abandoned')).toEqual({
+      code: 0,
+      err: '',
+      out: 'Reopened 0 set-aside webhook event(s); 0 published again.\n',
+    });
     expect((await env.messaging.jsm.streams.info('WEBHOOKS')).state.messages).toBe(before + 2);
     expect((await env.berth('webhooks', 'list', '--state', 'abandoned')).out).toBe('No abandoned webhook event(s).\n');
   });
@@ -119,10 +210,16 @@ describe('berth webhooks retry-abandoned', () => {
 
 describe('berth crons list', () => {
   it('says when no cron is registered, then shows schedule, zone, last and next tick and the leader', async () => {
-    expect(await env.berth('crons', 'list')).toEqual({ code: 0, err: '', out: 'No crons registered (a service registers its crons when it starts).\n' });
+    expect(await env.berth('crons', 'list')).toEqual({
+      code: 0,
+      err: '',
+      out: 'No crons registered (a service registers its crons when it starts).\n',
+    });
 
     await registerCronSchedules({
-      messaging: env.messaging, owner: 'scheduler', logger: silent,
+      messaging: env.messaging,
+      owner: 'scheduler',
+      logger: silent,
       definitions: [
         { name: 'WebhookRecoveryCronJob', pattern: '*/10 * * * *', queue: 'platform-cron-queue' },
         { name: 'WebhookRetentionCronJob', pattern: '30 3 * * *', queue: 'platform-cron-queue' },
@@ -135,18 +232,29 @@ describe('berth crons list', () => {
     const buckets = await openCronBuckets(env.messaging.js);
     const lease = new LeaderLease({ buckets, holder: 'scheduler-0:4242:abc123', ttlMs: 10_000, logger: silent });
     expect(await lease.maintain()).toBe(true);
-    await new LastTickStore(buckets.lastTicks, 'scheduler-0').record('WebhookRecoveryCronJob', new Date('2030-01-01T00:10:00.000Z'));
+    await new LastTickStore(buckets.lastTicks, 'scheduler-0').record(
+      'WebhookRecoveryCronJob',
+      new Date('2030-01-01T00:10:00.000Z'),
+    );
     try {
       const { code, out } = await env.berth('crons', 'list');
       expect(code).toBe(0);
       expect(out).toMatch(/^NAME\s+SCHEDULE\s+ZONE\s+LAST TICK\s+NEXT TICK\s+QUEUE\s+OWNER$/m);
-      expect(out).toMatch(/^SendWeeklySummariesCronJob\s+0 9 \* \* mon\s+Europe\/Paris\s+-\s+\d{4}-\d\d-\d\dT(07|08):00:00\.000Z\s+cron-queue\s+scheduler$/m);
-      expect(out).toMatch(/^WebhookRecoveryCronJob\s+\*\/10 \* \* \* \*\s+UTC\s+2030-01-01T00:10:00\.000Z\s+\d{4}-\d\d-\d\dT\d\d:\d0:00\.000Z\s+platform-cron-queue\s+scheduler$/m);
-      expect(out).toMatch(/^WebhookRetentionCronJob\s+30 3 \* \* \*\s+UTC\s+-\s+\d{4}-\d\d-\d\dT03:30:00\.000Z\s+platform-cron-queue\s+scheduler$/m);
+      expect(out).toMatch(
+        /^SendWeeklySummariesCronJob\s+0 9 \* \* mon\s+Europe\/Paris\s+-\s+\d{4}-\d\d-\d\dT(07|08):00:00\.000Z\s+cron-queue\s+scheduler$/m,
+      );
+      expect(out).toMatch(
+        /^WebhookRecoveryCronJob\s+\*\/10 \* \* \* \*\s+UTC\s+2030-01-01T00:10:00\.000Z\s+\d{4}-\d\d-\d\dT\d\d:\d0:00\.000Z\s+platform-cron-queue\s+scheduler$/m,
+      );
+      expect(out).toMatch(
+        /^WebhookRetentionCronJob\s+30 3 \* \* \*\s+UTC\s+-\s+\d{4}-\d\d-\d\dT03:30:00\.000Z\s+platform-cron-queue\s+scheduler$/m,
+      );
       expect(out).toContain('Leader: scheduler-0:4242:abc123');
       const rows = JSON.parse((await env.berth('crons', 'list', '--json')).out);
       expect(rows.map((row: { name: string; leader: string }) => [row.name, row.leader])).toEqual([
-        ['SendWeeklySummariesCronJob', 'scheduler-0:4242:abc123'], ['WebhookRecoveryCronJob', 'scheduler-0:4242:abc123'], ['WebhookRetentionCronJob', 'scheduler-0:4242:abc123'],
+        ['SendWeeklySummariesCronJob', 'scheduler-0:4242:abc123'],
+        ['WebhookRecoveryCronJob', 'scheduler-0:4242:abc123'],
+        ['WebhookRetentionCronJob', 'scheduler-0:4242:abc123'],
       ]);
     } finally {
       await lease.release();

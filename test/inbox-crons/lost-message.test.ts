@@ -35,7 +35,9 @@ describe('the recovery cron', () => {
     const failed = await row(LOST.eventId);
     expect(failed).toMatchObject({ attempts: 1, roundEndedAt: null, processedAt: null });
     expect(failed.nextAttemptAt!.getTime() - failed.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000);
-    const purged = await env.messaging.jsm.streams.purge('WEBHOOKS', { filter: 'webhooks.stripe.charge.dispute.created' });
+    const purged = await env.messaging.jsm.streams.purge('WEBHOOKS', {
+      filter: 'webhooks.stripe.charge.dispute.created',
+    });
     expect(purged).toMatchObject({ success: true, purged: 1 });
 
     // Half an hour later, another event fails once and waits for its retry, its message still in the stream.
@@ -49,11 +51,18 @@ describe('the recovery cron', () => {
     // The recovery cron runs: both are 30 minutes old and unprocessed; only the lost one has no live message.
     env.standIn.setDispute({ id: 'du_lost', status: 'won' });
     env.standIn.setRefund({ id: 're_waiting', status: 'succeeded' });
-    const result = await recoverWebhookEvents({ inbox: env.inbox, messaging: env.messaging, logger: createLogger({ service: 'scheduler', level: 'silent' }), clock: time.clock });
+    const result = await recoverWebhookEvents({
+      inbox: env.inbox,
+      messaging: env.messaging,
+      logger: createLogger({ service: 'scheduler', level: 'silent' }),
+      clock: time.clock,
+    });
     expect(result).toEqual({ requeued: 1, abandoned: 0, leftAlone: 1, alerted: 0, failed: 0 });
 
     // The requeued message: the stored payload, the gateway's headers, a new message id.
-    const requeued = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.charge.dispute.created' });
+    const requeued = await env.messaging.jsm.streams.getMessage('WEBHOOKS', {
+      last_by_subj: 'webhooks.stripe.charge.dispute.created',
+    });
     expect(requeued?.header.get('Nats-Msg-Id')).toBe('stripe/requeue/1:evt_lost_message');
     expect(requeued?.header.get('Berth-Event-Id')).toBe(LOST.eventId);
     expect(requeued?.header.get('Berth-Received-At')).toBe(failed.receivedAt.toISOString());
@@ -64,9 +73,17 @@ describe('the recovery cron', () => {
     expect(env.logs.filter((line) => line.eventId === LOST.eventId && line.msg === 'Dispute synced')).toHaveLength(1);
 
     // The waiting event was left to its message: not requeued, not retried yet.
-    expect(await row(WAITING.eventId)).toMatchObject({ attempts: 1, requeueCount: 0, processedAt: null, nextAttemptAt: waiting.nextAttemptAt });
+    expect(await row(WAITING.eventId)).toMatchObject({
+      attempts: 1,
+      requeueCount: 0,
+      processedAt: null,
+      nextAttemptAt: waiting.nextAttemptAt,
+    });
     expect(env.outcomes.outcomes(WAITING.eventId)).toEqual(['retried']);
     const stream = await env.messaging.jsm.streams.info('WEBHOOKS', { subjects_filter: '>' });
-    expect(stream.state.subjects).toEqual({ 'webhooks.stripe.charge.dispute.created': 1, 'webhooks.stripe.charge.refund.updated': 1 });
+    expect(stream.state.subjects).toEqual({
+      'webhooks.stripe.charge.dispute.created': 1,
+      'webhooks.stripe.charge.refund.updated': 1,
+    });
   });
 });

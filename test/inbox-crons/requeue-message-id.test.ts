@@ -18,9 +18,27 @@ afterAll(async () => {
 
 function unprocessedRow(eventId: string): InboxEventDocument {
   return {
-    _id: `stripe:${eventId}`, provider: 'stripe', eventId, type: 'invoice.paid', receivedAt: new Date(), payload: JSON.stringify({ id: eventId, type: 'invoice.paid' }),
-    subject: 'webhooks.stripe.invoice.paid', attempts: 1, lastError: 'Error: x', lastAttemptAt: new Date(), processedAt: null, abandonedAt: null, leaseOwner: null,
-    leaseUntil: null, nextAttemptAt: null, roundEndedAt: null, requeuedAt: null, requeueCount: 0, setAsideCount: 0, alertedAt: null, reopenedAt: null,
+    _id: `stripe:${eventId}`,
+    provider: 'stripe',
+    eventId,
+    type: 'invoice.paid',
+    receivedAt: new Date(),
+    payload: JSON.stringify({ id: eventId, type: 'invoice.paid' }),
+    subject: 'webhooks.stripe.invoice.paid',
+    attempts: 1,
+    lastError: 'Error: x',
+    lastAttemptAt: new Date(),
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+    nextAttemptAt: null,
+    roundEndedAt: null,
+    requeuedAt: null,
+    requeueCount: 0,
+    setAsideCount: 0,
+    alertedAt: null,
+    reopenedAt: null,
   };
 }
 
@@ -29,22 +47,40 @@ describe('requeue message ids', () => {
     const victim = 'evt_victim';
     const lookalike = `${victim}:requeue:1`;
     const stored = await publishMessage(env.messaging.js, {
-      subject: 'webhooks.stripe.invoice.paid', data: JSON.stringify({ id: lookalike, type: 'invoice.paid' }), msgId: `stripe:${lookalike}`,
-      headers: { 'Berth-Provider': 'stripe', 'Berth-Event-Id': lookalike, 'Berth-Event-Type': 'invoice.paid', 'Berth-Received-At': new Date().toISOString() },
+      subject: 'webhooks.stripe.invoice.paid',
+      data: JSON.stringify({ id: lookalike, type: 'invoice.paid' }),
+      msgId: `stripe:${lookalike}`,
+      headers: {
+        'Berth-Provider': 'stripe',
+        'Berth-Event-Id': lookalike,
+        'Berth-Event-Type': 'invoice.paid',
+        'Berth-Received-At': new Date().toISOString(),
+      },
       expectedStream: 'WEBHOOKS',
     });
     expect(stored.duplicate).toBe(false);
     await env.inbox.events.insertOne(unprocessedRow(victim));
 
-    const result = await redeliverWebhookEvent({ inbox: env.inbox, messaging: env.messaging, provider: 'stripe', eventId: victim });
+    const result = await redeliverWebhookEvent({
+      inbox: env.inbox,
+      messaging: env.messaging,
+      provider: 'stripe',
+      eventId: victim,
+    });
     expect(result).toMatchObject({ status: 'redelivered' });
     expect(result.status === 'redelivered' && result.streamSequence).toBe(stored.seq + 1);
-    const message = await env.messaging.jsm.streams.getMessage('WEBHOOKS', { last_by_subj: 'webhooks.stripe.invoice.paid' });
+    const message = await env.messaging.jsm.streams.getMessage('WEBHOOKS', {
+      last_by_subj: 'webhooks.stripe.invoice.paid',
+    });
     expect(message?.header.get('Berth-Event-Id')).toBe(victim);
   });
 
   it('gives different events and rounds different ids, none of the gateway form `<provider>:<eventId>`', () => {
-    const ids = [requeueMessageId({ provider: 'stripe', eventId: 'a' }, 1), requeueMessageId({ provider: 'stripe', eventId: 'a' }, 2), requeueMessageId({ provider: 'stripe', eventId: 'a:requeue:1' }, 1)];
+    const ids = [
+      requeueMessageId({ provider: 'stripe', eventId: 'a' }, 1),
+      requeueMessageId({ provider: 'stripe', eventId: 'a' }, 2),
+      requeueMessageId({ provider: 'stripe', eventId: 'a:requeue:1' }, 1),
+    ];
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) expect(id.slice(0, id.indexOf(':'))).not.toMatch(/^[a-z0-9][a-z0-9_-]{0,31}$/);
   });

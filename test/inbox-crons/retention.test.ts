@@ -8,8 +8,14 @@
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
-  deleteExpiredWebhookEvents, ensureInboxIndexes, expiredEventsFilter, inboxCollections, RETENTION_INDEX, WEBHOOK_EVENTS_COLLECTION,
-  type Inbox, type InboxEventDocument,
+  deleteExpiredWebhookEvents,
+  ensureInboxIndexes,
+  expiredEventsFilter,
+  inboxCollections,
+  RETENTION_INDEX,
+  WEBHOOK_EVENTS_COLLECTION,
+  type Inbox,
+  type InboxEventDocument,
 } from '@berth/inbox';
 import { binDir } from './support';
 
@@ -50,24 +56,46 @@ function rowAt(n: number): { kind: Kind; document: InboxEventDocument } {
   const kind: Kind = slot < 4 ? 'expired' : slot < 8 ? 'kept' : slot === 8 ? 'unprocessed' : 'set-aside';
   const rank = Math.floor(n / 10) * 4 + (slot % 4); // 0 … 39,999 within the expired and the kept rows
   const processedAt =
-    kind === 'expired' ? new Date(CUTOFF - 1 - (39_999 - rank) * 64_800) // from ~30 days before the cutoff to 1 ms before it
-    : kind === 'kept' ? new Date(CUTOFF + rank * 64_800) // from the cutoff itself to ~30 days after it (now)
-    : null;
+    kind === 'expired'
+      ? new Date(CUTOFF - 1 - (39_999 - rank) * 64_800) // from ~30 days before the cutoff to 1 ms before it
+      : kind === 'kept'
+        ? new Date(CUTOFF + rank * 64_800) // from the cutoff itself to ~30 days after it (now)
+        : null;
   const receivedAt = new Date((processedAt?.getTime() ?? NOW - 90 * DAY) - 1000);
   const eventId = `evt_${String(n).padStart(6, '0')}`;
   return {
     kind,
     document: {
-      _id: `stripe:${eventId}`, provider: 'stripe', eventId, type: 'invoice.paid', receivedAt, payload: `{"id":"${eventId}","object":"event","data":{"object":{"customer":"cus_${n % 977}"}}}`,
-      subject: 'webhooks.stripe.invoice.paid', attempts: kind === 'set-aside' ? 33 : 1, lastError: kind === 'set-aside' ? 'Error: Stripe 503' : null,
-      lastAttemptAt: receivedAt, processedAt, abandonedAt: kind === 'set-aside' ? new Date(NOW - 60 * DAY) : null, leaseOwner: null, leaseUntil: null,
-      nextAttemptAt: null, roundEndedAt: null, requeuedAt: null, requeueCount: 0, setAsideCount: kind === 'set-aside' ? 1 : 0, alertedAt: null, reopenedAt: null,
+      _id: `stripe:${eventId}`,
+      provider: 'stripe',
+      eventId,
+      type: 'invoice.paid',
+      receivedAt,
+      payload: `{"id":"${eventId}","object":"event","data":{"object":{"customer":"cus_${n % 977}"}}}`,
+      subject: 'webhooks.stripe.invoice.paid',
+      attempts: kind === 'set-aside' ? 33 : 1,
+      lastError: kind === 'set-aside' ? 'Error: Stripe 503' : null,
+      lastAttemptAt: receivedAt,
+      processedAt,
+      abandonedAt: kind === 'set-aside' ? new Date(NOW - 60 * DAY) : null,
+      leaseOwner: null,
+      leaseUntil: null,
+      nextAttemptAt: null,
+      roundEndedAt: null,
+      requeuedAt: null,
+      requeueCount: 0,
+      setAsideCount: kind === 'set-aside' ? 1 : 0,
+      alertedAt: null,
+      reopenedAt: null,
     },
   };
 }
 
 /** Every `stage` and `indexName` in a MongoDB plan tree. */
-function planStages(plan: unknown, found: { stages: string[]; indexes: string[] } = { stages: [], indexes: [] }): { stages: string[]; indexes: string[] } {
+function planStages(
+  plan: unknown,
+  found: { stages: string[]; indexes: string[] } = { stages: [], indexes: [] },
+): { stages: string[]; indexes: string[] } {
   if (Array.isArray(plan)) plan.forEach((item) => planStages(item, found));
   else if (plan && typeof plan === 'object') {
     for (const [key, value] of Object.entries(plan)) {
@@ -81,26 +109,53 @@ function planStages(plan: unknown, found: { stages: string[]; indexes: string[] 
 
 describe('deleteExpiredWebhookEvents on 100,000 rows', () => {
   it('deletes exactly the processed events past the limit, and shows the query plans (an IXSCAN of processedAt_receivedAt on MongoDB)', async () => {
-    const expected = { expired: new Set<string>(), kept: new Set<string>(), unprocessed: new Set<string>(), 'set-aside': new Set<string>() };
+    const expected = {
+      expired: new Set<string>(),
+      kept: new Set<string>(),
+      unprocessed: new Set<string>(),
+      'set-aside': new Set<string>(),
+    };
     const started = Date.now();
     for (let from = 0; from < ROWS; from += 5000) {
       const batch = Array.from({ length: Math.min(5000, ROWS - from) }, (_, index) => rowAt(from + index));
       for (const { kind, document } of batch) expected[kind].add(document._id);
-      await inbox.events.insertMany(batch.map((row) => row.document), { ordered: false });
+      await inbox.events.insertMany(
+        batch.map((row) => row.document),
+        { ordered: false },
+      );
     }
     const insertedMs = Date.now() - started;
-    expect([expected.expired.size, expected.kept.size, expected.unprocessed.size, expected['set-aside'].size]).toEqual([40_000, 40_000, 10_000, 10_000]);
+    expect([expected.expired.size, expected.kept.size, expected.unprocessed.size, expected['set-aside'].size]).toEqual([
+      40_000, 40_000, 10_000, 10_000,
+    ]);
 
     // The query plans of the retention's two queries: the pass over the expired events' processedAt, and a window's delete.
     const cutoff = new Date(CUTOFF);
-    const passPlan = await inbox.events.find(expiredEventsFilter(cutoff), { projection: { _id: 0, processedAt: 1 }, hint: RETENTION_INDEX }).sort({ processedAt: 1 }).explain('queryPlanner');
+    const passPlan = await inbox.events
+      .find(expiredEventsFilter(cutoff), { projection: { _id: 0, processedAt: 1 }, hint: RETENTION_INDEX })
+      .sort({ processedAt: 1 })
+      .explain('queryPlanner');
     const deletePlan = await db.command({
-      explain: { delete: WEBHOOK_EVENTS_COLLECTION, deletes: [{ q: { processedAt: { $gte: new Date(CUTOFF - DAY), $lt: cutoff } }, limit: 0, hint: RETENTION_INDEX }] },
+      explain: {
+        delete: WEBHOOK_EVENTS_COLLECTION,
+        deletes: [
+          { q: { processedAt: { $gte: new Date(CUTOFF - DAY), $lt: cutoff } }, limit: 0, hint: RETENTION_INDEX },
+        ],
+      },
       verbosity: 'queryPlanner',
     });
-    const onFerretDb = (passPlan as Document).serverInfo?.ferretdbVersion !== undefined || Array.isArray((passPlan as Document).queryPlanner?.Plan);
-    const shown = (plan: Document) => JSON.stringify({ queryPlanner: plan.queryPlanner, filterPushdown: plan.filterPushdown, sortPushdown: plan.sortPushdown }, null, 2);
-    process.stdout.write(`\nRetention query plans (${onFerretDb ? 'FerretDB' : 'MongoDB'}):\n--- pass: find(${JSON.stringify(expiredEventsFilter(cutoff))}).sort({processedAt: 1}), hint ${RETENTION_INDEX}\n${shown(passPlan)}\n--- window delete: deleteMany({processedAt: {$gte, $lt}}), hint ${RETENTION_INDEX}\n${shown(deletePlan)}\n`);
+    const onFerretDb =
+      (passPlan as Document).serverInfo?.ferretdbVersion !== undefined ||
+      Array.isArray((passPlan as Document).queryPlanner?.Plan);
+    const shown = (plan: Document) =>
+      JSON.stringify(
+        { queryPlanner: plan.queryPlanner, filterPushdown: plan.filterPushdown, sortPushdown: plan.sortPushdown },
+        null,
+        2,
+      );
+    process.stdout.write(
+      `\nRetention query plans (${onFerretDb ? 'FerretDB' : 'MongoDB'}):\n--- pass: find(${JSON.stringify(expiredEventsFilter(cutoff))}).sort({processedAt: 1}), hint ${RETENTION_INDEX}\n${shown(passPlan)}\n--- window delete: deleteMany({processedAt: {$gte, $lt}}), hint ${RETENTION_INDEX}\n${shown(deletePlan)}\n`,
+    );
     if (onFerretDb) {
       for (const plan of [passPlan, deletePlan]) {
         expect(plan.filterPushdown).toBe(false);
@@ -114,7 +169,10 @@ describe('deleteExpiredWebhookEvents on 100,000 rows', () => {
         expect(indexes).toContain(RETENTION_INDEX);
       }
     }
-    expect((await inbox.events.listIndexes().toArray()).find((index) => index.name === RETENTION_INDEX)?.key).toEqual({ processedAt: 1, receivedAt: 1 });
+    expect((await inbox.events.listIndexes().toArray()).find((index) => index.name === RETENTION_INDEX)?.key).toEqual({
+      processedAt: 1,
+      receivedAt: 1,
+    });
 
     const deleting = Date.now();
     const result = await deleteExpiredWebhookEvents({ inbox, clock: () => new Date(NOW), retentionDays: 30 });
@@ -124,11 +182,17 @@ describe('deleteExpiredWebhookEvents on 100,000 rows', () => {
     const left = await inbox.events.find({}, { projection: { _id: 1 } }).toArray();
     const leftIds = new Set(left.map((document) => document._id));
     expect(left).toHaveLength(60_000);
-    for (const kind of ['kept', 'unprocessed', 'set-aside'] as const) expect([...expected[kind]].filter((id) => !leftIds.has(id))).toEqual([]);
+    for (const kind of ['kept', 'unprocessed', 'set-aside'] as const)
+      expect([...expected[kind]].filter((id) => !leftIds.has(id))).toEqual([]);
     expect([...expected.expired].filter((id) => leftIds.has(id))).toEqual([]);
     expect(leftIds.has(rowAt(4).document._id)).toBe(true); // processed exactly at the cutoff: kept
 
-    expect(await deleteExpiredWebhookEvents({ inbox, clock: () => new Date(NOW), retentionDays: 30 })).toMatchObject({ deleted: 0, batches: 0 });
-    process.stdout.write(`Inserted ${ROWS} rows in ${insertedMs} ms; the retention deleted ${result.deleted} in ${result.batches} window(s) in ${deletedMs} ms.\n`);
+    expect(await deleteExpiredWebhookEvents({ inbox, clock: () => new Date(NOW), retentionDays: 30 })).toMatchObject({
+      deleted: 0,
+      batches: 0,
+    });
+    process.stdout.write(
+      `Inserted ${ROWS} rows in ${insertedMs} ms; the retention deleted ${result.deleted} in ${result.batches} window(s) in ${deletedMs} ms.\n`,
+    );
   }, 240_000);
 });

@@ -6,7 +6,13 @@
 import { Writable } from 'node:stream';
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
-import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
 import { ensureInboxIndexes, inboxCollections, type Inbox } from '@berth/inbox';
@@ -24,7 +30,8 @@ export const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 export function testRetryPolicy(options: { maxAttempts?: number; baseMs: number; maxMs?: number }): RetryPolicy {
   return {
     maxAttempts: options.maxAttempts ?? 11,
-    delayAfter: (failed) => Math.min(options.baseMs * 2 ** Math.max(0, failed - 1), options.maxMs ?? Number.POSITIVE_INFINITY),
+    delayAfter: (failed) =>
+      Math.min(options.baseMs * 2 ** Math.max(0, failed - 1), options.maxMs ?? Number.POSITIVE_INFINITY),
   };
 }
 
@@ -56,7 +63,12 @@ export interface InboxCronsEnv {
 }
 
 /** Starts nats-server and FerretDB, stream WEBHOOKS, the inbox indexes, the Stripe stand-in and billing-sync. */
-export async function startInboxCronsEnv(options: { name: string; retryPolicy?: RetryPolicy; consumerClock?: () => Date; consumer?: boolean }): Promise<InboxCronsEnv> {
+export async function startInboxCronsEnv(options: {
+  name: string;
+  retryPolicy?: RetryPolicy;
+  consumerClock?: () => Date;
+  consumer?: boolean;
+}): Promise<InboxCronsEnv> {
   const [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
   const standIn = new StripeStandIn();
   await standIn.start();
@@ -66,18 +78,33 @@ export async function startInboxCronsEnv(options: { name: string; retryPolicy?: 
   await ensureInboxIndexes({ inbox });
   const captured = captureLogLines();
   const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'billing-sync', level: 'info', context: logContext, destination: captured.destination });
+  const logger = createLogger({
+    service: 'billing-sync',
+    level: 'info',
+    context: logContext,
+    destination: captured.destination,
+  });
   const messaging = await connectMessaging({ servers: nats.url, name: options.name, logger });
   await ensureStream(messaging.jsm, webhooksStream());
   const outcomes = new OutcomeLog();
   let app: WebhookWorkerApp | null = null;
   if (options.consumer !== false) {
     const config = loadConfig({
-      NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url,
-      INBOX_LEASE_MS: '5000', SHUTDOWN_GRACE_MS: '5000', BILLING_SYNC_CONCURRENCY: '4',
+      NATS_URL: nats.url,
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      STRIPE_SECRET_KEY: 'sk_test_standin',
+      STRIPE_API_BASE: standIn.url,
+      INBOX_LEASE_MS: '5000',
+      SHUTDOWN_GRACE_MS: '5000',
+      BILLING_SYNC_CONCURRENCY: '4',
     });
     app = await createBillingSyncApp({
-      config, messaging, db, logger, logContext,
+      config,
+      messaging,
+      db,
+      logger,
+      logContext,
       clock: options.consumerClock,
       stripe: createStripeClient(config),
       retryPolicy: options.retryPolicy,
@@ -87,12 +114,32 @@ export async function startInboxCronsEnv(options: { name: string; retryPolicy?: 
   }
   const config = { natsUrl: nats.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
   return {
-    nats, ferret, mongo, db, inbox, messaging, standIn, app, outcomes, logs: captured.lines, logger,
+    nats,
+    ferret,
+    mongo,
+    db,
+    inbox,
+    messaging,
+    standIn,
+    app,
+    outcomes,
+    logs: captured.lines,
+    logger,
     async berth(...argv) {
       let out = '';
       let err = '';
-      const sink = (append: (text: string) => void) => new Writable({ write(chunk, _encoding, done) { append(chunk.toString()); done(); } });
-      const code = await runCli(argv, { config, stdout: sink((text) => (out += text)), stderr: sink((text) => (err += text)) });
+      const sink = (append: (text: string) => void) =>
+        new Writable({
+          write(chunk, _encoding, done) {
+            append(chunk.toString());
+            done();
+          },
+        });
+      const code = await runCli(argv, {
+        config,
+        stdout: sink((text) => (out += text)),
+        stderr: sink((text) => (err += text)),
+      });
       return { code, out, err };
     },
     async stop() {
@@ -106,11 +153,23 @@ export async function startInboxCronsEnv(options: { name: string; retryPolicy?: 
 }
 
 /** A Stripe dispute event as the gateway publishes it: billing-sync reads dispute `disputeId` from Stripe. */
-export function disputeEvent(eventId: string, disputeId: string, type = 'charge.dispute.created'): { provider: string; eventId: string; type: string; body: unknown } {
+export function disputeEvent(
+  eventId: string,
+  disputeId: string,
+  type = 'charge.dispute.created',
+): { provider: string; eventId: string; type: string; body: unknown } {
   return {
     provider: 'stripe',
     eventId,
     type,
-    body: { id: eventId, object: 'event', type, api_version: '2026-10-28.endive', created: 1_893_456_000, livemode: false, data: { object: { id: disputeId, object: 'dispute' } } },
+    body: {
+      id: eventId,
+      object: 'event',
+      type,
+      api_version: '2026-10-28.endive',
+      created: 1_893_456_000,
+      livemode: false,
+      data: { object: { id: disputeId, object: 'dispute' } },
+    },
   };
 }

@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { spawnManaged, startFerretDb, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, CRON_QUEUE_NAME } from '@berth/jobs';
-import { BILLING_QUEUE, queueApplyWorkspaceMemberLimit } from '../../services/app-worker/src/billing/billing-queue.contract';
+import {
+  BILLING_QUEUE,
+  queueApplyWorkspaceMemberLimit,
+} from '../../services/app-worker/src/billing/billing-queue.contract';
 import { captureLogs, startNats, toolsBinDir, waitFor, type NatsFixture } from './support/infra';
 
 const logs = captureLogs('warn');
@@ -25,14 +28,41 @@ afterAll(async () => {
 
 describe('services/app-worker on JetStream', () => {
   it('starts, runs the weekly summaries cron and the member-limit job, and exits 0 on SIGTERM', async () => {
-    await db.collection('workspaces').insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: `ws-${i}` as never, name: `Workspace ${i}` })));
-    await db.collection('workspaces').insertOne({ _id: 'ws-paid' as never, name: 'Paid', billing: { subscriptions: [{ id: 'sub_1', status: 'active', items: [{ quantity: 2 }] }] } });
-    await db.collection('workspaceMembers').insertMany(['a', 'b', 'c'].map((user, i) => ({ _id: `m-${user}` as never, workspaceId: 'ws-paid', userId: user, role: 'member', joinedAt: new Date(Date.UTC(2026, 0, i + 1)) })));
+    await db
+      .collection('workspaces')
+      .insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: `ws-${i}` as never, name: `Workspace ${i}` })));
+    await db.collection('workspaces').insertOne({
+      _id: 'ws-paid' as never,
+      name: 'Paid',
+      billing: { subscriptions: [{ id: 'sub_1', status: 'active', items: [{ quantity: 2 }] }] },
+    });
+    await db.collection('workspaceMembers').insertMany(
+      ['a', 'b', 'c'].map((user, i) => ({
+        _id: `m-${user}` as never,
+        workspaceId: 'ws-paid',
+        userId: user,
+        role: 'member',
+        joinedAt: new Date(Date.UTC(2026, 0, i + 1)),
+      })),
+    );
 
     worker = spawnManaged({
       command: process.execPath,
-      args: ['-r', join(__dirname, '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', '..', 'services', 'app-worker', 'src', 'main.ts')],
-      env: { ...process.env, NATS_URL: nats.server.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_FORMAT: 'json', LOG_LEVEL: 'info', HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1' },
+      args: [
+        '-r',
+        join(__dirname, '..', '..', 'deploy', 'runtime', 'ts-hook.js'),
+        join(__dirname, '..', '..', 'services', 'app-worker', 'src', 'main.ts'),
+      ],
+      env: {
+        ...process.env,
+        NATS_URL: nats.server.url,
+        MONGO_URL: ferret.url,
+        MONGO_DB: db.databaseName,
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        HEALTH_PORT: '0',
+        HEALTH_HOST: '127.0.0.1',
+      },
     });
     const [ready] = await worker.waitForLine(/^{.*"Queue worker ready".*}$/, 30000);
     const health = `http://127.0.0.1:${JSON.parse(ready).healthPort}`;
@@ -42,11 +72,23 @@ describe('services/app-worker on JetStream', () => {
     await producer.add(CRON_QUEUE_NAME, 'SendWeeklySummariesCronJob', {});
     await waitFor(async () => (await db.collection('clientSummaries').countDocuments()) === 31, 15000, '31 summaries');
 
-    await queueApplyWorkspaceMemberLimit({ add: (name, data, options) => producer.add(BILLING_QUEUE, name, data, options) }, 'ws-paid');
+    await queueApplyWorkspaceMemberLimit(
+      { add: (name, data, options) => producer.add(BILLING_QUEUE, name, data, options) },
+      'ws-paid',
+    );
     const [line] = await worker.waitForLine(/^{.*"Member limit 2 applied.*}$/, 10000);
-    expect(JSON.parse(line)).toMatchObject({ jobName: 'ApplyWorkspaceMemberLimitJob', queue: 'billing-queue', attempt: 1, workspaceId: 'ws-paid', suspended: 1 });
+    expect(JSON.parse(line)).toMatchObject({
+      jobName: 'ApplyWorkspaceMemberLimitJob',
+      queue: 'billing-queue',
+      attempt: 1,
+      workspaceId: 'ws-paid',
+      suspended: 1,
+    });
     expect(typeof JSON.parse(line).jobId).toBe('string');
-    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({ suspended: true, suspendedReason: 'seat-limit' });
+    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({
+      suspended: true,
+      suspendedReason: 'seat-limit',
+    });
 
     const metrics = await (await fetch(`${health}/metrics`)).text();
     expect(metrics).toContain('job_completed_total{queue="client-queue",outcome="completed"} 31');

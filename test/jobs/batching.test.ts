@@ -1,5 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { JOBS_STREAM_NAME, Process, Processor, getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
+import {
+  JOBS_STREAM_NAME,
+  Process,
+  Processor,
+  getMessageQueueToken,
+  listDeadLetters,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
@@ -25,7 +32,11 @@ class CountJob {
 beforeAll(async () => {
   nats = await startNats(logs.logger);
   app = await createJobsApp({
-    messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue], providers: [CountJob],
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [queue],
+    providers: [CountJob],
     queueOptions: { [queue]: { concurrency: 16, backoff: { baseDelayMs: 100, jitter: 0 } } },
   });
 });
@@ -39,7 +50,9 @@ const queueService = () => app.get<MessageQueueService>(getMessageQueueToken(que
 describe('jobs queued in one burst share messages', () => {
   it('stores 2,000 concurrent adds in far fewer messages, and runs every job once', async () => {
     const before = (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.last_seq;
-    const added = await Promise.all(Array.from({ length: 2000 }, (_, n) => queueService().add<CountData>(CountJob.name, { n })));
+    const added = await Promise.all(
+      Array.from({ length: 2000 }, (_, n) => queueService().add<CountData>(CountJob.name, { n })),
+    );
     expect(new Set(added.map((job) => job.id)).size).toBe(2000);
     const messages = (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.last_seq - before;
     expect(messages).toBeLessThan(200);
@@ -53,13 +66,23 @@ describe('jobs queued in one burst share messages', () => {
     const base = 10000;
     failuresPlanned.set(base + 3, 2); // fails twice, then succeeds
     failuresPlanned.set(base + 7, 99); // never succeeds: dead letters after retryLimit 1
-    await Promise.all(Array.from({ length: 50 }, (_, i) => queueService().add<CountData>(CountJob.name, { n: base + i }, { retryLimit: i === 7 ? 1 : 3 })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        queueService().add<CountData>(CountJob.name, { n: base + i }, { retryLimit: i === 7 ? 1 : 3 }),
+      ),
+    );
     await waitFor(() => runs.get(base + 3) === 3, 5000, 'the flaky job to succeed on attempt 3');
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => (l.data as CountData).n === base + 7), 5000, 'the dead letter');
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => (l.data as CountData).n === base + 7),
+      5000,
+      'the dead letter',
+    );
     expect(letter).toMatchObject({ reason: 'exhausted', attempts: 2, retryLimit: 1, name: 'CountJob' });
     for (let i = 0; i < 50; i++) if (i !== 3 && i !== 7) expect(runs.get(base + i)).toBe(1);
     expect(runs.get(base + 7)).toBe(2);
-    const retryLines = logs.lines.filter((line) => line.msg === 'Attempt 1 failed: Error: job 10003 fails on attempt 1');
+    const retryLines = logs.lines.filter(
+      (line) => line.msg === 'Attempt 1 failed: Error: job 10003 fails on attempt 1',
+    );
     expect(retryLines[0]).toMatchObject({ queue, jobName: 'CountJob', attempt: 1 });
     expect(typeof retryLines[0].jobId).toBe('string');
   });

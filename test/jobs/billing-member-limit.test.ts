@@ -12,7 +12,13 @@
  */
 import { MongoClient, type Db } from 'mongodb';
 import { Writable } from 'node:stream';
-import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
 import { publishTestWebhook } from '@berth/inbox/src/testing';
 import { JOBS_STREAM_NAME, jobSubject, type JobRecord } from '@berth/jobs';
@@ -45,11 +51,24 @@ beforeAll(async () => {
   await standIn.start();
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`billing_member_limit_${process.pid}`);
-  messaging = await connectMessaging({ servers: nats.url, name: 'billing-member-limit-test', logger: createLogger({ service: 'test', level: 'silent' }) });
-  billingSync = await runBillingSync(loadConfig({
-    NODE_ENV: 'test', NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1',
-    STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, SHUTDOWN_GRACE_MS: '5000',
-  }));
+  messaging = await connectMessaging({
+    servers: nats.url,
+    name: 'billing-member-limit-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
+  billingSync = await runBillingSync(
+    loadConfig({
+      NODE_ENV: 'test',
+      NATS_URL: nats.url,
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      LOG_LEVEL: 'warn',
+      HEALTH_HOST: '127.0.0.1',
+      STRIPE_SECRET_KEY: 'sk_test_standin',
+      STRIPE_API_BASE: standIn.url,
+      SHUTDOWN_GRACE_MS: '5000',
+    }),
+  );
 }, 60000);
 
 afterAll(async () => {
@@ -62,7 +81,17 @@ afterAll(async () => {
 });
 
 function subscriptionEvent(eventId: string, customer: string) {
-  return { provider: 'stripe', eventId, type: 'customer.subscription.updated', body: { id: eventId, object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_team', object: 'subscription', customer } } } };
+  return {
+    provider: 'stripe',
+    eventId,
+    type: 'customer.subscription.updated',
+    body: {
+      id: eventId,
+      object: 'event',
+      type: 'customer.subscription.updated',
+      data: { object: { id: 'sub_team', object: 'subscription', customer } },
+    },
+  };
 }
 
 /** Messages waiting on the job's subject, and the jobs they carry. */
@@ -92,24 +121,57 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
   });
 
   it('queues one job for two quick changes of one workspace while it waits; the worker then applies the limit', async () => {
-    await db.collection('workspaces').insertOne({ _id: 'org_team' as never, name: 'Team', billing: { customerId: 'cus_team', subscriptions: [], status: 'none', syncedAt: new Date(0) } });
-    await db.collection('workspaceMembers').insertMany(['a', 'b', 'c'].map((user, i) => ({ _id: `m-${user}` as never, workspaceId: 'org_team', userId: user, role: 'member', joinedAt: new Date(Date.UTC(2026, 0, i + 1)) })));
-    standIn.setSubscriptions('cus_team', [{ id: 'sub_team', status: 'active', items: [{ priceId: 'price_team', quantity: 2 }] }]);
+    await db.collection('workspaces').insertOne({
+      _id: 'org_team' as never,
+      name: 'Team',
+      billing: { customerId: 'cus_team', subscriptions: [], status: 'none', syncedAt: new Date(0) },
+    });
+    await db.collection('workspaceMembers').insertMany(
+      ['a', 'b', 'c'].map((user, i) => ({
+        _id: `m-${user}` as never,
+        workspaceId: 'org_team',
+        userId: user,
+        role: 'member',
+        joinedAt: new Date(Date.UTC(2026, 0, i + 1)),
+      })),
+    );
+    standIn.setSubscriptions('cus_team', [
+      { id: 'sub_team', status: 'active', items: [{ priceId: 'price_team', quantity: 2 }] },
+    ]);
 
-    await Promise.all([publishTestWebhook(messaging.js, subscriptionEvent('evt_team_1', 'cus_team')), publishTestWebhook(messaging.js, subscriptionEvent('evt_team_2', 'cus_team'))]);
+    await Promise.all([
+      publishTestWebhook(messaging.js, subscriptionEvent('evt_team_1', 'cus_team')),
+      publishTestWebhook(messaging.js, subscriptionEvent('evt_team_2', 'cus_team')),
+    ]);
     const inbox = inboxCollections(db);
-    await Promise.all(['stripe:evt_team_1', 'stripe:evt_team_2'].map((key) => waitForInboxEvent({ inbox, key, timeoutMs: 20000 })));
+    await Promise.all(
+      ['stripe:evt_team_1', 'stripe:evt_team_2'].map((key) => waitForInboxEvent({ inbox, key, timeoutMs: 20000 })),
+    );
     expect(standIn.requestCount('/v1/subscriptions', { customer: 'cus_team' })).toBe(2);
 
     const waiting = await waitingJobs();
     expect(waiting.messages).toBe(1);
     expect(waiting.records).toHaveLength(1);
-    expect(waiting.records[0]).toMatchObject({ data: { workspaceId: 'org_team' }, deduplicationId: 'org_team', attemptsMade: 0 });
+    expect(waiting.records[0]).toMatchObject({
+      data: { workspaceId: 'org_team' },
+      deduplicationId: 'org_team',
+      attemptsMade: 0,
+    });
     // Nothing ran it yet.
-    expect(await db.collection('workspaceMembers').countDocuments({ workspaceId: 'org_team', suspended: true })).toBe(0);
+    expect(await db.collection('workspaceMembers').countDocuments({ workspaceId: 'org_team', suspended: true })).toBe(
+      0,
+    );
 
     worker = await startQueueWorker(
-      loadAppWorkerConfig({ NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_LEVEL: 'info', HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1', WORKER_SHUTDOWN_GRACE_MS: '5000' }),
+      loadAppWorkerConfig({
+        NATS_URL: nats.url,
+        MONGO_URL: ferret.url,
+        MONGO_DB: db.databaseName,
+        LOG_LEVEL: 'info',
+        HEALTH_PORT: '0',
+        HEALTH_HOST: '127.0.0.1',
+        WORKER_SHUTDOWN_GRACE_MS: '5000',
+      }),
       {
         logDestination: new Writable({
           write(chunk, _encoding, done) {
@@ -119,17 +181,38 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
         }),
       },
     );
-    const applied = await waitFor(() => workerLines.find((line) => line.msg.startsWith('Member limit 2 applied')), 15000, 'the member limit applied');
-    expect(applied).toMatchObject({ jobName: 'ApplyWorkspaceMemberLimitJob', queue: 'billing-queue', workspaceId: 'org_team', suspended: 1, jobId: waiting.records[0].id });
-    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({ suspended: true, suspendedReason: 'seat-limit' });
+    const applied = await waitFor(
+      () => workerLines.find((line) => line.msg.startsWith('Member limit 2 applied')),
+      15000,
+      'the member limit applied',
+    );
+    expect(applied).toMatchObject({
+      jobName: 'ApplyWorkspaceMemberLimitJob',
+      queue: 'billing-queue',
+      workspaceId: 'org_team',
+      suspended: 1,
+      jobId: waiting.records[0].id,
+    });
+    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({
+      suspended: true,
+      suspendedReason: 'seat-limit',
+    });
     await waitFor(async () => (await waitingJobs()).messages === 0, 5000, 'the job acked');
   }, 90000);
 
   it('queues a new job for the next change once the previous one has finished', async () => {
-    standIn.setSubscriptions('cus_team', [{ id: 'sub_team', status: 'active', items: [{ priceId: 'price_team', quantity: 3 }] }]);
+    standIn.setSubscriptions('cus_team', [
+      { id: 'sub_team', status: 'active', items: [{ priceId: 'price_team', quantity: 3 }] },
+    ]);
     await publishTestWebhook(messaging.js, subscriptionEvent('evt_team_3', 'cus_team'));
-    await waitFor(() => workerLines.find((line) => line.msg.startsWith('Member limit 3 applied')), 20000, 'the new limit applied');
-    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({ suspended: false });
+    await waitFor(
+      () => workerLines.find((line) => line.msg.startsWith('Member limit 3 applied')),
+      20000,
+      'the new limit applied',
+    );
+    expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({
+      suspended: false,
+    });
     expect(workerLines.filter((line) => /^Member limit \d+ applied/.test(line.msg))).toHaveLength(2);
   }, 60000);
 });

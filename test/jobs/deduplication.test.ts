@@ -1,5 +1,11 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Process, Processor, getMessageQueueToken, provisionJobInfrastructure, type MessageQueueService } from '@berth/jobs';
+import {
+  Process,
+  Processor,
+  getMessageQueueToken,
+  provisionJobInfrastructure,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { captureLogs, deferred, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
@@ -26,7 +32,11 @@ class GatedJob {
 beforeAll(async () => {
   nats = await startNats(logs.logger);
   app = await createJobsApp({
-    messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue], providers: [GatedJob],
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [queue],
+    providers: [GatedJob],
     infrastructure: { deduplication: { claimTtlMs: CLAIM_TTL_MS } },
   });
 });
@@ -41,20 +51,34 @@ describe('deduplicationId (JetStream KV)', () => {
   it('queues one job for 50 concurrent adds with one id, and a new one once it has finished', async () => {
     const gate = deferred();
     gates.set('ws-1', gate.promise);
-    const results = await Promise.all(Array.from({ length: 50 }, () => queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' }),
+      ),
+    );
     expect(results.filter((result) => !result.deduplicated)).toHaveLength(1);
     expect(new Set(results.map((result) => result.id)).size).toBe(1);
 
     // While the job runs, adding another does nothing.
     await waitFor(() => runs.get('ws-1') === 1, 5000, 'the job to start');
-    expect(await queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' })).toEqual({ id: results[0].id, deduplicated: true });
+    expect(
+      await queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' }),
+    ).toEqual({ id: results[0].id, deduplicated: true });
     gate.resolve();
 
     // Once it completed, the id is free: a new job is queued and runs.
-    const next = await waitFor(async () => {
-      const added = await queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' });
-      return added.deduplicated ? undefined : added;
-    }, 5000, 'the id to be released');
+    const next = await waitFor(
+      async () => {
+        const added = await queueService().add<GatedData>(
+          GatedJob.name,
+          { key: 'ws-1' },
+          { deduplicationId: 'workspace-1' },
+        );
+        return added.deduplicated ? undefined : added;
+      },
+      5000,
+      'the id to be released',
+    );
     expect(next.id).not.toBe(results[0].id);
     await waitFor(() => runs.get('ws-1') === 2, 5000, 'the second job to run');
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -69,14 +93,28 @@ describe('deduplicationId (JetStream KV)', () => {
   });
 
   it('frees an id whose producer died between claiming it and storing the job, after the claim TTL', async () => {
-    const { deduplication } = await provisionJobInfrastructure(nats.messaging, { provisionStreams: false, deduplication: { claimTtlMs: CLAIM_TTL_MS } });
+    const { deduplication } = await provisionJobInfrastructure(nats.messaging, {
+      provisionStreams: false,
+      deduplication: { claimTtlMs: CLAIM_TTL_MS },
+    });
     const orphan = await deduplication.claim(queue, 'ghost', 'job-that-never-was');
     expect(orphan.claimed).toBe(true);
-    expect(await queueService().add<GatedData>(GatedJob.name, { key: 'ghost' }, { deduplicationId: 'ghost' })).toEqual({ id: 'job-that-never-was', deduplicated: true });
-    const added = await waitFor(async () => {
-      const result = await queueService().add<GatedData>(GatedJob.name, { key: 'ghost' }, { deduplicationId: 'ghost' });
-      return result.deduplicated ? undefined : result;
-    }, CLAIM_TTL_MS + 4000, 'the orphan claim to expire');
+    expect(await queueService().add<GatedData>(GatedJob.name, { key: 'ghost' }, { deduplicationId: 'ghost' })).toEqual({
+      id: 'job-that-never-was',
+      deduplicated: true,
+    });
+    const added = await waitFor(
+      async () => {
+        const result = await queueService().add<GatedData>(
+          GatedJob.name,
+          { key: 'ghost' },
+          { deduplicationId: 'ghost' },
+        );
+        return result.deduplicated ? undefined : result;
+      },
+      CLAIM_TTL_MS + 4000,
+      'the orphan claim to expire',
+    );
     expect(added.deduplicated).toBe(false);
     await waitFor(() => runs.get('ghost') === 1, 5000, 'the job to run');
   });
@@ -92,13 +130,28 @@ describe('deduplicationId (JetStream KV)', () => {
   });
 
   it('holds the id of a delayed job until it has run', async () => {
-    const first = await queueService().add<GatedData>(GatedJob.name, { key: 'later' }, { deduplicationId: 'later', delayInMilliseconds: 700 });
-    expect(await queueService().add<GatedData>(GatedJob.name, { key: 'later' }, { deduplicationId: 'later' })).toEqual({ id: first.id, deduplicated: true });
+    const first = await queueService().add<GatedData>(
+      GatedJob.name,
+      { key: 'later' },
+      { deduplicationId: 'later', delayInMilliseconds: 700 },
+    );
+    expect(await queueService().add<GatedData>(GatedJob.name, { key: 'later' }, { deduplicationId: 'later' })).toEqual({
+      id: first.id,
+      deduplicated: true,
+    });
     await waitFor(() => runs.get('later') === 1, 5000, 'the delayed job to run');
-    const again = await waitFor(async () => {
-      const result = await queueService().add<GatedData>(GatedJob.name, { key: 'later' }, { deduplicationId: 'later' });
-      return result.deduplicated ? undefined : result;
-    }, 5000, 'the id to be released');
+    const again = await waitFor(
+      async () => {
+        const result = await queueService().add<GatedData>(
+          GatedJob.name,
+          { key: 'later' },
+          { deduplicationId: 'later' },
+        );
+        return result.deduplicated ? undefined : result;
+      },
+      5000,
+      'the id to be released',
+    );
     expect(again.id).not.toBe(first.id);
   });
 });

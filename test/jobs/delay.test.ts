@@ -21,7 +21,13 @@ class StampJob {
 
 beforeAll(async () => {
   nats = await startNats(logs.logger);
-  app = await createJobsApp({ messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue], providers: [StampJob] });
+  app = await createJobsApp({
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [queue],
+    providers: [StampJob],
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -48,7 +54,9 @@ describe('delayInMilliseconds', () => {
 
   it('keeps many delayed jobs without using consumer slots', async () => {
     const keys = Array.from({ length: 200 }, (_, index) => `many-${index}`);
-    await Promise.all(keys.map((key) => queueService().add<StampData>(StampJob.name, { key }, { delayInMilliseconds: 800 })));
+    await Promise.all(
+      keys.map((key) => queueService().add<StampData>(StampJob.name, { key }, { delayInMilliseconds: 800 })),
+    );
     await queueService().add<StampData>(StampJob.name, { key: 'after-many' });
     await waitFor(() => ranAt.has('after-many'), 3000, 'an immediate job behind 200 delayed ones');
     await waitFor(() => keys.every((key) => ranAt.has(key)), 8000, 'the 200 delayed jobs');

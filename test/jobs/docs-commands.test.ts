@@ -22,7 +22,12 @@ class SendClientSummaryJob {
 
 beforeAll(async () => {
   nats = await startNats(logs.logger);
-  app = await createJobsApp({ messaging: nats.messaging, logger: logs.logger, queues: ['client-queue'], providers: [SendClientSummaryJob] });
+  app = await createJobsApp({
+    messaging: nats.messaging,
+    logger: logs.logger,
+    queues: ['client-queue'],
+    providers: [SendClientSummaryJob],
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -30,13 +35,17 @@ afterAll(async () => {
 });
 
 /** Runs the `nats` CLI as docs/jobs.md shows it, against this file's server. */
-const natsCli = (...args: string[]) => run(join(toolsBinDir, 'nats'), ['--server', nats.server.url, ...args], { timeout: 15000 });
+const natsCli = (...args: string[]) =>
+  run(join(toolsBinDir, 'nats'), ['--server', nats.server.url, ...args], { timeout: 15000 });
 
 describe('the nats CLI commands of docs/jobs.md', () => {
   it('nats pub queues a job by hand; nats consumer info shows the queue', async () => {
     await natsCli('pub', 'jobs.client-queue.SendClientSummaryJob', '{"workspaceId":"ws_1"}');
     await waitFor(() => received.length === 1, 5000, 'the job');
-    expect(received[0]).toMatchObject({ data: { workspaceId: 'ws_1' }, info: { name: 'SendClientSummaryJob', queue: 'client-queue', attempt: 1 } });
+    expect(received[0]).toMatchObject({
+      data: { workspaceId: 'ws_1' },
+      info: { name: 'SendClientSummaryJob', queue: 'client-queue', attempt: 1 },
+    });
     const { stdout } = await natsCli('consumer', 'info', 'JOBS', 'jobs-client-queue');
     expect(stdout).toContain('jobs-client-queue');
     expect(stdout).toContain('jobs.client-queue.>');

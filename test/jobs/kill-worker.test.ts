@@ -27,8 +27,13 @@ afterAll(async () => {
 describe('a worker killed with SIGKILL in the middle of 10,000 jobs', () => {
   it('loses no job and applies no effect twice', async () => {
     const env = (name: string): TestWorkerEnv => ({
-      NATS_URL: nats.server.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, WORKER_NAME: name,
-      WORKER_QUEUES: EFFECT_QUEUES.join(','), WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '3000',
+      NATS_URL: nats.server.url,
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      WORKER_NAME: name,
+      WORKER_QUEUES: EFFECT_QUEUES.join(','),
+      WORKER_CONCURRENCY: '8',
+      WORKER_ACK_WAIT_MS: '3000',
     });
     const [doomed, survivor] = await Promise.all([startTestWorker(env('doomed')), startTestWorker(env('survivor'))]);
     workers.push(doomed, survivor);
@@ -36,11 +41,13 @@ describe('a worker killed with SIGKILL in the middle of 10,000 jobs', () => {
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
     const jobIds = new Set<string>();
     for (let start = 0; start < JOBS; start += 1000) {
-      const added = await Promise.all(Array.from({ length: 1000 }, (_, offset) => {
-        const n = start + offset;
-        const queue = EFFECT_QUEUES[n % EFFECT_QUEUES.length];
-        return producer.add(queue, EFFECT_JOB_OF_QUEUE[queue].name, { n });
-      }));
+      const added = await Promise.all(
+        Array.from({ length: 1000 }, (_, offset) => {
+          const n = start + offset;
+          const queue = EFFECT_QUEUES[n % EFFECT_QUEUES.length];
+          return producer.add(queue, EFFECT_JOB_OF_QUEUE[queue].name, { n });
+        }),
+      );
       added.forEach((job) => jobIds.add(job.id));
     }
     expect(jobIds.size).toBe(JOBS);
@@ -57,15 +64,24 @@ describe('a worker killed with SIGKILL in the middle of 10,000 jobs', () => {
     expect(all).toHaveLength(JOBS);
     expect(new Set(all.map((effect) => effect._id))).toEqual(jobIds);
     expect(new Set(all.map((effect) => effect.n)).size).toBe(JOBS);
-    const byWorker = { doomed: all.filter((e) => e.worker === 'doomed').length, survivor: all.filter((e) => e.worker === 'survivor').length };
+    const byWorker = {
+      doomed: all.filter((e) => e.worker === 'doomed').length,
+      survivor: all.filter((e) => e.worker === 'survivor').length,
+    };
     expect(byWorker.doomed).toBeGreaterThan(0);
     expect(byWorker.survivor).toBeGreaterThan(0);
 
     // Jobs the killed worker held were run again by the survivor: the unique key absorbed those runs.
     const duplicates = await db.collection('duplicateAttempts').countDocuments();
-    process.stdout.write(`kill-worker: effects at kill ${atKill}, by worker ${JSON.stringify(byWorker)}, duplicate attempts absorbed ${duplicates}\n`);
+    process.stdout.write(
+      `kill-worker: effects at kill ${atKill}, by worker ${JSON.stringify(byWorker)}, duplicate attempts absorbed ${duplicates}\n`,
+    );
 
-    await waitFor(async () => (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.messages === 0, 10000, 'the JOBS stream to be empty');
+    await waitFor(
+      async () => (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.messages === 0,
+      10000,
+      'the JOBS stream to be empty',
+    );
     expect(await listDeadLetters(nats.messaging)).toEqual([]);
 
     await survivor.stop(10000);

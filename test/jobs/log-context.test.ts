@@ -29,7 +29,10 @@ class ChattyJob {
 beforeAll(async () => {
   nats = await startNats(logs.logger);
   app = await createJobsApp({
-    messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue],
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [queue],
     providers: [ChattyJob, { provide: 'LOGGER', useValue: logs.logger }],
     queueOptions: { [queue]: { backoff: { baseDelayMs: 50, jitter: 0 } } },
   });
@@ -43,8 +46,14 @@ describe('log lines written during a job', () => {
   it('carry jobName, jobId, queue and attempt, for a job alone in its message and for jobs of a burst', async () => {
     const service = app.get<MessageQueueService>(getMessageQueueToken(queue));
     const single = await service.add(ChattyJob.name, { n: 1, failFirst: true });
-    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => service.add(ChattyJob.name, { n: 100 + i, failFirst: i === 5 })));
-    await waitFor(() => seen.size === 41 && logs.lines.filter((line) => String(line.msg).startsWith('working on')).length === 43, 10000, 'every job');
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => service.add(ChattyJob.name, { n: 100 + i, failFirst: i === 5 })),
+    );
+    await waitFor(
+      () => seen.size === 41 && logs.lines.filter((line) => String(line.msg).startsWith('working on')).length === 43,
+      10000,
+      'every job',
+    );
 
     const working = logs.lines.filter((line) => String(line.msg).startsWith('working on'));
     for (const line of working) {
@@ -53,9 +62,15 @@ describe('log lines written during a job', () => {
       expect([1, 2]).toContain(line.attempt);
     }
     const first = working.filter((line) => line.n === 1);
-    expect(first.map((line) => [line.jobId, line.attempt])).toEqual([[single.id, 1], [single.id, 2]]);
+    expect(first.map((line) => [line.jobId, line.attempt])).toEqual([
+      [single.id, 1],
+      [single.id, 2],
+    ]);
     const flaky = working.filter((line) => line.n === 105);
-    expect(flaky.map((line) => [line.jobId, line.attempt])).toEqual([[burst[5].id, 1], [burst[5].id, 2]]);
+    expect(flaky.map((line) => [line.jobId, line.attempt])).toEqual([
+      [burst[5].id, 1],
+      [burst[5].id, 2],
+    ]);
     const ids = new Set(working.filter((line) => (line.n as number) >= 100).map((line) => line.jobId));
     expect(ids).toEqual(new Set(burst.map((job) => job.id)));
 

@@ -1,6 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { publishMessage } from '@berth/messaging';
-import { CRON_QUEUE_NAME, CronProcessor, Process, listDeadLetters, replayDeadLetter, createJobProducer, type JobInfo } from '@berth/jobs';
+import {
+  CRON_QUEUE_NAME,
+  CronProcessor,
+  Process,
+  listDeadLetters,
+  replayDeadLetter,
+  createJobProducer,
+  type JobInfo,
+} from '@berth/jobs';
 import { captureLogs, startNats, waitFor, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
@@ -19,7 +27,13 @@ class EveryTenMinutesCronJob {
 
 beforeAll(async () => {
   nats = await startNats(logs.logger);
-  app = await createJobsApp({ messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [], providers: [EveryTenMinutesCronJob] });
+  app = await createJobsApp({
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [],
+    providers: [EveryTenMinutesCronJob],
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -32,27 +46,63 @@ describe('job messages not written by add', () => {
       subject: `jobs.${CRON_QUEUE_NAME}.EveryTenMinutesCronJob`,
       data: JSON.stringify({ scheduledAt: '2026-11-30T08:10:00.000Z' }),
       msgId: 'cron:EveryTenMinutesCronJob:2026-11-30T08:10:00.000Z',
-      headers: { 'Berth-Job-Id': 'cron:EveryTenMinutesCronJob:2026-11-30T08:10:00.000Z', 'Berth-Job-Name': 'EveryTenMinutesCronJob' },
+      headers: {
+        'Berth-Job-Id': 'cron:EveryTenMinutesCronJob:2026-11-30T08:10:00.000Z',
+        'Berth-Job-Name': 'EveryTenMinutesCronJob',
+      },
     });
     await publishMessage(nats.messaging.js, { subject: `jobs.${CRON_QUEUE_NAME}.EveryTenMinutesCronJob`, data: '' });
     await waitFor(() => received.length === 2, 5000, 'both messages');
     expect(received[0]).toMatchObject({
       data: { scheduledAt: '2026-11-30T08:10:00.000Z' },
-      info: { id: 'cron:EveryTenMinutesCronJob:2026-11-30T08:10:00.000Z', name: 'EveryTenMinutesCronJob', queue: CRON_QUEUE_NAME, attempt: 1 },
+      info: {
+        id: 'cron:EveryTenMinutesCronJob:2026-11-30T08:10:00.000Z',
+        name: 'EveryTenMinutesCronJob',
+        queue: CRON_QUEUE_NAME,
+        attempt: 1,
+      },
     });
     expect(received[1]).toMatchObject({ data: null, info: { id: expect.stringMatching(/^JOBS-\d+$/) } });
   });
 
   it('dead-letters an unreadable message at once, as not replayable', async () => {
-    await publishMessage(nats.messaging.js, { subject: `jobs.${CRON_QUEUE_NAME}.EveryTenMinutesCronJob`, data: 'not json', msgId: 'garbage-1' });
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'garbage-1'), 5000, 'the dead letter');
-    expect(letter).toMatchObject({ reason: 'invalid', unreadable: true, data: 'not json', attempts: 1, name: 'EveryTenMinutesCronJob' });
-    await expect(replayDeadLetter(nats.messaging, createJobProducer({ messaging: nats.messaging, logger: logs.logger }), letter.id)).rejects.toThrow("can't be replayed");
+    await publishMessage(nats.messaging.js, {
+      subject: `jobs.${CRON_QUEUE_NAME}.EveryTenMinutesCronJob`,
+      data: 'not json',
+      msgId: 'garbage-1',
+    });
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'garbage-1'),
+      5000,
+      'the dead letter',
+    );
+    expect(letter).toMatchObject({
+      reason: 'invalid',
+      unreadable: true,
+      data: 'not json',
+      attempts: 1,
+      name: 'EveryTenMinutesCronJob',
+    });
+    await expect(
+      replayDeadLetter(
+        nats.messaging,
+        createJobProducer({ messaging: nats.messaging, logger: logs.logger }),
+        letter.id,
+      ),
+    ).rejects.toThrow("can't be replayed");
   });
 
   it('dead-letters a job no worker runs (replayable once one does)', async () => {
-    await publishMessage(nats.messaging.js, { subject: `jobs.${CRON_QUEUE_NAME}.RetiredCronJob`, data: '{}', msgId: 'retired-1' });
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'retired-1'), 5000, 'the dead letter');
+    await publishMessage(nats.messaging.js, {
+      subject: `jobs.${CRON_QUEUE_NAME}.RetiredCronJob`,
+      data: '{}',
+      msgId: 'retired-1',
+    });
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'retired-1'),
+      5000,
+      'the dead letter',
+    );
     expect(letter).toMatchObject({ reason: 'invalid', name: 'RetiredCronJob', error: { name: 'UnknownJobError' } });
     expect(letter.unreadable).toBeUndefined();
   });

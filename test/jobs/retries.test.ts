@@ -1,5 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Process, Processor, UnrecoverableError, createJobProducer, getMessageQueueToken, listDeadLetters, replayDeadLetter, type MessageQueueService } from '@berth/jobs';
+import {
+  Process,
+  Processor,
+  UnrecoverableError,
+  createJobProducer,
+  getMessageQueueToken,
+  listDeadLetters,
+  replayDeadLetter,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
@@ -31,7 +40,11 @@ class FlakyJob {
 beforeAll(async () => {
   nats = await startNats(logs.logger);
   app = await createJobsApp({
-    messaging: nats.messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue], providers: [FlakyJob],
+    messaging: nats.messaging,
+    logger: logs.logger,
+    logContext: logs.logContext,
+    queues: [queue],
+    providers: [FlakyJob],
     // No jitter, so the waits are exact: 200 ms, 400 ms, 800 ms…
     queueOptions: { [queue]: { concurrency: 4, backoff: { baseDelayMs: BASE_DELAY_MS, jitter: 0 } } },
   });
@@ -47,7 +60,11 @@ describe('retries and dead letters (JetStream)', () => {
   it('retries a failing job with exponential backoff until it succeeds', async () => {
     behaviour.set('flaky', { failTimes: 3 });
     await queueService().add<FlakyData>(FlakyJob.name, { key: 'flaky' });
-    const times = await waitFor(() => (attempts.get('flaky')?.length === 4 ? attempts.get('flaky') : undefined), 10000, '4 attempts');
+    const times = await waitFor(
+      () => (attempts.get('flaky')?.length === 4 ? attempts.get('flaky') : undefined),
+      10000,
+      '4 attempts',
+    );
     const waits = times.slice(1).map((time, index) => time - times[index]);
     // 200, 400, 800 ms, give or take the scheduling of one loopback round trip.
     expect(waits[0]).toBeGreaterThanOrEqual(BASE_DELAY_MS - 10);
@@ -62,8 +79,19 @@ describe('retries and dead letters (JetStream)', () => {
   it('runs a job that throws UnrecoverableError once and copies it to the dead letters', async () => {
     behaviour.set('poison', { failTimes: 0, unrecoverable: true });
     const added = await queueService().add<FlakyData>(FlakyJob.name, { key: 'poison' }, { retryLimit: 5 });
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), 5000, 'dead letter');
-    expect(letter).toMatchObject({ queue, name: 'FlakyJob', reason: 'unrecoverable', attempts: 1, data: { key: 'poison' }, error: { name: 'UnrecoverableError', message: 'bad data for poison' } });
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
+      5000,
+      'dead letter',
+    );
+    expect(letter).toMatchObject({
+      queue,
+      name: 'FlakyJob',
+      reason: 'unrecoverable',
+      attempts: 1,
+      data: { key: 'poison' },
+      error: { name: 'UnrecoverableError', message: 'bad data for poison' },
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(attempts.get('poison')).toHaveLength(1);
   });
@@ -71,16 +99,30 @@ describe('retries and dead letters (JetStream)', () => {
   it('dead-letters a job that exhausts its retries, with data, error and attempts; replay runs it again', async () => {
     behaviour.set('down', { failTimes: 3 });
     const added = await queueService().add<FlakyData>(FlakyJob.name, { key: 'down' }, { retryLimit: 1 });
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), 5000, 'dead letter');
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
+      5000,
+      'dead letter',
+    );
     expect(letter).toMatchObject({
-      queue, name: 'FlakyJob', reason: 'exhausted', attempts: 2, retryLimit: 1, data: { key: 'down' },
-      error: { name: 'Error', message: 'provider down (down, attempt 2)' }, originalSubject: `jobs.${queue}.FlakyJob`,
+      queue,
+      name: 'FlakyJob',
+      reason: 'exhausted',
+      attempts: 2,
+      retryLimit: 1,
+      data: { key: 'down' },
+      error: { name: 'Error', message: 'provider down (down, attempt 2)' },
+      originalSubject: `jobs.${queue}.FlakyJob`,
     });
     expect(letter.originalStreamSequence).toBeGreaterThan(0);
     expect(attempts.get('down')).toHaveLength(2);
 
     // Fix the cause (the third attempt succeeds), then replay.
-    const replayed = await replayDeadLetter(nats.messaging, createJobProducer({ messaging: nats.messaging, logger: logs.logger }), letter.id);
+    const replayed = await replayDeadLetter(
+      nats.messaging,
+      createJobProducer({ messaging: nats.messaging, logger: logs.logger }),
+      letter.id,
+    );
     expect(replayed).toMatchObject({ id: letter.id, queue, name: 'FlakyJob', replayOf: added.id, deduplicated: false });
     await waitFor(() => attempts.get('down')?.length === 4, 10000, 'the replayed job to succeed');
     expect((await listDeadLetters(nats.messaging, { queue })).some((l) => l.id === letter.id)).toBe(false);
@@ -88,7 +130,9 @@ describe('retries and dead letters (JetStream)', () => {
   });
 
   it('logs each failed attempt naming the job', async () => {
-    const failures = logs.lines.filter((line) => String(line.msg).startsWith('Attempt 1 failed') && line.queue === queue);
+    const failures = logs.lines.filter(
+      (line) => String(line.msg).startsWith('Attempt 1 failed') && line.queue === queue,
+    );
     expect(failures.length).toBeGreaterThan(0);
     for (const line of failures) expect(line).toMatchObject({ jobName: 'FlakyJob', queue, attempt: 1 });
     expect(failures.every((line) => typeof line.jobId === 'string')).toBe(true);

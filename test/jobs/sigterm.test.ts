@@ -26,8 +26,15 @@ afterAll(async () => {
 describe('SIGTERM during a 1-second job', () => {
   it('lets the job finish, exits 0, and leaves the jobs it had not started for the next worker', async () => {
     const env = (name: string): TestWorkerEnv => ({
-      NATS_URL: nats.server.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, WORKER_NAME: name, WORKER_QUEUES: 'effects-a',
-      WORKER_CONCURRENCY: '1', JOB_DURATION_MS: '1000', RECORD_STARTS: 'true', WORKER_SHUTDOWN_GRACE_MS: '10000',
+      NATS_URL: nats.server.url,
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      WORKER_NAME: name,
+      WORKER_QUEUES: 'effects-a',
+      WORKER_CONCURRENCY: '1',
+      JOB_DURATION_MS: '1000',
+      RECORD_STARTS: 'true',
+      WORKER_SHUTDOWN_GRACE_MS: '10000',
     });
     const first = await startTestWorker(env('first'));
     workers.push(first);

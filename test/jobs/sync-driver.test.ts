@@ -4,7 +4,14 @@ import { NestFactory } from '@nestjs/core';
 import { MongoClient, type Db } from 'mongodb';
 import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
-  InMemoryDeadLetters, JobRegistry, MessageQueueModule, Process, Processor, UnrecoverableError, getMessageQueueToken, type MessageQueueService,
+  InMemoryDeadLetters,
+  JobRegistry,
+  MessageQueueModule,
+  Process,
+  Processor,
+  UnrecoverableError,
+  getMessageQueueToken,
+  type MessageQueueService,
 } from '@berth/jobs';
 import { QueueWorkerModule } from '../../services/app-worker/src/queue-worker.module';
 import { SendWeeklySummariesCronJob } from '../../services/app-worker/src/clients/crons/jobs/send-weekly-summaries.cron.job';
@@ -23,10 +30,16 @@ beforeAll(async () => {
   client = await MongoClient.connect(ferret.url);
   db = client.db(`sync_driver_${process.pid}`);
   // MESSAGE_QUEUE_DRIVER=sync: no NATS anywhere in this file.
-  worker = await NestFactory.createApplicationContext(QueueWorkerModule.register({
-    config: { messageQueueDriver: 'sync', queueConcurrency: 1, shutdownGraceMs: 1000, freePlanSeatLimit: 1 },
-    logger: logs.logger, logContext: logs.logContext, db, clock: () => now,
-  }), { logger: false });
+  worker = await NestFactory.createApplicationContext(
+    QueueWorkerModule.register({
+      config: { messageQueueDriver: 'sync', queueConcurrency: 1, shutdownGraceMs: 1000, freePlanSeatLimit: 1 },
+      logger: logs.logger,
+      logContext: logs.logContext,
+      db,
+      clock: () => now,
+    }),
+    { logger: false },
+  );
 });
 afterAll(async () => {
   await worker?.close();
@@ -37,13 +50,13 @@ afterAll(async () => {
 describe('the sync driver runs a job inside the add that queues it', () => {
   it('runs the weekly summaries cron by adding its job to the cron queue, summary jobs included', async () => {
     await db.collection('workspaces').insertMany([
-      { _id: 'ws-1' as never, name: 'One' }, { _id: 'ws-2' as never, name: 'Two' }, { _id: 'ws-3' as never, name: 'Gone', deletedAt: now },
+      { _id: 'ws-1' as never, name: 'One' },
+      { _id: 'ws-2' as never, name: 'Two' },
+      { _id: 'ws-3' as never, name: 'Gone', deletedAt: now },
     ]);
     await db.collection('clients').insertOne({ _id: 'c1' as never, workspaceId: 'ws-1', name: 'A', createdAt: now });
 
-    await worker
-      .get<MessageQueueService>(getMessageQueueToken('cron-queue'))
-      .add(SendWeeklySummariesCronJob.name, {});
+    await worker.get<MessageQueueService>(getMessageQueueToken('cron-queue')).add(SendWeeklySummariesCronJob.name, {});
 
     const summaries = await db.collection('clientSummaries').find().sort({ _id: 1 }).toArray();
     expect(summaries.map((summary) => summary._id)).toEqual(['ws-1:2026-W49', 'ws-2:2026-W49']);
@@ -55,12 +68,18 @@ describe('the sync driver runs a job inside the add that queues it', () => {
   });
 
   it('applies the member limit when the billing job is added', async () => {
-    await db.collection('workspaces').insertOne({ _id: 'ws-billing' as never, name: 'B', billing: { subscriptions: [{ id: 'sub', status: 'active', items: [{ quantity: 1 }] }] } });
+    await db.collection('workspaces').insertOne({
+      _id: 'ws-billing' as never,
+      name: 'B',
+      billing: { subscriptions: [{ id: 'sub', status: 'active', items: [{ quantity: 1 }] }] },
+    });
     await db.collection('workspaceMembers').insertMany([
       { _id: 'm1' as never, workspaceId: 'ws-billing', userId: 'u1', role: 'owner', joinedAt: new Date('2026-01-01') },
       { _id: 'm2' as never, workspaceId: 'ws-billing', userId: 'u2', role: 'member', joinedAt: new Date('2026-01-02') },
     ]);
-    await worker.get<MessageQueueService>(getMessageQueueToken('billing-queue')).add(ApplyWorkspaceMemberLimitJob.name, { workspaceId: 'ws-billing' }, { deduplicationId: 'ws-billing' });
+    await worker
+      .get<MessageQueueService>(getMessageQueueToken('billing-queue'))
+      .add(ApplyWorkspaceMemberLimitJob.name, { workspaceId: 'ws-billing' }, { deduplicationId: 'ws-billing' });
     expect(await db.collection('workspaceMembers').findOne({ _id: 'm2' as never })).toMatchObject({ suspended: true });
     const line = logs.lines.find((entry) => String(entry.msg).startsWith('Member limit 1 applied'));
     expect(line).toMatchObject({ jobName: 'ApplyWorkspaceMemberLimitJob', queue: 'billing-queue', attempt: 1 });
@@ -68,7 +87,13 @@ describe('the sync driver runs a job inside the add that queues it', () => {
 
   it('exports the crons it found for the scheduler', () => {
     expect(worker.get(JobRegistry).crons()).toEqual([
-      { name: 'SendWeeklySummariesCronJob', pattern: '0 8 * * 1', timeZone: 'UTC', queue: 'cron-queue', className: 'SendWeeklySummariesCronJob' },
+      {
+        name: 'SendWeeklySummariesCronJob',
+        pattern: '0 8 * * 1',
+        timeZone: 'UTC',
+        queue: 'cron-queue',
+        className: 'SendWeeklySummariesCronJob',
+      },
     ]);
   });
 });
@@ -89,7 +114,17 @@ describe('sync driver failures', () => {
   }
 
   beforeAll(async () => {
-    @Module({ imports: [MessageQueueModule.forRoot({ driver: 'sync', logger: logs.logger, logContext: logs.logContext, queues: ['sync-test'] })], providers: [FailingJob] })
+    @Module({
+      imports: [
+        MessageQueueModule.forRoot({
+          driver: 'sync',
+          logger: logs.logger,
+          logContext: logs.logContext,
+          queues: ['sync-test'],
+        }),
+      ],
+      providers: [FailingJob],
+    })
     class SyncTestModule {}
     app = await NestFactory.createApplicationContext(SyncTestModule, { logger: false });
   });
@@ -99,12 +134,22 @@ describe('sync driver failures', () => {
   it('retries at once up to retryLimit, then records a dead letter and rejects', async () => {
     await queue().add('FailingJob', { key: 'flaky', failTimes: 2 });
     expect(calls.get('flaky')).toBe(3);
-    await expect(queue().add('FailingJob', { key: 'down', failTimes: 10 }, { retryLimit: 2 })).rejects.toThrow('failure 3');
+    await expect(queue().add('FailingJob', { key: 'down', failTimes: 10 }, { retryLimit: 2 })).rejects.toThrow(
+      'failure 3',
+    );
     expect(calls.get('down')).toBe(3);
-    await expect(queue().add('FailingJob', { key: 'fatal', failTimes: 0, fatal: true })).rejects.toThrow(UnrecoverableError);
+    await expect(queue().add('FailingJob', { key: 'fatal', failTimes: 0, fatal: true })).rejects.toThrow(
+      UnrecoverableError,
+    );
     expect(calls.get('fatal')).toBe(1);
-    expect(app.get(InMemoryDeadLetters).list().map((letter) => [letter.reason, letter.attempts, (letter.data as { key: string }).key])).toEqual([
-      ['exhausted', 3, 'down'], ['unrecoverable', 1, 'fatal'],
+    expect(
+      app
+        .get(InMemoryDeadLetters)
+        .list()
+        .map((letter) => [letter.reason, letter.attempts, (letter.data as { key: string }).key]),
+    ).toEqual([
+      ['exhausted', 3, 'down'],
+      ['unrecoverable', 1, 'fatal'],
     ]);
   });
 

@@ -31,7 +31,11 @@ beforeAll(async () => {
     name: 'observability_metrics',
     env: { 'billing-sync': { ...health, BILLING_SYNC_CONCURRENCY: '1' }, 'identity-sync': health },
   });
-  for (const [name, ready] of [['gateway', /^Gateway listening on/], ['billing-sync', 'Billing sync ready'], ['identity-sync', 'Identity sync ready']] as const) {
+  for (const [name, ready] of [
+    ['gateway', /^Gateway listening on/],
+    ['billing-sync', 'Billing sync ready'],
+    ['identity-sync', 'Identity sync ready'],
+  ] as const) {
     const port = mesh.service(name).logged(ready)[0]?.healthPort;
     if (typeof port !== 'number') throw new Error(`${name} logged no healthPort in its ready line`);
     base[name] = `http://127.0.0.1:${port}`;
@@ -50,13 +54,25 @@ async function scrape(service: MeshServiceName): Promise<PrometheusSample[]> {
 }
 
 function stripeEvent(id: string, type: string, object: Record<string, unknown>): Record<string, unknown> {
-  return { id, object: 'event', type, api_version: '2025-03-31.basil', created: Math.floor(Date.now() / 1000), livemode: false, data: { object } };
+  return {
+    id,
+    object: 'event',
+    type,
+    api_version: '2025-03-31.basil',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: { object },
+  };
 }
 
 describe('/metrics after known traffic', () => {
   it('serves /healthz and /readyz on every service', async () => {
     for (const service of ['gateway', 'billing-sync', 'identity-sync'] as const) {
-      expect({ service, healthz: (await fetch(`${base[service]}/healthz`)).status, readyz: (await fetch(`${base[service]}/readyz`)).status }).toEqual({ service, healthz: 200, readyz: 200 });
+      expect({
+        service,
+        healthz: (await fetch(`${base[service]}/healthz`)).status,
+        readyz: (await fetch(`${base[service]}/readyz`)).status,
+      }).toEqual({ service, healthz: 200, readyz: 200 });
     }
   });
 
@@ -64,15 +80,31 @@ describe('/metrics after known traffic', () => {
     const { standIn, sender, db } = mesh;
     const workspaceId = `org_metrics_${run}`;
     const linkedCustomer = `cus_metrics_${run}`;
-    await db.collection<{ _id: string; name: string }>('workspaces').insertOne({ _id: workspaceId, name: 'Metrics Inc' });
+    await db
+      .collection<{ _id: string; name: string }>('workspaces')
+      .insertOne({ _id: workspaceId, name: 'Metrics Inc' });
     standIn.setCustomer({ id: linkedCustomer, metadata: { workspaceId } });
     standIn.setCustomer({ id: `cus_unlinked_${run}`, metadata: {} });
-    standIn.setSubscriptions(linkedCustomer, [{ id: `sub_metrics_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 1 }] }]);
+    standIn.setSubscriptions(linkedCustomer, [
+      { id: `sub_metrics_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 1 }] },
+    ]);
     const subscriptionEvent = JSON.stringify(
-      stripeEvent(`evt_sub_${run}`, 'customer.subscription.updated', { id: `sub_metrics_${run}`, object: 'subscription', customer: linkedCustomer, status: 'active' }),
+      stripeEvent(`evt_sub_${run}`, 'customer.subscription.updated', {
+        id: `sub_metrics_${run}`,
+        object: 'subscription',
+        customer: linkedCustomer,
+        status: 'active',
+      }),
     );
-    const invoiceEvent = stripeEvent(`evt_inv_${run}`, 'invoice.paid', { id: `in_${run}`, object: 'invoice', customer: `cus_unlinked_${run}` });
-    const disputeEvent = stripeEvent(`evt_dp_${run}`, 'charge.dispute.created', { id: `dp_unknown_${run}`, object: 'dispute' });
+    const invoiceEvent = stripeEvent(`evt_inv_${run}`, 'invoice.paid', {
+      id: `in_${run}`,
+      object: 'invoice',
+      customer: `cus_unlinked_${run}`,
+    });
+    const disputeEvent = stripeEvent(`evt_dp_${run}`, 'charge.dispute.created', {
+      id: `dp_unknown_${run}`,
+      object: 'dispute',
+    });
 
     // Stripe answers slowly, so the first event delivered stays in flight while the other two wait.
     standIn.setLatency(HELD_STRIPE_MS);
@@ -83,11 +115,20 @@ describe('/metrics after known traffic', () => {
       await sender.sendStripe(subscriptionEvent), // the same event again: a JetStream duplicate
       await sender.sendStripe(invoiceEvent, { secret: newStripeSecret() }),
       await sender.sendStripe(invoiceEvent, { signedPayload: JSON.stringify({ ...invoiceEvent, id: 'evt_forged' }) }),
-      await sender.sendStripe(stripeEvent(`evt_pi_${run}`, 'payment_intent.created', { id: `pi_${run}`, object: 'payment_intent' })),
+      await sender.sendStripe(
+        stripeEvent(`evt_pi_${run}`, 'payment_intent.created', { id: `pi_${run}`, object: 'payment_intent' }),
+      ),
       await sender.sendClerk(`msg_metrics_${run}`, {
         type: 'user.created',
         timestamp: Date.now(),
-        data: { id: `user_metrics_${run}`, first_name: 'Ada', last_name: 'Lovelace', email_addresses: [], created_at: Date.now(), updated_at: Date.now() },
+        data: {
+          id: `user_metrics_${run}`,
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          email_addresses: [],
+          created_at: Date.now(),
+          updated_at: Date.now(),
+        },
       }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 400, 400, 200, 200]);
@@ -100,7 +141,11 @@ describe('/metrics after known traffic', () => {
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'ack_pending' }) === 1 &&
         // Once the running event's inbox row is written (the first thing its handler does).
         (sampleValue(samples, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }) ?? 0) > 0,
-      { what: 'billing-sync to show 2 events waiting, 1 in flight and unprocessed', timeoutMs: 30_000, intervalMs: 100 },
+      {
+        what: 'billing-sync to show 2 events waiting, 1 in flight and unprocessed',
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
     );
     expect(sampleValue(held, 'queue_depth', { queue: 'billing-sync', state: 'redelivered' })).toBe(0);
     expect(sampleValue(held, 'job_duration_seconds_count', { queue: 'billing-sync' })).toBe(0);
@@ -112,7 +157,9 @@ describe('/metrics after known traffic', () => {
     // The gateway: one count per request, by outcome.
     const gateway = await scrape('gateway');
     const stripeInbound = Object.fromEntries(
-      gateway.filter((sample) => sample.name === 'webhook_inbound_total' && sample.labels.provider === 'stripe').map((sample) => [sample.labels.outcome, sample.value]),
+      gateway
+        .filter((sample) => sample.name === 'webhook_inbound_total' && sample.labels.provider === 'stripe')
+        .map((sample) => [sample.labels.outcome, sample.value]),
     );
     expect(stripeInbound).toEqual({
       accepted: 3,
@@ -143,9 +190,20 @@ describe('/metrics after known traffic', () => {
       redelivered: sampleValue(billing, 'queue_depth', { queue: 'billing-sync', state: 'redelivered' }),
       setAside: sampleValue(billing, 'webhook_dlq_depth', { provider: 'stripe' }),
       oldestUnprocessedAge: sampleValue(billing, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }),
-    }).toEqual({ completed: 2, failed: 0, deadLettered: 1, pending: 0, ackPending: 0, redelivered: 0, setAside: 1, oldestUnprocessedAge: 0 });
+    }).toEqual({
+      completed: 2,
+      failed: 0,
+      deadLettered: 1,
+      pending: 0,
+      ackPending: 0,
+      redelivered: 0,
+      setAside: 1,
+      oldestUnprocessedAge: 0,
+    });
     // The held run lasted at least the stand-in's latency; every run is in a bucket.
-    expect(sampleValue(billing, 'job_duration_seconds_sum', { queue: 'billing-sync' })).toBeGreaterThanOrEqual(HELD_STRIPE_MS / 1000);
+    expect(sampleValue(billing, 'job_duration_seconds_sum', { queue: 'billing-sync' })).toBeGreaterThanOrEqual(
+      HELD_STRIPE_MS / 1000,
+    );
     expect(sampleValue(billing, 'job_duration_seconds_bucket', { queue: 'billing-sync', le: '+Inf' })).toBe(3);
     expect(sampleValue(billing, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
@@ -163,6 +221,14 @@ describe('/metrics after known traffic', () => {
       ackPending: sampleValue(identity, 'queue_depth', { queue: 'identity-sync', state: 'ack_pending' }),
       setAside: sampleValue(identity, 'webhook_dlq_depth', { provider: 'clerk' }),
       oldestUnprocessedAge: sampleValue(identity, 'webhook_oldest_unprocessed_age_seconds', { provider: 'clerk' }),
-    }).toEqual({ failed: 0, deadLettered: 0, durations: 1, pending: 0, ackPending: 0, setAside: 0, oldestUnprocessedAge: 0 });
+    }).toEqual({
+      failed: 0,
+      deadLettered: 0,
+      durations: 1,
+      pending: 0,
+      ackPending: 0,
+      setAside: 0,
+      oldestUnprocessedAge: 0,
+    });
   }, 150_000);
 });

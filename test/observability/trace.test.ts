@@ -18,7 +18,17 @@
 import { randomUUID } from 'node:crypto';
 import { startMesh, type Mesh } from '../support/mesh';
 import { waitFor } from '../support/wait-for';
-import { ancestry, installJaeger, parentOf, serviceOf, startJaeger, tagOf, type JaegerHandle, type JaegerSpan, type JaegerTrace } from './support/jaeger';
+import {
+  ancestry,
+  installJaeger,
+  parentOf,
+  serviceOf,
+  startJaeger,
+  tagOf,
+  type JaegerHandle,
+  type JaegerSpan,
+  type JaegerTrace,
+} from './support/jaeger';
 
 /**
  * Jaeger is built once per machine and cached (deploy/local/install-jaeger.sh): a cold build, with empty Go module
@@ -51,7 +61,8 @@ afterAll(async () => {
 }, 60_000);
 
 const kindOf = (span: JaegerSpan): unknown => tagOf(span, 'span.kind');
-const isMongo = (span: JaegerSpan): boolean => tagOf(span, 'db.system') === 'mongodb' || tagOf(span, 'db.system.name') === 'mongodb';
+const isMongo = (span: JaegerSpan): boolean =>
+  tagOf(span, 'db.system') === 'mongodb' || tagOf(span, 'db.system.name') === 'mongodb';
 const urlOf = (span: JaegerSpan): string => String(tagOf(span, 'url.full') ?? tagOf(span, 'http.url') ?? '');
 
 /** The parts of the trace the issue names; undefined members are not there (yet). */
@@ -63,7 +74,9 @@ function partsOf(trace: JaegerTrace | undefined, standInUrl: string) {
     publish: of('gateway').find((span) => kindOf(span) === 'producer'),
     consume: of('billing-sync').find((span) => kindOf(span) === 'consumer'),
     mongo: of('billing-sync').filter((span) => kindOf(span) === 'client' && isMongo(span)),
-    stripe: of('billing-sync').find((span) => kindOf(span) === 'client' && urlOf(span).startsWith(`${standInUrl}/v1/subscriptions`)),
+    stripe: of('billing-sync').find(
+      (span) => kindOf(span) === 'client' && urlOf(span).startsWith(`${standInUrl}/v1/subscriptions`),
+    ),
   };
 }
 
@@ -75,7 +88,9 @@ describe('one webhook, one trace', () => {
     const eventId = `evt_trace_${run}`;
     await db.collection<{ _id: string; name: string }>('workspaces').insertOne({ _id: workspaceId, name: 'Trace Inc' });
     standIn.setCustomer({ id: customerId, metadata: { workspaceId } });
-    standIn.setSubscriptions(customerId, [{ id: `sub_trace_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 2 }] }]);
+    standIn.setSubscriptions(customerId, [
+      { id: `sub_trace_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 2 }] },
+    ]);
 
     const answer = await sender.sendStripe({
       id: eventId,
@@ -90,10 +105,14 @@ describe('one webhook, one trace', () => {
 
     // Log lines written while handling the event carry the trace id of the consumer span.
     const billingSync = mesh!.service('billing-sync');
-    await waitFor(async () => billingSync.logged('Webhook event processed', { eventId }), (lines) => lines.length === 1, {
-      what: 'billing-sync to process the event',
-      timeoutMs: 30_000,
-    });
+    await waitFor(
+      async () => billingSync.logged('Webhook event processed', { eventId }),
+      (lines) => lines.length === 1,
+      {
+        what: 'billing-sync to process the event',
+        timeoutMs: 30_000,
+      },
+    );
     const [synced] = billingSync.logged('Workspace billing synced', { customerId });
     const traceId = synced.traceId;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -130,16 +149,26 @@ describe('one webhook, one trace', () => {
     expect(synced.spanId).toBe(consume.spanID);
 
     // MongoDB calls and the Stripe API call happen inside the consumer span.
-    for (const span of [...mongo, stripe]) expect({ span: describe(span), underConsumer: ancestry(trace!, span).includes(consume) }).toEqual({ span: describe(span), underConsumer: true });
-    expect(mongo.map((span) => span.operationName)).toEqual(expect.arrayContaining([expect.stringMatching(/webhookEvents/)]));
+    for (const span of [...mongo, stripe])
+      expect({ span: describe(span), underConsumer: ancestry(trace!, span).includes(consume) }).toEqual({
+        span: describe(span),
+        underConsumer: true,
+      });
+    expect(mongo.map((span) => span.operationName)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/webhookEvents/)]),
+    );
     expect(tagOf(stripe, 'http.request.method') ?? tagOf(stripe, 'http.method')).toBe('GET');
     expect(tagOf(stripe, 'http.response.status_code') ?? tagOf(stripe, 'http.status_code')).toBe(200);
 
     // And the UI's search by service finds it.
-    const listed = await waitFor(() => jaeger!.findTraces('gateway'), (traces) => traces.some((candidate) => candidate.traceID === traceId), {
-      what: 'the trace in the gateway service search',
-      timeoutMs: 10_000,
-    });
+    const listed = await waitFor(
+      () => jaeger!.findTraces('gateway'),
+      (traces) => traces.some((candidate) => candidate.traceID === traceId),
+      {
+        what: 'the trace in the gateway service search',
+        timeoutMs: 10_000,
+      },
+    );
     expect(listed.length).toBeGreaterThan(0);
   }, 120_000);
 });

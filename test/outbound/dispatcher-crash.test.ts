@@ -53,7 +53,11 @@ describe('dispatcher killed during a burst', () => {
 
     const send = createOutboundSender({ js: servers.messaging.js });
     const total = (): number => receivers.reduce((sum, receiver) => sum + receiver.accepted.size, 0);
-    const sending = mapWithConcurrency(Array.from({ length: EVENTS }, (_, n) => n), 64, (n) => send('ws_crash', 'order.created', { n }, { idempotencyKey: `order-${n}` }));
+    const sending = mapWithConcurrency(
+      Array.from({ length: EVENTS }, (_, n) => n),
+      64,
+      (n) => send('ws_crash', 'order.created', { n }, { idempotencyKey: `order-${n}` }),
+    );
     // Kill it in the middle of the burst: once a quarter of the deliveries arrived.
     await receivers[0].waitUntil(() => total() >= (EVENTS * ENDPOINTS) / 4, 120_000, 'a quarter of the deliveries');
     await dispatcher.kill();
@@ -64,11 +68,15 @@ describe('dispatcher killed during a burst', () => {
     await Promise.all(receivers.map((receiver) => receiver.waitForAccepted(EVENTS, 240_000)));
     const raw = receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
     const duplicates = raw - EVENTS * ENDPOINTS;
-    process.stdout.write(`dispatcher-crash: ${deliveredBeforeKill} delivered before the SIGKILL, ${raw} raw deliveries, ${duplicates} duplicates\n`);
+    process.stdout.write(
+      `dispatcher-crash: ${deliveredBeforeKill} delivered before the SIGKILL, ${raw} raw deliveries, ${duplicates} duplicates\n`,
+    );
     expect(deliveredBeforeKill).toBeLessThan(EVENTS * ENDPOINTS);
     for (const receiver of receivers) {
       expect(receiver.accepted.size).toBe(EVENTS);
-      const events = new Set(receiver.requests.map((request) => (JSON.parse(request.body) as { data: { n: number } }).data.n));
+      const events = new Set(
+        receiver.requests.map((request) => (JSON.parse(request.body) as { data: { n: number } }).data.n),
+      );
       expect(events.size).toBe(EVENTS);
       expect(receiver.requests.every((request) => request.verifiedWith === 0)).toBe(true);
     }
@@ -76,9 +84,12 @@ describe('dispatcher killed during a burst', () => {
     // server had not stored: each is attempted again, and the receivers dedupe it by webhook-id.
     expect(duplicates).toBeLessThanOrEqual(ENDPOINTS * 16 * 2);
     // Every delivery ends logged as delivered (the log entry is written right after the receiver's 2xx).
-    await waitFor(() => collections.attempts.countDocuments({ status: 'delivered' }), (count) => count >= EVENTS * ENDPOINTS, { what: 'every delivery logged as delivered', timeoutMs: 30_000 });
+    await waitFor(
+      () => collections.attempts.countDocuments({ status: 'delivered' }),
+      (count) => count >= EVENTS * ENDPOINTS,
+      { what: 'every delivery logged as delivered', timeoutMs: 30_000 },
+    );
     await dispatcher.stop();
     dispatcher = undefined;
   }, 300_000);
 });
-

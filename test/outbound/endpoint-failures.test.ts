@@ -10,7 +10,9 @@ const { receiver, dispatcher } = outboundTestHarness();
 
 describe('endpoint failures', () => {
   it('waits at least what Retry-After asks on a 429', async () => {
-    const hook = await receiver([], (request) => (request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 }));
+    const hook = await receiver([], (request) =>
+      request.nth === 1 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200 },
+    );
     const test = await dispatcher();
     await test.createEndpoint({ url: hook.url });
     await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
@@ -27,7 +29,11 @@ describe('endpoint failures', () => {
     const failing = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
     await hook.waitUntil(() => hook.requests.length >= 1, 10_000, 'the first failing request');
     const gone = await test.send('ws_test', 'a.gone', {}, { idempotencyKey: newKey() });
-    await waitFor(() => test.collections.endpoints.findOne({ _id: endpoint.id }), (row) => row?.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 10_000 });
+    await waitFor(
+      () => test.collections.endpoints.findOne({ _id: endpoint.id }),
+      (row) => row?.disabledAt !== null,
+      { what: 'the endpoint disabled', timeoutMs: 10_000 },
+    );
 
     const goneDelivery = await test.deliveryOf(gone.eventId);
     expect(goneDelivery).toMatchObject({ status: 'failed', attemptCount: 1 });
@@ -38,10 +44,16 @@ describe('endpoint failures', () => {
     const requestsAfterDisable = hook.requests.length;
     // A new event is not fanned out to the disabled endpoint.
     const later = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
-    const event = await waitFor(() => test.collections.events.findOne({ _id: later.eventId }), (row) => row !== null, { what: 'the later event fanned out', timeoutMs: 10_000 });
+    const event = await waitFor(
+      () => test.collections.events.findOne({ _id: later.eventId }),
+      (row) => row !== null,
+      { what: 'the later event fanned out', timeoutMs: 10_000 },
+    );
     expect(event?.endpointIds).toEqual([]);
     expect(hook.requests.length).toBe(requestsAfterDisable);
-    expect(sampleValue(await test.registry.metrics(), 'webhook_outbound_endpoints_disabled_total', { reason: 'gone' })).toBe(1);
+    expect(
+      sampleValue(await test.registry.metrics(), 'webhook_outbound_endpoints_disabled_total', { reason: 'gone' }),
+    ).toBe(1);
   });
 
   it('refuses a private address under the strict policy: nothing is sent, the attempt is logged as refused', async () => {
@@ -49,9 +61,17 @@ describe('endpoint failures', () => {
     const test = await dispatcher(undefined, { policy: createAddressPolicy() });
     await test.createEndpoint({ url: hook.url });
     const sent = await test.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
-    const delivery = await test.waitForDelivery(sent.eventId, (row) => row.status === 'failed', 'the refused delivery to fail');
+    const delivery = await test.waitForDelivery(
+      sent.eventId,
+      (row) => row.status === 'failed',
+      'the refused delivery to fail',
+    );
     expect(delivery.log.length).toBe(8);
-    expect(delivery.log.every((attempt) => attempt.outcome === 'refused' && attempt.address === '127.0.0.1' && attempt.statusCode === null)).toBe(true);
+    expect(
+      delivery.log.every(
+        (attempt) => attempt.outcome === 'refused' && attempt.address === '127.0.0.1' && attempt.statusCode === null,
+      ),
+    ).toBe(true);
     expect(hook.requests).toHaveLength(0);
   });
 
@@ -59,8 +79,22 @@ describe('endpoint failures', () => {
     const hook = await receiver([], () => ({ status: 503 }));
     const clock = new TestClock();
     const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({ write(chunk: Buffer, _encoding, callback) { lines.push(...chunk.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)); callback(); } });
-    const test = await dispatcher(clock, { logger: createLogger({ service: 'dispatcher', level: 'error', destination }), retrySchedule: [0, 50, 50] });
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(
+          ...chunk
+            .toString('utf8')
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
+        callback();
+      },
+    });
+    const test = await dispatcher(clock, {
+      logger: createLogger({ service: 'dispatcher', level: 'error', destination }),
+      retrySchedule: [0, 50, 50],
+    });
     const { endpoint } = await test.createEndpoint({ url: hook.url });
     const endpointRow = () => test.collections.endpoints.findOne({ _id: endpoint.id }) as Promise<EndpointDocument>;
 
@@ -73,9 +107,15 @@ describe('endpoint failures', () => {
     expect((await endpointRow()).failingSince).not.toBeNull();
     clock.advance(60_000);
     // Day 5: ten deliveries fail at the same moment; one of them disables the endpoint, and only one alerts.
-    await Promise.all(Array.from({ length: 10 }, (_, n) => test.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, n) => test.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })),
+    );
     await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
-    await waitFor(() => listDeliveries({ collections: test.collections }, { status: 'pending' }), (pending) => pending.length === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
+    await waitFor(
+      () => listDeliveries({ collections: test.collections }, { status: 'pending' }),
+      (pending) => pending.length === 0,
+      { what: 'every delivery settled', timeoutMs: 15_000 },
+    );
 
     expect(await endpointRow()).toMatchObject({ disabledReason: 'failing', autoDisableAlertedAt: expect.any(Date) });
     expect(await test.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);
@@ -95,14 +135,30 @@ describe('endpoint failures', () => {
     const sent = await first.send('ws_test', 'invoice.paid', {}, { idempotencyKey: newKey() });
     await first.waitForDelivery(sent.eventId, (row) => row.status === 'failed', 'the first delivery to fail');
     clock.advance(5 * DAY_MS + 60_000);
-    await Promise.all(Array.from({ length: 20 }, (_, n) => first.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, n) => first.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })),
+    );
     await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
-    await waitFor(() => listDeliveries({ collections: first.collections }, { status: 'pending' }), (pending) => pending.length === 0, { what: 'every delivery settled', timeoutMs: 15_000 });
+    await waitFor(
+      () => listDeliveries({ collections: first.collections }, { status: 'pending' }),
+      (pending) => pending.length === 0,
+      { what: 'every delivery settled', timeoutMs: 15_000 },
+    );
 
     // Both replicas took deliveries of the endpoint; one alert in all.
-    const attemptsPerReplica = await Promise.all([first, second].map(async (replica) => sampleValue(await replica.registry.metrics(), 'webhook_outbound_total', { outcome: 'retry' }) ?? 0));
+    const attemptsPerReplica = await Promise.all(
+      [first, second].map(
+        async (replica) =>
+          sampleValue(await replica.registry.metrics(), 'webhook_outbound_total', { outcome: 'retry' }) ?? 0,
+      ),
+    );
     expect(attemptsPerReplica.every((count) => count > 0)).toBe(true);
-    const alerts = await Promise.all([first, second].map(async (replica) => sampleValue(await replica.registry.metrics(), 'webhook_outbound_auto_disable_alerts_total') ?? 0));
+    const alerts = await Promise.all(
+      [first, second].map(
+        async (replica) =>
+          sampleValue(await replica.registry.metrics(), 'webhook_outbound_auto_disable_alerts_total') ?? 0,
+      ),
+    );
     expect(alerts[0] + alerts[1]).toBe(1);
     expect(await first.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);
   });

@@ -27,7 +27,11 @@ describe('pacing per endpoint', () => {
     await test.createEndpoint({ url: limited.url, rateLimitPerSecond: 10 });
     await test.createEndpoint({ url: free.url });
 
-    await mapWithConcurrency(Array.from({ length: 500 }, (_, n) => n), 64, (n) => test.send('ws_test', 'burst.event', { n }, { idempotencyKey: newKey() }));
+    await mapWithConcurrency(
+      Array.from({ length: 500 }, (_, n) => n),
+      64,
+      (n) => test.send('ws_test', 'burst.event', { n }, { idempotencyKey: newKey() }),
+    );
     // The free endpoint gets the whole burst long before the limited one is through a fifth of it.
     await free.waitForAccepted(500, 30_000);
     expect(limited.accepted.size).toBeLessThan(100);
@@ -41,8 +45,12 @@ describe('pacing per endpoint', () => {
   }, 60_000);
 
   it('delivers to an ordered endpoint in send order: a failing head holds back only that endpoint', async () => {
-    const ordered = await receiver([], (request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
-    const unordered = await receiver([], (request) => ({ status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200 }));
+    const ordered = await receiver([], (request) => ({
+      status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200,
+    }));
+    const unordered = await receiver([], (request) => ({
+      status: eventNumber(request) === 2 && request.nth <= 2 ? 503 : 200,
+    }));
     const test = await dispatcher();
     await test.createEndpoint({ url: ordered.url, ordered: true });
     await test.createEndpoint({ url: unordered.url });
@@ -50,7 +58,14 @@ describe('pacing per endpoint', () => {
     for (let n = 0; n < 20; n++) await test.send('ws_test', 'ordered.event', { n }, { idempotencyKey: newKey() });
     await Promise.all([ordered.waitForAccepted(20, 30_000), unordered.waitForAccepted(20, 30_000)]);
 
-    expect(ordered.requests.map(eventNumber)).toEqual([0, 1, 2, 2, 2, ...Array.from({ length: 17 }, (_, index) => index + 3)]);
+    expect(ordered.requests.map(eventNumber)).toEqual([
+      0,
+      1,
+      2,
+      2,
+      2,
+      ...Array.from({ length: 17 }, (_, index) => index + 3),
+    ]);
     // The unordered endpoint did not wait for event 2's retries.
     const unorderedOrder = unordered.requests.map(eventNumber);
     expect(unorderedOrder.indexOf(3)).toBeLessThan(unorderedOrder.lastIndexOf(2));

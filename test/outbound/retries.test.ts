@@ -6,7 +6,10 @@ const { receiver, dispatcher } = outboundTestHarness();
 
 describe('outbound delivery with retries', () => {
   it('retries a receiver that fails 3 times on the schedule, then delivers once in effect, every request signed', async () => {
-    const hook = await receiver([], (request) => ({ status: request.nth <= 3 ? 500 : 200, body: request.nth <= 3 ? 'down' : 'thanks' }));
+    const hook = await receiver([], (request) => ({
+      status: request.nth <= 3 ? 500 : 200,
+      body: request.nth <= 3 ? 'down' : 'thanks',
+    }));
     const test = await dispatcher();
     const { endpoint, secret } = await test.createEndpoint({ url: hook.url });
     hook.setSecrets([secret]);
@@ -22,20 +25,31 @@ describe('outbound delivery with retries', () => {
     const gaps = hook.requests.slice(1).map((request, index) => request.at - hook.requests[index].at);
     gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual(TEST_RETRY_SCHEDULE_MS[index + 1] - 5));
 
-    const delivery = await test.waitForDelivery(sent.eventId, (row) => row.status === 'delivered', 'the delivery logged as delivered');
+    const delivery = await test.waitForDelivery(
+      sent.eventId,
+      (row) => row.status === 'delivered',
+      'the delivery logged as delivered',
+    );
     expect(delivery.endpointId).toBe(endpoint.id);
     expect(delivery.attemptCount).toBe(4);
     expect(delivery.log.map((attempt) => [attempt.outcome, attempt.statusCode, attempt.responseBody])).toEqual([
-      ['retry', 500, 'down'], ['retry', 500, 'down'], ['retry', 500, 'down'], ['delivered', 200, 'thanks'],
+      ['retry', 500, 'down'],
+      ['retry', 500, 'down'],
+      ['retry', 500, 'down'],
+      ['delivered', 200, 'thanks'],
     ]);
-    expect(delivery.log.every((attempt) => (attempt.durationMs ?? -1) >= 0 && attempt.address === '127.0.0.1')).toBe(true);
+    expect(delivery.log.every((attempt) => (attempt.durationMs ?? -1) >= 0 && attempt.address === '127.0.0.1')).toBe(
+      true,
+    );
   });
 
   it('signs with the old and the new secret during a rotation, so a receiver verifies with either', async () => {
     const hook = await receiver();
     const test = await dispatcher();
     const { endpoint, secret: oldSecret } = await test.createEndpoint({ url: hook.url });
-    const rotated = await rotateEndpointSecret({ collections: test.collections, clock: test.clock.now }, endpoint.id, { overlapMs: 60 * 60 * 1000 });
+    const rotated = await rotateEndpointSecret({ collections: test.collections, clock: test.clock.now }, endpoint.id, {
+      overlapMs: 60 * 60 * 1000,
+    });
     await test.dispatcher.reloadEndpoints();
 
     hook.setSecrets([oldSecret]);
@@ -50,7 +64,13 @@ describe('outbound delivery with retries', () => {
     for (const request of hook.requests) {
       expect(request.signature.split(' ')).toHaveLength(2);
       for (const secret of [oldSecret, rotated.secret]) {
-        expect(() => new Webhook(secret).verify(request.body, { 'webhook-id': request.webhookId, 'webhook-timestamp': request.timestamp, 'webhook-signature': request.signature })).not.toThrow();
+        expect(() =>
+          new Webhook(secret).verify(request.body, {
+            'webhook-id': request.webhookId,
+            'webhook-timestamp': request.timestamp,
+            'webhook-signature': request.signature,
+          }),
+        ).not.toThrow();
       }
     }
 
@@ -68,7 +88,10 @@ describe('outbound delivery with retries', () => {
     const test = await dispatcher();
     await test.createEndpoint({ url: hook.url });
     const key = newKey();
-    const [first, second] = [await test.send('ws_test', 'a.b', { n: 1 }, { idempotencyKey: key }), await test.send('ws_test', 'a.b', { n: 1 }, { idempotencyKey: key })];
+    const [first, second] = [
+      await test.send('ws_test', 'a.b', { n: 1 }, { idempotencyKey: key }),
+      await test.send('ws_test', 'a.b', { n: 1 }, { idempotencyKey: key }),
+    ];
     expect(second).toEqual({ eventId: first.eventId, duplicate: true });
     await hook.waitForAccepted(1, 10_000);
     await test.send('ws_test', 'a.b', { n: 2 }, { idempotencyKey: newKey() });

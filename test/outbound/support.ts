@@ -49,11 +49,17 @@ export class OutboundTestServers {
   ferret!: FerretDbHandle;
   mongo!: MongoClient;
   messaging!: Messaging;
-  readonly logger: BerthLogger = createLogger({ service: 'outbound-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  readonly logger: BerthLogger = createLogger({
+    service: 'outbound-test',
+    level: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
 
   /** Starts nats-server and FerretDB and connects to both. */
   async start(): Promise<void> {
-    [this.nats, this.ferret] = await Promise.all([startNatsServer({ binDir: toolsBinDir }), startFerretDb({ binDir: toolsBinDir })]);
+    [this.nats, this.ferret] = await Promise.all([
+      startNatsServer({ binDir: toolsBinDir }),
+      startFerretDb({ binDir: toolsBinDir }),
+    ]);
     this.mongo = await MongoClient.connect(this.ferret.url);
     this.messaging = await connectMessaging({ servers: this.nats.url, name: 'outbound-test', logger: this.logger });
   }
@@ -79,7 +85,11 @@ export class TestDispatcher {
   readonly send: SendOutboundEvent;
   readonly registry = createMetricsRegistry();
 
-  constructor(private readonly servers: OutboundTestServers, readonly clock = new TestClock(), private readonly overrides: Partial<DispatcherOptions> = {}) {
+  constructor(
+    private readonly servers: OutboundTestServers,
+    readonly clock = new TestClock(),
+    private readonly overrides: Partial<DispatcherOptions> = {},
+  ) {
     this.db = overrides.db ?? servers.freshDb();
     this.collections = outboundCollections(this.db);
     this.send = createOutboundSender({ js: servers.messaging.js, clock: clock.now });
@@ -104,8 +114,13 @@ export class TestDispatcher {
   }
 
   /** Creates an endpoint and waits until the dispatcher runs its lane. */
-  async createEndpoint(input: Omit<CreateEndpointInput, 'workspaceId'> & { workspaceId?: string }): Promise<CreatedEndpoint> {
-    const created = await createEndpoint({ collections: this.collections, clock: this.clock.now }, { workspaceId: 'ws_test', ...input });
+  async createEndpoint(
+    input: Omit<CreateEndpointInput, 'workspaceId'> & { workspaceId?: string },
+  ): Promise<CreatedEndpoint> {
+    const created = await createEndpoint(
+      { collections: this.collections, clock: this.clock.now },
+      { workspaceId: 'ws_test', ...input },
+    );
     await this.dispatcher.reloadEndpoints();
     return created;
   }
@@ -116,8 +131,17 @@ export class TestDispatcher {
   }
 
   /** Resolves with the delivery of an event once `done` holds for it. */
-  async waitForDelivery(eventId: string, done: (delivery: DeliveryView) => boolean, what: string, timeoutMs = 15_000): Promise<DeliveryView> {
-    return (await waitFor(() => this.deliveryOf(eventId), (delivery) => delivery !== undefined && done(delivery), { what, timeoutMs })) as DeliveryView;
+  async waitForDelivery(
+    eventId: string,
+    done: (delivery: DeliveryView) => boolean,
+    what: string,
+    timeoutMs = 15_000,
+  ): Promise<DeliveryView> {
+    return (await waitFor(
+      () => this.deliveryOf(eventId),
+      (delivery) => delivery !== undefined && done(delivery),
+      { what, timeoutMs },
+    )) as DeliveryView;
   }
 
   /** Stops the dispatcher. */

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, deadLettersStream, ensureConsumer, ensureStream, publishMessage, webhooksStream, type Messaging } from '@berth/messaging';
+import {
+  connectMessaging,
+  deadLettersStream,
+  ensureConsumer,
+  ensureStream,
+  publishMessage,
+  webhooksStream,
+  type Messaging,
+} from '@berth/messaging';
 import { repoRoot } from '../support/service-process';
 
 const run = promisify(execFile);
@@ -21,7 +29,10 @@ function runbookSteps(): { title: string; script: string }[] {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   const section = readme.split('<!-- runbook:start -->')[1]?.split('<!-- runbook:end -->')[0];
   if (!section) throw new Error('README.md has no runbook section');
-  return [...section.matchAll(/\*\*([^*]+)\*\*[\s\S]*?```sh\n([\s\S]*?)```/g)].map((match) => ({ title: match[1], script: match[2] }));
+  return [...section.matchAll(/\*\*([^*]+)\*\*[\s\S]*?```sh\n([\s\S]*?)```/g)].map((match) => ({
+    title: match[1],
+    script: match[2],
+  }));
 }
 
 describe('README runbook', () => {
@@ -31,15 +42,33 @@ describe('README runbook', () => {
 
   beforeAll(async () => {
     server = await startNatsServer({ binDir });
-    messaging = await connectMessaging({ servers: server.url, name: 'runbook-test', logger: createLogger({ service: 'runbook-test', level: 'silent' }) });
+    messaging = await connectMessaging({
+      servers: server.url,
+      name: 'runbook-test',
+      logger: createLogger({ service: 'runbook-test', level: 'silent' }),
+    });
     await ensureStream(messaging.jsm, webhooksStream());
     await ensureStream(messaging.jsm, deadLettersStream());
-    await ensureConsumer(messaging.jsm, { stream: 'WEBHOOKS', durable: 'billing-sync', filterSubjects: ['webhooks.stripe.>'], ackWaitMs: 30000 });
+    await ensureConsumer(messaging.jsm, {
+      stream: 'WEBHOOKS',
+      durable: 'billing-sync',
+      filterSubjects: ['webhooks.stripe.>'],
+      ackWaitMs: 30000,
+    });
     await publishMessage(messaging.js, {
       subject: 'webhooks.stripe.customer.subscription.updated',
-      data: JSON.stringify({ id: 'evt_runbook_1', type: 'customer.subscription.updated', data: { object: { customer: 'cus_1' } } }),
+      data: JSON.stringify({
+        id: 'evt_runbook_1',
+        type: 'customer.subscription.updated',
+        data: { object: { customer: 'cus_1' } },
+      }),
       msgId: 'stripe:evt_runbook_1',
-      headers: { 'Berth-Provider': 'stripe', 'Berth-Event-Id': 'evt_runbook_1', 'Berth-Event-Type': 'customer.subscription.updated', 'Berth-Received-At': new Date().toISOString() },
+      headers: {
+        'Berth-Provider': 'stripe',
+        'Berth-Event-Id': 'evt_runbook_1',
+        'Berth-Event-Type': 'customer.subscription.updated',
+        'Berth-Received-At': new Date().toISOString(),
+      },
     });
     workDir = await mkdtemp(join(tmpdir(), 'berth-runbook-'));
   });
@@ -57,7 +86,13 @@ describe('README runbook', () => {
   it.each(runbookSteps().map((step) => [step.title, step.script]))('%s', async (_title, script) => {
     const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', script], {
       cwd: workDir,
-      env: { PATH: `${binDir}:${process.env.PATH}`, HOME: process.env.HOME ?? workDir, NATS_URL: server.url, SEQ: '1', EVENT_ID: 'evt_runbook_1' },
+      env: {
+        PATH: `${binDir}:${process.env.PATH}`,
+        HOME: process.env.HOME ?? workDir,
+        NATS_URL: server.url,
+        SEQ: '1',
+        EVENT_ID: 'evt_runbook_1',
+      },
       timeout: 20000,
     });
     expect(`${stdout}${stderr}`.trim().length).toBeGreaterThan(0);

@@ -43,7 +43,8 @@ let logDir: string;
 const replicas: Replica[] = [];
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const alive = (replica: Replica): boolean => replica.service.process.child.exitCode === null && replica.service.process.child.signalCode === null;
+const alive = (replica: Replica): boolean =>
+  replica.service.process.child.exitCode === null && replica.service.process.child.signalCode === null;
 
 beforeAll(async () => {
   logDir = await mkdtemp(join(tmpdir(), 'berth-failover-'));
@@ -80,7 +81,10 @@ async function startReplica(label: string): Promise<Replica> {
       LOG_LEVEL: 'debug',
     },
   });
-  const ready = await service.process.waitForLine(/"instance":"([^"]+)","healthPort":(\d+).*"msg":"Scheduler ready"/, 1000);
+  const ready = await service.process.waitForLine(
+    /"instance":"([^"]+)","healthPort":(\d+).*"msg":"Scheduler ready"/,
+    1000,
+  );
   return { label, service, instance: ready[1], healthPort: Number(ready[2]), logFile };
 }
 
@@ -90,7 +94,11 @@ async function currentLeader(): Promise<Replica | undefined> {
 }
 
 /** Polls the lease KV every 50 ms until a replica other than `previous` holds it; resolves with it and the wait. */
-async function awaitNewLeader(previous: Replica, since: number, timeoutMs = 10_000): Promise<{ leader: Replica; takeoverMs: number }> {
+async function awaitNewLeader(
+  previous: Replica,
+  since: number,
+  timeoutMs = 10_000,
+): Promise<{ leader: Replica; takeoverMs: number }> {
   for (;;) {
     const leader = await currentLeader();
     if (leader && leader !== previous) return { leader, takeoverMs: Date.now() - since };
@@ -113,7 +121,12 @@ async function isLeaderMetric(replica: Replica): Promise<number> {
 }
 
 test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tick exactly once', async () => {
-  await registerCronSchedules({ buckets, owner: 'failover-test', definitions: [{ name: CRON, pattern: '* * * * * *' }], logger: silent });
+  await registerCronSchedules({
+    buckets,
+    owner: 'failover-test',
+    definitions: [{ name: CRON, pattern: '* * * * * *' }],
+    logger: silent,
+  });
   replicas.push(...(await Promise.all(['A', 'B', 'C'].map(startReplica))));
   for (let i = 0; i < 100 && !(await currentLeader()); i++) await sleep(100);
   const first = await currentLeader();
@@ -157,7 +170,8 @@ test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tic
   // Every second of the window exactly once, no duplicate anywhere.
   const stored = await readStoredTicks(messaging.jsm, `jobs.cron-queue.${CRON}`);
   const counts = new Map<number, number>();
-  for (const tick of stored) counts.set(Date.parse(tick.scheduledAt), (counts.get(Date.parse(tick.scheduledAt)) ?? 0) + 1);
+  for (const tick of stored)
+    counts.set(Date.parse(tick.scheduledAt), (counts.get(Date.parse(tick.scheduledAt)) ?? 0) + 1);
   const duplicates = [...counts].filter(([, count]) => count > 1).map(([ms]) => new Date(ms).toISOString());
   const missing: string[] = [];
   for (let ms = windowStart; ms <= windowEnd; ms += 1000) if (!counts.has(ms)) missing.push(new Date(ms).toISOString());
@@ -167,7 +181,13 @@ test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tic
 
   // The frozen leader published nothing after it woke except ticks it had sent before the freeze.
   const frozenLog = await readLog(frozen);
-  const emittedAfterWake = frozenLog.filter((line) => line.msg === 'Cron tick emitted' && line.time >= resumedAt && line.time < terminatedAt && Date.parse(line.tick!) >= frozenAt);
+  const emittedAfterWake = frozenLog.filter(
+    (line) =>
+      line.msg === 'Cron tick emitted' &&
+      line.time >= resumedAt &&
+      line.time < terminatedAt &&
+      Date.parse(line.tick!) >= frozenAt,
+  );
   const steppedDown = frozenLog.find((line) => line.time >= resumedAt && line.msg.startsWith('Stepped down'));
 
   const figures = {
@@ -184,7 +204,7 @@ test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tic
     frozenEmittedAfterWake: emittedAfterWake.length,
     frozenSteppedDown: steppedDown?.msg,
   };
-  console.log(`Failover figures: ${JSON.stringify(figures, null, 2)}`);
+  process.stdout.write(`Failover figures: ${JSON.stringify(figures, null, 2)}\n`);
 
   expect(duplicates).toEqual([]);
   expect(missing).toEqual([]);

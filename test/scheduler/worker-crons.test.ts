@@ -10,7 +10,13 @@
  */
 import { Module } from '@nestjs/common';
 import { Writable } from 'node:stream';
-import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { CronProcessor, Process } from '@berth/jobs';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
@@ -72,7 +78,12 @@ class SlowCronModule {}
 
 function workerConfig() {
   return loadAppWorkerConfig({
-    NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: `worker_crons_${process.pid}`, LOG_LEVEL: 'info', HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1',
+    NATS_URL: nats.url,
+    MONGO_URL: ferret.url,
+    MONGO_DB: `worker_crons_${process.pid}`,
+    LOG_LEVEL: 'info',
+    HEALTH_PORT: '0',
+    HEALTH_HOST: '127.0.0.1',
     WORKER_SHUTDOWN_GRACE_MS: '5000',
   });
 }
@@ -82,8 +93,19 @@ beforeAll(async () => {
   const silent = createLogger({ service: 'worker-crons-test', level: 'silent' });
   messaging = await connectMessaging({ servers: nats.url, name: 'worker-crons-test', logger: silent });
   buckets = await openCronBuckets(messaging.js);
-  const schedulerLogger: BerthLogger = createLogger({ service: 'scheduler', level: 'info', destination: lineSink(schedulerLines) });
-  scheduler = await Scheduler.create({ messaging, logger: schedulerLogger, metrics: new SchedulerMetrics(), holder: 'scheduler-test', leaseTtlMs: 2000, tickIntervalMs: 200 });
+  const schedulerLogger: BerthLogger = createLogger({
+    service: 'scheduler',
+    level: 'info',
+    destination: lineSink(schedulerLines),
+  });
+  scheduler = await Scheduler.create({
+    messaging,
+    logger: schedulerLogger,
+    metrics: new SchedulerMetrics(),
+    holder: 'scheduler-test',
+    leaseTtlMs: 2000,
+    tickIntervalMs: 200,
+  });
   await scheduler.start();
 }, 60000);
 
@@ -96,34 +118,69 @@ afterAll(async () => {
 
 describe('app-worker registers its crons; the scheduler emits them; overlapping ticks are skipped', () => {
   it('registers the discovered crons at start, and the scheduler schedules them', async () => {
-    worker = await startQueueWorker(workerConfig(), { imports: [SlowCronModule], logDestination: lineSink(workerLines) });
+    worker = await startQueueWorker(workerConfig(), {
+      imports: [SlowCronModule],
+      logDestination: lineSink(workerLines),
+    });
 
     const stored = await readCronSchedules(buckets.schedules);
-    expect(stored.get('SendWeeklySummariesCronJob')?.schedule).toMatchObject({ pattern: '0 8 * * 1', timeZone: 'UTC', queue: 'cron-queue', owner: 'app-worker' });
-    expect(stored.get('SlowEverySecondCronJob')?.schedule).toMatchObject({ pattern: '* * * * * *', timeZone: 'UTC', queue: 'cron-queue', owner: 'app-worker' });
-    const registered = workerLines.find((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).');
+    expect(stored.get('SendWeeklySummariesCronJob')?.schedule).toMatchObject({
+      pattern: '0 8 * * 1',
+      timeZone: 'UTC',
+      queue: 'cron-queue',
+      owner: 'app-worker',
+    });
+    expect(stored.get('SlowEverySecondCronJob')?.schedule).toMatchObject({
+      pattern: '* * * * * *',
+      timeZone: 'UTC',
+      queue: 'cron-queue',
+      owner: 'app-worker',
+    });
+    const registered = workerLines.find(
+      (line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).',
+    );
     expect(registered).toMatchObject({ cron: 'SendWeeklySummariesCronJob', owner: 'app-worker', change: 'added' });
     // Registered before the worker says it is ready.
-    expect(workerLines.indexOf(registered!)).toBeLessThan(workerLines.findIndex((line) => line.msg === 'Queue worker ready'));
+    expect(workerLines.indexOf(registered!)).toBeLessThan(
+      workerLines.findIndex((line) => line.msg === 'Queue worker ready'),
+    );
 
-    await waitFor(() => schedulerLines.some((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).'), 10000, 'the scheduler\'s line');
-    await waitFor(() => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob scheduled: * * * * * * (UTC).'), 10000, 'the test cron scheduled');
+    await waitFor(
+      () => schedulerLines.some((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).'),
+      10000,
+      "the scheduler's line",
+    );
+    await waitFor(
+      () => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob scheduled: * * * * * * (UTC).'),
+      10000,
+      'the test cron scheduled',
+    );
   }, 60000);
 
   it('skips, with a log line, a tick that arrives while the previous run of its cron is still going', async () => {
-    const skipped = (): Line[] => workerLines.filter((line) => /^Cron SlowEverySecondCronJob: tick \S+ skipped, the run of tick \S+ is still going on /.test(line.msg));
+    const skipped = (): Line[] =>
+      workerLines.filter((line) =>
+        /^Cron SlowEverySecondCronJob: tick \S+ skipped, the run of tick \S+ is still going on /.test(line.msg),
+      );
     await waitFor(() => slow.ticks.length >= 2 && skipped().length >= 2, 20000, 'two runs and two skipped ticks');
 
     expect(slow.maxRunning).toBe(1);
     const skip = skipped()[0];
     // The line is written during the tick's job: it names the job.
-    expect(skip).toMatchObject({ jobName: 'SlowEverySecondCronJob', queue: 'cron-queue', cron: 'SlowEverySecondCronJob', level: 30 });
+    expect(skip).toMatchObject({
+      jobName: 'SlowEverySecondCronJob',
+      queue: 'cron-queue',
+      cron: 'SlowEverySecondCronJob',
+      level: 30,
+    });
     expect(String(skip.jobId)).toMatch(/^cron:SlowEverySecondCronJob:/);
     // The run in progress is named: one of the ticks that did run.
     const heldTick = (skip.heldBy as { tick: string }).tick;
     expect(slow.ticks).toContain(heldTick);
     // Skipped ticks complete: nothing is retried or dead-lettered.
-    expect(workerLines.filter((line) => line.jobName === 'SlowEverySecondCronJob' && Number(line.level) >= 40)).toEqual([]);
+    expect(workerLines.filter((line) => line.jobName === 'SlowEverySecondCronJob' && Number(line.level) >= 40)).toEqual(
+      [],
+    );
   }, 60000);
 
   it('removes the schedule of a cron the worker no longer defines at its next start', async () => {
@@ -134,8 +191,16 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
 
     const stored = await readCronSchedules(buckets.schedules);
     expect([...stored.keys()]).toEqual(['SendWeeklySummariesCronJob']);
-    expect(workerLines.map((line) => line.msg)).toContain('Cron SlowEverySecondCronJob unscheduled: app-worker no longer defines it.');
-    expect(workerLines.find((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).')).toMatchObject({ change: 'unchanged' });
-    await waitFor(() => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob unscheduled.'), 10000, 'the scheduler to drop the schedule');
+    expect(workerLines.map((line) => line.msg)).toContain(
+      'Cron SlowEverySecondCronJob unscheduled: app-worker no longer defines it.',
+    );
+    expect(
+      workerLines.find((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).'),
+    ).toMatchObject({ change: 'unchanged' });
+    await waitFor(
+      () => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob unscheduled.'),
+      10000,
+      'the scheduler to drop the schedule',
+    );
   }, 60000);
 });

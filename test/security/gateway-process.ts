@@ -33,7 +33,15 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
     service = await startServiceProcess({
       service: 'gateway',
       // No consumer runs beside this gateway: its providers are stored only, or it would wait for one.
-      env: { PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, LOG_LEVEL: 'info', WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe,clerk,acme', ...env },
+      env: {
+        PORT: '0',
+        HEALTH_PORT: '0',
+        HOST: '127.0.0.1',
+        NATS_URL: nats.server.url,
+        LOG_LEVEL: 'info',
+        WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe,clerk,acme',
+        ...env,
+      },
       readyLine: /Gateway listening on :\d+/,
       timeoutMs: 60_000,
     });
@@ -42,11 +50,19 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
     throw error;
   }
   const capture = (chunk: Buffer): void => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
   };
   service.process.child.stdout?.on('data', capture);
   service.process.child.stderr?.on('data', capture);
-  const listening = JSON.parse((await service.process.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 1000))[0]) as { port: number; healthPort: number };
+  const listening = JSON.parse((await service.process.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 1000))[0]) as {
+    port: number;
+    healthPort: number;
+  };
   const port = listening.port;
   const pid = service.process.child.pid!;
   return {
@@ -91,7 +107,12 @@ export async function rawClient(port: number): Promise<RawClient> {
 
 /** Request head of a `POST /webhooks/<provider>` announcing `contentLength` bytes. */
 export function postHead(provider: string, contentLength: number, extra: Record<string, string> = {}): string {
-  const headers = Object.entries({ host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(contentLength), ...extra });
+  const headers = Object.entries({
+    host: '127.0.0.1',
+    'content-type': 'application/json',
+    'content-length': String(contentLength),
+    ...extra,
+  });
   return `POST /webhooks/${provider} HTTP/1.1\r\n${headers.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
 }
 

@@ -4,20 +4,39 @@
  * number of bodies open at once, and neither a body nor a request head may take longer than its deadline.
  */
 import Stripe from 'stripe';
-import { nextTurn, postHead, rawClient, startGatewayProcess, type GatewayProcess, type RawClient } from './gateway-process';
+import {
+  nextTurn,
+  postHead,
+  rawClient,
+  startGatewayProcess,
+  type GatewayProcess,
+  type RawClient,
+} from './gateway-process';
 
 const SECRET = 'whsec_slow_clients_test_secret';
 const ANNOUNCED = 1024 * 1024;
 const TRICKLED_BYTES = Number(process.env.TRICKLE_BYTES ?? 200_000);
 
 function signedStripeEvent(id: string): { body: string; signature: string } {
-  const body = JSON.stringify({ id, object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1', customer: 'cus_1' } } });
-  return { body, signature: new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload: body, secret: SECRET }) };
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    type: 'invoice.paid',
+    data: { object: { id: 'in_1', customer: 'cus_1' } },
+  });
+  return {
+    body,
+    signature: new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload: body, secret: SECRET }),
+  };
 }
 
 async function postSigned(gateway: GatewayProcess, id: string): Promise<number> {
   const { body, signature } = signedStripeEvent(id);
-  const response = await fetch(`${gateway.baseUrl}/webhooks/stripe`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+  const response = await fetch(`${gateway.baseUrl}/webhooks/stripe`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+  });
   await response.text();
   return response.status;
 }
@@ -26,7 +45,11 @@ describe('gateway under slow clients', () => {
   describe('memory and per-IP bodies', () => {
     let gateway: GatewayProcess;
     beforeAll(async () => {
-      gateway = await startGatewayProcess({ STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_MAX_BODIES_PER_IP: '4', WEBHOOK_BODY_TIMEOUT_MS: '60000' });
+      gateway = await startGatewayProcess({
+        STRIPE_WEBHOOK_SECRET: SECRET,
+        WEBHOOK_MAX_BODIES_PER_IP: '4',
+        WEBHOOK_BODY_TIMEOUT_MS: '60000',
+      });
     });
     afterAll(async () => {
       await gateway?.stop();
@@ -50,7 +73,9 @@ describe('gateway under slow clients', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
       const rssAfter = gateway.rssBytes();
-      process.stdout.write(`slow-clients RSS: before ${(rssBefore / 2 ** 20).toFixed(1)} MiB, after 8 x ${TRICKLED_BYTES} trickled bytes ${(rssAfter / 2 ** 20).toFixed(1)} MiB\n`);
+      process.stdout.write(
+        `slow-clients RSS: before ${(rssBefore / 2 ** 20).toFixed(1)} MiB, after 8 x ${TRICKLED_BYTES} trickled bytes ${(rssAfter / 2 ** 20).toFixed(1)} MiB\n`,
+      );
 
       const refused = clients.filter((client) => /^HTTP\/1\.1 429 /.test(client.received()));
       const stillOpen = clients.filter((client) => client.received() === '');
@@ -73,7 +98,11 @@ describe('gateway under slow clients', () => {
   describe('deadlines', () => {
     let gateway: GatewayProcess;
     beforeAll(async () => {
-      gateway = await startGatewayProcess({ STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_BODY_TIMEOUT_MS: '1500', HTTP_HEADERS_TIMEOUT_MS: '1000' });
+      gateway = await startGatewayProcess({
+        STRIPE_WEBHOOK_SECRET: SECRET,
+        WEBHOOK_BODY_TIMEOUT_MS: '1500',
+        HTTP_HEADERS_TIMEOUT_MS: '1000',
+      });
     });
     afterAll(async () => {
       await gateway?.stop();

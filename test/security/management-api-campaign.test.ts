@@ -30,13 +30,24 @@ let logDir: string;
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNatsServer({ binDir: toolsBinDir }), startFerretDb({ binDir: toolsBinDir })]);
+  [nats, ferret] = await Promise.all([
+    startNatsServer({ binDir: toolsBinDir }),
+    startFerretDb({ binDir: toolsBinDir }),
+  ]);
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`campaign_${randomBytes(4).toString('hex')}`);
   logDir = await mkdtemp(join(tmpdir(), 'berth-campaign-'));
   dispatcher = await startServiceProcess({
     service: 'dispatcher',
-    env: { NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', DISPATCHER_API_TOKEN: TOKEN },
+    env: {
+      NATS_URL: nats.url,
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      DISPATCHER_API_TOKEN: TOKEN,
+    },
     readyLine: /"msg":"Dispatcher ready"/,
     logFile: join(logDir, 'dispatcher.log'),
     timeoutMs: 45_000,
@@ -56,11 +67,14 @@ afterAll(async () => {
 function send(hostile: HostileRequest): Promise<number | Error> {
   return new Promise((resolve) => {
     const headers = { ...hostile.headers, ...(hostile.body ? { 'content-length': String(hostile.body.length) } : {}) };
-    const req = request({ host: '127.0.0.1', port, method: hostile.method, path: hostile.path, headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', (error) => resolve(error));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method: hostile.method, path: hostile.path, headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', (error) => resolve(error));
+      },
+    );
     req.on('error', (error) => resolve(error));
     req.setTimeout(20_000, () => req.destroy(new Error('no answer within 20 s')));
     req.end(hostile.body);
@@ -73,19 +87,22 @@ function rssBytes(pid: number): Promise<number> {
 
 async function documentCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const { name } of await db.listCollections().toArray()) counts[name] = await db.collection(name).countDocuments();
+  for (const { name } of await db.listCollections().toArray())
+    counts[name] = await db.collection(name).countDocuments();
   return counts;
 }
 
 async function runAll(requests: HostileRequest[]): Promise<{ request: HostileRequest; result: number | Error }[]> {
   const results: { request: HostileRequest; result: number | Error }[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < requests.length) {
-      const hostile = requests[next++];
-      results.push({ request: hostile, result: await send(hostile) });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        const hostile = requests[next++];
+        results.push({ request: hostile, result: await send(hostile) });
+      }
+    }),
+  );
   return results;
 }
 
@@ -102,10 +119,21 @@ describe('management API hostile-input campaign', () => {
 
     const failures = results.filter(({ result }) => typeof result !== 'number' || result < 400 || result >= 500);
     const byStatus: Record<string, number> = {};
-    for (const { result } of results) byStatus[typeof result === 'number' ? String(result) : 'error'] = (byStatus[typeof result === 'number' ? String(result) : 'error'] ?? 0) + 1;
+    for (const { result } of results)
+      byStatus[typeof result === 'number' ? String(result) : 'error'] =
+        (byStatus[typeof result === 'number' ? String(result) : 'error'] ?? 0) + 1;
     const kinds = new Set(requests.map((hostile) => hostile.kind.split(',')[0]));
-    process.stdout.write(`management API campaign: ${results.length + 200} requests (${kinds.size} distinct tricks), statuses ${JSON.stringify(byStatus)}, RSS ${(rssBefore / 2 ** 20).toFixed(1)} MB -> ${(rssAfter / 2 ** 20).toFixed(1)} MB\n`);
-    expect(failures.slice(0, 20).map(({ request: hostile, result }) => `${hostile.kind} ${hostile.method} ${hostile.path}: ${result instanceof Error ? result.message : result}`)).toEqual([]);
+    process.stdout.write(
+      `management API campaign: ${results.length + 200} requests (${kinds.size} distinct tricks), statuses ${JSON.stringify(byStatus)}, RSS ${(rssBefore / 2 ** 20).toFixed(1)} MB -> ${(rssAfter / 2 ** 20).toFixed(1)} MB\n`,
+    );
+    expect(
+      failures
+        .slice(0, 20)
+        .map(
+          ({ request: hostile, result }) =>
+            `${hostile.kind} ${hostile.method} ${hostile.path}: ${result instanceof Error ? result.message : result}`,
+        ),
+    ).toEqual([]);
 
     expect(dispatcher.process.child.exitCode).toBeNull();
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -113,33 +141,57 @@ describe('management API hostile-input campaign', () => {
     expect(rssAfter - rssBefore).toBeLessThan(64 * 2 ** 20);
 
     const log = await readFile(join(logDir, 'dispatcher.log'), 'utf8');
-    const credentials = new Set(requests.flatMap((hostile) => (hostile.headers.authorization ?? '').split(/[ ,]/)).filter((part) => part.length >= 8));
+    const credentials = new Set(
+      requests
+        .flatMap((hostile) => (hostile.headers.authorization ?? '').split(/[ ,]/))
+        .filter((part) => part.length >= 8),
+    );
     credentials.add(TOKEN.slice(0, 16));
-    expect([...credentials].filter((credential) => log.includes(credential)).map((credential) => credential.slice(0, 12))).toEqual([]);
-    expect(log.split('\n').filter((line) => /"level":(50|60)/.test(line)).slice(0, 5)).toEqual([]);
+    expect(
+      [...credentials].filter((credential) => log.includes(credential)).map((credential) => credential.slice(0, 12)),
+    ).toEqual([]);
+    expect(
+      log
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line))
+        .slice(0, 5),
+    ).toEqual([]);
   }, 300_000);
 
   it('answers slow bodies without the token at once, before reading them', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, () => new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let received = '';
-      const timer = setTimeout(() => reject(new Error(`no answer within 3 s to a slow body; got ${JSON.stringify(received)}`)), 3000);
-      socket.on('data', (chunk) => {
-        received += chunk.toString();
-        if (received.includes('\r\n\r\n')) {
-          clearTimeout(timer);
-          socket.destroy();
-          resolve(received.split('\r\n')[0]);
-        }
-      });
-      socket.on('error', reject);
-      socket.write(`POST /V1/endpoints HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"workspaceId":`);
-    })));
+    const answers = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const socket = connect(port, '127.0.0.1');
+            let received = '';
+            const timer = setTimeout(
+              () => reject(new Error(`no answer within 3 s to a slow body; got ${JSON.stringify(received)}`)),
+              3000,
+            );
+            socket.on('data', (chunk) => {
+              received += chunk.toString();
+              if (received.includes('\r\n\r\n')) {
+                clearTimeout(timer);
+                socket.destroy();
+                resolve(received.split('\r\n')[0]);
+              }
+            });
+            socket.on('error', reject);
+            socket.write(
+              `POST /V1/endpoints HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"workspaceId":`,
+            );
+          }),
+      ),
+    );
     expect(new Set(answers)).toEqual(new Set(['HTTP/1.1 401 Unauthorized']));
   });
 
   it('still serves the token holder on the exact paths', async () => {
-    const listed = await fetch(`http://127.0.0.1:${port}/v1/endpoints`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const listed = await fetch(`http://127.0.0.1:${port}/v1/endpoints`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(listed.status).toBe(200);
     expect(await listed.json()).toEqual({ data: [] });
   });

@@ -10,16 +10,39 @@ import { createInbox } from '@nats-io/nats-core';
 import { AckPolicy } from '@nats-io/jetstream';
 import { startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, ensureConsumer, ensureStream, jobsStream, webhooksStream, type Messaging } from '@berth/messaging';
+import {
+  connectMessaging,
+  ensureConsumer,
+  ensureStream,
+  jobsStream,
+  webhooksStream,
+  type Messaging,
+} from '@berth/messaging';
 import { CRON_BUCKET_NAMES, LeaderLease, openCronBuckets, readLease } from '@berth/cron';
 import { createJobProducer } from '@berth/jobs';
-import { ENDPOINT_CHANGED_SUBJECT, ensureOutboundStreams, FAN_OUT_CONSUMER, OUTBOUND_EVENTS_STREAM } from '@berth/outbound';
+import {
+  ENDPOINT_CHANGED_SUBJECT,
+  ensureOutboundStreams,
+  FAN_OUT_CONSUMER,
+  OUTBOUND_EVENTS_STREAM,
+} from '@berth/outbound';
 import { repoRoot } from '../support/service-process';
 import { toolsBinDir } from '../support/mesh';
 
-const USERS = ['gateway', 'billing-sync', 'identity-sync', 'scheduler', 'app-worker', 'dispatcher', 'operator'] as const;
+const USERS = [
+  'gateway',
+  'billing-sync',
+  'identity-sync',
+  'scheduler',
+  'app-worker',
+  'dispatcher',
+  'operator',
+] as const;
 type User = (typeof USERS)[number];
-const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('base64url')])) as Record<User, string>;
+const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('base64url')])) as Record<
+  User,
+  string
+>;
 const passwordVariable = (user: User): string => `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
 const logger = createLogger({ service: 'nats-permissions-test', level: 'silent' });
 
@@ -31,7 +54,12 @@ function urlOf(user: string, password: string): string {
 }
 
 async function as(user: User): Promise<Messaging> {
-  const messaging = await connectMessaging({ servers: urlOf(user, passwords[user]), name: `permissions-${user}`, logger, timeoutMs: 2000 });
+  const messaging = await connectMessaging({
+    servers: urlOf(user, passwords[user]),
+    name: `permissions-${user}`,
+    logger,
+    timeoutMs: 2000,
+  });
   connections.push(messaging);
   return messaging;
 }
@@ -55,7 +83,11 @@ async function expectPublishDenied(messaging: Messaging, subject: string): Promi
     const timer = setTimeout(() => reject(new Error(`publishing ${subject} was not refused`)), 3000);
     void (async () => {
       for await (const status of messaging.nc.status()) {
-        if (status.type === 'error' && /permissions violation for publish/i.test(String(status.error?.message)) && String(status.error?.message).includes(subject)) {
+        if (
+          status.type === 'error' &&
+          /permissions violation for publish/i.test(String(status.error?.message)) &&
+          String(status.error?.message).includes(subject)
+        ) {
           clearTimeout(timer);
           return resolve();
         }
@@ -69,7 +101,9 @@ async function expectPublishDenied(messaging: Messaging, subject: string): Promi
 
 /** A JetStream publish must be refused (no PubAck) and leave nothing in any stream. */
 async function expectJetStreamPublishDenied(messaging: Messaging, subject: string): Promise<void> {
-  await expect(messaging.js.publish(subject, 'forged', { msgID: `forged-${randomBytes(4).toString('hex')}`, timeout: 2000 })).rejects.toThrow();
+  await expect(
+    messaging.js.publish(subject, 'forged', { msgID: `forged-${randomBytes(4).toString('hex')}`, timeout: 2000 }),
+  ).rejects.toThrow();
 }
 
 async function expectStreamsIntact(messaging: Messaging, streams: string[]): Promise<void> {
@@ -87,8 +121,12 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
 
   it('refuses connections without a user, with a wrong password, or as an unknown user', async () => {
     await expect(connectMessaging({ servers: nats.url, name: 'anonymous', logger, timeoutMs: 2000 })).rejects.toThrow();
-    await expect(connectMessaging({ servers: urlOf('gateway', 'wrong-password'), name: 'wrong', logger, timeoutMs: 2000 })).rejects.toThrow();
-    await expect(connectMessaging({ servers: urlOf('admin', passwords.operator), name: 'unknown', logger, timeoutMs: 2000 })).rejects.toThrow();
+    await expect(
+      connectMessaging({ servers: urlOf('gateway', 'wrong-password'), name: 'wrong', logger, timeoutMs: 2000 }),
+    ).rejects.toThrow();
+    await expect(
+      connectMessaging({ servers: urlOf('admin', passwords.operator), name: 'unknown', logger, timeoutMs: 2000 }),
+    ).rejects.toThrow();
   });
 
   it('gateway: provisions WEBHOOKS and stores webhooks; publishes no job, deletes no stream', async () => {
@@ -104,7 +142,12 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
 
   it('billing-sync: pulls and acks its own consumer, queues billing jobs; forges no webhook, takes no other consumer, reads no other inbox', async () => {
     const billing = await as('billing-sync');
-    await ensureConsumer(billing.jsm, { stream: 'WEBHOOKS', durable: 'billing-sync', filterSubjects: ['webhooks.stripe.>'], ackWaitMs: 30_000 });
+    await ensureConsumer(billing.jsm, {
+      stream: 'WEBHOOKS',
+      durable: 'billing-sync',
+      filterSubjects: ['webhooks.stripe.>'],
+      ackWaitMs: 30_000,
+    });
     const consumer = await billing.js.consumers.get('WEBHOOKS', 'billing-sync');
     const messages = await consumer.fetch({ max_messages: 1, expires: 2000 });
     const received: string[] = [];
@@ -115,24 +158,47 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     expect(received).toEqual(['webhooks.stripe.invoice.paid']);
 
     const producer = createJobProducer({ messaging: billing, logger });
-    await expect(producer.add('billing-queue', 'ApplyWorkspaceMemberLimitJob', { workspaceId: 'ws_1' }, { deduplicationId: 'ws_1' })).resolves.toBeDefined();
+    await expect(
+      producer.add(
+        'billing-queue',
+        'ApplyWorkspaceMemberLimitJob',
+        { workspaceId: 'ws_1' },
+        { deduplicationId: 'ws_1' },
+      ),
+    ).resolves.toBeDefined();
 
     await expectJetStreamPublishDenied(billing, 'webhooks.stripe.customer.subscription.updated');
     await expectJetStreamPublishDenied(billing, 'jobs.client-queue.SendClientSummaryJob');
-    await expect(ensureConsumer(billing.jsm, { stream: 'WEBHOOKS', durable: 'identity-sync', filterSubjects: ['webhooks.clerk.>'], ackWaitMs: 30_000 })).rejects.toThrow();
+    await expect(
+      ensureConsumer(billing.jsm, {
+        stream: 'WEBHOOKS',
+        durable: 'identity-sync',
+        filterSubjects: ['webhooks.clerk.>'],
+        ackWaitMs: 30_000,
+      }),
+    ).rejects.toThrow();
     await expectStreamsIntact(billing, ['WEBHOOKS', 'JOBS']);
     await expectPublishDenied(billing, createInbox());
     const sniff = billing.nc.subscribe('_INBOX.>');
-    await expect((async () => {
-      for await (const _message of sniff) return 'received';
-      return 'closed';
-    })()).rejects.toThrow(/permissions violation/i);
+    await expect(
+      (async () => {
+        for await (const _message of sniff) return 'received';
+        return 'closed';
+      })(),
+    ).rejects.toThrow(/permissions violation/i);
   });
 
   it('identity-sync: pulls its own consumer of Clerk events only', async () => {
     const identity = await as('identity-sync');
-    await ensureConsumer(identity.jsm, { stream: 'WEBHOOKS', durable: 'identity-sync', filterSubjects: ['webhooks.clerk.>'], ackWaitMs: 30_000 });
-    const messages = await (await identity.js.consumers.get('WEBHOOKS', 'identity-sync')).fetch({ max_messages: 1, expires: 2000 });
+    await ensureConsumer(identity.jsm, {
+      stream: 'WEBHOOKS',
+      durable: 'identity-sync',
+      filterSubjects: ['webhooks.clerk.>'],
+      ackWaitMs: 30_000,
+    });
+    const messages = await (
+      await identity.js.consumers.get('WEBHOOKS', 'identity-sync')
+    ).fetch({ max_messages: 1, expires: 2000 });
     const received: string[] = [];
     for await (const message of messages) {
       received.push(message.subject);
@@ -140,7 +206,9 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     }
     expect(received).toEqual(['webhooks.clerk.user.created']);
     await expectJetStreamPublishDenied(identity, 'webhooks.clerk.organizationMembership.created');
-    await expect(identity.jsm.consumers.add('WEBHOOKS', { durable_name: 'sniffer', ack_policy: AckPolicy.Explicit })).rejects.toThrow();
+    await expect(
+      identity.jsm.consumers.add('WEBHOOKS', { durable_name: 'sniffer', ack_policy: AckPolicy.Explicit }),
+    ).rejects.toThrow();
     await expectStreamsIntact(identity, ['WEBHOOKS']);
   });
 
@@ -152,7 +220,9 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     expect(await lease.maintain()).toBe(true);
     expect((await readLease(buckets.lease))?.holder).toBe('scheduler-test:1');
     expect((await scheduler.js.publish('jobs.cron-queue.SendWeeklySummariesCronJob', '{}')).stream).toBe('JOBS');
-    expect((await scheduler.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1:requeue:1' })).stream).toBe('WEBHOOKS');
+    expect(
+      (await scheduler.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1:requeue:1' })).stream,
+    ).toBe('WEBHOOKS');
     await expectJetStreamPublishDenied(scheduler, 'jobs.client-queue.SendClientSummaryJob');
     await expectStreamsIntact(scheduler, ['WEBHOOKS', 'JOBS']);
   });
@@ -163,8 +233,15 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     await buckets.schedules.put('SendWeeklySummariesCronJob', '{"pattern":"0 8 * * 1"}');
     const producer = createJobProducer({ messaging: worker, logger });
     await producer.add('client-queue', 'SendClientSummaryJob', { clientId: 'c_1' });
-    await ensureConsumer(worker.jsm, { stream: 'JOBS', durable: 'jobs-client-queue', filterSubjects: ['jobs.client-queue.>'], ackWaitMs: 30_000 });
-    const messages = await (await worker.js.consumers.get('JOBS', 'jobs-client-queue')).fetch({ max_messages: 1, expires: 2000 });
+    await ensureConsumer(worker.jsm, {
+      stream: 'JOBS',
+      durable: 'jobs-client-queue',
+      filterSubjects: ['jobs.client-queue.>'],
+      ackWaitMs: 30_000,
+    });
+    const messages = await (
+      await worker.js.consumers.get('JOBS', 'jobs-client-queue')
+    ).fetch({ max_messages: 1, expires: 2000 });
     for await (const message of messages) await message.ackAck();
 
     const leaseSeenByOperator = async () => (await readLease((await openCronBuckets(operator.js)).lease))?.holder;
@@ -181,16 +258,27 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
   it('dispatcher: provisions the outbound streams and its consumers, hears endpoint changes; touches no webhook or job; app-worker sends outbound events', async () => {
     const dispatcher = await as('dispatcher');
     await ensureOutboundStreams(dispatcher);
-    expect((await (await as('app-worker')).js.publish('outbound.events.ws_1', '{}', { msgID: 'outbound-1' })).stream).toBe(OUTBOUND_EVENTS_STREAM);
-    await ensureConsumer(dispatcher.jsm, { stream: OUTBOUND_EVENTS_STREAM, durable: FAN_OUT_CONSUMER, filterSubjects: ['outbound.events.>'], ackWaitMs: 30_000 });
+    expect(
+      (await (await as('app-worker')).js.publish('outbound.events.ws_1', '{}', { msgID: 'outbound-1' })).stream,
+    ).toBe(OUTBOUND_EVENTS_STREAM);
+    await ensureConsumer(dispatcher.jsm, {
+      stream: OUTBOUND_EVENTS_STREAM,
+      durable: FAN_OUT_CONSUMER,
+      filterSubjects: ['outbound.events.>'],
+      ackWaitMs: 30_000,
+    });
     const heard = new Promise<string>((resolve) => {
-      const subscription = dispatcher.nc.subscribe(ENDPOINT_CHANGED_SUBJECT, { callback: (_error, message) => resolve(message.string()) });
+      const subscription = dispatcher.nc.subscribe(ENDPOINT_CHANGED_SUBJECT, {
+        callback: (_error, message) => resolve(message.string()),
+      });
       void subscription;
     });
     await dispatcher.nc.flush();
     operator.nc.publish(ENDPOINT_CHANGED_SUBJECT, 'ep_1');
     expect(await heard).toBe('ep_1');
-    await expect(dispatcher.jsm.streams.purge('OUTBOUND_DELIVERIES', { filter: 'outbound.deliver.ep_1' })).resolves.toMatchObject({ success: true });
+    await expect(
+      dispatcher.jsm.streams.purge('OUTBOUND_DELIVERIES', { filter: 'outbound.deliver.ep_1' }),
+    ).resolves.toMatchObject({ success: true });
     await expectJetStreamPublishDenied(dispatcher, 'webhooks.stripe.invoice.paid');
     await expectJetStreamPublishDenied(dispatcher, 'jobs.client-queue.SendClientSummaryJob');
     await expectStreamsIntact(dispatcher, ['WEBHOOKS', OUTBOUND_EVENTS_STREAM]);
@@ -198,8 +286,12 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
 
   it('operator: reads every stream and requeues a webhook; deletes and purges no stream, takes no lease, answers no inbox', async () => {
     const names = (await operator.jsm.streams.names().next()).sort();
-    expect(names).toEqual(expect.arrayContaining(['WEBHOOKS', 'JOBS', OUTBOUND_EVENTS_STREAM, `KV_${CRON_BUCKET_NAMES.lease}`]));
-    expect((await operator.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1:redeliver:1' })).stream).toBe('WEBHOOKS');
+    expect(names).toEqual(
+      expect.arrayContaining(['WEBHOOKS', 'JOBS', OUTBOUND_EVENTS_STREAM, `KV_${CRON_BUCKET_NAMES.lease}`]),
+    );
+    expect(
+      (await operator.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1:redeliver:1' })).stream,
+    ).toBe('WEBHOOKS');
     await expectStreamsIntact(operator, ['WEBHOOKS', 'JOBS']);
     const buckets = await openCronBuckets(operator.js);
     await expect(buckets.lease.put('leader', JSON.stringify({ holder: 'operator' }))).rejects.toThrow();

@@ -26,9 +26,20 @@ import { waitFor } from '../support/wait-for';
 import { Writable } from 'node:stream';
 import { runCli } from '../../services/cli/src/run-cli';
 
-const USERS = ['gateway', 'billing-sync', 'identity-sync', 'scheduler', 'app-worker', 'dispatcher', 'operator'] as const;
+const USERS = [
+  'gateway',
+  'billing-sync',
+  'identity-sync',
+  'scheduler',
+  'app-worker',
+  'dispatcher',
+  'operator',
+] as const;
 type User = (typeof USERS)[number];
-const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('hex')])) as Record<User, string>;
+const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('hex')])) as Record<
+  User,
+  string
+>;
 const TOKEN = `nats-users-${randomBytes(24).toString('hex')}`;
 const logger = createLogger({ service: 'nats-users-test', level: 'silent' });
 
@@ -47,10 +58,22 @@ const secrets = { stripe: newStripeSecret(), clerk: newSvixSecret() };
 
 const natsUrl = (user: User): string => `nats://${user}:${passwords[user]}@127.0.0.1:${nats.port}`;
 
-function start(user: Exclude<User, 'operator'>, env: Record<string, string>, readyLine: RegExp): Promise<ServiceProcess> {
+function start(
+  user: Exclude<User, 'operator'>,
+  env: Record<string, string>,
+  readyLine: RegExp,
+): Promise<ServiceProcess> {
   return startServiceProcess({
     service: user,
-    env: { NATS_URL: natsUrl(user), MONGO_URL: ferret.url, MONGO_DB: db.databaseName, LOG_LEVEL: 'info', HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1', ...env },
+    env: {
+      NATS_URL: natsUrl(user),
+      MONGO_URL: ferret.url,
+      MONGO_DB: db.databaseName,
+      LOG_LEVEL: 'info',
+      HEALTH_PORT: '0',
+      HEALTH_HOST: '127.0.0.1',
+      ...env,
+    },
     readyLine,
     logFile: join(logDir, `${user}.log`),
     timeoutMs: 120_000,
@@ -64,7 +87,9 @@ beforeAll(async () => {
     startNatsServer({
       binDir: toolsBinDir,
       extraConfig: readFileSync(join(repoRoot, 'deploy/nats/auth.conf'), 'utf8'),
-      configVariables: Object.fromEntries(USERS.map((user) => [`NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`, passwords[user]])),
+      configVariables: Object.fromEntries(
+        USERS.map((user) => [`NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`, passwords[user]]),
+      ),
       logFile: join(logDir, 'nats-server.log'),
     }),
     startFerretDb({ binDir: toolsBinDir }),
@@ -74,15 +99,39 @@ beforeAll(async () => {
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`nats_users_${randomBytes(4).toString('hex')}`);
   await Promise.all([
-    start('billing-sync', { STRIPE_SECRET_KEY: 'sk_test_nats_users', STRIPE_API_BASE: standIn.url }, /"msg":"Billing sync ready"/),
+    start(
+      'billing-sync',
+      { STRIPE_SECRET_KEY: 'sk_test_nats_users', STRIPE_API_BASE: standIn.url },
+      /"msg":"Billing sync ready"/,
+    ),
     start('identity-sync', {}, /"msg":"Identity sync ready"/),
   ]);
-  const gateway = await start('gateway', { HOST: '127.0.0.1', PORT: '0', STRIPE_WEBHOOK_SECRET: secrets.stripe, CLERK_WEBHOOK_SIGNING_SECRET: secrets.clerk, WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' }, /Gateway listening on :(\d+)/);
+  const gateway = await start(
+    'gateway',
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      STRIPE_WEBHOOK_SECRET: secrets.stripe,
+      CLERK_WEBHOOK_SIGNING_SECRET: secrets.clerk,
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
+    },
+    /Gateway listening on :(\d+)/,
+  );
   gatewayUrl = `http://127.0.0.1:${(await gateway.process.waitForLine(/Gateway listening on :(\d+)/, 1000))[1]}`;
   await Promise.all([
     start('scheduler', { SCHEDULER_LEASE_TTL_MS: '3000' }, /"msg":"Scheduler ready"/),
     start('app-worker', {}, /"msg":"Queue worker ready"/),
-    start('dispatcher', { HOST: '127.0.0.1', PORT: '0', DISPATCHER_API_TOKEN: TOKEN, OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_ALLOWED_PORTS: '1-65535' }, /"msg":"Dispatcher ready"/),
+    start(
+      'dispatcher',
+      {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DISPATCHER_API_TOKEN: TOKEN,
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+        OUTBOUND_ALLOWED_PORTS: '1-65535',
+      },
+      /"msg":"Dispatcher ready"/,
+    ),
   ]);
   operator = await connectMessaging({ servers: natsUrl('operator'), name: 'nats-users-operator', logger });
   worker = await connectMessaging({ servers: natsUrl('app-worker'), name: 'nats-users-product-code', logger });
@@ -105,10 +154,19 @@ describe('every service as its own NATS user', () => {
     standIn.setCustomer({ id: 'cus_nats', metadata: { workspaceId: 'org_nats' } });
     standIn.setSubscriptions('cus_nats', [{ id: 'sub_nats', items: [{ priceId: 'price_team', quantity: 1 }] }]);
     const stripeId = `evt_${randomBytes(8).toString('hex')}`;
-    const stripe = await sender.sendStripe({ id: stripeId, object: 'event', type: 'customer.subscription.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: 'sub_nats', object: 'subscription', customer: 'cus_nats' } } });
+    const stripe = await sender.sendStripe({
+      id: stripeId,
+      object: 'event',
+      type: 'customer.subscription.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: 'sub_nats', object: 'subscription', customer: 'cus_nats' } },
+    });
     expect(stripe.status).toBe(200);
     const clerkId = `msg_${randomBytes(8).toString('hex')}`;
-    const clerk = await sender.sendClerk(clerkId, { type: 'user.created', data: { id: 'user_1', updated_at: Date.now(), email_addresses: [] } });
+    const clerk = await sender.sendClerk(clerkId, {
+      type: 'user.created',
+      data: { id: 'user_1', updated_at: Date.now(), email_addresses: [] },
+    });
     expect(clerk.status).toBe(200);
     const inbox = inboxCollections(db);
     await waitForInboxEvent({ inbox, key: `stripe:${stripeId}`, timeoutMs: 30_000 });
@@ -118,9 +176,15 @@ describe('every service as its own NATS user', () => {
 
   it('lets the scheduler hold the lease and the worker and the scheduler register their crons', async () => {
     const buckets = await openCronBuckets(operator.js);
-    const lease = await waitFor(() => readLease(buckets.lease), (value) => value !== null, { what: 'a scheduler leading', timeoutMs: 20_000 });
+    const lease = await waitFor(
+      () => readLease(buckets.lease),
+      (value) => value !== null,
+      { what: 'a scheduler leading', timeoutMs: 20_000 },
+    );
     expect(lease?.holder).toBeTruthy();
-    const owners = new Set([...(await readCronSchedules(buckets.schedules)).values()].map(({ schedule }) => schedule.owner));
+    const owners = new Set(
+      [...(await readCronSchedules(buckets.schedules)).values()].map(({ schedule }) => schedule.owner),
+    );
     expect([...owners].sort()).toEqual(expect.arrayContaining(['app-worker', 'scheduler']));
   }, 30_000);
 
@@ -138,19 +202,38 @@ describe('every service as its own NATS user', () => {
   }, 45_000);
 
   it('lets the operator run the berth CLI: queues, crons, inbox events, endpoints', async () => {
-    for (const argv of [['jobs', 'queues'], ['crons', 'list'], ['webhooks', 'list'], ['endpoints', 'list', '--workspace', 'ws_nats'], ['jobs', 'dead', 'list']]) {
+    for (const argv of [
+      ['jobs', 'queues'],
+      ['crons', 'list'],
+      ['webhooks', 'list'],
+      ['endpoints', 'list', '--workspace', 'ws_nats'],
+      ['jobs', 'dead', 'list'],
+    ]) {
       let err = '';
-      const sink = (append: (text: string) => void) => new Writable({ write(chunk, _encoding, done) { append(chunk.toString()); done(); } });
-      const code = await runCli(argv, { config: { natsUrl: natsUrl('operator'), mongoUrl: ferret.url, mongoDb: db.databaseName }, stdout: sink(() => undefined), stderr: sink((text) => (err += text)) });
+      const sink = (append: (text: string) => void) =>
+        new Writable({
+          write(chunk, _encoding, done) {
+            append(chunk.toString());
+            done();
+          },
+        });
+      const code = await runCli(argv, {
+        config: { natsUrl: natsUrl('operator'), mongoUrl: ferret.url, mongoDb: db.databaseName },
+        stdout: sink(() => undefined),
+        stderr: sink((text) => (err += text)),
+      });
       expect({ argv, code, err }).toEqual({ argv, code: 0, err: '' });
     }
   }, 60_000);
 
   it('logged no permissions violation in any service, and every service still runs', async () => {
-    for (const [user, service] of Object.entries(services)) expect({ user, exitCode: service!.process.child.exitCode }).toEqual({ user, exitCode: null });
+    for (const [user, service] of Object.entries(services))
+      expect({ user, exitCode: service!.process.child.exitCode }).toEqual({ user, exitCode: null });
     const violations: string[] = [];
     for (const file of await readdir(logDir)) {
-      for (const line of (await readFile(join(logDir, file), 'utf8')).split('\n')) if (/permissions violation|authorization violation/i.test(line)) violations.push(`${file}: ${line.slice(0, 300)}`);
+      for (const line of (await readFile(join(logDir, file), 'utf8')).split('\n'))
+        if (/permissions violation|authorization violation/i.test(line))
+          violations.push(`${file}: ${line.slice(0, 300)}`);
     }
     expect(violations).toEqual([]);
   });

@@ -5,14 +5,25 @@
  */
 import { CRON_JOB_HEADERS, registerCronSchedules } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
-import { ensureConsumer, exponentialBackoff, startConsumer, type ConsumerRunner, type Messaging } from '@berth/messaging';
+import {
+  ensureConsumer,
+  exponentialBackoff,
+  startConsumer,
+  type ConsumerRunner,
+  type Messaging,
+} from '@berth/messaging';
 
 const QUEUE = 'soak-cron-queue';
 export const SOAK_CRON_INTERVAL_MS = 10_000;
 
 /** Registers the schedule; the schedulers emit its ticks from their next reload. */
 export async function registerSoakCron(messaging: Messaging, logger: BerthLogger, run: string): Promise<void> {
-  await registerCronSchedules({ messaging, owner: `soak-${run}`, logger, definitions: [{ name: `SoakTick_${run}`, pattern: '*/10 * * * * *', queue: QUEUE }] });
+  await registerCronSchedules({
+    messaging,
+    owner: `soak-${run}`,
+    logger,
+    definitions: [{ name: `SoakTick_${run}`, pattern: '*/10 * * * * *', queue: QUEUE }],
+  });
 }
 
 /** Counts the ticks as they arrive. */
@@ -27,9 +38,19 @@ export class CronTickCounter {
   static async start(messaging: Messaging, logger: BerthLogger, run: string): Promise<CronTickCounter> {
     const counter = new CronTickCounter();
     const durable = `soak-${run}`;
-    await ensureConsumer(messaging.jsm, { stream: 'JOBS', durable, filterSubjects: [`jobs.${QUEUE}.SoakTick_${run}`], ackWaitMs: 30_000 });
+    await ensureConsumer(messaging.jsm, {
+      stream: 'JOBS',
+      durable,
+      filterSubjects: [`jobs.${QUEUE}.SoakTick_${run}`],
+      ackWaitMs: 30_000,
+    });
     counter.runner = await startConsumer({
-      js: messaging.js, stream: 'JOBS', consumer: durable, concurrency: 4, ackWaitMs: 30_000, logger,
+      js: messaging.js,
+      stream: 'JOBS',
+      consumer: durable,
+      concurrency: 4,
+      ackWaitMs: 30_000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 100, baseDelayMs: 1000 }),
       handler: async (message) => {
         const id = message.headers?.get(CRON_JOB_HEADERS.jobId) ?? message.msgId ?? `seq:${message.streamSequence}`;

@@ -33,7 +33,8 @@ const CLERK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler-1', 'scheduler-2', 'dispatcher'];
 
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-const note = (line: string): void => void process.stdout.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const note = (line: string): void =>
+  void process.stdout.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<number> {
   const run = Date.now().toString(36);
@@ -55,9 +56,15 @@ async function main(): Promise<number> {
   try {
     mesh = await startLocalMesh({
       env: {
-        PATH: env.PATH, HOME: env.HOME, BERTH_TOOLS_DIR: env.BERTH_TOOLS_DIR, LOG_FORMAT: 'json', LOG_LEVEL: env.SOAK_LOG_LEVEL ?? 'warn',
-        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', OUTBOUND_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000,30000,60000',
-        WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000', METRICS_READ_CACHE_MS: '0',
+        PATH: env.PATH,
+        HOME: env.HOME,
+        BERTH_TOOLS_DIR: env.BERTH_TOOLS_DIR,
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: env.SOAK_LOG_LEVEL ?? 'warn',
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+        OUTBOUND_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000,30000,60000',
+        WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000',
+        METRICS_READ_CACHE_MS: '0',
       },
       dataDir,
       freePorts: true,
@@ -65,7 +72,9 @@ async function main(): Promise<number> {
       write: (line) => void (pendingLog += `${line}\n`),
     });
     const started = mesh;
-    note(`mesh up: gateway ${started.mesh.gatewayUrl}, NATS ${started.mesh.natsUrl}, FerretDB ${started.mesh.mongoUrl}`);
+    note(
+      `mesh up: gateway ${started.mesh.gatewayUrl}, NATS ${started.mesh.natsUrl}, FerretDB ${started.mesh.mongoUrl}`,
+    );
     await waitUntilReady(started, 180_000);
     note('every service ready');
 
@@ -80,7 +89,15 @@ async function main(): Promise<number> {
 
     const trafficEnds = Date.now() + seconds * 1000;
     const drainEnds = trafficEnds + drainSeconds * 1000;
-    const traffic = new Traffic({ gatewayUrl: started.mesh.gatewayUrl, secrets: { stripe: STRIPE_SECRET, clerk: CLERK_SECRET }, messaging, logger, run, retryUntil: () => drainEnds, outbound: { workspaceId: endpoint.workspaceId, eventType: 'soak.event' } });
+    const traffic = new Traffic({
+      gatewayUrl: started.mesh.gatewayUrl,
+      secrets: { stripe: STRIPE_SECRET, clerk: CLERK_SECRET },
+      messaging,
+      logger,
+      run,
+      retryUntil: () => drainEnds,
+      outbound: { workspaceId: endpoint.workspaceId, eventType: 'soak.event' },
+    });
     const faults = runFaults(started, seconds * 1000);
     for (let round = 0; round < rounds && Date.now() < trafficEnds; round++) {
       traffic.offerRound();
@@ -90,7 +107,18 @@ async function main(): Promise<number> {
     const faultLog = await faults;
     await traffic.settle();
     note('draining');
-    const result = await checkLedger({ db, receiver, traffic, ticks, drainEnds, services: () => readServiceHealth(started.mesh.health), consumerLag: () => readConsumerLag(messaging), restarts: started.services.restarts(), faults: faultLog, run });
+    const result = await checkLedger({
+      db,
+      receiver,
+      traffic,
+      ticks,
+      drainEnds,
+      services: () => readServiceHealth(started.mesh.health),
+      consumerLag: () => readConsumerLag(messaging),
+      restarts: started.services.restarts(),
+      faults: faultLog,
+      run,
+    });
     printLedger(result, (line) => process.stdout.write(`${line}\n`));
     exitCode = result.passed ? 0 : 1;
     await ticks.stop();
@@ -114,20 +142,31 @@ async function waitUntilReady(mesh: LocalMeshHandle, timeoutMs: number): Promise
   for (;;) {
     const health = await readServiceHealth(mesh.mesh.health);
     if (health.every((service) => service.state === 'ready')) return;
-    if (Date.now() > deadline) throw new Error(`not ready: ${health.filter((service) => service.state !== 'ready').map((service) => `${service.name} ${service.state} ${service.detail}`).join('; ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `not ready: ${health
+          .filter((service) => service.state !== 'ready')
+          .map((service) => `${service.name} ${service.state} ${service.detail}`)
+          .join('; ')}`,
+      );
     await pause(1000);
   }
 }
 
 /** Creates the receiver's endpoint through the dispatcher's API, with the token npm start generated. */
-async function createReceiverEndpoint(mesh: LocalMeshHandle, url: string, run: string): Promise<{ workspaceId: string }> {
+async function createReceiverEndpoint(
+  mesh: LocalMeshHandle,
+  url: string,
+  run: string,
+): Promise<{ workspaceId: string }> {
   const workspaceId = `soak_${run}_outbound`;
   const response = await fetch(`${mesh.mesh.dispatcherUrl}/v1/endpoints`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${mesh.mesh.dispatcherApiToken}` },
     body: JSON.stringify({ workspaceId, url, eventTypes: ['soak.event'] }),
   });
-  if (response.status !== 201) throw new Error(`could not create the endpoint: ${response.status} ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`could not create the endpoint: ${response.status} ${await response.text()}`);
   return { workspaceId };
 }
 
@@ -138,17 +177,23 @@ async function createReceiverEndpoint(mesh: LocalMeshHandle, url: string, run: s
 async function runFaults(mesh: LocalMeshHandle, trafficMs: number): Promise<string[]> {
   const done: string[] = [];
   const faults: [string, () => Promise<void>][] = [
-    ...SERVICES.map((name): [string, () => Promise<void>] => [`SIGKILL ${name}`, async () => {
-      const pid = mesh.services.pidOf(name);
-      if (!pid) throw new Error(`${name} is not running`);
-      process.kill(pid, 'SIGKILL');
-    }]),
+    ...SERVICES.map((name): [string, () => Promise<void>] => [
+      `SIGKILL ${name}`,
+      async () => {
+        const pid = mesh.services.pidOf(name);
+        if (!pid) throw new Error(`${name} is not running`);
+        process.kill(pid, 'SIGKILL');
+      },
+    ]),
     ['restart nats-server', async () => mesh.nats!.restart()],
-    [`stop FerretDB for ${mongoOutageSeconds} s`, async () => {
-      await mesh.mongo!.process.stop();
-      await pause(mongoOutageSeconds * 1000);
-      await mesh.mongo!.restart();
-    }],
+    [
+      `stop FerretDB for ${mongoOutageSeconds} s`,
+      async () => {
+        await mesh.mongo!.process.stop();
+        await pause(mongoOutageSeconds * 1000);
+        await mesh.mongo!.restart();
+      },
+    ],
   ];
   const gap = (trafficMs * 0.8) / (faults.length + 1);
   for (const [what, fault] of faults) {
@@ -166,6 +211,6 @@ async function runFaults(mesh: LocalMeshHandle, trafficMs: number): Promise<stri
   return done;
 }
 
-main().then((code) => {
+void main().then((code) => {
   process.exitCode = code;
 });

@@ -79,7 +79,9 @@ export class Traffic {
   }
 
   private track(work: Promise<void>): void {
-    const tracked = work.catch((error: unknown) => this.options.logger.error({ err: error }, 'soak traffic failed')).finally(() => this.inFlight.delete(tracked));
+    const tracked = work
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'soak traffic failed'))
+      .finally(() => this.inFlight.delete(tracked));
     this.inFlight.add(tracked);
   }
 
@@ -106,7 +108,10 @@ export class Traffic {
   private async offerStripe(n: number): Promise<void> {
     const eventId = `evt_soak_${this.options.run}_${n}`;
     const payload = JSON.stringify({
-      id: eventId, object: 'event', type: 'customer.subscription.updated', created: Math.floor(Date.now() / 1000),
+      id: eventId,
+      object: 'event',
+      type: 'customer.subscription.updated',
+      created: Math.floor(Date.now() / 1000),
       data: { object: { id: 'sub_demo', object: 'subscription', customer: 'cus_demo', status: 'active' } },
     });
     const post = async (): Promise<boolean> => (await this.sender.sendStripe(payload)).status === 200;
@@ -121,7 +126,19 @@ export class Traffic {
   private async offerClerk(n: number): Promise<void> {
     const msgId = `msg_soak_${this.options.run}_${n}`;
     const updatedAt = Date.now();
-    const event = { type: 'user.updated', timestamp: updatedAt, data: { id: `user_soak_${this.options.run}_${n}`, object: 'user', first_name: `Soak${n}`, last_name: 'Soak', email_addresses: [], created_at: updatedAt - 1000, updated_at: updatedAt } };
+    const event = {
+      type: 'user.updated',
+      timestamp: updatedAt,
+      data: {
+        id: `user_soak_${this.options.run}_${n}`,
+        object: 'user',
+        first_name: `Soak${n}`,
+        last_name: 'Soak',
+        email_addresses: [],
+        created_at: updatedAt - 1000,
+        updated_at: updatedAt,
+      },
+    };
     const post = async (): Promise<boolean> => (await this.sender.sendClerk(msgId, event)).status === 200;
     if (!(await this.untilAccepted(this.clerk, post))) return;
     this.clerk.ids.push(msgId);
@@ -134,7 +151,12 @@ export class Traffic {
   private async offerJob(n: number): Promise<void> {
     const workspaceId = Traffic.workspaceId(this.options.run, n);
     const add = async (): Promise<boolean> => {
-      await this.jobProducer.add('client-queue', 'SendClientSummaryJob', { workspaceId }, { deduplicationId: workspaceId });
+      await this.jobProducer.add(
+        'client-queue',
+        'SendClientSummaryJob',
+        { workspaceId },
+        { deduplicationId: workspaceId },
+      );
       return true;
     };
     if (await this.untilAccepted(this.jobs, add)) this.jobs.ids.push(workspaceId);
@@ -143,7 +165,12 @@ export class Traffic {
   private async offerOutbound(n: number): Promise<void> {
     const { workspaceId, eventType } = this.options.outbound;
     const send = async (): Promise<boolean> => {
-      await this.send(workspaceId, eventType, { soakRun: this.options.run, n }, { idempotencyKey: `soak_${this.options.run}_${n}` });
+      await this.send(
+        workspaceId,
+        eventType,
+        { soakRun: this.options.run, n },
+        { idempotencyKey: `soak_${this.options.run}_${n}` },
+      );
       return true;
     };
     if (await this.untilAccepted(this.outbound, send)) this.outbound.ids.push(String(n));
@@ -154,7 +181,11 @@ export class Traffic {
 export async function createSoakWorkspaces(db: Db, run: string, count: number): Promise<void> {
   const workspaces = db.collection<{ _id: string; name: string; deletedAt: null }>('workspaces');
   for (let start = 1; start <= count; start += 500) {
-    const batch = Array.from({ length: Math.min(500, count - start + 1) }, (_, index) => ({ _id: Traffic.workspaceId(run, start + index), name: `Soak ${start + index}`, deletedAt: null }));
+    const batch = Array.from({ length: Math.min(500, count - start + 1) }, (_, index) => ({
+      _id: Traffic.workspaceId(run, start + index),
+      name: `Soak ${start + index}`,
+      deletedAt: null,
+    }));
     await workspaces.insertMany(batch);
   }
 }

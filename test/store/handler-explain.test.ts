@@ -7,7 +7,12 @@
  */
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import { billingCollections, createStripeClient, ensureBillingSyncIndexes, type WorkspaceDocument } from '@berth/billing-sync';
+import {
+  billingCollections,
+  createStripeClient,
+  ensureBillingSyncIndexes,
+  type WorkspaceDocument,
+} from '@berth/billing-sync';
 import { findWorkspaceByCustomer, findWorkspaceById } from '@berth/billing-sync/src/workspaces/find-workspace';
 import { withWorkspaceLock } from '@berth/billing-sync/src/workspaces/workspace-lock';
 import { syncWorkspaceBilling } from '@berth/billing-sync/src/sync/sync-workspace-billing';
@@ -37,17 +42,56 @@ beforeAll(async () => {
   const identity = identityCollections(db);
   // Rows enough that a planner without an index would rather scan them.
   const ids = Array.from({ length: 300 }, (_, index) => index);
-  await billing.workspaces.insertMany(ids.map((index) => ({
-    _id: `org_${index}`, billing: { customerId: `cus_${index}`, subscriptions: [], status: 'none', syncedAt: new Date(), lockGeneration: 2 },
-  }) as WorkspaceDocument));
-  await billing.customers.insertMany(ids.map((index) => ({ _id: `cus_${index}`, workspaceId: `org_${index}`, linkedAt: new Date() })));
-  await billing.workspaceLocks.insertMany(ids.flatMap((index) => [1, 2].map((generation) => ({
-    _id: `billing:org_${index}#${generation}`, key: `billing:org_${index}`, generation, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: new Date(),
-  }))));
-  await identity.users.insertMany(ids.map((index) => ({ _id: `user_${index}`, clerkUserId: `user_${index}`, clerkUpdatedAt: new Date(1000), deletedAt: null })));
-  await identity.changeLocks.insertMany(ids.map((index) => ({
-    _id: `users:user_x${index}@none#1`, key: `users:user_x${index}@none`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: null,
-  })));
+  await billing.workspaces.insertMany(
+    ids.map(
+      (index) =>
+        ({
+          _id: `org_${index}`,
+          billing: {
+            customerId: `cus_${index}`,
+            subscriptions: [],
+            status: 'none',
+            syncedAt: new Date(),
+            lockGeneration: 2,
+          },
+        }) as WorkspaceDocument,
+    ),
+  );
+  await billing.customers.insertMany(
+    ids.map((index) => ({ _id: `cus_${index}`, workspaceId: `org_${index}`, linkedAt: new Date() })),
+  );
+  await billing.workspaceLocks.insertMany(
+    ids.flatMap((index) =>
+      [1, 2].map((generation) => ({
+        _id: `billing:org_${index}#${generation}`,
+        key: `billing:org_${index}`,
+        generation,
+        owner: 'seed',
+        acquiredAt: new Date(),
+        until: new Date(),
+        releasedAt: new Date(),
+      })),
+    ),
+  );
+  await identity.users.insertMany(
+    ids.map((index) => ({
+      _id: `user_${index}`,
+      clerkUserId: `user_${index}`,
+      clerkUpdatedAt: new Date(1000),
+      deletedAt: null,
+    })),
+  );
+  await identity.changeLocks.insertMany(
+    ids.map((index) => ({
+      _id: `users:user_x${index}@none#1`,
+      key: `users:user_x${index}@none`,
+      generation: 1,
+      owner: 'seed',
+      acquiredAt: new Date(),
+      until: new Date(),
+      releasedAt: null,
+    })),
+  );
   ferret?.indexIdLookups();
   commands = monitorQueries(client, db);
 });
@@ -66,16 +110,40 @@ async function expectEveryQueryIndexed(): Promise<void> {
 }
 
 describe('the handlers query through an index', () => {
-  it('billing-sync: the customer\'s workspace through its link, the workspace lock from its hint, the billing write, a workspace by id', async () => {
+  it("billing-sync: the customer's workspace through its link, the workspace lock from its hint, the billing write, a workspace by id", async () => {
     const collections = billingCollections(db);
-    const stripe = createStripeClient({ STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, STRIPE_TIMEOUT_MS: 5000 });
+    const stripe = createStripeClient({
+      STRIPE_SECRET_KEY: 'sk_test_standin',
+      STRIPE_API_BASE: standIn.url,
+      STRIPE_TIMEOUT_MS: 5000,
+    });
     standIn.setSubscriptions('cus_7', [{ id: 'sub_7', status: 'active' }]);
     commands.length = 0;
-    const workspace = await findWorkspaceByCustomer({ workspaces: collections.workspaces, customers: collections.customers, clock }, 'cus_7');
+    const workspace = await findWorkspaceByCustomer(
+      { workspaces: collections.workspaces, customers: collections.customers, clock },
+      'cus_7',
+    );
     expect(workspace).toMatchObject({ _id: 'org_7' });
-    const lock = { locks: collections.workspaceLocks, workspaceId: 'org_7', owner: 'replica-1', leaseMs: 10_000, waitMs: 1000, clock, generationHint: workspace!.billing!.lockGeneration };
+    const lock = {
+      locks: collections.workspaceLocks,
+      workspaceId: 'org_7',
+      owner: 'replica-1',
+      leaseMs: 10_000,
+      waitMs: 1000,
+      clock,
+      generationHint: workspace!.billing!.lockGeneration,
+    };
     const billing = await withWorkspaceLock(lock, (lockGeneration) =>
-      syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace: workspace!, customerId: 'cus_7', clock, lockGeneration }));
+      syncWorkspaceBilling({
+        workspaces: collections.workspaces,
+        customers: collections.customers,
+        stripe,
+        workspace: workspace!,
+        customerId: 'cus_7',
+        clock,
+        lockGeneration,
+      }),
+    );
     expect(billing).toMatchObject({ status: 'active', lockGeneration: 3 });
     // A checkout's client_reference_id, or a customer's metadata.workspaceId, names the workspace by id.
     expect(await findWorkspaceById(collections.workspaces, 'org_8')).toMatchObject({ _id: 'org_8' });
@@ -84,7 +152,13 @@ describe('the handlers query through an index', () => {
 
   it('identity-sync: a Clerk change applied to an existing and to a new document, and a stale one', async () => {
     const collections = identityCollections(db);
-    const change = { collection: collections.users, locks: collections.changeLocks, owner: 'replica-1', clock, fields: { email: 'a@example.com' } };
+    const change = {
+      collection: collections.users,
+      locks: collections.changeLocks,
+      owner: 'replica-1',
+      clock,
+      fields: { email: 'a@example.com' },
+    };
     commands.length = 0;
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(2000) })).toBe('updated');
     expect(await applyClerkChange({ ...change, id: 'user_new', updatedAt: new Date(2000) })).toBe('inserted');

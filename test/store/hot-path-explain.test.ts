@@ -12,7 +12,16 @@ import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { exponentialBackoff } from '@berth/messaging';
-import { ensureInboxIndexes, extendEventLease, claimEvent, inboxCollections, processInboxEvent, processWebhookMessage, recordReceivedEvent, type Inbox } from '@berth/inbox';
+import {
+  ensureInboxIndexes,
+  extendEventLease,
+  claimEvent,
+  inboxCollections,
+  processInboxEvent,
+  processWebhookMessage,
+  recordReceivedEvent,
+  type Inbox,
+} from '@berth/inbox';
 import { fakeWebhookBatchMessage, fakeWebhookMessage } from '@berth/inbox/src/testing';
 import { outboundCollections } from '@berth/outbound';
 import { expectIndexed, expectQueriesIndexed, monitorQueries, planOf, queriesOf } from './support/query-plans';
@@ -36,13 +45,34 @@ beforeAll(async () => {
   inbox = inboxCollections(db);
   await ensureInboxIndexes({ inbox });
   // Rows enough that a planner without an index would rather scan them.
-  await inbox.events.insertMany(Array.from({ length: 300 }, (_, index) => ({
-    _id: `stripe:evt_seed_${index}`, provider: 'stripe', eventId: `evt_seed_${index}`, type: 'invoice.paid', receivedAt: new Date(), payload: '{}', attempts: 1,
-    lastError: null, lastAttemptAt: null, processedAt: new Date(), abandonedAt: null, leaseOwner: null, leaseUntil: null,
-  })));
-  await inbox.leases.insertMany(Array.from({ length: 300 }, (_, index) => ({
-    _id: `stripe:evt_seed_${index}#1`, key: `stripe:evt_seed_${index}`, generation: 1, owner: 'seed', acquiredAt: new Date(), until: new Date(), releasedAt: new Date(),
-  })));
+  await inbox.events.insertMany(
+    Array.from({ length: 300 }, (_, index) => ({
+      _id: `stripe:evt_seed_${index}`,
+      provider: 'stripe',
+      eventId: `evt_seed_${index}`,
+      type: 'invoice.paid',
+      receivedAt: new Date(),
+      payload: '{}',
+      attempts: 1,
+      lastError: null,
+      lastAttemptAt: null,
+      processedAt: new Date(),
+      abandonedAt: null,
+      leaseOwner: null,
+      leaseUntil: null,
+    })),
+  );
+  await inbox.leases.insertMany(
+    Array.from({ length: 300 }, (_, index) => ({
+      _id: `stripe:evt_seed_${index}#1`,
+      key: `stripe:evt_seed_${index}`,
+      generation: 1,
+      owner: 'seed',
+      acquiredAt: new Date(),
+      until: new Date(),
+      releasedAt: new Date(),
+    })),
+  );
   ferret?.indexIdLookups();
   commands = monitorQueries(client, db);
 });
@@ -56,18 +86,63 @@ afterAll(async () => {
 describe('the hot paths query through an index', () => {
   it('every query of the inbox hot path (record, claim, renew, processed, failure, release, batch) uses an index', async () => {
     commands.length = 0;
-    const message = fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_hot_1', type: 'invoice.paid', body: { id: 'evt_hot_1' } });
+    const message = fakeWebhookMessage({
+      provider: 'stripe',
+      eventId: 'evt_hot_1',
+      type: 'invoice.paid',
+      body: { id: 'evt_hot_1' },
+    });
     expect(await processInboxEvent({ ...base, inbox, message, handler: async () => undefined })).toBe('processed');
-    expect(await processInboxEvent({ ...base, inbox, message, handler: async () => undefined })).toBe('already_processed');
-    const failing = fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_hot_2', type: 'invoice.paid', body: { id: 'evt_hot_2' } });
-    await expect(processInboxEvent({ ...base, inbox, message: failing, handler: async () => { throw new Error('Stripe 503'); } })).rejects.toThrow('Stripe 503');
-    expect(await processInboxEvent({ ...base, inbox, message: { ...failing, deliveryCount: 2 }, handler: async () => undefined })).toBe('processed');
-    await recordReceivedEvent({ inbox, event: { provider: 'clerk', eventId: 'msg_hot_3', type: 'user.updated', receivedAt: new Date(), payload: '{}' } });
-    const claim = await claimEvent({ inbox, key: 'clerk:msg_hot_3', owner: 'replica-1', leaseMs: 60_000, clock: () => new Date() });
+    expect(await processInboxEvent({ ...base, inbox, message, handler: async () => undefined })).toBe(
+      'already_processed',
+    );
+    const failing = fakeWebhookMessage({
+      provider: 'stripe',
+      eventId: 'evt_hot_2',
+      type: 'invoice.paid',
+      body: { id: 'evt_hot_2' },
+    });
+    await expect(
+      processInboxEvent({
+        ...base,
+        inbox,
+        message: failing,
+        handler: async () => {
+          throw new Error('Stripe 503');
+        },
+      }),
+    ).rejects.toThrow('Stripe 503');
+    expect(
+      await processInboxEvent({
+        ...base,
+        inbox,
+        message: { ...failing, deliveryCount: 2 },
+        handler: async () => undefined,
+      }),
+    ).toBe('processed');
+    await recordReceivedEvent({
+      inbox,
+      event: { provider: 'clerk', eventId: 'msg_hot_3', type: 'user.updated', receivedAt: new Date(), payload: '{}' },
+    });
+    const claim = await claimEvent({
+      inbox,
+      key: 'clerk:msg_hot_3',
+      owner: 'replica-1',
+      leaseMs: 60_000,
+      clock: () => new Date(),
+    });
     if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
     expect(await extendEventLease({ inbox, lease: claim.lease, leaseMs: 60_000, clock: () => new Date() })).toBe(true);
-    const batch = fakeWebhookBatchMessage({ provider: 'stripe', type: 'invoice.paid', events: ['evt_hot_4', 'evt_hot_5', 'evt_seed_7'].map((eventId) => ({ eventId, body: { id: eventId } })) });
-    expect(await processWebhookMessage({ ...base, inbox, message: batch, handler: async () => undefined })).toEqual(['processed', 'processed', 'already_processed']);
+    const batch = fakeWebhookBatchMessage({
+      provider: 'stripe',
+      type: 'invoice.paid',
+      events: ['evt_hot_4', 'evt_hot_5', 'evt_seed_7'].map((eventId) => ({ eventId, body: { id: eventId } })),
+    });
+    expect(await processWebhookMessage({ ...base, inbox, message: batch, handler: async () => undefined })).toEqual([
+      'processed',
+      'processed',
+      'already_processed',
+    ]);
 
     const queries = commands.flatMap(queriesOf);
     expect(new Set(queries.map((query) => query.command))).toEqual(new Set(['find', 'update']));
@@ -76,17 +151,31 @@ describe('the hot paths query through an index', () => {
 
   it('the delivery log and endpoint lookups of the outbound hot path use an index', async () => {
     const collections = outboundCollections(db);
-    await collections.events.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `evt_out_${index}`, createdAt: new Date() }) as never));
-    await collections.endpoints.insertMany(Array.from({ length: 200 }, (_, index) => ({ _id: `ep_${index}`, workspaceId: 'ws' }) as never));
+    await collections.events.insertMany(
+      Array.from({ length: 200 }, (_, index) => ({ _id: `evt_out_${index}`, createdAt: new Date() }) as never),
+    );
+    await collections.endpoints.insertMany(
+      Array.from({ length: 200 }, (_, index) => ({ _id: `ep_${index}`, workspaceId: 'ws' }) as never),
+    );
     ferret?.indexIdLookups();
     // fan-out-event.ts reads an event back by _id after a duplicate insert; endpoint-health.ts reads and writes an endpoint by _id.
-    expectIndexed(onMongo, 'outbound event by _id', await planOf(db, onMongo, collections.events.collectionName, { _id: 'evt_out_7' }));
-    expectIndexed(onMongo, 'endpoint by _id', await planOf(db, onMongo, collections.endpoints.collectionName, { _id: 'ep_7' }));
+    expectIndexed(
+      onMongo,
+      'outbound event by _id',
+      await planOf(db, onMongo, collections.events.collectionName, { _id: 'evt_out_7' }),
+    );
+    expectIndexed(
+      onMongo,
+      'endpoint by _id',
+      await planOf(db, onMongo, collections.endpoints.collectionName, { _id: 'ep_7' }),
+    );
   });
 
   if (!mongoUrl) {
     it('a filter with a field beside _id scans on FerretDB: what the hot path must never send', async () => {
-      expect(await planOf(db, onMongo, inbox.events.collectionName, { _id: 'stripe:evt_seed_3', processedAt: null })).toMatch(/\bSCAN\b/);
+      expect(
+        await planOf(db, onMongo, inbox.events.collectionName, { _id: 'stripe:evt_seed_3', processedAt: null }),
+      ).toMatch(/\bSCAN\b/);
     });
   }
 });

@@ -80,8 +80,19 @@ export class MeshService {
     const run = this.runs;
     const proc = spawnManaged({
       command: process.execPath,
-      args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', this.name, 'src', 'main.ts')],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_FORMAT: 'json', LOG_LEVEL: 'info', ...this.env },
+      args: [
+        '-r',
+        join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'),
+        join(repoRoot, 'services', this.name, 'src', 'main.ts'),
+      ],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'test',
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        ...this.env,
+      },
       logFile: this.logFile,
       cwd: repoRoot,
     });
@@ -130,7 +141,8 @@ export class MeshService {
           let fields: Record<string, unknown>;
           try {
             const parsed = JSON.parse(text) as unknown;
-            fields = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { raw: text };
+            fields =
+              parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { raw: text };
           } catch {
             fields = { raw: text };
           }
@@ -209,10 +221,12 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         cleanups.push(() => handle.stop());
         return handle;
       }),
-      startFerretDb({ binDir: toolsBinDir, dataDir: ferretDataDir, logFile: join(logDir, 'ferretdb.log') }).then((handle) => {
-        cleanups.push(() => handle.stop());
-        return handle;
-      }),
+      startFerretDb({ binDir: toolsBinDir, dataDir: ferretDataDir, logFile: join(logDir, 'ferretdb.log') }).then(
+        (handle) => {
+          cleanups.push(() => handle.stop());
+          return handle;
+        },
+      ),
       standIn.start().then(() => cleanups.push(() => standIn.stop())),
     ]);
 
@@ -233,7 +247,12 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe,clerk',
         ...options.env?.gateway,
       },
-      'billing-sync': { ...common, STRIPE_SECRET_KEY: 'sk_test_berth_mesh', STRIPE_API_BASE: standIn.url, ...options.env?.['billing-sync'] },
+      'billing-sync': {
+        ...common,
+        STRIPE_SECRET_KEY: 'sk_test_berth_mesh',
+        STRIPE_API_BASE: standIn.url,
+        ...options.env?.['billing-sync'],
+      },
       'identity-sync': { ...common, ...options.env?.['identity-sync'] },
     };
 
@@ -255,7 +274,11 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     const mongo = await MongoClient.connect(ferret.url);
     cleanups.push(() => mongo.close(true));
     const db = mongo.db(dbName);
-    const messaging = await connectMessaging({ servers: nats.url, name: `mesh-test-${options.name}`, logger: createLogger({ service: 'mesh-test', level: 'silent' }) });
+    const messaging = await connectMessaging({
+      servers: nats.url,
+      name: `mesh-test-${options.name}`,
+      logger: createLogger({ service: 'mesh-test', level: 'silent' }),
+    });
     cleanups.push(() => messaging.close());
 
     const mesh: Mesh = {
@@ -285,14 +308,19 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         const total = await this.streamMessageCount(subjectFilter);
         const consumer = await messaging.js.consumers.get('WEBHOOKS', { filter_subjects: [subjectFilter] });
         const ids: string[] = [];
-        for (let read = 0; read < total; ) {
+        for (let read = 0; read < total;) {
           let received = 0;
           for await (const msg of await consumer.fetch({ max_messages: Math.min(500, total - read), expires: 5000 })) {
             received += 1;
             const message = { headers: msg.headers, subject: msg.subject, data: msg.data } as ReceivedMessage;
-            ids.push(...(isWebhookBatch(message) ? readWebhookBatch({ ...message, storedAt: new Date() }).map((event) => event.eventId) : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? '']));
+            ids.push(
+              ...(isWebhookBatch(message)
+                ? readWebhookBatch({ ...message, storedAt: new Date() }).map((event) => event.eventId)
+                : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? '']),
+            );
           }
-          if (received === 0) throw new Error(`WEBHOOKS holds ${total} messages on ${subjectFilter}, only ${read} could be read`);
+          if (received === 0)
+            throw new Error(`WEBHOOKS holds ${total} messages on ${subjectFilter}, only ${read} could be read`);
           read += received;
         }
         return ids;

@@ -24,8 +24,18 @@ export async function startServiceProcess(options: {
 }): Promise<ServiceProcess> {
   const proc = spawnManaged({
     command: process.execPath,
-    args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), join(repoRoot, 'services', options.service, 'src', 'main.ts')],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_FORMAT: 'json', ...options.env },
+    args: [
+      '-r',
+      join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'),
+      join(repoRoot, 'services', options.service, 'src', 'main.ts'),
+    ],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'test',
+      LOG_FORMAT: 'json',
+      ...options.env,
+    },
     logFile: options.logFile,
     cwd: repoRoot,
   });

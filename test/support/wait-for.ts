@@ -16,7 +16,11 @@ export interface WaitForOptions {
  * Calls `probe` until `done(value)` holds and returns that value. A probe that throws (a server briefly away) is
  * retried. Past the deadline, rejects naming `what` with the last value seen (or the last probe error).
  */
-export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, options: WaitForOptions): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  options: WaitForOptions,
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let last: { value: T } | { error: unknown } | undefined;
   for (;;) {
@@ -28,7 +32,12 @@ export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => bo
       last = { error };
     }
     if (Date.now() >= deadline) {
-      const seen = last === undefined ? 'nothing' : 'value' in last ? JSON.stringify(last.value) : `error ${String((last.error as Error)?.message ?? last.error)}`;
+      const seen =
+        last === undefined
+          ? 'nothing'
+          : 'value' in last
+            ? JSON.stringify(last.value)
+            : `error ${String((last.error as Error)?.message ?? last.error)}`;
       throw new Error(`Timed out after ${options.timeoutMs} ms waiting for ${options.what}; last seen: ${seen}`);
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
@@ -51,7 +60,11 @@ export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, wha
 }
 
 /** Runs `task` over `items` with at most `limit` running at once; results in input order. */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

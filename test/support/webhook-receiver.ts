@@ -43,7 +43,10 @@ export class WebhookReceiver {
   private server?: Server;
   private port = 0;
 
-  constructor(private secrets: string[] = [], private responder: Responder = () => ({ status: 200 })) {}
+  constructor(
+    private secrets: string[] = [],
+    private responder: Responder = () => ({ status: 200 }),
+  ) {}
 
   /** Starts listening on a free loopback port. */
   async start(): Promise<this> {
@@ -95,7 +98,11 @@ export class WebhookReceiver {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; ${this.requests.length} requests, ${this.accepted.size} accepted`));
+        reject(
+          new Error(
+            `Timed out after ${timeoutMs} ms waiting for ${what}; ${this.requests.length} requests, ${this.accepted.size} accepted`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
     });
@@ -146,7 +153,11 @@ export class WebhookReceiver {
   private verify(body: string, id: string, timestamp: string, signature: string): number {
     return this.secrets.findIndex((secret) => {
       try {
-        new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature });
+        new Webhook(secret).verify(body, {
+          'webhook-id': id,
+          'webhook-timestamp': timestamp,
+          'webhook-signature': signature,
+        });
         return true;
       } catch {
         return false;

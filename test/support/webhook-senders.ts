@@ -81,14 +81,22 @@ export class WebhookSender {
   }
 
   /** Posts a Clerk event, delivered by Svix as message `msgId` (Clerk's event id), to `/webhooks/clerk`. */
-  async sendClerk(msgId: string, event: ClerkEventBody | string, options: ClerkSendOptions = {}): Promise<GatewayAnswer> {
+  async sendClerk(
+    msgId: string,
+    event: ClerkEventBody | string,
+    options: ClerkSendOptions = {},
+  ): Promise<GatewayAnswer> {
     const payload = typeof event === 'string' ? event : JSON.stringify({ object: 'event', ...event });
     const signedAt = options.signedAt ?? new Date();
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'svix-id': msgId,
       'svix-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
-      'svix-signature': new Webhook(options.secret ?? this.secrets.clerk).sign(msgId, signedAt, options.signedPayload ?? payload),
+      'svix-signature': new Webhook(options.secret ?? this.secrets.clerk).sign(
+        msgId,
+        signedAt,
+        options.signedPayload ?? payload,
+      ),
     };
     for (const omitted of options.omitHeaders ?? []) delete headers[omitted];
     return this.post('clerk', payload, headers);

@@ -9,7 +9,14 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { MongoClient, type Db } from 'mongodb';
 import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { createLogger, LogContextStore } from '@berth/logger';
-import { inboxCollections, recoverWebhookEvents, republishWebhookEvent, waitForInboxEvent, type Inbox, type WebhookEventAlert } from '@berth/inbox';
+import {
+  inboxCollections,
+  recoverWebhookEvents,
+  republishWebhookEvent,
+  waitForInboxEvent,
+  type Inbox,
+  type WebhookEventAlert,
+} from '@berth/inbox';
 import { captureLogLines, OutcomeLog } from '@berth/inbox/src/testing';
 import { webhookProviderCoverage } from '@berth/messaging';
 import { WebhooksModule } from '@berth/webhook-handlers';
@@ -18,7 +25,15 @@ import { runCli } from '@berth/cli/src/run-cli';
 import { binDir, testRetryPolicy } from '../inbox-crons/support';
 import { waitFor } from '../support/wait-for';
 import {
-  callsOf, failFirst, githubHeaders, poison, shopifyHeaders, standardHeaders, TEST_PROVIDERS, TestWebhookHandlersModule, uniqueId,
+  callsOf,
+  failFirst,
+  githubHeaders,
+  poison,
+  shopifyHeaders,
+  standardHeaders,
+  TEST_PROVIDERS,
+  TestWebhookHandlersModule,
+  uniqueId,
 } from './support';
 
 const RETRY_BASE_MS = 300;
@@ -38,20 +53,36 @@ beforeAll(async () => {
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`webhook_handlers_${process.pid}`);
   inbox = inboxCollections(db);
-  gateway = await startGateway(nats, { env: { WEBHOOK_PROVIDERS: TEST_PROVIDERS, WEBHOOK_RESEND_COPY_AFTER_MS: '0', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' } });
+  gateway = await startGateway(nats, {
+    env: { WEBHOOK_PROVIDERS: TEST_PROVIDERS, WEBHOOK_RESEND_COPY_AFTER_MS: '0', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' },
+  });
   const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'webhook-handlers-test', level: 'info', context: logContext, destination: logs.destination });
-  worker = await NestFactory.createApplicationContext({
-    module: class WorkerModule {},
-    imports: [
-      WebhooksModule.forRoot({
-        driver: 'jetstream', messaging: nats.messaging, db, logger, logContext, leaseMs: 5000, shutdownGraceMs: 5000,
-        retryPolicy: testRetryPolicy({ baseMs: RETRY_BASE_MS, maxAttempts: 4 }),
-        defaults: { concurrency: 4, ackWaitMs: 10_000, onOutcome: outcomes.record },
-      }),
-      TestWebhookHandlersModule,
-    ],
-  }, { logger: false });
+  const logger = createLogger({
+    service: 'webhook-handlers-test',
+    level: 'info',
+    context: logContext,
+    destination: logs.destination,
+  });
+  worker = await NestFactory.createApplicationContext(
+    {
+      module: class WorkerModule {},
+      imports: [
+        WebhooksModule.forRoot({
+          driver: 'jetstream',
+          messaging: nats.messaging,
+          db,
+          logger,
+          logContext,
+          leaseMs: 5000,
+          shutdownGraceMs: 5000,
+          retryPolicy: testRetryPolicy({ baseMs: RETRY_BASE_MS, maxAttempts: 4 }),
+          defaults: { concurrency: 4, ackWaitMs: 10_000, onOutcome: outcomes.record },
+        }),
+        TestWebhookHandlersModule,
+      ],
+    },
+    { logger: false },
+  );
 });
 
 afterAll(async () => {
@@ -64,9 +95,18 @@ afterAll(async () => {
 /** Runs `berth <argv…>` in-process against this file's servers. */
 async function berth(...argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';
-  const stdout = new Writable({ write(chunk, _encoding, done) { out += chunk.toString(); done(); } });
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      out += chunk.toString();
+      done();
+    },
+  });
   const config = { natsUrl: nats.server.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
-  const code = await runCli(argv, { config, stdout, stderr: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+  const code = await runCli(argv, {
+    config,
+    stdout,
+    stderr: new Writable({ write: (_chunk, _encoding, done) => done() }),
+  });
   return { code, out };
 }
 
@@ -79,7 +119,10 @@ describe('webhook handlers on JetStream', () => {
   it('gives every provider with a handler its own durable consumer on webhooks.<provider>.>', async () => {
     const coverage = await webhookProviderCoverage(nats.messaging.jsm, ['gh', 'shop', 'acme', 'nobody']);
     expect(coverage.map(({ provider, consumers }) => [provider, consumers])).toEqual([
-      ['acme', ['webhooks-acme']], ['gh', ['webhooks-gh']], ['nobody', []], ['shop', ['webhooks-shop']],
+      ['acme', ['webhooks-acme']],
+      ['gh', ['webhooks-gh']],
+      ['nobody', []],
+      ['shop', ['webhooks-shop']],
     ]);
   });
 
@@ -87,17 +130,49 @@ describe('webhook handlers on JetStream', () => {
     const delivery = uniqueId('gh-delivery');
     const body = JSON.stringify({ action: 'opened', number: 42, pull_request: { id: 7, title: 'Add handlers' } });
     const signed = await githubHeaders(body, 'pull_request', delivery);
-    const sent = { ...signed, authorization: 'Bearer not-for-handlers', cookie: 'session=secret', 'x-github-hook-id': '123' };
+    const sent = {
+      ...signed,
+      authorization: 'Bearer not-for-handlers',
+      cookie: 'session=secret',
+      'x-github-hook-id': '123',
+    };
     for (let i = 0; i < 3; i += 1) expect((await gateway.post('gh', body, sent)).status).toBe(200);
-    const row = await waitForInboxEvent({ inbox, key: `gh:${delivery}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
-    const kept = { 'x-github-event': 'pull_request', 'x-github-delivery': delivery, 'x-hub-signature-256': signed['x-hub-signature-256'], 'x-github-hook-id': '123' };
-    expect(row).toMatchObject({ provider: 'gh', type: 'pull_request.opened', attempts: 1, lastError: null, headers: kept });
-    expect(callsOf(delivery)).toEqual([expect.objectContaining({ handler: 'GithubPullRequests.opened', type: 'pull_request.opened', attempt: 1, body: expect.objectContaining({ number: 42 }) })]);
+    const row = await waitForInboxEvent({
+      inbox,
+      key: `gh:${delivery}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
+    const kept = {
+      'x-github-event': 'pull_request',
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': signed['x-hub-signature-256'],
+      'x-github-hook-id': '123',
+    };
+    expect(row).toMatchObject({
+      provider: 'gh',
+      type: 'pull_request.opened',
+      attempts: 1,
+      lastError: null,
+      headers: kept,
+    });
+    expect(callsOf(delivery)).toEqual([
+      expect.objectContaining({
+        handler: 'GithubPullRequests.opened',
+        type: 'pull_request.opened',
+        attempt: 1,
+        body: expect.objectContaining({ number: 42 }),
+      }),
+    ]);
     // The provider's signed and identifying headers, and nothing else: no cookie, no authorization, no content-type.
     expect(callsOf(delivery)[0].headers).toEqual(kept);
     // The copies GitHub sent again may be acked before the first finishes: wait for the line itself.
-    const processedLines = async () => logs.lines.filter((line) => line.eventId === delivery && line.msg === 'Webhook event processed');
-    const lines = await waitFor(processedLines, (found) => found.length > 0, { what: 'the processed line', timeoutMs: 10_000 });
+    const processedLines = async () =>
+      logs.lines.filter((line) => line.eventId === delivery && line.msg === 'Webhook event processed');
+    const lines = await waitFor(processedLines, (found) => found.length > 0, {
+      what: 'the processed line',
+      timeoutMs: 10_000,
+    });
     expect(lines).toEqual([expect.objectContaining({ provider: 'gh', eventType: 'pull_request.opened', attempt: 1 })]);
   });
 
@@ -108,9 +183,21 @@ describe('webhook handlers on JetStream', () => {
     expect((await gateway.post('shop', body, shopifyHeaders(body, 'orders/create', webhookId))).status).toBe(200);
     const other = uniqueId('shop-webhook');
     expect((await gateway.post('shop', body, shopifyHeaders(body, 'orders/paid', other))).status).toBe(200);
-    await waitForInboxEvent({ inbox, key: `shop:${webhookId}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
-    await waitForInboxEvent({ inbox, key: `shop:${other}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
-    expect(callsOf(webhookId)).toEqual([expect.objectContaining({ handler: 'ShopifyOrders.created', type: 'orders/create', attempt: 1 })]);
+    await waitForInboxEvent({
+      inbox,
+      key: `shop:${webhookId}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
+    await waitForInboxEvent({
+      inbox,
+      key: `shop:${other}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
+    expect(callsOf(webhookId)).toEqual([
+      expect.objectContaining({ handler: 'ShopifyOrders.created', type: 'orders/create', attempt: 1 }),
+    ]);
     expect(callsOf(webhookId)[0].headers).toEqual(withoutContentType(shopifyHeaders(body, 'orders/create', webhookId)));
     expect(callsOf(other)).toEqual([]);
   });
@@ -121,8 +208,15 @@ describe('webhook handlers on JetStream', () => {
     const sent = standardHeaders(body, id);
     expect((await gateway.post('acme', body, sent)).status).toBe(200);
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
-    expect(callsOf(id).map(({ handler, type, attempt }) => [handler, type, attempt])).toEqual([['AcmeEvents.any', 'invoice.settled', 1]]);
+    await waitForInboxEvent({
+      inbox,
+      key: `acme:${id}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
+    expect(callsOf(id).map(({ handler, type, attempt }) => [handler, type, attempt])).toEqual([
+      ['AcmeEvents.any', 'invoice.settled', 1],
+    ]);
     expect(callsOf(id)[0].headers).toEqual(withoutContentType(sent));
   });
 
@@ -131,7 +225,12 @@ describe('webhook handlers on JetStream', () => {
     failFirst.set(id, 2);
     const body = JSON.stringify({ type: 'invoice.settled', data: {} });
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const row = await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
+    const row = await waitForInboxEvent({
+      inbox,
+      key: `acme:${id}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
     expect(row).toMatchObject({ attempts: 3, lastError: 'Error: acme is down (attempt 2)', abandonedAt: null });
     const [first, second, third] = callsOf(id);
     expect([first.attempt, second.attempt, third.attempt]).toEqual([1, 2, 3]);
@@ -149,12 +248,27 @@ describe('webhook handlers on JetStream', () => {
     poison.add(id);
     const body = JSON.stringify({ type: 'customer.merged', data: { customer: 'c_1' } });
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const setAside = await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.abandonedAt !== null, timeoutMs: 20_000 });
-    expect(setAside).toMatchObject({ attempts: 1, processedAt: null, lastError: `UnrecoverableError: acme event ${id} can never be applied` });
+    const setAside = await waitForInboxEvent({
+      inbox,
+      key: `acme:${id}`,
+      until: (event) => event.abandonedAt !== null,
+      timeoutMs: 20_000,
+    });
+    expect(setAside).toMatchObject({
+      attempts: 1,
+      processedAt: null,
+      lastError: `UnrecoverableError: acme event ${id} can never be applied`,
+    });
     await outcomes.waitFor(id, 'terminated');
 
     const alerts: WebhookEventAlert[] = [];
-    const recovery = { inbox, messaging: nats.messaging, logger: createLogger({ service: 'recovery', level: 'silent' }), alert: async (alert: WebhookEventAlert) => void alerts.push(alert), minAgeMs: 0 };
+    const recovery = {
+      inbox,
+      messaging: nats.messaging,
+      logger: createLogger({ service: 'recovery', level: 'silent' }),
+      alert: async (alert: WebhookEventAlert) => void alerts.push(alert),
+      minAgeMs: 0,
+    };
     expect((await recoverWebhookEvents(recovery)).alerted).toBe(1);
     expect((await recoverWebhookEvents(recovery)).alerted).toBe(0);
     expect(alerts).toEqual([expect.objectContaining({ provider: 'acme', eventId: id })]);
@@ -162,7 +276,12 @@ describe('webhook handlers on JetStream', () => {
     // The team fixes the cause; the provider's dashboard sends the event again (same id, signed anew).
     poison.delete(id);
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const processed = await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
+    const processed = await waitForInboxEvent({
+      inbox,
+      key: `acme:${id}`,
+      until: (event) => event.processedAt !== null,
+      timeoutMs: 20_000,
+    });
     expect(processed).toMatchObject({ abandonedAt: null, attempts: 1 });
     expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
 
@@ -170,7 +289,11 @@ describe('webhook handlers on JetStream', () => {
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
     await outcomes.waitFor(id, 'acked', 2);
     expect(callsOf(id)).toHaveLength(2);
-    expect(logs.lines.filter((line) => line.eventId === id && line.msg === 'Set-aside webhook event sent again by its provider: reopened')).toHaveLength(1);
+    expect(
+      logs.lines.filter(
+        (line) => line.eventId === id && line.msg === 'Set-aside webhook event sent again by its provider: reopened',
+      ),
+    ).toHaveLength(1);
   });
 
   it('leaves a set-aside event set aside when JetStream redelivers its old message', async () => {
@@ -178,14 +301,23 @@ describe('webhook handlers on JetStream', () => {
     poison.add(id);
     const body = JSON.stringify({ type: 'customer.merged', data: {} });
     expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.abandonedAt !== null, timeoutMs: 20_000 });
+    await waitForInboxEvent({
+      inbox,
+      key: `acme:${id}`,
+      until: (event) => event.abandonedAt !== null,
+      timeoutMs: 20_000,
+    });
     await outcomes.waitFor(id, 'terminated');
     poison.delete(id);
     // A copy received before the set-aside (an old message, a requeue) carries the first receive time.
     const row = await inbox.events.findOne({ _id: `acme:${id}` });
     await republishWebhookEvent({ js: nats.messaging.js, event: row!, msgId: `acme:${id}:old-copy` });
     await outcomes.waitFor(id, 'acked');
-    expect(await inbox.events.findOne({ _id: `acme:${id}` })).toMatchObject({ processedAt: null, attempts: 1, abandonedAt: row!.abandonedAt });
+    expect(await inbox.events.findOne({ _id: `acme:${id}` })).toMatchObject({
+      processedAt: null,
+      attempts: 1,
+      abandonedAt: row!.abandonedAt,
+    });
     expect(callsOf(id)).toHaveLength(1);
   });
 
@@ -195,17 +327,30 @@ describe('webhook handlers on JetStream', () => {
       poison.add(id);
       const body = JSON.stringify({ type: 'customer.merged', data: {} });
       expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-      await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.abandonedAt !== null, timeoutMs: 20_000 });
+      await waitForInboxEvent({
+        inbox,
+        key: `acme:${id}`,
+        until: (event) => event.abandonedAt !== null,
+        timeoutMs: 20_000,
+      });
       poison.delete(id);
     }
     expect((await berth('webhooks', 'redeliver', 'acme', one)).code).toBe(0);
     // `one` is reopened already; `two` and the event the test above left set aside are reopened now.
     const retried = await berth('webhooks', 'retry-abandoned', '--provider', 'acme');
-    expect(retried).toMatchObject({ code: 0, out: expect.stringContaining('Reopened 2 set-aside webhook event(s); 2 published again.') });
+    expect(retried).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Reopened 2 set-aside webhook event(s); 2 published again.'),
+    });
     expect(retried.out).toContain(two);
     expect(retried.out).not.toContain(one);
     for (const id of [one, two]) {
-      await waitForInboxEvent({ inbox, key: `acme:${id}`, until: (event) => event.processedAt !== null, timeoutMs: 20_000 });
+      await waitForInboxEvent({
+        inbox,
+        key: `acme:${id}`,
+        until: (event) => event.processedAt !== null,
+        timeoutMs: 20_000,
+      });
       expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
       // The requeued message carries the headers the inbox row kept, as the gateway's first one did.
       const [first, again] = callsOf(id);
@@ -214,7 +359,7 @@ describe('webhook handlers on JetStream', () => {
     }
   });
 
-  it('berth webhooks providers lists each provider\'s consumers, and exits 1 for one nobody reads', async () => {
+  it("berth webhooks providers lists each provider's consumers, and exits 1 for one nobody reads", async () => {
     const { code, out } = await berth('webhooks', 'providers', 'nobody');
     expect(code).toBe(1);
     expect(out).toMatch(/^gh\s+webhooks-gh\s+\d+$/m);

@@ -38,7 +38,15 @@ export const failFirst = new Map<string, number>();
 export const poison = new Set<string>();
 
 function record(handler: string, event: ReceivedWebhook): void {
-  calls.push({ handler, id: event.id, type: event.type, attempt: event.attempt, body: event.body, headers: event.headers, at: Date.now() });
+  calls.push({
+    handler,
+    id: event.id,
+    type: event.type,
+    attempt: event.attempt,
+    body: event.body,
+    headers: event.headers,
+    at: Date.now(),
+  });
 }
 
 export const callsOf = (id: string): HandlerCall[] => calls.filter((call) => call.id === id);
@@ -76,13 +84,21 @@ export class TestWebhookHandlersModule {}
 
 /** GitHub's headers for `body`, signed by `@octokit/webhooks-methods`. */
 export async function githubHeaders(body: string, event: string, delivery: string): Promise<Record<string, string>> {
-  return { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': await githubSign(GITHUB_SECRET, body) };
+  return {
+    'content-type': 'application/json',
+    'x-github-event': event,
+    'x-github-delivery': delivery,
+    'x-hub-signature-256': await githubSign(GITHUB_SECRET, body),
+  };
 }
 
 /** Shopify's headers for `body`: base64 HMAC-SHA256 of the body with the app secret. */
 export function shopifyHeaders(body: string, topic: string, webhookId: string): Record<string, string> {
   return {
-    'content-type': 'application/json', 'x-shopify-topic': topic, 'x-shopify-webhook-id': webhookId, 'x-shopify-shop-domain': 'berth-test.myshopify.com',
+    'content-type': 'application/json',
+    'x-shopify-topic': topic,
+    'x-shopify-webhook-id': webhookId,
+    'x-shopify-shop-domain': 'berth-test.myshopify.com',
     'x-shopify-hmac-sha256': createHmac('sha256', SHOPIFY_SECRET).update(body).digest('base64'),
   };
 }
@@ -90,7 +106,12 @@ export function shopifyHeaders(body: string, topic: string, webhookId: string): 
 /** Standard Webhooks headers for `body`, signed by the `standardwebhooks` library now. */
 export function standardHeaders(body: string, id: string): Record<string, string> {
   const now = new Date();
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new StandardWebhook(STANDARD_SECRET).sign(id, now, body) };
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': new StandardWebhook(STANDARD_SECRET).sign(id, now, body),
+  };
 }
 
 /** A unique id with a prefix. */

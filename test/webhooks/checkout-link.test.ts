@@ -17,7 +17,15 @@ afterAll(async () => {
 }, 60_000);
 
 function checkoutEvent(id: string, session: Record<string, unknown>): Record<string, unknown> {
-  return { id, object: 'event', type: 'checkout.session.completed', api_version: '2025-03-31.basil', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: { object: 'checkout.session', ...session } } };
+  return {
+    id,
+    object: 'event',
+    type: 'checkout.session.completed',
+    api_version: '2025-03-31.basil',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: { object: { object: 'checkout.session', ...session } },
+  };
 }
 
 async function processed(eventId: string): Promise<Record<string, unknown>> {
@@ -40,7 +48,13 @@ describe('checkout.session.completed', () => {
 
   it('links the workspace and customer of the session as the Stripe API has it, not as the event body says', async () => {
     mesh.standIn.setCheckoutSession({ id: 'cs_owner', customer: 'cus_owner', client_reference_id: 'org_owner' });
-    const answer = await mesh.sender.sendStripe(checkoutEvent('evt_forged_checkout', { id: 'cs_owner', customer: 'cus_owner', client_reference_id: 'org_victim' }));
+    const answer = await mesh.sender.sendStripe(
+      checkoutEvent('evt_forged_checkout', {
+        id: 'cs_owner',
+        customer: 'cus_owner',
+        client_reference_id: 'org_victim',
+      }),
+    );
     expect(answer.status).toBe(200);
     expect(await processed('evt_forged_checkout')).toMatchObject({ processedAt: expect.any(Date) });
     expect(mesh.standIn.requestCount('/v1/checkout/sessions/cs_owner')).toBeGreaterThanOrEqual(1);
@@ -49,8 +63,24 @@ describe('checkout.session.completed', () => {
   });
 
   it('links nothing for a session Stripe does not have as complete', async () => {
-    mesh.standIn.setCheckoutSession({ id: 'cs_open', customer: 'cus_open', client_reference_id: 'org_open', status: 'open' });
-    expect((await mesh.sender.sendStripe(checkoutEvent('evt_open_checkout', { id: 'cs_open', customer: 'cus_open', client_reference_id: 'org_open', status: 'complete' }))).status).toBe(200);
+    mesh.standIn.setCheckoutSession({
+      id: 'cs_open',
+      customer: 'cus_open',
+      client_reference_id: 'org_open',
+      status: 'open',
+    });
+    expect(
+      (
+        await mesh.sender.sendStripe(
+          checkoutEvent('evt_open_checkout', {
+            id: 'cs_open',
+            customer: 'cus_open',
+            client_reference_id: 'org_open',
+            status: 'complete',
+          }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await processed('evt_open_checkout')).toMatchObject({ processedAt: expect.any(Date) });
     expect((await workspaces().findOne({ _id: 'org_open' }))?.billing).toBeUndefined();
   });

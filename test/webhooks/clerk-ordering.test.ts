@@ -41,11 +41,24 @@ async function deliver(event: ClerkEventBody): Promise<void> {
   expect(row).toMatchObject({ processedAt: expect.any(Date), abandonedAt: null, lastError: null, attempts: 1 });
 }
 
-function userEvent(type: 'user.created' | 'user.updated', id: string, updatedAt: number, firstName: string): ClerkEventBody {
+function userEvent(
+  type: 'user.created' | 'user.updated',
+  id: string,
+  updatedAt: number,
+  firstName: string,
+): ClerkEventBody {
   return {
     type,
     timestamp: updatedAt,
-    data: { id, object: 'user', first_name: firstName, last_name: 'Order', email_addresses: [], created_at: T(1), updated_at: updatedAt },
+    data: {
+      id,
+      object: 'user',
+      first_name: firstName,
+      last_name: 'Order',
+      email_addresses: [],
+      created_at: T(1),
+      updated_at: updatedAt,
+    },
   };
 }
 
@@ -74,7 +87,14 @@ describe('Clerk changes applied only when newer; deletions final (through the ga
 
   it('organization updates delivered newest-first: the older one changes nothing', async () => {
     const id = `org_order_${run}`;
-    const organization = (updatedAt: number, name: string): ClerkEventBody['data'] => ({ id, object: 'organization', name, slug: name.toLowerCase(), created_at: T(1), updated_at: updatedAt });
+    const organization = (updatedAt: number, name: string): ClerkEventBody['data'] => ({
+      id,
+      object: 'organization',
+      name,
+      slug: name.toLowerCase(),
+      created_at: T(1),
+      updated_at: updatedAt,
+    });
     await deliver({ type: 'organization.updated', timestamp: T(5), data: organization(T(5), 'Newest') });
     const newest = await collection('workspaces').findOne({ _id: id as never });
     expect(newest).toMatchObject({ name: 'Newest', clerkUpdatedAt: new Date(T(5)) });

@@ -32,7 +32,10 @@ afterAll(async () => {
 }, 60_000);
 
 /** Sends `send` 5 times at once, then (after `between`) 5 times one by one; returns the 10 answers. */
-async function sendTenTimes(send: () => Promise<GatewayAnswer>, between: () => Promise<void>): Promise<GatewayAnswer[]> {
+async function sendTenTimes(
+  send: () => Promise<GatewayAnswer>,
+  between: () => Promise<void>,
+): Promise<GatewayAnswer[]> {
   const burst = await Promise.all(Array.from({ length: 5 }, send));
   await between();
   const retries: GatewayAnswer[] = [];
@@ -41,7 +44,11 @@ async function sendTenTimes(send: () => Promise<GatewayAnswer>, between: () => P
 }
 
 function waitProcessed(key: string): Promise<InboxEventDocument | null> {
-  return waitFor(() => mesh.inbox.events.findOne({ _id: key }), (row) => row?.processedAt != null, { what: `${key} processed`, timeoutMs: 30_000 });
+  return waitFor(
+    () => mesh.inbox.events.findOne({ _id: key }),
+    (row) => row?.processedAt != null,
+    { what: `${key} processed`, timeoutMs: 30_000 },
+  );
 }
 
 describe('the same event delivered 10 times, 5 at once', () => {
@@ -49,9 +56,13 @@ describe('the same event delivered 10 times, 5 at once', () => {
     const workspaceId = `org_dedupe_${run}`;
     const customerId = `cus_dedupe_${run}`;
     const eventId = `evt_dedupe_${run}`;
-    await mesh.db.collection<{ _id: string; name: string }>('workspaces').insertOne({ _id: workspaceId, name: 'Dedupe Inc' });
+    await mesh.db
+      .collection<{ _id: string; name: string }>('workspaces')
+      .insertOne({ _id: workspaceId, name: 'Dedupe Inc' });
     mesh.standIn.setCustomer({ id: customerId, metadata: { workspaceId } });
-    mesh.standIn.setSubscriptions(customerId, [{ id: `sub_dedupe_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 3 }] }]);
+    mesh.standIn.setSubscriptions(customerId, [
+      { id: `sub_dedupe_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 3 }] },
+    ]);
     const event = JSON.stringify({
       id: eventId,
       object: 'event',
@@ -67,10 +78,14 @@ describe('the same event delivered 10 times, 5 at once', () => {
       async () => {
         await waitProcessed(`stripe:${eventId}`);
         // Stripe's state changes now: a second sync would write quantity 9.
-        mesh.standIn.setSubscriptions(customerId, [{ id: `sub_dedupe_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 9 }] }]);
+        mesh.standIn.setSubscriptions(customerId, [
+          { id: `sub_dedupe_${run}`, status: 'active', items: [{ priceId: 'price_pro', quantity: 9 }] },
+        ]);
       },
     );
-    expect(answers.map((answer) => [answer.status, answer.body])).toEqual(Array.from({ length: 10 }, () => [200, '{"received":true}']));
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
+      Array.from({ length: 10 }, () => [200, '{"received":true}']),
+    );
     await mesh.waitForConsumerSettled('billing-sync', 30_000);
 
     // One message in JetStream (Nats-Msg-Id stripe:<id>), one inbox row, one attempt.
@@ -86,7 +101,9 @@ describe('the same event delivered 10 times, 5 at once', () => {
     const billingSync = mesh.service('billing-sync');
     expect(billingSync.logged('Workspace billing synced', { customerId })).toHaveLength(1);
     expect(billingSync.logged('Webhook event processed', { eventId })).toHaveLength(1);
-    const workspace = await mesh.db.collection<{ _id: string; billing?: Record<string, unknown> & { syncedAt: Date } }>('workspaces').findOne({ _id: workspaceId });
+    const workspace = await mesh.db
+      .collection<{ _id: string; billing?: Record<string, unknown> & { syncedAt: Date } }>('workspaces')
+      .findOne({ _id: workspaceId });
     expect(workspace?.billing).toMatchObject({
       customerId,
       status: 'active',
@@ -125,13 +142,21 @@ describe('the same event delivered 10 times, 5 at once', () => {
         afterProcessing = await users.findOne({ _id: userId });
       },
     );
-    expect(answers.map((answer) => [answer.status, answer.body])).toEqual(Array.from({ length: 10 }, () => [200, '{"received":true}']));
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
+      Array.from({ length: 10 }, () => [200, '{"received":true}']),
+    );
     await mesh.waitForConsumerSettled('identity-sync', 30_000);
 
     expect(await mesh.streamMessageCount('webhooks.clerk.>')).toBe(1);
     const rows = await mesh.inbox.events.find({ provider: 'clerk', eventId: msgId }).toArray();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ _id: `clerk:${msgId}`, type: 'user.created', attempts: 1, lastError: null, abandonedAt: null });
+    expect(rows[0]).toMatchObject({
+      _id: `clerk:${msgId}`,
+      type: 'user.created',
+      attempts: 1,
+      lastError: null,
+      abandonedAt: null,
+    });
     expect(rows[0].processedAt).toBeInstanceOf(Date);
 
     const identitySync = mesh.service('identity-sync');
@@ -140,7 +165,13 @@ describe('the same event delivered 10 times, 5 at once', () => {
     expect(await users.countDocuments({ _id: userId })).toBe(1);
     const user = await users.findOne({ _id: userId });
     expect(user).toEqual(afterProcessing);
-    expect(user).toMatchObject({ clerkUserId: userId, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', deletedAt: null });
+    expect(user).toMatchObject({
+      clerkUserId: userId,
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      deletedAt: null,
+    });
     expect(user!.clerkSyncedAt!.getTime()).toBeLessThanOrEqual(rows[0].processedAt!.getTime());
   }, 120_000);
 });

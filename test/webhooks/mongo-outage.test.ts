@@ -47,7 +47,14 @@ function sendClerk(i: number): Promise<GatewayAnswer> {
   return mesh.sender.sendClerk(clerkMsgId(i), {
     type: 'user.created',
     timestamp: at,
-    data: { id: userId(i), object: 'user', first_name: `Outage${i}`, email_addresses: [], created_at: at, updated_at: at },
+    data: {
+      id: userId(i),
+      object: 'user',
+      first_name: `Outage${i}`,
+      email_addresses: [],
+      created_at: at,
+      updated_at: at,
+    },
   });
 }
 
@@ -55,7 +62,11 @@ function sendClerk(i: number): Promise<GatewayAnswer> {
 function processedIds(service: 'billing-sync' | 'identity-sync', prefix: string): Set<unknown> {
   const ids = new Set<unknown>();
   for (const line of mesh.service(service).lines) {
-    if ((line.msg === 'Webhook event processed' || line.msg === 'Webhook event already processed; skipped') && String(line.eventId).startsWith(prefix)) ids.add(line.eventId);
+    if (
+      (line.msg === 'Webhook event processed' || line.msg === 'Webhook event already processed; skipped') &&
+      String(line.eventId).startsWith(prefix)
+    )
+      ids.add(line.eventId);
   }
   return ids;
 }
@@ -63,15 +74,23 @@ function processedIds(service: 'billing-sync' | 'identity-sync', prefix: string)
 describe('MongoDB stopped for 30 s while events arrive', () => {
   it('the gateway answers 200 throughout, and every event is applied once when MongoDB is back', async () => {
     // Setup, and one event per provider through the whole path before the outage.
-    await mesh.db.collection<{ _id: string; name: string }>('workspaces').insertMany(Array.from({ length: PER_PROVIDER + 1 }, (_, i) => ({ _id: workspaceId(i), name: `Outage ${i}` })));
+    await mesh.db
+      .collection<{ _id: string; name: string }>('workspaces')
+      .insertMany(Array.from({ length: PER_PROVIDER + 1 }, (_, i) => ({ _id: workspaceId(i), name: `Outage ${i}` })));
     for (let i = 0; i <= PER_PROVIDER; i += 1) {
       mesh.standIn.setCustomer({ id: customerId(i), metadata: { workspaceId: workspaceId(i) } });
-      mesh.standIn.setSubscriptions(customerId(i), [{ id: `sub_outage_${run}_${i}`, items: [{ priceId: 'price_outage', quantity: i + 1 }] }]);
+      mesh.standIn.setSubscriptions(customerId(i), [
+        { id: `sub_outage_${run}_${i}`, items: [{ priceId: 'price_outage', quantity: i + 1 }] },
+      ]);
     }
     expect((await sendStripe(0)).status).toBe(200);
     expect((await sendClerk(0)).status).toBe(200);
     await waitFor(
-      () => mesh.inbox.events.countDocuments({ _id: { $in: [`stripe:${stripeEventId(0)}`, `clerk:${clerkMsgId(0)}`] }, processedAt: { $ne: null } }),
+      () =>
+        mesh.inbox.events.countDocuments({
+          _id: { $in: [`stripe:${stripeEventId(0)}`, `clerk:${clerkMsgId(0)}`] },
+          processedAt: { $ne: null },
+        }),
       (count) => count === 2,
       { what: 'the warm-up events processed', timeoutMs: 30_000 },
     );
@@ -85,7 +104,11 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
       const due = outageStart + Math.floor((k * (OUTAGE_MS - 600)) / (2 * PER_PROVIDER - 1));
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
       const i = Math.floor(k / 2) + 1;
-      sends.push(k % 2 === 0 ? sendStripe(i).then((answer) => ({ ...answer, kind: `stripe ${i}` })) : sendClerk(i).then((answer) => ({ ...answer, kind: `clerk ${i}` })));
+      sends.push(
+        k % 2 === 0
+          ? sendStripe(i).then((answer) => ({ ...answer, kind: `stripe ${i}` }))
+          : sendClerk(i).then((answer) => ({ ...answer, kind: `clerk ${i}` })),
+      );
     }
     const answers = await Promise.all(sends);
     expect(Date.now() - outageStart).toBeLessThan(OUTAGE_MS);
@@ -102,24 +125,43 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
 
     // Every event applied, by the same consumer processes (they were not restarted).
     await waitFor(
-      async () => [processedIds('billing-sync', `evt_outage_${run}_`).size, processedIds('identity-sync', `msg_outage_${run}_`).size],
+      async () => [
+        processedIds('billing-sync', `evt_outage_${run}_`).size,
+        processedIds('identity-sync', `msg_outage_${run}_`).size,
+      ],
       ([stripe, clerk]) => stripe === PER_PROVIDER + 1 && clerk === PER_PROVIDER + 1,
-      { what: 'all 50 events (and the 2 warm-ups) processed after MongoDB came back', timeoutMs: 180_000, intervalMs: 250 },
+      {
+        what: 'all 50 events (and the 2 warm-ups) processed after MongoDB came back',
+        timeoutMs: 180_000,
+        intervalMs: 250,
+      },
     );
     const recoveredInMs = Date.now() - backAt;
-    await Promise.all([mesh.waitForConsumerSettled('billing-sync', 60_000), mesh.waitForConsumerSettled('identity-sync', 60_000)]);
+    await Promise.all([
+      mesh.waitForConsumerSettled('billing-sync', 60_000),
+      mesh.waitForConsumerSettled('identity-sync', 60_000),
+    ]);
     for (const name of ['billing-sync', 'identity-sync', 'gateway'] as const) {
-      expect({ name, runs: mesh.service(name).runs, running: mesh.service(name).running }).toEqual({ name, runs: 1, running: true });
+      expect({ name, runs: mesh.service(name).runs, running: mesh.service(name).running }).toEqual({
+        name,
+        runs: 1,
+        running: true,
+      });
     }
 
     const rows = await mesh.inbox.events.find({}, { projection: { payload: 0 } }).toArray();
     expect(rows).toHaveLength(2 + 2 * PER_PROVIDER);
-    expect(rows.filter((row) => row.processedAt === null || row.abandonedAt !== null).map((row) => row._id)).toEqual([]);
+    expect(rows.filter((row) => row.processedAt === null || row.abandonedAt !== null).map((row) => row._id)).toEqual(
+      [],
+    );
 
     const billingSync = mesh.service('billing-sync');
     const identitySync = mesh.service('identity-sync');
     const workspaces = await mesh.db
-      .collection<{ _id: string; billing?: { customerId: string; subscriptions: { items: { quantity: number }[] }[] } }>('workspaces')
+      .collection<{
+        _id: string;
+        billing?: { customerId: string; subscriptions: { items: { quantity: number }[] }[] };
+      }>('workspaces')
       .find({ _id: { $in: Array.from({ length: PER_PROVIDER + 1 }, (_, i) => workspaceId(i)) } })
       .toArray();
     const users = await mesh.db.collection<{ _id: string; firstName: string }>('users').find({}).toArray();
@@ -128,16 +170,26 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
       const workspace = workspaces.find((candidate) => candidate._id === workspaceId(i));
       const subscriptionReads = mesh.standIn.requestCount('/v1/subscriptions', { customer: customerId(i) });
       const synced = billingSync.logged('Workspace billing synced', { customerId: customerId(i) }).length;
-      if (workspace?.billing?.subscriptions[0]?.items[0]?.quantity !== i + 1 || subscriptionReads !== 1 || synced !== 1) {
-        notAppliedOnce.push(`stripe ${i}: quantity ${workspace?.billing?.subscriptions[0]?.items[0]?.quantity}, subscription reads ${subscriptionReads}, synced ${synced}`);
+      if (
+        workspace?.billing?.subscriptions[0]?.items[0]?.quantity !== i + 1 ||
+        subscriptionReads !== 1 ||
+        synced !== 1
+      ) {
+        notAppliedOnce.push(
+          `stripe ${i}: quantity ${workspace?.billing?.subscriptions[0]?.items[0]?.quantity}, subscription reads ${subscriptionReads}, synced ${synced}`,
+        );
       }
       const user = users.find((candidate) => candidate._id === userId(i));
       const applied = identitySync.logged('Clerk user change applied', { clerkId: userId(i) }).length;
-      if (user?.firstName !== `Outage${i}` || applied !== 1) notAppliedOnce.push(`clerk ${i}: firstName ${user?.firstName}, applied ${applied}`);
+      if (user?.firstName !== `Outage${i}` || applied !== 1)
+        notAppliedOnce.push(`clerk ${i}: firstName ${user?.firstName}, applied ${applied}`);
     }
     expect(notAppliedOnce).toEqual([]);
 
-    const attempts = rows.reduce<Record<number, number>>((count, row) => ({ ...count, [row.attempts]: (count[row.attempts] ?? 0) + 1 }), {});
+    const attempts = rows.reduce<Record<number, number>>(
+      (count, row) => ({ ...count, [row.attempts]: (count[row.attempts] ?? 0) + 1 }),
+      {},
+    );
     process.stdout.write(
       `mongo-outage: 50 answers during the outage, slowest ${Math.max(...answers.map((answer) => answer.elapsedMs))} ms; ` +
         `all applied ${Math.round(recoveredInMs / 1000)} s after FerretDB was back; inbox attempts per event ${JSON.stringify(attempts)}; ` +

@@ -5,7 +5,12 @@
  * shows the same path does deliver: the emptiness before it is not an idle pipeline.
  */
 import { randomUUID } from 'node:crypto';
-import { newStripeSecret, newSvixSecret, type ClerkSendOptions, type StripeSendOptions } from '../support/webhook-senders';
+import {
+  newStripeSecret,
+  newSvixSecret,
+  type ClerkSendOptions,
+  type StripeSendOptions,
+} from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
 import { waitFor } from '../support/wait-for';
 
@@ -31,46 +36,96 @@ function stripeEvent(id: string): Record<string, unknown> {
   };
 }
 
-function clerkEvent(userId: string): { type: string; timestamp: number; data: { id: string } & Record<string, unknown> } {
+function clerkEvent(userId: string): {
+  type: string;
+  timestamp: number;
+  data: { id: string } & Record<string, unknown>;
+} {
   const now = Date.now();
-  return { type: 'user.created', timestamp: now, data: { id: userId, object: 'user', first_name: 'Sig', created_at: now, updated_at: now } };
+  return {
+    type: 'user.created',
+    timestamp: now,
+    data: { id: userId, object: 'user', first_name: 'Sig', created_at: now, updated_at: now },
+  };
 }
 
 const stripeCases: [string, string, (id: string) => StripeSendOptions & { body?: string }][] = [
-  ['tampered body', 'bad_signature', (id) => ({ signedPayload: JSON.stringify(stripeEvent(id)), body: JSON.stringify({ ...stripeEvent(id), livemode: true }) })],
-  ['timestamp 6 minutes old', 'timestamp_out_of_tolerance', () => ({ timestamp: Math.floor(Date.now() / 1000) - SIX_MINUTES_S })],
-  ['timestamp 6 minutes ahead', 'timestamp_out_of_tolerance', () => ({ timestamp: Math.floor(Date.now() / 1000) + SIX_MINUTES_S })],
+  [
+    'tampered body',
+    'bad_signature',
+    (id) => ({
+      signedPayload: JSON.stringify(stripeEvent(id)),
+      body: JSON.stringify({ ...stripeEvent(id), livemode: true }),
+    }),
+  ],
+  [
+    'timestamp 6 minutes old',
+    'timestamp_out_of_tolerance',
+    () => ({ timestamp: Math.floor(Date.now() / 1000) - SIX_MINUTES_S }),
+  ],
+  [
+    'timestamp 6 minutes ahead',
+    'timestamp_out_of_tolerance',
+    () => ({ timestamp: Math.floor(Date.now() / 1000) + SIX_MINUTES_S }),
+  ],
   ['no Stripe-Signature header', 'missing_header', () => ({ omitSignature: true })],
   ['signed with another secret', 'bad_signature', () => ({ secret: newStripeSecret() })],
 ];
 
 const clerkCases: [string, string, (userId: string) => ClerkSendOptions & { body?: string }][] = [
-  ['tampered body', 'bad_signature', (userId) => ({ signedPayload: JSON.stringify({ object: 'event', ...clerkEvent(userId) }), body: JSON.stringify({ object: 'event', ...clerkEvent(userId), data: { ...clerkEvent(userId).data, first_name: 'Mallory' } }) })],
-  ['svix-timestamp 6 minutes old', 'timestamp_out_of_tolerance', () => ({ signedAt: new Date(Date.now() - SIX_MINUTES_S * 1000) })],
-  ['svix-timestamp 6 minutes ahead', 'timestamp_out_of_tolerance', () => ({ signedAt: new Date(Date.now() + SIX_MINUTES_S * 1000) })],
+  [
+    'tampered body',
+    'bad_signature',
+    (userId) => ({
+      signedPayload: JSON.stringify({ object: 'event', ...clerkEvent(userId) }),
+      body: JSON.stringify({
+        object: 'event',
+        ...clerkEvent(userId),
+        data: { ...clerkEvent(userId).data, first_name: 'Mallory' },
+      }),
+    }),
+  ],
+  [
+    'svix-timestamp 6 minutes old',
+    'timestamp_out_of_tolerance',
+    () => ({ signedAt: new Date(Date.now() - SIX_MINUTES_S * 1000) }),
+  ],
+  [
+    'svix-timestamp 6 minutes ahead',
+    'timestamp_out_of_tolerance',
+    () => ({ signedAt: new Date(Date.now() + SIX_MINUTES_S * 1000) }),
+  ],
   ['no svix-signature header', 'missing_header', () => ({ omitHeaders: ['svix-signature'] })],
   ['no svix-timestamp header', 'missing_header', () => ({ omitHeaders: ['svix-timestamp'] })],
   ['signed with another secret', 'bad_signature', () => ({ secret: newSvixSecret() })],
 ];
 
 describe('signed webhooks through the gateway process: bad signatures are refused and go nowhere', () => {
-  it.each(stripeCases)('Stripe, %s → 400 invalid_signature (%s), nothing stored', async (_name, reason, options) => {
-    const id = `evt_sig_${run}_${randomUUID().slice(0, 8)}`;
-    const { body, ...sendOptions } = options(id);
-    const answer = await mesh.sender.sendStripe(body ?? stripeEvent(id), sendOptions);
-    expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toEqual({ error: 'invalid_signature', reason });
-    expect(await mesh.streamMessageCount()).toBe(0);
-  }, 30_000);
+  it.each(stripeCases)(
+    'Stripe, %s → 400 invalid_signature (%s), nothing stored',
+    async (_name, reason, options) => {
+      const id = `evt_sig_${run}_${randomUUID().slice(0, 8)}`;
+      const { body, ...sendOptions } = options(id);
+      const answer = await mesh.sender.sendStripe(body ?? stripeEvent(id), sendOptions);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ error: 'invalid_signature', reason });
+      expect(await mesh.streamMessageCount()).toBe(0);
+    },
+    30_000,
+  );
 
-  it.each(clerkCases)('Clerk, %s → 400 invalid_signature (%s), nothing stored', async (_name, reason, options) => {
-    const userId = `user_sig_${run}_${randomUUID().slice(0, 8)}`;
-    const { body, ...sendOptions } = options(userId);
-    const answer = await mesh.sender.sendClerk(`msg_sig_${userId}`, body ?? clerkEvent(userId), sendOptions);
-    expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toEqual({ error: 'invalid_signature', reason });
-    expect(await mesh.streamMessageCount()).toBe(0);
-  }, 30_000);
+  it.each(clerkCases)(
+    'Clerk, %s → 400 invalid_signature (%s), nothing stored',
+    async (_name, reason, options) => {
+      const userId = `user_sig_${run}_${randomUUID().slice(0, 8)}`;
+      const { body, ...sendOptions } = options(userId);
+      const answer = await mesh.sender.sendClerk(`msg_sig_${userId}`, body ?? clerkEvent(userId), sendOptions);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ error: 'invalid_signature', reason });
+      expect(await mesh.streamMessageCount()).toBe(0);
+    },
+    30_000,
+  );
 
   it('after every refusal: WEBHOOKS is empty and the inbox has no row; then a good request per provider is stored and processed (control)', async () => {
     expect(await mesh.streamMessageCount()).toBe(0);

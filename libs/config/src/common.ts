@@ -4,7 +4,12 @@ import { z } from 'zod';
 export const commaList = z
   .string()
   .optional()
-  .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter((item) => item.length > 0));
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
 
 /** `true/false/1/0/yes/no`, with a default. */
 export const booleanFlag = (defaultValue: boolean) =>

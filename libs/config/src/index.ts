@@ -1,5 +1,19 @@
 export { parseEnv, ConfigError } from './parse-env';
-export { commonEnvSchema, commaList, booleanFlag, databaseFromMongoUrl, mongoDatabaseName, DEFAULT_MONGO_DB } from './common';
+export {
+  commonEnvSchema,
+  commaList,
+  booleanFlag,
+  databaseFromMongoUrl,
+  mongoDatabaseName,
+  DEFAULT_MONGO_DB,
+} from './common';
 export type { CommonEnv } from './common';
-export { LOCAL_MESH_FILE, localMeshSchema, writeLocalMesh, readLocalMesh, parseHealthTargets, healthTargetSchema } from './local-mesh';
+export {
+  LOCAL_MESH_FILE,
+  localMeshSchema,
+  writeLocalMesh,
+  readLocalMesh,
+  parseHealthTargets,
+  healthTargetSchema,
+} from './local-mesh';
 export type { LocalMesh, HealthTarget } from './local-mesh';

@@ -46,7 +46,10 @@ export function readLocalMesh(path: string): LocalMesh | undefined {
     throw error;
   }
   const parsed = localMeshSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${path} is not a Berth local mesh file: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `${path} is not a Berth local mesh file: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

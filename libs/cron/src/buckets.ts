@@ -57,8 +57,16 @@ export async function openCronBuckets(js: JetStreamClient, options: CronBucketOp
   const names = { ...CRON_BUCKET_NAMES, ...options.names };
   const replicas = options.replicas ?? 1;
   const [schedules, lastTicks, lease, runLocks] = await Promise.all([
-    ensureKvBucket(js, names.schedules, { history: 5, replicas, description: 'Berth cron schedules, registered by the services that define them' }),
-    ensureKvBucket(js, names.lastTicks, { history: 1, replicas, description: 'The last tick the scheduler emitted per cron' }),
+    ensureKvBucket(js, names.schedules, {
+      history: 5,
+      replicas,
+      description: 'Berth cron schedules, registered by the services that define them',
+    }),
+    ensureKvBucket(js, names.lastTicks, {
+      history: 1,
+      replicas,
+      description: 'The last tick the scheduler emitted per cron',
+    }),
     openTtlBucket(js, names.lease, replicas, 'The scheduler leader lease (key leader)'),
     openTtlBucket(js, names.runLocks, replicas, 'One lock per running cron, so runs of a cron do not overlap'),
   ]);

@@ -118,7 +118,9 @@ export class ManualClock implements Clock {
 
   private earliest(): PendingTimer | undefined {
     let earliest: PendingTimer | undefined;
-    for (const timer of this.timers) if (!earliest || timer.dueAt < earliest.dueAt || (timer.dueAt === earliest.dueAt && timer.order < earliest.order)) earliest = timer;
+    for (const timer of this.timers)
+      if (!earliest || timer.dueAt < earliest.dueAt || (timer.dueAt === earliest.dueAt && timer.order < earliest.order))
+        earliest = timer;
     return earliest;
   }
 }

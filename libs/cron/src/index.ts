@@ -1,6 +1,12 @@
 export { systemClock, ManualClock } from './clock';
 export type { Clock } from './clock';
-export { compileCronPattern, validateCronPattern, isValidTimeZone, CronPatternError, DEFAULT_TIME_ZONE } from './pattern';
+export {
+  compileCronPattern,
+  validateCronPattern,
+  isValidTimeZone,
+  CronPatternError,
+  DEFAULT_TIME_ZONE,
+} from './pattern';
 export type { CompiledCron } from './pattern';
 export { nextTickAfter, ticksBetween, latestTickAtOrBefore } from './tick-schedule';
 export { planDueTicks, scheduleCursor } from './tick-plan';

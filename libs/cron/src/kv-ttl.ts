@@ -33,7 +33,15 @@ export function effectiveTtlMs(ttlMs: number): number {
  *
  * @throws the JetStream error when the key moved on; test it with {@link isWrongLastSequence}.
  */
-export async function updateWithTtl(js: JetStreamClient, bucket: string, key: string, value: string, revision: number, ttlMs: number, timeoutMs?: number): Promise<number> {
+export async function updateWithTtl(
+  js: JetStreamClient,
+  bucket: string,
+  key: string,
+  value: string,
+  revision: number,
+  ttlMs: number,
+  timeoutMs?: number,
+): Promise<number> {
   const h = headers();
   h.set('Nats-Expected-Last-Subject-Sequence', String(revision));
   h.set('Nats-TTL', ttlHeaderValue(ttlMs));
@@ -47,7 +55,15 @@ export async function updateWithTtl(js: JetStreamClient, bucket: string, key: st
  *
  * @throws the JetStream error when the key exists; test it with {@link isWrongLastSequence}.
  */
-export async function createWithTtl(js: JetStreamClient, kv: KV, bucket: string, key: string, value: string, ttlMs: number, timeoutMs?: number): Promise<number> {
+export async function createWithTtl(
+  js: JetStreamClient,
+  kv: KV,
+  bucket: string,
+  key: string,
+  value: string,
+  ttlMs: number,
+  timeoutMs?: number,
+): Promise<number> {
   try {
     return await updateWithTtl(js, bucket, key, value, 0, ttlMs, timeoutMs);
   } catch (error) {

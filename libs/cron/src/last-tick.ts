@@ -49,9 +49,16 @@ export class LastTickStore {
     for (let attempt = 0; attempt < 5; attempt++) {
       const known = await this.load(name);
       if (known.tick && known.tick >= tick) return;
-      const value: LastTickRecord = { tick: tick.toISOString(), emittedAt: this.clock.now().toISOString(), by: this.by };
+      const value: LastTickRecord = {
+        tick: tick.toISOString(),
+        emittedAt: this.clock.now().toISOString(),
+        by: this.by,
+      };
       try {
-        const revision = known.revision > 0 ? await this.kv.update(name, JSON.stringify(value), known.revision) : await this.kv.create(name, JSON.stringify(value));
+        const revision =
+          known.revision > 0
+            ? await this.kv.update(name, JSON.stringify(value), known.revision)
+            : await this.kv.create(name, JSON.stringify(value));
         this.cache.set(name, { tick, revision });
         return;
       } catch (error) {
@@ -72,7 +79,10 @@ export class LastTickStore {
     if (!known) {
       const entry = await this.kv.get(name);
       const record = lastTickFromEntry(entry);
-      known = { tick: record ? new Date(record.tick) : undefined, revision: entry && entry.operation === 'PUT' ? entry.revision : 0 };
+      known = {
+        tick: record ? new Date(record.tick) : undefined,
+        revision: entry && entry.operation === 'PUT' ? entry.revision : 0,
+      };
       this.cache.set(name, known);
     }
     return known;

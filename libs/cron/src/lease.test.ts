@@ -13,13 +13,21 @@ afterAll(async () => {
   await nats.close();
 });
 
-function lease(buckets: CronBuckets, holder: string, options: Partial<ConstructorParameters<typeof LeaderLease>[0]> = {}): LeaderLease {
+function lease(
+  buckets: CronBuckets,
+  holder: string,
+  options: Partial<ConstructorParameters<typeof LeaderLease>[0]> = {},
+): LeaderLease {
   return new LeaderLease({ buckets, holder, ttlMs: 2000, logger: silent, ...options });
 }
 
 /** Resolves when `lease` next becomes leader. */
 const becomesLeader = (lease: LeaderLease, timeoutMs?: number) =>
-  waitForEvent(lease.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs, what: `${lease.holder} to lead` });
+  waitForEvent(lease.events, 'lease:change', {
+    until: ({ leading }) => leading,
+    timeoutMs,
+    what: `${lease.holder} to lead`,
+  });
 
 describe('leader lease', () => {
   it('of two candidates racing for a free lease, exactly one wins (create-if-absent)', async () => {
@@ -83,7 +91,10 @@ describe('leader lease', () => {
     const a = lease(buckets, 'a', { clock });
     a.events.on('lease:change', ({ leading, reason }) => changes.push([leading, reason]));
     expect(await a.maintain()).toBe(true);
-    await buckets.lease.put(LEADER_KEY, JSON.stringify({ holder: 'intruder', acquiredAt: '', renewedAt: '', ttlMs: 2000 }));
+    await buckets.lease.put(
+      LEADER_KEY,
+      JSON.stringify({ holder: 'intruder', acquiredAt: '', renewedAt: '', ttlMs: 2000 }),
+    );
     clock.advance(700);
     expect(await a.maintain()).toBe(false);
     expect(changes).toEqual([
@@ -102,7 +113,9 @@ describe('leader lease', () => {
     expect(a.isLeader()).toBe(true);
     clock.advance(1); // 2000 ms TTL minus the 200 ms safety margin
     expect(a.isLeader()).toBe(false);
-    expect(lines.map((line) => line.msg)).toContain('Stepped down: lease expired by the local clock (no renewal in time)');
+    expect(lines.map((line) => line.msg)).toContain(
+      'Stepped down: lease expired by the local clock (no renewal in time)',
+    );
   });
 
   it('takes its own lease back after a late renewal if nobody else took it, but never someone else’s', async () => {
@@ -142,7 +155,7 @@ describe('leader lease', () => {
     expect((await readLease(buckets.lease))?.holder).toBe('b');
   });
 
-  it('start/stop runs the rounds on the clock\'s timer and releases on stop', async () => {
+  it("start/stop runs the rounds on the clock's timer and releases on stop", async () => {
     const buckets = await nats.freshBuckets();
     const clock = new ManualClock('2025-01-01T00:00:00Z');
     const a = lease(buckets, 'a', { clock });

@@ -76,7 +76,8 @@ export class LeaderLease {
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: LeaderLeaseOptions) {
-    if (options.ttlMs < 2000) throw new Error('The lease TTL must be at least 2000 ms (the server counts TTLs in whole seconds)');
+    if (options.ttlMs < 2000)
+      throw new Error('The lease TTL must be at least 2000 ms (the server counts TTLs in whole seconds)');
     this.clock = options.clock ?? systemClock;
     this.events = options.events ?? createLeaseEvents();
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(options.ttlMs / 3);
@@ -100,7 +101,8 @@ export class LeaderLease {
    * reports it) the first time it finds the lease too old.
    */
   isLeader(): boolean {
-    if (this.leading && this.clock.monotonic() >= this.validUntil) this.stepDown('lease expired by the local clock (no renewal in time)');
+    if (this.leading && this.clock.monotonic() >= this.validUntil)
+      this.stepDown('lease expired by the local clock (no renewal in time)');
     return this.leading;
   }
 
@@ -156,12 +158,18 @@ export class LeaderLease {
       await this.options.buckets.lease.delete(LEADER_KEY, { previousSeq: revision });
       this.options.logger.info({ holder: this.holder }, 'Leader lease released');
     } catch (error) {
-      if (!isWrongLastSequence(error)) this.options.logger.warn({ err: error }, 'Could not release the leader lease; it expires by its TTL');
+      if (!isWrongLastSequence(error))
+        this.options.logger.warn({ err: error }, 'Could not release the leader lease; it expires by its TTL');
     }
   }
 
   private record(acquiredAt: Date): string {
-    const value: LeaseRecord = { holder: this.holder, acquiredAt: acquiredAt.toISOString(), renewedAt: this.clock.now().toISOString(), ttlMs: this.options.ttlMs };
+    const value: LeaseRecord = {
+      holder: this.holder,
+      acquiredAt: acquiredAt.toISOString(),
+      renewedAt: this.clock.now().toISOString(),
+      ttlMs: this.options.ttlMs,
+    };
     return JSON.stringify(value);
   }
 
@@ -170,7 +178,15 @@ export class LeaderLease {
     const sent = this.clock.monotonic();
     const now = this.clock.now();
     try {
-      const revision = await createWithTtl(js, lease, names.lease, LEADER_KEY, this.record(now), this.options.ttlMs, this.requestTimeoutMs);
+      const revision = await createWithTtl(
+        js,
+        lease,
+        names.lease,
+        LEADER_KEY,
+        this.record(now),
+        this.options.ttlMs,
+        this.requestTimeoutMs,
+      );
       this.becomeLeader(revision, sent, now, 'acquired a free lease');
       return;
     } catch (error) {
@@ -181,7 +197,15 @@ export class LeaderLease {
     if (current?.holder === this.holder) {
       const resent = this.clock.monotonic();
       try {
-        const revision = await updateWithTtl(js, names.lease, LEADER_KEY, this.record(new Date(current.acquiredAt)), current.revision, this.options.ttlMs, this.requestTimeoutMs);
+        const revision = await updateWithTtl(
+          js,
+          names.lease,
+          LEADER_KEY,
+          this.record(new Date(current.acquiredAt)),
+          current.revision,
+          this.options.ttlMs,
+          this.requestTimeoutMs,
+        );
         this.becomeLeader(revision, resent, new Date(current.acquiredAt), 'renewed its own lease');
       } catch (error) {
         if (!isWrongLastSequence(error)) throw error;
@@ -194,7 +218,15 @@ export class LeaderLease {
     const sent = this.clock.monotonic();
     try {
       const { js, names } = this.options.buckets;
-      const revision = await updateWithTtl(js, names.lease, LEADER_KEY, this.record(this.since ?? this.clock.now()), this.revision, this.options.ttlMs, this.requestTimeoutMs);
+      const revision = await updateWithTtl(
+        js,
+        names.lease,
+        LEADER_KEY,
+        this.record(this.since ?? this.clock.now()),
+        this.revision,
+        this.options.ttlMs,
+        this.requestTimeoutMs,
+      );
       this.revision = revision; // our write, whatever happened meanwhile: release() can still delete it
       if (term !== this.term) return;
       this.lastRenewSent = sent;

@@ -67,11 +67,17 @@ export function isValidTimeZone(timeZone: string): boolean {
 export function compileCronPattern(pattern: string, timeZone: string = DEFAULT_TIME_ZONE): CompiledCron {
   const source = pattern.trim();
   const fields = source.split(/\s+/);
-  if (source.startsWith('@')) throw new CronPatternError(pattern, timeZone, 'aliases such as @daily are not accepted; write the 5 fields');
+  if (source.startsWith('@'))
+    throw new CronPatternError(pattern, timeZone, 'aliases such as @daily are not accepted; write the 5 fields');
   if (fields.length !== 5 && fields.length !== 6) {
-    throw new CronPatternError(pattern, timeZone, `expected 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, got ${fields.length}`);
+    throw new CronPatternError(
+      pattern,
+      timeZone,
+      `expected 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first, got ${fields.length}`,
+    );
   }
-  if (!isValidTimeZone(timeZone)) throw new CronPatternError(pattern, timeZone, 'unknown time zone (use an IANA name such as UTC or Europe/Berlin)');
+  if (!isValidTimeZone(timeZone))
+    throw new CronPatternError(pattern, timeZone, 'unknown time zone (use an IANA name such as UTC or Europe/Berlin)');
   let time: CronTime;
   try {
     time = new CronTime(source, 'UTC');
@@ -86,12 +92,16 @@ export function compileCronPattern(pattern: string, timeZone: string = DEFAULT_T
       return undefined;
     }
   };
-  if (nextWallAfter(Date.UTC(2000, 0, 1)) === undefined) throw new CronPatternError(pattern, timeZone, 'this pattern never fires');
+  if (nextWallAfter(Date.UTC(2000, 0, 1)) === undefined)
+    throw new CronPatternError(pattern, timeZone, 'this pattern never fires');
   return { pattern: source, timeZone, hasSeconds: fields.length === 6, everyHour: units[2] === '*', nextWallAfter };
 }
 
 /** Like {@link compileCronPattern}, returning the reason instead of throwing. */
-export function validateCronPattern(pattern: string, timeZone: string = DEFAULT_TIME_ZONE): { valid: true } | { valid: false; reason: string } {
+export function validateCronPattern(
+  pattern: string,
+  timeZone: string = DEFAULT_TIME_ZONE,
+): { valid: true } | { valid: false; reason: string } {
   try {
     compileCronPattern(pattern, timeZone);
     return { valid: true };

@@ -5,7 +5,14 @@ import { openCronBuckets, type CronBuckets } from './buckets';
 import { systemClock, type Clock } from './clock';
 import { isWrongLastSequence } from './kv-ttl';
 import { DEFAULT_TIME_ZONE } from './pattern';
-import { CRON_QUEUE, definitionProblems, scheduledLine, scheduleFromEntry, type CronDefinition, type CronSchedule } from './schedule';
+import {
+  CRON_QUEUE,
+  definitionProblems,
+  scheduledLine,
+  scheduleFromEntry,
+  type CronDefinition,
+  type CronSchedule,
+} from './schedule';
 
 /** Where the cron buckets are: already open, or opened from a JetStream connection. */
 export type CronStoreSource = { buckets: CronBuckets } | { messaging: { js: JetStreamClient } };
@@ -58,7 +65,8 @@ export async function registerCronSchedules(options: RegisterCronSchedulesOption
   const clock = options.clock ?? systemClock;
   const problems = definitions.flatMap(definitionProblems);
   const names = definitions.map((definition) => definition.name);
-  for (const name of new Set(names)) if (names.indexOf(name) !== names.lastIndexOf(name)) problems.push(`${name} is defined twice`);
+  for (const name of new Set(names))
+    if (names.indexOf(name) !== names.lastIndexOf(name)) problems.push(`${name} is defined twice`);
   if (!owner) problems.push('owner must name the registering service');
   if (problems.length > 0) throw new CronDefinitionError(problems);
 
@@ -67,8 +75,15 @@ export async function registerCronSchedules(options: RegisterCronSchedulesOption
   for (const definition of definitions) {
     const change = await putDefinition(buckets.schedules, owner, definition, clock, logger);
     result[change].push(definition.name);
-    const stored = { name: definition.name, pattern: definition.pattern.trim(), timeZone: definition.timeZone ?? DEFAULT_TIME_ZONE };
-    logger.info({ cron: definition.name, pattern: stored.pattern, timeZone: stored.timeZone, owner, change }, scheduledLine(stored));
+    const stored = {
+      name: definition.name,
+      pattern: definition.pattern.trim(),
+      timeZone: definition.timeZone ?? DEFAULT_TIME_ZONE,
+    };
+    logger.info(
+      { cron: definition.name, pattern: stored.pattern, timeZone: stored.timeZone, owner, change },
+      scheduledLine(stored),
+    );
   }
   const defined = new Set(names);
   for (const key of await listKeys(buckets.schedules)) {
@@ -90,19 +105,43 @@ export async function registerCronSchedules(options: RegisterCronSchedulesOption
 
 type Change = 'added' | 'updated' | 'unchanged';
 
-async function putDefinition(kv: KV, owner: string, definition: CronDefinition, clock: Clock, logger: BerthLogger): Promise<Change> {
+async function putDefinition(
+  kv: KV,
+  owner: string,
+  definition: CronDefinition,
+  clock: Clock,
+  logger: BerthLogger,
+): Promise<Change> {
   const pattern = definition.pattern.trim();
   const timeZone = definition.timeZone ?? DEFAULT_TIME_ZONE;
   const queue = definition.queue ?? CRON_QUEUE;
   for (let attempt = 0; ; attempt++) {
     const entry = await kv.get(definition.name);
     const current = scheduleFromEntry(entry);
-    if (current && current.pattern === pattern && current.timeZone === timeZone && current.queue === queue && current.owner === owner) return 'unchanged';
+    if (
+      current &&
+      current.pattern === pattern &&
+      current.timeZone === timeZone &&
+      current.queue === queue &&
+      current.owner === owner
+    )
+      return 'unchanged';
     const now = clock.now().toISOString();
     const sameTimes = current !== undefined && current.pattern === pattern && current.timeZone === timeZone;
-    const next: CronSchedule = { name: definition.name, pattern, timeZone, queue, owner, since: sameTimes ? current.since : now, updatedAt: now };
+    const next: CronSchedule = {
+      name: definition.name,
+      pattern,
+      timeZone,
+      queue,
+      owner,
+      since: sameTimes ? current.since : now,
+      updatedAt: now,
+    };
     if (current && current.owner !== owner) {
-      logger.warn({ cron: definition.name, previousOwner: current.owner, owner }, `Cron ${definition.name} was registered by ${current.owner}; ${owner} registers it now`);
+      logger.warn(
+        { cron: definition.name, previousOwner: current.owner, owner },
+        `Cron ${definition.name} was registered by ${current.owner}; ${owner} registers it now`,
+      );
     }
     try {
       if (entry && entry.operation === 'PUT') await kv.update(definition.name, JSON.stringify(next), entry.revision);

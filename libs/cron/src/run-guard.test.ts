@@ -9,7 +9,7 @@ afterAll(async () => {
   await nats.close();
 });
 
-describe('cronRunLockGuard (the job API\'s cronRunGuard)', () => {
+describe("cronRunLockGuard (the job API's cronRunGuard)", () => {
   it('runs a cron under its run lock, and skips a tick of the same cron while a run holds it', async () => {
     const buckets = await nats.freshBuckets();
     const { logger, lines } = captureLogger();
@@ -32,7 +32,11 @@ describe('cronRunLockGuard (the job API\'s cronRunGuard)', () => {
     });
     expect(second).toMatchObject({ ran: false, heldBy: { holder: 'worker-1', tick: '2026-01-05T08:00:00.000Z' } });
     expect(ranSecond).toBe(false);
-    expect(lines.map((line) => line.msg)).toContainEqual(expect.stringMatching(/^Cron GuardedCronJob: tick 2026-01-05T08:00:01.000Z skipped, the run of tick 2026-01-05T08:00:00.000Z is still going on worker-1/));
+    expect(lines.map((line) => line.msg)).toContainEqual(
+      expect.stringMatching(
+        /^Cron GuardedCronJob: tick 2026-01-05T08:00:01.000Z skipped, the run of tick 2026-01-05T08:00:00.000Z is still going on worker-1/,
+      ),
+    );
     release();
     expect(await first).toEqual({ ran: true, value: undefined });
     expect(lockDuringRun).toMatchObject({ holder: 'worker-1', tick: '2026-01-05T08:00:00.000Z' });

@@ -27,6 +27,8 @@ export interface GuardedCronRun {
  * job completes. (`@berth/jobs` and `@berth/cron` are on the same layer and do not import each other; the service
  * joins them, and the two types match by shape.)
  */
-export function cronRunLockGuard(options: CronRunLockGuardOptions): (cron: GuardedCronRun, run: (signal: AbortSignal) => Promise<void>) => Promise<CronRunLockResult<void>> {
+export function cronRunLockGuard(
+  options: CronRunLockGuardOptions,
+): (cron: GuardedCronRun, run: (signal: AbortSignal) => Promise<void>) => Promise<CronRunLockResult<void>> {
   return (cron, run) => withCronRunLock({ ...options, name: cron.name, tick: cron.tick }, run);
 }

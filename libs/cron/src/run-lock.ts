@@ -48,11 +48,18 @@ export type CronRunLockResult<T> = { ran: true; value: T } | { ran: false; heldB
  * The lock is released (compare-and-set) when `run` settles; an error from `run` is rethrown after that, so the job
  * is retried like any job.
  */
-export async function withCronRunLock<T>(options: CronRunLockOptions, run: (signal: AbortSignal) => Promise<T>): Promise<CronRunLockResult<T>> {
+export async function withCronRunLock<T>(
+  options: CronRunLockOptions,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<CronRunLockResult<T>> {
   const { buckets, name, logger } = options;
   const clock = options.clock ?? systemClock;
   const ttlMs = options.ttlMs ?? 30_000;
-  const record: CronRunLockHolder = { holder: options.holder, tick: options.tick.toISOString(), startedAt: clock.now().toISOString() };
+  const record: CronRunLockHolder = {
+    holder: options.holder,
+    tick: options.tick.toISOString(),
+    startedAt: clock.now().toISOString(),
+  };
   let revision = 0;
   for (let attempt = 0; revision === 0; attempt++) {
     try {

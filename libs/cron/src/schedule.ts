@@ -36,7 +36,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** Problems with a definition (name, pattern, zone, queue), empty when it is valid. */
 export function definitionProblems(definition: CronDefinition): string[] {
   const problems: string[] = [];
-  if (!NAME.test(definition.name ?? '')) problems.push(`cron name "${definition.name}" must be 1-128 characters of A-Z, a-z, 0-9, "_" and "-", starting with a letter or digit`);
+  if (!NAME.test(definition.name ?? ''))
+    problems.push(
+      `cron name "${definition.name}" must be 1-128 characters of A-Z, a-z, 0-9, "_" and "-", starting with a letter or digit`,
+    );
   const queue = definition.queue ?? CRON_QUEUE;
   if (!NAME.test(queue)) problems.push(`${definition.name}: queue "${queue}" is not a subject token`);
   try {
@@ -53,8 +56,10 @@ export function scheduleFromEntry(entry: KvEntry | null): CronSchedule | undefin
   try {
     const value = entry.json<CronSchedule>();
     if (typeof value !== 'object' || value === null || value.name !== entry.key) return undefined;
-    if (typeof value.pattern !== 'string' || typeof value.timeZone !== 'string' || typeof value.owner !== 'string') return undefined;
-    if (typeof value.queue !== 'string' || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since))) return undefined;
+    if (typeof value.pattern !== 'string' || typeof value.timeZone !== 'string' || typeof value.owner !== 'string')
+      return undefined;
+    if (typeof value.queue !== 'string' || typeof value.since !== 'string' || Number.isNaN(Date.parse(value.since)))
+      return undefined;
     return value;
   } catch {
     return undefined;

@@ -21,10 +21,20 @@ describe('ticks in UTC', () => {
 
   it('finds the latest tick before a time without walking every tick', () => {
     const everySecond = compileCronPattern('* * * * * *');
-    expect(latestTickAtOrBefore(everySecond, new Date('2025-01-02T00:00:00.700Z'), new Date('2025-01-01T00:00:00Z'))?.toISOString()).toBe('2025-01-02T00:00:00.000Z');
+    expect(
+      latestTickAtOrBefore(
+        everySecond,
+        new Date('2025-01-02T00:00:00.700Z'),
+        new Date('2025-01-01T00:00:00Z'),
+      )?.toISOString(),
+    ).toBe('2025-01-02T00:00:00.000Z');
     const daily = compileCronPattern('30 3 * * *');
-    expect(latestTickAtOrBefore(daily, new Date('2025-01-05T12:00:00Z'), new Date('2025-01-01T00:00:00Z'))?.toISOString()).toBe('2025-01-05T03:30:00.000Z');
-    expect(latestTickAtOrBefore(daily, new Date('2025-01-01T03:00:00Z'), new Date('2025-01-01T00:00:00Z'))).toBeUndefined();
+    expect(
+      latestTickAtOrBefore(daily, new Date('2025-01-05T12:00:00Z'), new Date('2025-01-01T00:00:00Z'))?.toISOString(),
+    ).toBe('2025-01-05T03:30:00.000Z');
+    expect(
+      latestTickAtOrBefore(daily, new Date('2025-01-01T03:00:00Z'), new Date('2025-01-01T00:00:00Z')),
+    ).toBeUndefined();
   });
 });
 
@@ -46,7 +56,9 @@ describe('daylight saving time (Europe/Berlin, 2025: clocks jump 02:00→03:00 o
   });
 
   it('`0 3 * * *` runs once on the fall-back day, where the cron package alone fires twice', () => {
-    expect(between('0 3 * * *', 'Europe/Berlin', '2025-10-25T12:00:00Z', '2025-10-26T12:00:00Z')).toEqual(['2025-10-26T02:00:00.000Z']);
+    expect(between('0 3 * * *', 'Europe/Berlin', '2025-10-25T12:00:00Z', '2025-10-26T12:00:00Z')).toEqual([
+      '2025-10-26T02:00:00.000Z',
+    ]);
     // What cron 4.4's own zone handling gives (why Berlin maps wall-clock ticks itself): also 01:00Z, shown as 02:00 CET.
     const raw = new CronTime('0 3 * * *', 'Europe/Berlin');
     const first = raw.getNextDateFrom(new Date('2025-10-25T12:00:00Z'), 'Europe/Berlin');
@@ -68,7 +80,9 @@ describe('daylight saving time (Europe/Berlin, 2025: clocks jump 02:00→03:00 o
   });
 
   it('several skipped times of one cron run once at the jump', () => {
-    expect(between('*/20 2 * * *', 'Europe/Berlin', '2025-03-29T12:00:00Z', '2025-03-30T12:00:00Z')).toEqual(['2025-03-30T01:00:00.000Z']);
+    expect(between('*/20 2 * * *', 'Europe/Berlin', '2025-03-29T12:00:00Z', '2025-03-30T12:00:00Z')).toEqual([
+      '2025-03-30T01:00:00.000Z',
+    ]);
   });
 
   it('continues correctly from a tick inside the repeated hour', () => {
@@ -87,7 +101,15 @@ describe('daylight saving time (Europe/Berlin, 2025: clocks jump 02:00→03:00 o
   });
 });
 
-type WallFields = { second: number; minute: number; hour: number; day: number; month: number; weekday: number; ms: number };
+type WallFields = {
+  second: number;
+  minute: number;
+  hour: number;
+  day: number;
+  month: number;
+  weekday: number;
+  ms: number;
+};
 const wallCache = new Map<string, WallFields>();
 
 /** The wall-clock fields of an instant in a zone, from Intl (independent of the code under test); memoised. */
@@ -103,23 +125,40 @@ function wall(zone: string, ms: number): WallFields {
 
 function computeWall(zone: string, ms: number): WallFields {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', weekday: 'short' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    })
       .formatToParts(new Date(ms))
       .map((part) => [part.type, part.value]),
   );
-  const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map((key) => Number(parts[key]));
+  const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map((key) =>
+    Number(parts[key]),
+  );
   const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday);
   return { second, minute, hour, day, month, weekday, ms: Date.UTC(year, month - 1, day, hour, minute, second) };
 }
 
 /** The policy, brute force: every instant whose wall clock matches (first occurrence, or both when hour is `*`), plus the jump instant for skipped matches. */
 function referenceTicks(pattern: string, zone: string, from: number, to: number): string[] {
-  const units = new CronTime(pattern, 'UTC').toJSON().map((unit) => (unit === '*' ? undefined : new Set(unit.split(',').map(Number))));
+  const units = new CronTime(pattern, 'UTC')
+    .toJSON()
+    .map((unit) => (unit === '*' ? undefined : new Set(unit.split(',').map(Number))));
   const [seconds, minutes, hours, days, months, weekdays] = units;
   const everyHour = hours === undefined;
   const has = (set: Set<number> | undefined, value: number): boolean => set === undefined || set.has(value);
   const matches = (f: ReturnType<typeof wall>): boolean =>
-    has(seconds, f.second) && has(minutes, f.minute) && has(hours, f.hour) && has(months, f.month) &&
+    has(seconds, f.second) &&
+    has(minutes, f.minute) &&
+    has(hours, f.hour) &&
+    has(months, f.month) &&
     (days && weekdays ? days.has(f.day) || weekdays.has(f.weekday) : has(days, f.day) && has(weekdays, f.weekday));
   const step = pattern.trim().split(/\s+/).length === 6 ? 1000 : 60_000;
   const ticks = new Set<number>();
@@ -130,7 +169,15 @@ function referenceTicks(pattern: string, zone: string, from: number, to: number)
     if (jump > 0 && !everyHour) {
       for (let skipped = previous.ms + step; skipped < f.ms; skipped += step) {
         const date = new Date(skipped);
-        const sf = { second: date.getUTCSeconds(), minute: date.getUTCMinutes(), hour: date.getUTCHours(), day: date.getUTCDate(), month: date.getUTCMonth() + 1, weekday: date.getUTCDay(), ms: skipped };
+        const sf = {
+          second: date.getUTCSeconds(),
+          minute: date.getUTCMinutes(),
+          hour: date.getUTCHours(),
+          day: date.getUTCDate(),
+          month: date.getUTCMonth() + 1,
+          weekday: date.getUTCDay(),
+          ms: skipped,
+        };
         if (matches(sf)) ticks.add(u);
       }
     }
@@ -154,20 +201,41 @@ describe('DST policy against a brute-force reference', () => {
     ['Australia/Lord_Howe', '2025-10-04T10:00:00Z', '2025-10-04T22:00:00Z'],
     ['Australia/Lord_Howe', '2025-04-05T10:00:00Z', '2025-04-05T22:00:00Z'],
   ];
-  const patterns = ['30 2 * * *', '0 3 * * *', '0 2 * * *', '30 * * * *', '*/20 2 * * *', '*/15 * * * *', '0 */2 * * *', '15 2,3 * * *', '0 1-4 * * *', '45 1 * * *', '0 0 * * 0'];
+  const patterns = [
+    '30 2 * * *',
+    '0 3 * * *',
+    '0 2 * * *',
+    '30 * * * *',
+    '*/20 2 * * *',
+    '*/15 * * * *',
+    '0 */2 * * *',
+    '15 2,3 * * *',
+    '0 1-4 * * *',
+    '45 1 * * *',
+    '0 0 * * 0',
+  ];
 
   it.each(windows)('%s from %s: every pattern matches the reference', (zone, from, to) => {
     for (const pattern of patterns) {
       const expected = referenceTicks(pattern, zone, Date.parse(from), Date.parse(to));
-      expect({ pattern, ticks: between(pattern, zone, new Date(Date.parse(from) - 1).toISOString(), to) }).toEqual({ pattern, ticks: expected });
+      expect({ pattern, ticks: between(pattern, zone, new Date(Date.parse(from) - 1).toISOString(), to) }).toEqual({
+        pattern,
+        ticks: expected,
+      });
     }
   });
 
   it('6-field patterns around both Berlin changes', () => {
-    for (const [from, to] of [['2025-03-30T00:40:00Z', '2025-03-30T01:20:00Z'], ['2025-10-26T00:40:00Z', '2025-10-26T01:20:00Z']]) {
+    for (const [from, to] of [
+      ['2025-03-30T00:40:00Z', '2025-03-30T01:20:00Z'],
+      ['2025-10-26T00:40:00Z', '2025-10-26T01:20:00Z'],
+    ]) {
       for (const pattern of ['*/7 * * * * *', '*/30 * 2 * * *', '0 59 1,2 * * *']) {
         const expected = referenceTicks(pattern, 'Europe/Berlin', Date.parse(from), Date.parse(to));
-        expect({ pattern, ticks: between(pattern, 'Europe/Berlin', new Date(Date.parse(from) - 1).toISOString(), to) }).toEqual({ pattern, ticks: expected });
+        expect({
+          pattern,
+          ticks: between(pattern, 'Europe/Berlin', new Date(Date.parse(from) - 1).toISOString(), to),
+        }).toEqual({ pattern, ticks: expected });
       }
     }
   });

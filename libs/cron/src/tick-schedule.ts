@@ -45,7 +45,8 @@ function nextTickAfterMs(cron: CompiledCron, after: number): number | undefined 
     const change = findOffsetChange(zone, low, candidate, offset);
     if (change === undefined) {
       // Inside a stretch of constant offset: `candidate` is a real instant showing `wall` on the clocks.
-      const secondOccurrence = segment !== undefined && segment.previousOffset > offset && wall < segment.start + segment.previousOffset;
+      const secondOccurrence =
+        segment !== undefined && segment.previousOffset > offset && wall < segment.start + segment.previousOffset;
       if (!secondOccurrence || cron.everyHour) return candidate;
       low = candidate;
       continue;
@@ -60,7 +61,9 @@ function nextTickAfterMs(cron: CompiledCron, after: number): number | undefined 
     offset = nextOffset;
     low = change - 1;
   }
-  throw new Error(`Cron ${cron.pattern} (${cron.timeZone}): no tick found within ${MAX_STEPS} steps after ${new Date(after).toISOString()}`);
+  throw new Error(
+    `Cron ${cron.pattern} (${cron.timeZone}): no tick found within ${MAX_STEPS} steps after ${new Date(after).toISOString()}`,
+  );
 }
 
 /** Every tick in `(after, until]`, oldest first, at most `limit` of them. */
@@ -88,7 +91,12 @@ export function latestTickAtOrBefore(cron: CompiledCron, at: Date, notBefore: Da
     const start = Math.max(floor, end - span);
     let latest = nextTickAfterMs(cron, start);
     if (latest !== undefined && latest <= end) {
-      for (let next = nextTickAfterMs(cron, latest); next !== undefined && next <= end; next = nextTickAfterMs(cron, next)) latest = next;
+      for (
+        let next = nextTickAfterMs(cron, latest);
+        next !== undefined && next <= end;
+        next = nextTickAfterMs(cron, next)
+      )
+        latest = next;
       return new Date(latest);
     }
     if (start === floor) return undefined;

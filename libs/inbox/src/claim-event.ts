@@ -48,7 +48,14 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
   if (before.processedAt) return { status: 'already_processed', event: before };
   if (before.abandonedAt) return { status: 'abandoned', event: before };
 
-  const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock, generationHint: before.leaseGeneration ?? 1 });
+  const acquired = await acquireLease({
+    leases: inbox.leases,
+    key,
+    owner,
+    leaseMs,
+    clock,
+    generationHint: before.leaseGeneration ?? 1,
+  });
   if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
   return claimUnderLease({ ...options, lease: acquired.lease });
 }
@@ -77,7 +84,9 @@ export async function claimUnderLease(options: ClaimEventOptions & { lease: Leas
   const now = clock();
   const fields = { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation };
   // The row just read is current: under the lease nobody else writes it, so the claimed row is computed, not read back.
-  const claimed: InboxEventDocument | null = (await updateEventRow(inbox, key, { $inc: { attempts: 1 }, $set: fields })) ? { ...current!, ...fields, attempts: current!.attempts + 1 } : null;
+  const claimed: InboxEventDocument | null = (await updateEventRow(inbox, key, { $inc: { attempts: 1 }, $set: fields }))
+    ? { ...current!, ...fields, attempts: current!.attempts + 1 }
+    : null;
   if (!claimed) {
     await releaseLease({ leases: inbox.leases, lease, clock });
     return { status: 'missing' };

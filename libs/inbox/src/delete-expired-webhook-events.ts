@@ -56,7 +56,9 @@ export function expiredEventsFilter(cutoff: Date): Filter<InboxEventDocument> {
  * changed once set, so a window holds what the pass counted. Each query hints the index. Running it again deletes
  * nothing more.
  */
-export async function deleteExpiredWebhookEvents(options: DeleteExpiredWebhookEventsOptions): Promise<DeleteExpiredWebhookEventsResult> {
+export async function deleteExpiredWebhookEvents(
+  options: DeleteExpiredWebhookEventsOptions,
+): Promise<DeleteExpiredWebhookEventsResult> {
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const retentionDays = options.retentionDays ?? DEFAULT_WEBHOOK_EVENT_RETENTION_DAYS;
@@ -70,7 +72,13 @@ export async function deleteExpiredWebhookEvents(options: DeleteExpiredWebhookEv
     .sort({ processedAt: 1 })
     .batchSize(5000);
   for await (const { processedAt } of pass) {
-    if (seen > 0 && seen % batchSize === 0 && processedAt && processedAt.getTime() > (bounds.at(-1)?.getTime() ?? -Infinity)) bounds.push(processedAt);
+    if (
+      seen > 0 &&
+      seen % batchSize === 0 &&
+      processedAt &&
+      processedAt.getTime() > (bounds.at(-1)?.getTime() ?? -Infinity)
+    )
+      bounds.push(processedAt);
     seen += 1;
   }
 
@@ -81,13 +89,22 @@ export async function deleteExpiredWebhookEvents(options: DeleteExpiredWebhookEv
     for (let index = 0; index < edges.length; index++) {
       const from = edges[index];
       const to = edges[index + 1] ?? cutoff;
-      const { deletedCount } = await inbox.events.deleteMany({ processedAt: { ...(from ? { $gte: from } : {}), $lt: to } }, { hint: RETENTION_INDEX });
+      const { deletedCount } = await inbox.events.deleteMany(
+        { processedAt: { ...(from ? { $gte: from } : {}), $lt: to } },
+        { hint: RETENTION_INDEX },
+      );
       deleted += deletedCount;
       batches += 1;
     }
   }
-  const [leases, alerts] = await Promise.all([inbox.leases.deleteMany({ until: { $lt: cutoff } }), inbox.alerts.deleteMany({ raisedAt: { $lt: cutoff } })]);
+  const [leases, alerts] = await Promise.all([
+    inbox.leases.deleteMany({ until: { $lt: cutoff } }),
+    inbox.alerts.deleteMany({ raisedAt: { $lt: cutoff } }),
+  ]);
   const result = { deleted, cutoff, batches, leasesDeleted: leases.deletedCount, alertsDeleted: alerts.deletedCount };
-  options.logger?.info({ ...result, retentionDays }, `Deleted ${deleted} processed webhook event(s) older than ${retentionDays} day(s)`);
+  options.logger?.info(
+    { ...result, retentionDays },
+    `Deleted ${deleted} processed webhook event(s) older than ${retentionDays} day(s)`,
+  );
   return result;
 }

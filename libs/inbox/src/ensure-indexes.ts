@@ -5,7 +5,10 @@ import type { Collection, Document, IndexDescription, IndexSpecification } from 
  * `createIndexes`: FerretDB 1.24 drops the connection (a server panic) on a multi-index `createIndexes` whose
  * indexes already exist.
  */
-export async function ensureIndexes<T extends Document>(collection: Collection<T>, indexes: IndexDescription[]): Promise<void> {
+export async function ensureIndexes<T extends Document>(
+  collection: Collection<T>,
+  indexes: IndexDescription[],
+): Promise<void> {
   const existing = new Set<string>();
   try {
     for (const index of await collection.listIndexes().toArray()) existing.add(String(index.name));

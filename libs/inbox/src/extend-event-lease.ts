@@ -18,7 +18,12 @@ export interface ExtendEventLeaseOptions {
  * outcome.
  */
 export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
-  const renewed = await renewLease({ leases: options.inbox.leases, lease: options.lease, leaseMs: options.leaseMs, clock: options.clock });
+  const renewed = await renewLease({
+    leases: options.inbox.leases,
+    lease: options.lease,
+    leaseMs: options.leaseMs,
+    clock: options.clock,
+  });
   if (!renewed) return false;
   await updateEventRow(options.inbox, options.lease.key, { $set: { leaseUntil: options.lease.until } });
   return true;

@@ -1,8 +1,15 @@
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
-  claimEvent, ensureInboxIndexes, inboxEventKey, markProcessed, processInboxEvent, recordFailure, recordReceivedEvent,
-  type Inbox, type WebhookEvent,
+  claimEvent,
+  ensureInboxIndexes,
+  inboxEventKey,
+  markProcessed,
+  processInboxEvent,
+  recordFailure,
+  recordReceivedEvent,
+  type Inbox,
+  type WebhookEvent,
 } from './index';
 import { fakeWebhookMessage, manualClock } from './testing';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
@@ -20,7 +27,13 @@ afterAll(() => testInbox?.stop());
 
 function newEvent(): WebhookEvent {
   counter += 1;
-  return { provider: 'stripe', eventId: `evt_${counter}`, type: 'customer.updated', receivedAt: new Date('2030-01-01T00:00:00Z'), payload: '{"id":"x"}' };
+  return {
+    provider: 'stripe',
+    eventId: `evt_${counter}`,
+    type: 'customer.updated',
+    receivedAt: new Date('2030-01-01T00:00:00Z'),
+    payload: '{"id":"x"}',
+  };
 }
 
 async function recorded(): Promise<{ event: WebhookEvent; key: string }> {
@@ -50,7 +63,15 @@ describe('recordReceivedEvent', () => {
     expect(await recordReceivedEvent({ inbox, event: { ...event, payload: '{"changed":true}' } })).toBe(false);
     const rows = await inbox.events.find({ provider: 'stripe', eventId: event.eventId }).toArray();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ _id: `stripe:${event.eventId}`, type: 'customer.updated', payload: '{"id":"x"}', attempts: 0, processedAt: null, abandonedAt: null, lastError: null });
+    expect(rows[0]).toMatchObject({
+      _id: `stripe:${event.eventId}`,
+      type: 'customer.updated',
+      payload: '{"id":"x"}',
+      attempts: 0,
+      processedAt: null,
+      abandonedAt: null,
+      lastError: null,
+    });
   });
 
   it('creates one row when ten first deliveries race', async () => {
@@ -66,7 +87,11 @@ describe('claimEvent', () => {
     for (let round = 0; round < 5; round++) {
       const { key } = await recorded();
       const { clock } = manualClock();
-      const results = await Promise.all(Array.from({ length: 10 }, (_, index) => claimEvent({ inbox, key, owner: `replica-${index}`, leaseMs: 60000, clock })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          claimEvent({ inbox, key, owner: `replica-${index}`, leaseMs: 60000, clock }),
+        ),
+      );
       expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
       expect(results.filter((result) => result.status === 'busy')).toHaveLength(9);
       const row = (await inbox.events.findOne({ _id: key }))!;
@@ -80,7 +105,11 @@ describe('claimEvent', () => {
     const time = manualClock();
     expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 30000, clock: time.clock })).status).toBe('claimed');
     time.advance(10000);
-    expect(await claimEvent({ inbox, key, owner: 'b', leaseMs: 30000, clock: time.clock })).toEqual({ status: 'busy', holder: 'a', remainingMs: 20000 });
+    expect(await claimEvent({ inbox, key, owner: 'b', leaseMs: 30000, clock: time.clock })).toEqual({
+      status: 'busy',
+      holder: 'a',
+      remainingMs: 20000,
+    });
   });
 
   it('lets another replica reclaim an expired lease; the old owner can then not mark it processed', async () => {
@@ -102,11 +131,20 @@ describe('claimEvent', () => {
     for (const message of ['Stripe 503', 'Stripe 502']) {
       const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
       if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
-      expect(await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error(message), clock: time.clock })).toBe(true);
+      expect(
+        await recordFailure({
+          inbox,
+          lease: claim.lease,
+          attempt: claim.attempt,
+          error: new Error(message),
+          clock: time.clock,
+        }),
+      ).toBe(true);
       time.advance(5000);
     }
     const third = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
-    if (third.status !== 'claimed') throw new Error('expected the third attempt to be claimed at once after the release');
+    if (third.status !== 'claimed')
+      throw new Error('expected the third attempt to be claimed at once after the release');
     expect(third.attempt).toBe(3);
     expect(await markProcessed({ inbox, lease: third.lease, clock: time.clock })).toBe(true);
     const row = await inbox.events.findOne({ _id: key });
@@ -115,7 +153,9 @@ describe('claimEvent', () => {
       { attempt: 1, at: new Date(time.clock().getTime() - 10000), error: 'Error: Stripe 503' },
       { attempt: 2, at: new Date(time.clock().getTime() - 5000), error: 'Error: Stripe 502' },
     ]);
-    expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe('already_processed');
+    expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe(
+      'already_processed',
+    );
   });
 
   it('keeps the errors of the last 33 failed attempts, oldest first', async () => {
@@ -124,7 +164,13 @@ describe('claimEvent', () => {
     for (let n = 1; n <= 35; n += 1) {
       const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
       if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
-      await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error(`failure ${n}`), clock: time.clock });
+      await recordFailure({
+        inbox,
+        lease: claim.lease,
+        attempt: claim.attempt,
+        error: new Error(`failure ${n}`),
+        clock: time.clock,
+      });
       time.advance(1000);
     }
     const errors = (await inbox.events.findOne({ _id: key }))!.attemptErrors!;
@@ -138,9 +184,18 @@ describe('claimEvent', () => {
     const { clock } = manualClock();
     const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock });
     if (claim.status !== 'claimed') throw new Error('expected a claim');
-    await recordFailure({ inbox, lease: claim.lease, attempt: claim.attempt, error: new Error('bad data'), clock, abandon: true });
+    await recordFailure({
+      inbox,
+      lease: claim.lease,
+      attempt: claim.attempt,
+      error: new Error('bad data'),
+      clock,
+      abandon: true,
+    });
     expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock })).status).toBe('abandoned');
-    expect((await claimEvent({ inbox, key: 'stripe:evt_nope', owner: 'a', leaseMs: 60000, clock })).status).toBe('missing');
+    expect((await claimEvent({ inbox, key: 'stripe:evt_nope', owner: 'a', leaseMs: 60000, clock })).status).toBe(
+      'missing',
+    );
   });
 });
 
@@ -149,14 +204,26 @@ describe('processInboxEvent', () => {
 
   it('runs the handler once, then skips the event on every later delivery', async () => {
     const eventId = `evt_p${++counter}`;
-    const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'invoice.paid', body: { id: eventId, data: { object: { customer: 'cus_1' } } } });
+    const message = fakeWebhookMessage({
+      provider: 'stripe',
+      eventId,
+      type: 'invoice.paid',
+      body: { id: eventId, data: { object: { customer: 'cus_1' } } },
+    });
     const seen: unknown[] = [];
-    const handler = async (event: { body: unknown; attempt: number; type: string }) => void seen.push({ body: event.body, attempt: event.attempt, type: event.type });
+    const handler = async (event: { body: unknown; attempt: number; type: string }) =>
+      void seen.push({ body: event.body, attempt: event.attempt, type: event.type });
     const { clock } = manualClock();
     expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('processed');
     expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('already_processed');
-    expect(seen).toEqual([{ body: { id: eventId, data: { object: { customer: 'cus_1' } } }, attempt: 1, type: 'invoice.paid' }]);
-    expect(await inbox.events.findOne({ _id: `stripe:${eventId}` })).toMatchObject({ attempts: 1, processedAt: clock(), receivedAt: new Date('2030-01-01T00:00:00.000Z') });
+    expect(seen).toEqual([
+      { body: { id: eventId, data: { object: { customer: 'cus_1' } } }, attempt: 1, type: 'invoice.paid' },
+    ]);
+    expect(await inbox.events.findOne({ _id: `stripe:${eventId}` })).toMatchObject({
+      attempts: 1,
+      processedAt: clock(),
+      receivedAt: new Date('2030-01-01T00:00:00.000Z'),
+    });
   });
 
   it('records the error and rethrows it, so the transport retries', async () => {
@@ -164,21 +231,53 @@ describe('processInboxEvent', () => {
     const message = fakeWebhookMessage({ provider: 'clerk', eventId, type: 'user.updated', body: {} });
     const { clock } = manualClock();
     const failure = new Error('Mongo write failed');
-    await expect(processInboxEvent({ ...base, inbox, message, clock, handler: async () => { throw failure; } })).rejects.toBe(failure);
-    expect(await inbox.events.findOne({ _id: `clerk:${eventId}` })).toMatchObject({ attempts: 1, lastError: 'Error: Mongo write failed', processedAt: null, abandonedAt: null, leaseOwner: null });
-    expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe('processed');
+    await expect(
+      processInboxEvent({
+        ...base,
+        inbox,
+        message,
+        clock,
+        handler: async () => {
+          throw failure;
+        },
+      }),
+    ).rejects.toBe(failure);
+    expect(await inbox.events.findOne({ _id: `clerk:${eventId}` })).toMatchObject({
+      attempts: 1,
+      lastError: 'Error: Mongo write failed',
+      processedAt: null,
+      abandonedAt: null,
+      leaseOwner: null,
+    });
+    expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe(
+      'processed',
+    );
   });
 
   it('sets the event aside on an UnrecoverableError, and on a body that is not JSON', async () => {
     const { clock } = manualClock();
     const bad = fakeWebhookMessage({ provider: 'stripe', eventId: `evt_p${++counter}`, type: 'x', body: 'not json{' });
-    await expect(processInboxEvent({ ...base, inbox, message: bad, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(
+      processInboxEvent({ ...base, inbox, message: bad, clock, handler: async () => undefined }),
+    ).rejects.toBeInstanceOf(UnrecoverableError);
     const refused = fakeWebhookMessage({ provider: 'stripe', eventId: `evt_p${++counter}`, type: 'x', body: {} });
-    await expect(processInboxEvent({ ...base, inbox, message: refused, clock, handler: async () => { throw new UnrecoverableError('no such customer'); } })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(
+      processInboxEvent({
+        ...base,
+        inbox,
+        message: refused,
+        clock,
+        handler: async () => {
+          throw new UnrecoverableError('no such customer');
+        },
+      }),
+    ).rejects.toBeInstanceOf(UnrecoverableError);
     for (const message of [bad, refused]) {
       const row = (await inbox.events.findOne({ _id: message.msgId! }))!;
       expect(row.abandonedAt).toEqual(clock());
-      expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe('abandoned');
+      expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe(
+        'abandoned',
+      );
     }
   });
 
@@ -190,19 +289,36 @@ describe('processInboxEvent', () => {
     const running = new Promise<void>((resolve) => (release = resolve));
     let started!: () => void;
     const handlerStarted = new Promise<void>((resolve) => (started = resolve));
-    const first = processInboxEvent({ ...base, inbox, message, clock, owner: 'a', handler: async () => { started(); await running; } });
+    const first = processInboxEvent({
+      ...base,
+      inbox,
+      message,
+      clock,
+      owner: 'a',
+      handler: async () => {
+        started();
+        await running;
+      },
+    });
     await handlerStarted;
     const busy = processInboxEvent({ ...base, inbox, message, clock, owner: 'b', handler: async () => undefined });
     await expect(busy).rejects.toBeInstanceOf(RetryLaterError);
     await expect(busy).rejects.toMatchObject({ delayMs: 60000 });
     release();
     expect(await first).toBe('processed');
-    expect(await processInboxEvent({ ...base, inbox, message, clock, owner: 'b', handler: async () => undefined })).toBe('already_processed');
+    expect(
+      await processInboxEvent({ ...base, inbox, message, clock, owner: 'b', handler: async () => undefined }),
+    ).toBe('already_processed');
   });
 
   it('gives up at once on a message without the Berth headers', async () => {
-    const message = { ...fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_nohdr', type: 'x', body: {} }), headers: undefined };
+    const message = {
+      ...fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_nohdr', type: 'x', body: {} }),
+      headers: undefined,
+    };
     const { clock } = manualClock();
-    await expect(processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(
+      processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined }),
+    ).rejects.toBeInstanceOf(UnrecoverableError);
   });
 });

@@ -1,6 +1,14 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import { acquireLease, ensureLeaseIndexes, releaseLease, renewLease, upsertIfNewer, type LeaseCollection, type LeaseDocument } from './index';
+import {
+  acquireLease,
+  ensureLeaseIndexes,
+  releaseLease,
+  renewLease,
+  upsertIfNewer,
+  type LeaseCollection,
+  type LeaseDocument,
+} from './index';
 import { manualClock } from './testing';
 
 let ferret: FerretDbHandle;
@@ -27,31 +35,53 @@ describe('leases', () => {
     const first = await acquireLease({ leases, key: 'k1', owner: 'a', leaseMs: 5000, clock: time.clock });
     expect(first).toMatchObject({ acquired: true, lease: { generation: 1, owner: 'a' } });
     time.advance(1000);
-    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toEqual({ acquired: false, holder: 'a', remainingMs: 4000 });
+    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toEqual({
+      acquired: false,
+      holder: 'a',
+      remainingMs: 4000,
+    });
     if (!first.acquired) throw new Error('unreachable');
     expect(await renewLease({ leases, lease: first.lease, leaseMs: 5000, clock: time.clock })).toBe(true);
     expect(first.lease.until).toEqual(new Date(time.clock().getTime() + 5000));
     await releaseLease({ leases, lease: first.lease, clock: time.clock });
     expect(await renewLease({ leases, lease: first.lease, leaseMs: 5000, clock: time.clock })).toBe(false);
-    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toMatchObject({ acquired: true, lease: { generation: 2, owner: 'b' } });
+    expect(await acquireLease({ leases, key: 'k1', owner: 'b', leaseMs: 5000, clock: time.clock })).toMatchObject({
+      acquired: true,
+      lease: { generation: 2, owner: 'b' },
+    });
   });
 
   it('finds the newest generation from a stale hint by walking forward, and keeps a held lease', async () => {
     const time = manualClock();
     for (let generation = 1; generation <= 3; generation++) {
-      const taken = await acquireLease({ leases, key: 'hinted', owner: `o${generation}`, leaseMs: 5000, clock: time.clock, generationHint: 1 });
+      const taken = await acquireLease({
+        leases,
+        key: 'hinted',
+        owner: `o${generation}`,
+        leaseMs: 5000,
+        clock: time.clock,
+        generationHint: 1,
+      });
       expect(taken).toMatchObject({ acquired: true, lease: { generation } });
       if (generation < 3 && taken.acquired) await releaseLease({ leases, lease: taken.lease, clock: time.clock });
     }
-    expect(await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 2 })).toEqual({ acquired: false, holder: 'o3', remainingMs: 5000 });
+    expect(
+      await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 2 }),
+    ).toEqual({ acquired: false, holder: 'o3', remainingMs: 5000 });
     time.advance(6000);
-    expect(await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 1 })).toMatchObject({ acquired: true, lease: { generation: 4 } });
+    expect(
+      await acquireLease({ leases, key: 'hinted', owner: 'late', leaseMs: 5000, clock: time.clock, generationHint: 1 }),
+    ).toMatchObject({ acquired: true, lease: { generation: 4 } });
   });
 
   it('gives a contested lease to exactly one of many replicas', async () => {
     const time = manualClock();
     for (let round = 0; round < 5; round++) {
-      const results = await Promise.all(Array.from({ length: 12 }, (_, index) => acquireLease({ leases, key: `race-${round}`, owner: `r${index}`, leaseMs: 5000, clock: time.clock })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          acquireLease({ leases, key: `race-${round}`, owner: `r${index}`, leaseMs: 5000, clock: time.clock }),
+        ),
+      );
       expect(results.filter((result) => result.acquired)).toHaveLength(1);
     }
   });
@@ -59,7 +89,14 @@ describe('leases', () => {
   it('prunes generations that ended long ago when asked', async () => {
     const time = manualClock();
     for (let index = 0; index < 4; index++) {
-      const result = await acquireLease({ leases, key: 'pruned', owner: 'a', leaseMs: 1000, clock: time.clock, pruneAfterMs: 60000 });
+      const result = await acquireLease({
+        leases,
+        key: 'pruned',
+        owner: 'a',
+        leaseMs: 1000,
+        clock: time.clock,
+        pruneAfterMs: 60000,
+      });
       if (!result.acquired) throw new Error('expected the lease');
       await releaseLease({ leases, lease: result.lease, clock: time.clock });
       time.advance(120000);
@@ -69,7 +106,12 @@ describe('leases', () => {
 });
 
 describe('upsertIfNewer', () => {
-  interface Versioned { _id: string; name?: string; version?: number; deletedAt?: Date | null }
+  interface Versioned {
+    _id: string;
+    name?: string;
+    version?: number;
+    deletedAt?: Date | null;
+  }
   let collection: Collection<Versioned>;
   let locks: LeaseCollection;
   const writer = { owner: 'writer', clock: () => new Date() };
@@ -81,7 +123,16 @@ describe('upsertIfNewer', () => {
 
   it('applies newer versions, ignores older and equal ones, and respects the guard', async () => {
     const write = (version: number, name: string) =>
-      upsertIfNewer({ collection, locks, ...writer, id: 'u1', versionField: 'version', version, set: { name }, guard: { deletedAt: null } });
+      upsertIfNewer({
+        collection,
+        locks,
+        ...writer,
+        id: 'u1',
+        versionField: 'version',
+        version,
+        set: { name },
+        guard: { deletedAt: null },
+      });
     expect(await write(2, 'two')).toBe('inserted');
     expect(await write(1, 'one')).toBe('stale');
     expect(await write(2, 'two again')).toBe('stale');
@@ -96,8 +147,24 @@ describe('upsertIfNewer', () => {
     for (let round = 0; round < 5; round++) {
       const id = `race-${round}`;
       const results = await Promise.all([
-        upsertIfNewer({ collection, locks, ...writer, id, versionField: 'version', version: 10, set: { name: 'older' } }),
-        upsertIfNewer({ collection, locks, ...writer, id, versionField: 'version', version: 20, set: { name: 'newer' } }),
+        upsertIfNewer({
+          collection,
+          locks,
+          ...writer,
+          id,
+          versionField: 'version',
+          version: 10,
+          set: { name: 'older' },
+        }),
+        upsertIfNewer({
+          collection,
+          locks,
+          ...writer,
+          id,
+          versionField: 'version',
+          version: 20,
+          set: { name: 'newer' },
+        }),
       ]);
       expect(results).toContain('inserted');
       expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'newer', version: 20 });
@@ -109,8 +176,21 @@ describe('upsertIfNewer', () => {
       const id = `many-${round}`;
       await collection.insertOne({ _id: id, name: 'v0', version: 0, deletedAt: null });
       const versions = [3, 9, 1, 7, 12, 5, 11, 2, 8, 10, 4, 6];
-      const results = await Promise.all(versions.map((version) =>
-        upsertIfNewer({ collection, locks, ...writer, owner: `w${version}`, id, versionField: 'version', version, set: { name: `v${version}` }, guard: { deletedAt: null } })));
+      const results = await Promise.all(
+        versions.map((version) =>
+          upsertIfNewer({
+            collection,
+            locks,
+            ...writer,
+            owner: `w${version}`,
+            id,
+            versionField: 'version',
+            version,
+            set: { name: `v${version}` },
+            guard: { deletedAt: null },
+          }),
+        ),
+      );
       expect(results).toContain('updated');
       expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v12', version: 12 });
     }
@@ -121,17 +201,31 @@ describe('upsertIfNewer', () => {
     const filters: unknown[] = [];
     const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
       if (event.commandName === 'find') filters.push(event.command.filter);
-      if (event.commandName === 'update') filters.push(...(event.command.updates as { q: unknown }[]).map((update) => update.q));
-      if (event.commandName === 'delete') filters.push(...(event.command.deletes as { q: unknown }[]).map((del) => del.q));
+      if (event.commandName === 'update')
+        filters.push(...(event.command.updates as { q: unknown }[]).map((update) => update.q));
+      if (event.commandName === 'delete')
+        filters.push(...(event.command.deletes as { q: unknown }[]).map((del) => del.q));
     };
     const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
     try {
       monitored.on('commandStarted', listener);
       const target = monitored.db(db.databaseName);
-      const options = { collection: target.collection<Versioned>('versioned'), locks: target.collection<LeaseDocument>('versionedLocks'), ...writer, id: 'filters', versionField: 'version' };
-      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' }, guard: { deletedAt: null } })).toBe('inserted');
-      expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' }, guard: { deletedAt: null } })).toBe('updated');
-      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'old' }, guard: { deletedAt: null } })).toBe('stale');
+      const options = {
+        collection: target.collection<Versioned>('versioned'),
+        locks: target.collection<LeaseDocument>('versionedLocks'),
+        ...writer,
+        id: 'filters',
+        versionField: 'version',
+      };
+      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' }, guard: { deletedAt: null } })).toBe(
+        'inserted',
+      );
+      expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' }, guard: { deletedAt: null } })).toBe(
+        'updated',
+      );
+      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'old' }, guard: { deletedAt: null } })).toBe(
+        'stale',
+      );
     } finally {
       await monitored.close();
     }

@@ -56,10 +56,20 @@ const QUERIES: Record<WebhookEventState, { filter: Filter<InboxEventDocument>; s
 /** Lists inbox events in one state, for `berth webhooks list`: read-only, payloads left out. */
 export async function listWebhookEvents(options: ListWebhookEventsOptions): Promise<ListWebhookEventsResult> {
   const query = QUERIES[options.state];
-  if (!query) throw new Error(`Unknown webhook event state ${JSON.stringify(options.state)} (one of ${WEBHOOK_EVENT_STATES.join(', ')})`);
-  const filter: Filter<InboxEventDocument> = { ...query.filter, ...(options.provider ? { provider: options.provider } : {}) };
+  if (!query)
+    throw new Error(
+      `Unknown webhook event state ${JSON.stringify(options.state)} (one of ${WEBHOOK_EVENT_STATES.join(', ')})`,
+    );
+  const filter: Filter<InboxEventDocument> = {
+    ...query.filter,
+    ...(options.provider ? { provider: options.provider } : {}),
+  };
   const [rows, total] = await Promise.all([
-    options.inbox.events.find(filter, { projection: { payload: 0 } }).sort(query.sort).limit(Math.max(1, options.limit ?? 50)).toArray(),
+    options.inbox.events
+      .find(filter, { projection: { payload: 0 } })
+      .sort(query.sort)
+      .limit(Math.max(1, options.limit ?? 50))
+      .toArray(),
     options.inbox.events.countDocuments(filter),
   ]);
   return {

@@ -86,7 +86,10 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
   let claim = await recordAndClaimEvent({ inbox, event, owner, leaseMs, clock, logger });
   // An inbox operation (recovery, retry-abandoned, redeliver) holds an event for a few writes: wait for it rather
   // than give the delivery back, which would cost an attempt of the round and the rest of the operation's lease.
-  for (const started = Date.now(); claim.status === 'busy' && isOperationOwner(claim.holder) && Date.now() - started < OPERATION_WAIT_MS; ) {
+  for (
+    const started = Date.now();
+    claim.status === 'busy' && isOperationOwner(claim.holder) && Date.now() - started < OPERATION_WAIT_MS;
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
   }
@@ -95,10 +98,16 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
       logger.info({ processedAt: claim.event.processedAt }, 'Webhook event already processed; skipped');
       return 'already_processed';
     case 'abandoned':
-      logger.warn({ abandonedAt: claim.event.abandonedAt, lastError: claim.event.lastError }, 'Webhook event is set aside; skipped until it is reopened');
+      logger.warn(
+        { abandonedAt: claim.event.abandonedAt, lastError: claim.event.lastError },
+        'Webhook event is set aside; skipped until it is reopened',
+      );
       return 'abandoned';
     case 'busy':
-      throw new RetryLaterError(`Webhook event ${key} is being processed by ${claim.holder}`, Math.max(claim.remainingMs, MIN_BUSY_RETRY_MS));
+      throw new RetryLaterError(
+        `Webhook event ${key} is being processed by ${claim.holder}`,
+        Math.max(claim.remainingMs, MIN_BUSY_RETRY_MS),
+      );
     case 'missing':
       throw new Error(`Webhook event ${key} disappeared from the inbox before it could be claimed`);
     case 'claimed':
@@ -114,13 +123,18 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
     await stopRenewing();
     const next = planNextAttempt(error, options.deliveryCount, options.retryPolicy);
     await recordFailureSafely(inbox, { lease, attempt }, error, clock, logger, next);
-    throw next.kind === 'retry' && !(error instanceof RetryLaterError) ? new ScheduledRetryError(error, next.delayMs) : error;
+    throw next.kind === 'retry' && !(error instanceof RetryLaterError)
+      ? new ScheduledRetryError(error, next.delayMs)
+      : error;
   }
   await stopRenewing();
   if (!(await markProcessed({ inbox, lease, clock }))) {
     throw new Error(`Lost the lease on webhook event ${key} while processing it; it will be checked again`);
   }
-  logger.info({ inboxAttempt: attempt, durationMs: Math.round(performance.now() - started) }, 'Webhook event processed');
+  logger.info(
+    { inboxAttempt: attempt, durationMs: Math.round(performance.now() - started) },
+    'Webhook event processed',
+  );
   return 'processed';
 }
 
@@ -137,19 +151,30 @@ function parseBody(payload: string): unknown {
  * no renewal is in flight, because on FerretDB 1.24 a renewal still writing back the row it read would overwrite
  * the `processedAt` written after it (updates there are read-modify-write of the whole document).
  */
-function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; clock: Clock; logger: BerthLogger }): () => Promise<void> {
+function keepLeaseAlive(options: {
+  inbox: Inbox;
+  lease: Lease;
+  leaseMs: number;
+  clock: Clock;
+  logger: BerthLogger;
+}): () => Promise<void> {
   let inFlight: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    // One renewal at a time: on a loaded FerretDB a renewal can outlast the interval, and two in flight could
-    // finish in either order, the older one writing last.
-    if (inFlight !== undefined) return;
-    inFlight = extendEventLease(options).then(
-      (renewed) => {
-        if (!renewed) options.logger.warn('Lost the lease on the webhook event being processed');
-      },
-      (error: unknown) => options.logger.warn({ err: error }, 'Could not renew the webhook event lease'),
-    ).finally(() => (inFlight = undefined));
-  }, Math.max(Math.floor(options.leaseMs / 3), 50));
+  const timer = setInterval(
+    () => {
+      // One renewal at a time: on a loaded FerretDB a renewal can outlast the interval, and two in flight could
+      // finish in either order, the older one writing last.
+      if (inFlight !== undefined) return;
+      inFlight = extendEventLease(options)
+        .then(
+          (renewed) => {
+            if (!renewed) options.logger.warn('Lost the lease on the webhook event being processed');
+          },
+          (error: unknown) => options.logger.warn({ err: error }, 'Could not renew the webhook event lease'),
+        )
+        .finally(() => (inFlight = undefined));
+    },
+    Math.max(Math.floor(options.leaseMs / 3), 50),
+  );
   timer.unref();
   return async () => {
     clearInterval(timer);
@@ -157,7 +182,14 @@ function keepLeaseAlive(options: { inbox: Inbox; lease: Lease; leaseMs: number; 
   };
 }
 
-async function recordFailureSafely(inbox: Inbox, failed: { lease: Lease; attempt: number }, error: unknown, clock: Clock, logger: BerthLogger, next: NextAttempt): Promise<void> {
+async function recordFailureSafely(
+  inbox: Inbox,
+  failed: { lease: Lease; attempt: number },
+  error: unknown,
+  clock: Clock,
+  logger: BerthLogger,
+  next: NextAttempt,
+): Promise<void> {
   try {
     await recordFailure({
       inbox,
@@ -165,7 +197,12 @@ async function recordFailureSafely(inbox: Inbox, failed: { lease: Lease; attempt
       error,
       clock,
       abandon: next.kind === 'abandon',
-      next: next.kind === 'retry' ? { retryAt: new Date(clock().getTime() + next.delayMs) } : next.kind === 'round-ended' ? 'round-ended' : undefined,
+      next:
+        next.kind === 'retry'
+          ? { retryAt: new Date(clock().getTime() + next.delayMs) }
+          : next.kind === 'round-ended'
+            ? 'round-ended'
+            : undefined,
     });
   } catch (recordError) {
     logger.error({ err: recordError }, 'Could not record the failure in the inbox; the lease will expire on its own');

@@ -24,8 +24,12 @@ describe('processWebhookMessage', () => {
     const [eventId] = ids(1);
     const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'invoice.paid', body: { id: eventId } });
     const { clock } = manualClock();
-    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual(['processed']);
-    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual(['already_processed']);
+    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual([
+      'processed',
+    ]);
+    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual([
+      'already_processed',
+    ]);
   });
 
   it('hands each event the provider headers its message carried and keeps them on its row', async () => {
@@ -33,27 +37,61 @@ describe('processWebhookMessage', () => {
     const { clock } = manualClock();
     const seen = new Map<string, Record<string, string> | undefined>();
     const handler = async (event: InboxHandlerEvent) => void seen.set(event.eventId, event.headers);
-    const message = fakeWebhookMessage({ provider: 'stripe', eventId: single, type: 'invoice.paid', body: { id: single }, providerHeaders: { 'stripe-signature': 't=1,v1=aa' } });
+    const message = fakeWebhookMessage({
+      provider: 'stripe',
+      eventId: single,
+      type: 'invoice.paid',
+      body: { id: single },
+      providerHeaders: { 'stripe-signature': 't=1,v1=aa' },
+    });
     await processWebhookMessage({ ...base, inbox, message, clock, handler });
-    const batch = fakeWebhookBatchMessage({ provider: 'stripe', type: 'invoice.paid', events: [{ eventId: first, body: { id: first }, headers: { 'stripe-signature': 't=1,v1=bb' } }, { eventId: second, body: { id: second } }] });
+    const batch = fakeWebhookBatchMessage({
+      provider: 'stripe',
+      type: 'invoice.paid',
+      events: [
+        { eventId: first, body: { id: first }, headers: { 'stripe-signature': 't=1,v1=bb' } },
+        { eventId: second, body: { id: second } },
+      ],
+    });
     await processWebhookMessage({ ...base, inbox, message: batch, clock, handler });
-    expect(Object.fromEntries(seen)).toEqual({ [single]: { 'stripe-signature': 't=1,v1=aa' }, [first]: { 'stripe-signature': 't=1,v1=bb' }, [second]: undefined });
-    expect((await inbox.events.findOne({ _id: `stripe:${first}` }))?.headers).toEqual({ 'stripe-signature': 't=1,v1=bb' });
+    expect(Object.fromEntries(seen)).toEqual({
+      [single]: { 'stripe-signature': 't=1,v1=aa' },
+      [first]: { 'stripe-signature': 't=1,v1=bb' },
+      [second]: undefined,
+    });
+    expect((await inbox.events.findOne({ _id: `stripe:${first}` }))?.headers).toEqual({
+      'stripe-signature': 't=1,v1=bb',
+    });
     expect(await inbox.events.findOne({ _id: `stripe:${second}` })).not.toHaveProperty('headers');
   });
 
   it('applies every event of a batch once, each with its own row, duplicates inside the batch included', async () => {
     const eventIds = ids(5);
-    const message = fakeWebhookBatchMessage({ provider: 'stripe', type: 'customer.updated', events: [...eventIds, eventIds[0]].map((eventId) => ({ eventId, body: { id: eventId } })) });
+    const message = fakeWebhookBatchMessage({
+      provider: 'stripe',
+      type: 'customer.updated',
+      events: [...eventIds, eventIds[0]].map((eventId) => ({ eventId, body: { id: eventId } })),
+    });
     const { clock } = manualClock();
     const applied: string[] = [];
     const handler = async (event: InboxHandlerEvent) => void applied.push((event.body as { id: string }).id);
-    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler })).toEqual(eventIds.map(() => 'processed'));
-    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler })).toEqual(eventIds.map(() => 'already_processed'));
+    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler })).toEqual(
+      eventIds.map(() => 'processed'),
+    );
+    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler })).toEqual(
+      eventIds.map(() => 'already_processed'),
+    );
     expect(applied.sort()).toEqual([...eventIds].sort());
     const rows = await inbox.events.find({ _id: { $in: eventIds.map((id) => `stripe:${id}`) } }).toArray();
     expect(rows).toHaveLength(5);
-    expect(rows.every((row) => row.type === 'customer.updated' && row.processedAt !== null && row.subject === 'webhooks.stripe.customer.updated')).toBe(true);
+    expect(
+      rows.every(
+        (row) =>
+          row.type === 'customer.updated' &&
+          row.processedAt !== null &&
+          row.subject === 'webhooks.stripe.customer.updated',
+      ),
+    ).toBe(true);
   });
 
   it('retries the batch for a failed event with its recorded delay, and runs only that event again', async () => {
@@ -65,11 +103,27 @@ describe('processWebhookMessage', () => {
       runs.push(event.eventId);
       if (event.eventId === eventIds[1] && event.attempt === 1) throw new Error('Stripe API 500');
     };
-    const first = processWebhookMessage({ ...base, inbox, message: fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events }), clock, handler });
+    const first = processWebhookMessage({
+      ...base,
+      inbox,
+      message: fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events }),
+      clock,
+      handler,
+    });
     await expect(first).rejects.toBeInstanceOf(RetryLaterError);
     await expect(first).rejects.toMatchObject({ delayMs: 5000 });
-    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({ lastError: 'Error: Stripe API 500', processedAt: null, nextAttemptAt: new Date(clock().getTime() + 5000) });
-    const again = await processWebhookMessage({ ...base, inbox, message: fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events, deliveryCount: 2 }), clock, handler });
+    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({
+      lastError: 'Error: Stripe API 500',
+      processedAt: null,
+      nextAttemptAt: new Date(clock().getTime() + 5000),
+    });
+    const again = await processWebhookMessage({
+      ...base,
+      inbox,
+      message: fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events, deliveryCount: 2 }),
+      clock,
+      handler,
+    });
     expect(again).toEqual(['already_processed', 'processed', 'already_processed']);
     expect(runs.filter((id) => id === eventIds[1])).toHaveLength(2);
     expect(runs.filter((id) => id !== eventIds[1]).sort()).toEqual([eventIds[0], eventIds[2]].sort());
@@ -77,27 +131,61 @@ describe('processWebhookMessage', () => {
 
   it('sets aside an unrecoverable event without failing the rest of the batch', async () => {
     const eventIds = ids(2);
-    const message = fakeWebhookBatchMessage({ provider: 'clerk', type: 'user.updated', events: [{ eventId: eventIds[0], body: 'not json{' }, { eventId: eventIds[1], body: {} }] });
+    const message = fakeWebhookBatchMessage({
+      provider: 'clerk',
+      type: 'user.updated',
+      events: [
+        { eventId: eventIds[0], body: 'not json{' },
+        { eventId: eventIds[1], body: {} },
+      ],
+    });
     const { clock } = manualClock();
-    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual(['abandoned', 'processed']);
-    expect(await inbox.events.findOne({ _id: `clerk:${eventIds[0]}` })).toMatchObject({ abandonedAt: clock(), processedAt: null });
+    expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual([
+      'abandoned',
+      'processed',
+    ]);
+    expect(await inbox.events.findOne({ _id: `clerk:${eventIds[0]}` })).toMatchObject({
+      abandonedAt: clock(),
+      processedAt: null,
+    });
   });
 
   it('lets the transport give up on the last attempt, with the round recorded as ended', async () => {
     const eventIds = ids(2);
-    const message = fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: eventIds.map((eventId) => ({ eventId, body: {} })), deliveryCount: 3 });
+    const message = fakeWebhookBatchMessage({
+      provider: 'stripe',
+      type: 'x',
+      events: eventIds.map((eventId) => ({ eventId, body: {} })),
+      deliveryCount: 3,
+    });
     const { clock } = manualClock();
     const failure = new Error('still down');
-    const settled = processWebhookMessage({ ...base, inbox, message, clock, handler: async (event) => { if (event.eventId === eventIds[0]) throw failure; } });
+    const settled = processWebhookMessage({
+      ...base,
+      inbox,
+      message,
+      clock,
+      handler: async (event) => {
+        if (event.eventId === eventIds[0]) throw failure;
+      },
+    });
     await expect(settled).rejects.toBe(failure);
     await expect(settled).rejects.not.toBeInstanceOf(RetryLaterError);
-    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[0]}` })).toMatchObject({ nextAttemptAt: null, processedAt: null });
+    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[0]}` })).toMatchObject({
+      nextAttemptAt: null,
+      processedAt: null,
+    });
     expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({ processedAt: clock() });
   });
 
   it('gives up at once on a batch whose data cannot be read', async () => {
-    const message = { ...fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: [{ eventId: 'evt_bad', body: {} }] }), data: new TextEncoder().encode('{"eventId":1}\n') };
+    const message = {
+      ...fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: [{ eventId: 'evt_bad', body: {} }] }),
+      data: new TextEncoder().encode('{"eventId":1}\n'),
+    };
     const { clock } = manualClock();
-    await expect(processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(
+      processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined }),
+    ).rejects.toBeInstanceOf(UnrecoverableError);
   });
 });

@@ -1,7 +1,18 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { LogContextStore } from '@berth/logger';
-import { createHeaders, describeError, extractTraceContext, RetryLaterError, UnrecoverableError } from '@berth/messaging';
-import { applyInboxEvent, processInboxEvent, type ProcessInboxEventOptions, type ProcessInboxEventResult } from './process-inbox-event';
+import {
+  createHeaders,
+  describeError,
+  extractTraceContext,
+  RetryLaterError,
+  UnrecoverableError,
+} from '@berth/messaging';
+import {
+  applyInboxEvent,
+  processInboxEvent,
+  type ProcessInboxEventOptions,
+  type ProcessInboxEventResult,
+} from './process-inbox-event';
 import { isWebhookBatch, readWebhookBatch, type BatchedWebhookEvent } from './webhook-message';
 
 /** Options for {@link processWebhookMessage}: those of `processInboxEvent`, and how to run a batch's events. */
@@ -28,12 +39,18 @@ const tracer = trace.getTracer('berth-inbox');
 export async function processWebhookMessage(options: ProcessWebhookMessageOptions): Promise<ProcessInboxEventResult[]> {
   if (!isWebhookBatch(options.message)) return [await processInboxEvent(options)];
   const events = readWebhookBatch(options.message);
-  const outcomes = await runWithLimit(events, options.batchConcurrency ?? 8, (event) => applyBatchedEvent(options, event));
+  const outcomes = await runWithLimit(events, options.batchConcurrency ?? 8, (event) =>
+    applyBatchedEvent(options, event),
+  );
   const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
   const retries = failures.filter((failure): failure is RetryLaterError => failure instanceof RetryLaterError);
   if (retries.length > 0) {
     const soonest = retries.reduce((first, next) => (next.delayMs < first.delayMs ? next : first));
-    throw new RetryLaterError(`${failures.length} of ${events.length} events of the batch failed; first: ${describeError(soonest)}`, soonest.delayMs, { cause: soonest });
+    throw new RetryLaterError(
+      `${failures.length} of ${events.length} events of the batch failed; first: ${describeError(soonest)}`,
+      soonest.delayMs,
+      { cause: soonest },
+    );
   }
   const lastAttemptFailed = failures.find((failure) => !(failure instanceof UnrecoverableError));
   if (lastAttemptFailed !== undefined) throw lastAttemptFailed;
@@ -41,18 +58,37 @@ export async function processWebhookMessage(options: ProcessWebhookMessageOption
 }
 
 /** One event of a batch: its own span and log context; an `UnrecoverableError` sets the event aside, not the batch. */
-async function applyBatchedEvent(options: ProcessWebhookMessageOptions, event: BatchedWebhookEvent): Promise<ProcessInboxEventResult> {
+async function applyBatchedEvent(
+  options: ProcessWebhookMessageOptions,
+  event: BatchedWebhookEvent,
+): Promise<ProcessInboxEventResult> {
   const { message, logContext, ...rest } = options;
   const carrier = createHeaders();
   if (event.traceparent) carrier.set('traceparent', event.traceparent);
   if (event.tracestate) carrier.set('tracestate', event.tracestate);
   const parent = extractTraceContext(carrier);
-  const span = tracer.startSpan(`process ${event.provider}:${event.eventId}`, {
-    kind: SpanKind.CONSUMER,
-    attributes: { 'messaging.system': 'nats', 'messaging.destination.name': event.subject ?? message.subject, 'messaging.message.id': `${event.provider}:${event.eventId}`, 'messaging.batch.message_count': Number(message.headers?.get('Berth-Batch-Size') ?? 0) },
-  }, parent);
-  const run = (): Promise<ProcessInboxEventResult> => applyInboxEvent({ ...rest, event, deliveryCount: message.deliveryCount });
-  const fields = { provider: event.provider, eventId: event.eventId, eventType: event.type, attempt: message.deliveryCount, batchSize: undefined };
+  const span = tracer.startSpan(
+    `process ${event.provider}:${event.eventId}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': event.subject ?? message.subject,
+        'messaging.message.id': `${event.provider}:${event.eventId}`,
+        'messaging.batch.message_count': Number(message.headers?.get('Berth-Batch-Size') ?? 0),
+      },
+    },
+    parent,
+  );
+  const run = (): Promise<ProcessInboxEventResult> =>
+    applyInboxEvent({ ...rest, event, deliveryCount: message.deliveryCount });
+  const fields = {
+    provider: event.provider,
+    eventId: event.eventId,
+    eventType: event.type,
+    attempt: message.deliveryCount,
+    batchSize: undefined,
+  };
   try {
     return await context.with(trace.setSpan(parent, span), () => (logContext ? logContext.run(fields, run) : run()));
   } catch (error) {
@@ -70,7 +106,11 @@ async function applyBatchedEvent(options: ProcessWebhookMessageOptions, event: B
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, and settles every one. */
-async function runWithLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+async function runWithLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {

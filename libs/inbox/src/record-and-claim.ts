@@ -35,12 +35,27 @@ export async function recordAndClaimEvent(options: RecordAndClaimOptions): Promi
   const key = inboxEventKey(event.provider, event.eventId);
   const now = clock();
   const lease: Lease = { key, generation: 1, owner, until: new Date(now.getTime() + leaseMs) };
-  const leased = await insertLeaseDocument(inbox, { _id: leaseDocumentId(key, 1), key, generation: 1, owner, acquiredAt: now, until: lease.until, releasedAt: null });
+  const leased = await insertLeaseDocument(inbox, {
+    _id: leaseDocumentId(key, 1),
+    key,
+    generation: 1,
+    owner,
+    acquiredAt: now,
+    until: lease.until,
+    releasedAt: null,
+  });
   if (leased === 'duplicate') {
     await recordReceivedEvent({ inbox, event });
     return claimEvent({ inbox, key, owner, leaseMs, clock, logger: options.logger });
   }
-  const row: InboxEventDocument = { ...newInboxRow(event), attempts: 1, lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: 1 };
+  const row: InboxEventDocument = {
+    ...newInboxRow(event),
+    attempts: 1,
+    lastAttemptAt: now,
+    leaseOwner: owner,
+    leaseUntil: lease.until,
+    leaseGeneration: 1,
+  };
   if ((await insertEventRow(inbox, row)) === 'inserted') {
     options.logger?.debug({ inboxAttempt: 1, leaseGeneration: 1 }, 'Inbox event recorded and claimed');
     return { status: 'claimed', event: row, lease, attempt: 1 };

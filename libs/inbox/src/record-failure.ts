@@ -47,24 +47,37 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
   const { next } = options;
   const retryState =
-    options.abandon || next === 'round-ended' ? { nextAttemptAt: null, roundEndedAt: now }
-    : next ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
-    : {};
-  const attemptErrors = await appendedAttemptErrors(inbox, lease.key, { attempt: options.attempt, at: now, error: lastError });
-  const matched = await updateEventRow(
-    inbox,
-    lease.key,
-    {
-      $set: { lastError, attemptErrors, leaseOwner: null, leaseUntil: null, ...retryState, ...(options.abandon ? { abandonedAt: now, alertedAt: null } : {}) },
-      ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
+    options.abandon || next === 'round-ended'
+      ? { nextAttemptAt: null, roundEndedAt: now }
+      : next
+        ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
+        : {};
+  const attemptErrors = await appendedAttemptErrors(inbox, lease.key, {
+    attempt: options.attempt,
+    at: now,
+    error: lastError,
+  });
+  const matched = await updateEventRow(inbox, lease.key, {
+    $set: {
+      lastError,
+      attemptErrors,
+      leaseOwner: null,
+      leaseUntil: null,
+      ...retryState,
+      ...(options.abandon ? { abandonedAt: now, alertedAt: null } : {}),
     },
-  );
+    ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
+  });
   await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
   return matched;
 }
 
 /** The row's attempt errors with this one appended, the oldest dropped past {@link MAX_ATTEMPT_ERRORS}. */
-async function appendedAttemptErrors(inbox: Inbox, key: string, failed: InboxAttemptError): Promise<InboxAttemptError[]> {
+async function appendedAttemptErrors(
+  inbox: Inbox,
+  key: string,
+  failed: InboxAttemptError,
+): Promise<InboxAttemptError[]> {
   const row = await inbox.events.findOne({ _id: key }, { projection: { attemptErrors: 1 } });
   return [...(row?.attemptErrors ?? []), failed].slice(-MAX_ATTEMPT_ERRORS);
 }

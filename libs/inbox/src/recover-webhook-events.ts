@@ -17,7 +17,16 @@ export const DEFAULT_RECOVERY_MIN_AGE_MS = 15 * 60 * 1000;
 
 /** The fields the recovery reads before taking a lease: what {@link messageState} needs, not the payload. */
 const STATE_FIELDS = {
-  _id: 1, provider: 1, eventId: 1, receivedAt: 1, lastAttemptAt: 1, leaseUntil: 1, leaseGeneration: 1, nextAttemptAt: 1, roundEndedAt: 1, requeuedAt: 1,
+  _id: 1,
+  provider: 1,
+  eventId: 1,
+  receivedAt: 1,
+  lastAttemptAt: 1,
+  leaseUntil: 1,
+  leaseGeneration: 1,
+  nextAttemptAt: 1,
+  roundEndedAt: 1,
+  requeuedAt: 1,
 } as const;
 
 /** Options for {@link recoverWebhookEvents}. */
@@ -89,7 +98,10 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
   // Read first, then act: the list holds the small state fields only, and no cursor stays open while writing.
   const start = clock();
   const candidates = await inbox.events
-    .find({ processedAt: null, abandonedAt: null, receivedAt: { $lte: new Date(start.getTime() - minAgeMs) } }, { projection: STATE_FIELDS })
+    .find(
+      { processedAt: null, abandonedAt: null, receivedAt: { $lte: new Date(start.getTime() - minAgeMs) } },
+      { projection: STATE_FIELDS },
+    )
     .sort({ receivedAt: 1 })
     .toArray();
   let actions = 0;
@@ -101,30 +113,43 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
     }
     // Read the row again (by _id: cheap everywhere) before taking its lease: another replica may have just requeued
     // it, and a lease taken for nothing would make the consumer it requeued for find the event busy.
-    const seen = await inbox.events.findOne({ _id: listed._id }, { projection: { ...STATE_FIELDS, processedAt: 1, abandonedAt: 1 } });
+    const seen = await inbox.events.findOne(
+      { _id: listed._id },
+      { projection: { ...STATE_FIELDS, processedAt: 1, abandonedAt: 1 } },
+    );
     if (!seen || seen.processedAt || seen.abandonedAt || messageState(seen, clock(), graceMs).live) {
       result.leftAlone += 1;
       continue;
     }
     actions += 1;
     try {
-      const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock, known: seen }, async (lease) => {
-        const event = await inbox.events.findOne({ _id: seen._id });
-        const now = clock();
-        if (!event || event.processedAt || event.abandonedAt) return { kind: 'settled' as const };
-        if (messageState(event, now, graceMs).live) return { kind: 'live' as const };
-        if (event.attempts >= maxAttempts) {
-          await inbox.events.updateOne(
-            { _id: event._id },
-            { $set: { abandonedAt: now, alertedAt: null, setAsideCount: (event.setAsideCount ?? 0) + 1, ...leaseFields(lease) } },
-          );
-          const setAside = await inbox.events.findOne({ _id: event._id });
-          const alerted = setAside?.abandonedAt ? await raiseOwedAlert(setAside, alertOptions) : false;
-          return { kind: 'abandoned' as const, alerted };
-        }
-        const msgId = await recordRequeue({ inbox, event, lease, now });
-        return msgId ? { kind: 'requeue' as const, event, msgId } : { kind: 'settled' as const };
-      });
+      const outcome = await withEventLease(
+        { inbox, key: seen._id, owner, leaseMs, clock, known: seen },
+        async (lease) => {
+          const event = await inbox.events.findOne({ _id: seen._id });
+          const now = clock();
+          if (!event || event.processedAt || event.abandonedAt) return { kind: 'settled' as const };
+          if (messageState(event, now, graceMs).live) return { kind: 'live' as const };
+          if (event.attempts >= maxAttempts) {
+            await inbox.events.updateOne(
+              { _id: event._id },
+              {
+                $set: {
+                  abandonedAt: now,
+                  alertedAt: null,
+                  setAsideCount: (event.setAsideCount ?? 0) + 1,
+                  ...leaseFields(lease),
+                },
+              },
+            );
+            const setAside = await inbox.events.findOne({ _id: event._id });
+            const alerted = setAside?.abandonedAt ? await raiseOwedAlert(setAside, alertOptions) : false;
+            return { kind: 'abandoned' as const, alerted };
+          }
+          const msgId = await recordRequeue({ inbox, event, lease, now });
+          return msgId ? { kind: 'requeue' as const, event, msgId } : { kind: 'settled' as const };
+        },
+      );
       if (!outcome.acquired || outcome.value.kind === 'live' || outcome.value.kind === 'settled') {
         result.leftAlone += 1;
         continue;
@@ -138,30 +163,46 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
       await republishWebhookEvent({ js: options.messaging.js, event: done.event, msgId: done.msgId });
       result.requeued += 1;
       logger.info(
-        { provider: done.event.provider, eventId: done.event.eventId, attempts: done.event.attempts, msgId: done.msgId },
+        {
+          provider: done.event.provider,
+          eventId: done.event.eventId,
+          attempts: done.event.attempts,
+          msgId: done.msgId,
+        },
         `Webhook event ${done.event.provider}:${done.event.eventId} requeued after ${done.event.attempts} attempt(s)`,
       );
     } catch (error) {
       result.failed += 1;
-      logger.error({ err: error, provider: seen.provider, eventId: seen.eventId }, `Could not recover webhook event ${seen._id}: ${describeError(error)}`);
+      logger.error(
+        { err: error, provider: seen.provider, eventId: seen.eventId },
+        `Could not recover webhook event ${seen._id}: ${describeError(error)}`,
+      );
     }
   }
 
-  const owed = await inbox.events.find({ abandonedAt: { $ne: null }, processedAt: null, alertedAt: null }, { projection: STATE_FIELDS }).toArray();
+  const owed = await inbox.events
+    .find({ abandonedAt: { $ne: null }, processedAt: null, alertedAt: null }, { projection: STATE_FIELDS })
+    .toArray();
   for (const seen of owed) {
     try {
       const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock, known: seen }, async () => {
         const event = await inbox.events.findOne({ _id: seen._id });
-        return event && event.abandonedAt && !event.processedAt && !event.alertedAt ? raiseOwedAlert(event, alertOptions) : false;
+        return event && event.abandonedAt && !event.processedAt && !event.alertedAt
+          ? raiseOwedAlert(event, alertOptions)
+          : false;
       });
       if (outcome.acquired && outcome.value) result.alerted += 1;
     } catch (error) {
       result.failed += 1;
-      logger.error({ err: error, provider: seen.provider, eventId: seen.eventId }, `Could not alert on set-aside webhook event ${seen._id}: ${describeError(error)}`);
+      logger.error(
+        { err: error, provider: seen.provider, eventId: seen.eventId },
+        `Could not alert on set-aside webhook event ${seen._id}: ${describeError(error)}`,
+      );
     }
   }
 
-  if (result.requeued || result.abandoned || result.alerted || result.failed) logger.info({ ...result }, 'Webhook recovery run');
+  if (result.requeued || result.abandoned || result.alerted || result.failed)
+    logger.info({ ...result }, 'Webhook recovery run');
   return result;
 }
 
@@ -170,7 +211,10 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
  * (under the lease the caller holds, so filtering on `_id` alone is enough: it is also the one filter FerretDB 1.24
  * looks up directly instead of scanning the collection).
  */
-async function raiseOwedAlert(event: InboxEventDocument, options: Omit<Parameters<typeof raiseSetAsideAlert>[0], 'event'>): Promise<boolean> {
+async function raiseOwedAlert(
+  event: InboxEventDocument,
+  options: Omit<Parameters<typeof raiseSetAsideAlert>[0], 'event'>,
+): Promise<boolean> {
   const raised = await raiseSetAsideAlert({ ...options, event });
   await options.inbox.events.updateOne({ _id: event._id }, { $set: { alertedAt: options.clock() } });
   return raised;

@@ -40,16 +40,28 @@ export type RedeliverWebhookEventResult =
  * - unknown → refused (`unknown`);
  * - held by a running attempt → refused (`busy`).
  */
-export async function redeliverWebhookEvent(options: RedeliverWebhookEventOptions): Promise<RedeliverWebhookEventResult> {
+export async function redeliverWebhookEvent(
+  options: RedeliverWebhookEventOptions,
+): Promise<RedeliverWebhookEventResult> {
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
-  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, processedAt: 1, leaseGeneration: 1 } });
+  const known = await inbox.events.findOne(
+    { _id: key },
+    { projection: { _id: 1, processedAt: 1, leaseGeneration: 1 } },
+  );
   if (!known) return { status: 'unknown' };
   if (known.processedAt) return { status: 'processed', processedAt: known.processedAt };
 
   const outcome = await withEventLease(
-    { inbox, key, owner: asOperationOwner(options.owner, 'redeliver'), leaseMs: options.leaseMs ?? OPERATION_LEASE_MS, clock, known },
+    {
+      inbox,
+      key,
+      owner: asOperationOwner(options.owner, 'redeliver'),
+      leaseMs: options.leaseMs ?? OPERATION_LEASE_MS,
+      clock,
+      known,
+    },
     async (lease) => {
       const event = await inbox.events.findOne({ _id: key });
       if (!event) return { status: 'unknown' as const };

@@ -27,7 +27,9 @@ export type ReopenResentWebhookEventResult = 'reopened' | 'not_set_aside' | 'not
  * time, earlier than the set-aside, so it reopens nothing; a copy of a processed event reopens nothing either.
  * Written under the event's lease, like every inbox operation.
  */
-export async function reopenResentWebhookEvent(options: ReopenResentWebhookEventOptions): Promise<ReopenResentWebhookEventResult> {
+export async function reopenResentWebhookEvent(
+  options: ReopenResentWebhookEventOptions,
+): Promise<ReopenResentWebhookEventResult> {
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
@@ -40,7 +42,10 @@ export async function reopenResentWebhookEvent(options: ReopenResentWebhookEvent
       if (!event || !event.abandonedAt || event.processedAt) return 'not_set_aside';
       if (options.receivedAt.getTime() <= event.abandonedAt.getTime()) return 'not_a_resend';
       const now = clock();
-      const updated = await inbox.events.updateOne({ _id: key }, { $set: { ...reopenFields(now), nextAttemptAt: now, roundEndedAt: null, ...leaseFields(lease) } });
+      const updated = await inbox.events.updateOne(
+        { _id: key },
+        { $set: { ...reopenFields(now), nextAttemptAt: now, roundEndedAt: null, ...leaseFields(lease) } },
+      );
       return updated.matchedCount === 1 ? 'reopened' : 'not_set_aside';
     },
   );

@@ -27,7 +27,10 @@ export function requeueMessageId(event: Pick<InboxEventDocument, 'provider' | 'e
  */
 export function webhookEventSubject(event: Pick<InboxEventDocument, 'provider' | 'type' | 'subject'>): string {
   if (event.subject) return event.subject;
-  const tokens = event.type.slice(0, 200).split('.').map((token) => token.replace(/[^A-Za-z0-9_-]/g, '_') || '_');
+  const tokens = event.type
+    .slice(0, 200)
+    .split('.')
+    .map((token) => token.replace(/[^A-Za-z0-9_-]/g, '_') || '_');
   return `webhooks.${event.provider}.${tokens.join('.')}`;
 }
 
@@ -46,22 +49,28 @@ export interface RepublishWebhookEventOptions {
  */
 export function republishWebhookEvent(options: RepublishWebhookEventOptions): Promise<PublishResult> {
   const { event } = options;
-  return publishMessage(options.js, {
-    subject: webhookEventSubject(event),
-    data: event.payload,
-    msgId: options.msgId,
-    headers: {
-      [WEBHOOK_HEADERS.provider]: event.provider,
-      [WEBHOOK_HEADERS.eventId]: event.eventId,
-      [WEBHOOK_HEADERS.eventType]: event.type,
-      [WEBHOOK_HEADERS.receivedAt]: event.receivedAt.toISOString(),
-      ...providerHeaders(event.headers),
+  return publishMessage(
+    options.js,
+    {
+      subject: webhookEventSubject(event),
+      data: event.payload,
+      msgId: options.msgId,
+      headers: {
+        [WEBHOOK_HEADERS.provider]: event.provider,
+        [WEBHOOK_HEADERS.eventId]: event.eventId,
+        [WEBHOOK_HEADERS.eventType]: event.type,
+        [WEBHOOK_HEADERS.receivedAt]: event.receivedAt.toISOString(),
+        ...providerHeaders(event.headers),
+      },
+      expectedStream: WEBHOOKS_STREAM,
     },
-    expectedStream: WEBHOOKS_STREAM,
-  }, options.timeoutMs);
+    options.timeoutMs,
+  );
 }
 
 /** The row's kept provider headers as `Berth-Header-*` message headers. */
 function providerHeaders(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value]));
+  return Object.fromEntries(
+    Object.entries(headers ?? {}).map(([name, value]) => [`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value]),
+  );
 }

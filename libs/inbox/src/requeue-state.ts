@@ -41,7 +41,16 @@ export async function recordRequeue(options: RecordRequeueOptions): Promise<stri
   // Under the lease the caller checked `processedAt` on the row it read; `{ _id }` alone is FerretDB's direct lookup.
   const result = await inbox.events.updateOne(
     { _id: event._id },
-    { $set: { ...(options.reopen ? reopenFields(now) : {}), requeueCount: n, requeuedAt: now, nextAttemptAt: now, roundEndedAt: null, ...leaseFields(lease) } },
+    {
+      $set: {
+        ...(options.reopen ? reopenFields(now) : {}),
+        requeueCount: n,
+        requeuedAt: now,
+        nextAttemptAt: now,
+        roundEndedAt: null,
+        ...leaseFields(lease),
+      },
+    },
   );
   return result.matchedCount === 1 ? requeueMessageId(event, n) : null;
 }

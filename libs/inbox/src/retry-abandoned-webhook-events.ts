@@ -47,7 +47,9 @@ export interface RetryAbandonedWebhookEventsResult {
  *
  * Each event is reopened under its lease, after reading it again, like every inbox operation.
  */
-export async function retryAbandonedWebhookEvents(options: RetryAbandonedWebhookEventsOptions): Promise<RetryAbandonedWebhookEventsResult> {
+export async function retryAbandonedWebhookEvents(
+  options: RetryAbandonedWebhookEventsOptions,
+): Promise<RetryAbandonedWebhookEventsResult> {
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const owner = asOperationOwner(options.owner, 'retry-abandoned');
@@ -55,23 +57,29 @@ export async function retryAbandonedWebhookEvents(options: RetryAbandonedWebhook
   const result: RetryAbandonedWebhookEventsResult = { reopened: 0, requeued: 0, publishFailed: 0, busy: 0, events: [] };
 
   const abandoned = await inbox.events
-    .find({ abandonedAt: { $ne: null }, processedAt: null, ...(options.provider ? { provider: options.provider } : {}) }, { projection: { _id: 1, leaseGeneration: 1 } })
+    .find(
+      { abandonedAt: { $ne: null }, processedAt: null, ...(options.provider ? { provider: options.provider } : {}) },
+      { projection: { _id: 1, leaseGeneration: 1 } },
+    )
     .toArray();
   for (const seen of abandoned) {
-    const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock, known: seen }, async (lease) => {
-      const event = await inbox.events.findOne({ _id: seen._id });
-      if (!event || !event.abandonedAt || event.processedAt) return null;
-      const now = clock();
-      if (options.messaging) {
-        const msgId = await recordRequeue({ inbox, event, lease, now, reopen: true });
-        return msgId ? { event, msgId } : null;
-      }
-      const reopened = await inbox.events.updateOne(
-        { _id: event._id },
-        { $set: { ...reopenFields(now), nextAttemptAt: null, roundEndedAt: now, ...leaseFields(lease) } },
-      );
-      return reopened.matchedCount === 1 ? { event, msgId: null } : null;
-    });
+    const outcome = await withEventLease(
+      { inbox, key: seen._id, owner, leaseMs, clock, known: seen },
+      async (lease) => {
+        const event = await inbox.events.findOne({ _id: seen._id });
+        if (!event || !event.abandonedAt || event.processedAt) return null;
+        const now = clock();
+        if (options.messaging) {
+          const msgId = await recordRequeue({ inbox, event, lease, now, reopen: true });
+          return msgId ? { event, msgId } : null;
+        }
+        const reopened = await inbox.events.updateOne(
+          { _id: event._id },
+          { $set: { ...reopenFields(now), nextAttemptAt: null, roundEndedAt: now, ...leaseFields(lease) } },
+        );
+        return reopened.matchedCount === 1 ? { event, msgId: null } : null;
+      },
+    );
     if (!outcome.acquired) result.busy += 1;
     if (!outcome.acquired || !outcome.value) continue;
     const { event, msgId } = outcome.value;
@@ -83,9 +91,15 @@ export async function retryAbandonedWebhookEvents(options: RetryAbandonedWebhook
       result.requeued += 1;
     } catch (error) {
       result.publishFailed += 1;
-      options.logger?.error({ err: error, provider: event.provider, eventId: event.eventId }, `Reopened webhook event ${event._id} but could not publish it: ${describeError(error)}`);
+      options.logger?.error(
+        { err: error, provider: event.provider, eventId: event.eventId },
+        `Reopened webhook event ${event._id} but could not publish it: ${describeError(error)}`,
+      );
     }
   }
-  options.logger?.info({ reopened: result.reopened, requeued: result.requeued }, `Reopened ${result.reopened} set-aside webhook event(s)`);
+  options.logger?.info(
+    { reopened: result.reopened, requeued: result.requeued },
+    `Reopened ${result.reopened} set-aside webhook event(s)`,
+  );
   return result;
 }

@@ -28,12 +28,27 @@ export type MessageState =
  *    taken as lost (a purge, the stream's max age, a failed publish) and the event is requeued: if it was only
  *    late, the event gets one more message, which is skipped once the event is processed.
  */
-export function messageState(event: Pick<InboxEventDocument, 'receivedAt' | 'lastAttemptAt' | 'leaseUntil' | 'nextAttemptAt' | 'roundEndedAt' | 'requeuedAt'>, now: Date, graceMs = DEFAULT_LIVE_MESSAGE_GRACE_MS): MessageState {
+export function messageState(
+  event: Pick<
+    InboxEventDocument,
+    'receivedAt' | 'lastAttemptAt' | 'leaseUntil' | 'nextAttemptAt' | 'roundEndedAt' | 'requeuedAt'
+  >,
+  now: Date,
+  graceMs = DEFAULT_LIVE_MESSAGE_GRACE_MS,
+): MessageState {
   const at = now.getTime();
-  if (event.leaseUntil && event.leaseUntil.getTime() > at) return { live: true, reason: 'attempt-running', until: event.leaseUntil };
+  if (event.leaseUntil && event.leaseUntil.getTime() > at)
+    return { live: true, reason: 'attempt-running', until: event.leaseUntil };
   const lastAttempt = event.lastAttemptAt?.getTime() ?? 0;
   if (event.roundEndedAt && event.roundEndedAt.getTime() >= lastAttempt) return { live: false, reason: 'round-ended' };
-  const due = Math.max(event.nextAttemptAt?.getTime() ?? 0, event.requeuedAt?.getTime() ?? 0, lastAttempt, event.receivedAt.getTime());
+  const due = Math.max(
+    event.nextAttemptAt?.getTime() ?? 0,
+    event.requeuedAt?.getTime() ?? 0,
+    lastAttempt,
+    event.receivedAt.getTime(),
+  );
   const until = due + graceMs;
-  return until > at ? { live: true, reason: 'delivery-due', until: new Date(until) } : { live: false, reason: 'overdue' };
+  return until > at
+    ? { live: true, reason: 'delivery-due', until: new Date(until) }
+    : { live: false, reason: 'overdue' };
 }

@@ -21,7 +21,10 @@ export function planNextAttempt(error: unknown, deliveryCount: number, policy: R
   if (error instanceof UnrecoverableError) return { kind: 'abandon' };
   if (!policy) return { kind: 'unknown' };
   if (deliveryCount >= policy.maxAttempts) return { kind: 'round-ended' };
-  return { kind: 'retry', delayMs: error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(deliveryCount) };
+  return {
+    kind: 'retry',
+    delayMs: error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(deliveryCount),
+  };
 }
 
 /**
@@ -30,7 +33,10 @@ export function planNextAttempt(error: unknown, deliveryCount: number, policy: R
  * "Attempt n failed: <name>: <message>" log line does not change), and the original is its `cause`.
  */
 export class ScheduledRetryError extends RetryLaterError {
-  constructor(readonly original: unknown, delayMs: number) {
+  constructor(
+    readonly original: unknown,
+    delayMs: number,
+  ) {
     super(original instanceof Error ? original.message : String(original), delayMs, { cause: original });
     this.name = original instanceof Error ? original.name : 'Error';
     if (original instanceof Error && original.stack) this.stack = original.stack;

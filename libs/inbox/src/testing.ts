@@ -4,7 +4,14 @@
  */
 import { Writable } from 'node:stream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { createHeaders, encodeWebhookBatch, publishMessage, setProviderHeaders, type PublishResult, type ReceivedMessage } from '@berth/messaging';
+import {
+  createHeaders,
+  encodeWebhookBatch,
+  publishMessage,
+  setProviderHeaders,
+  type PublishResult,
+  type ReceivedMessage,
+} from '@berth/messaging';
 import { WEBHOOK_HEADERS } from './webhook-message';
 
 /** A manual clock for tests: starts at `start`, moved with `advance`. */
@@ -14,7 +21,14 @@ export function manualClock(start = '2030-01-01T00:00:00.000Z'): { clock: () => 
 }
 
 /** A `WEBHOOKS` message as the gateway publishes it, for tests that do not go through JetStream. */
-export function fakeWebhookMessage(options: { provider: string; eventId: string; type: string; body: unknown; deliveryCount?: number; providerHeaders?: Record<string, string> }): ReceivedMessage {
+export function fakeWebhookMessage(options: {
+  provider: string;
+  eventId: string;
+  type: string;
+  body: unknown;
+  deliveryCount?: number;
+  providerHeaders?: Record<string, string>;
+}): ReceivedMessage {
   const headers = createHeaders();
   setProviderHeaders(headers, options.providerHeaders);
   headers.set(WEBHOOK_HEADERS.provider, options.provider);
@@ -37,29 +51,55 @@ export function fakeWebhookMessage(options: { provider: string; eventId: string;
 }
 
 /** A batch message of the gateway's group commit: several events of one provider and type in one message. */
-export function fakeWebhookBatchMessage(options: { provider: string; type: string; events: { eventId: string; body: unknown; headers?: Record<string, string> }[]; deliveryCount?: number }): ReceivedMessage {
+export function fakeWebhookBatchMessage(options: {
+  provider: string;
+  type: string;
+  events: { eventId: string; body: unknown; headers?: Record<string, string> }[];
+  deliveryCount?: number;
+}): ReceivedMessage {
   const headers = createHeaders();
   headers.set(WEBHOOK_HEADERS.provider, options.provider);
   headers.set(WEBHOOK_HEADERS.eventType, options.type);
   headers.set(WEBHOOK_HEADERS.receivedAt, '2030-01-01T00:00:00.000Z');
   headers.set(WEBHOOK_HEADERS.batchSize, String(options.events.length));
-  const data = encodeWebhookBatch(options.events.map((event) => ({
-    eventId: event.eventId, receivedAt: '2030-01-01T00:00:00.000Z', payload: Buffer.from(typeof event.body === 'string' ? event.body : JSON.stringify(event.body)), headers: event.headers,
-  })));
+  const data = encodeWebhookBatch(
+    options.events.map((event) => ({
+      eventId: event.eventId,
+      receivedAt: '2030-01-01T00:00:00.000Z',
+      payload: Buffer.from(typeof event.body === 'string' ? event.body : JSON.stringify(event.body)),
+      headers: event.headers,
+    })),
+  );
   const text = new TextDecoder().decode(data);
   return {
-    subject: `webhooks.${options.provider}.${options.type}`, data, headers, msgId: `${options.provider}:batch:test`,
-    deliveryCount: options.deliveryCount ?? 1, streamSequence: 1, storedAt: new Date('2030-01-01T00:00:01.000Z'),
-    json: <T>() => JSON.parse(text) as T, text: () => text, working: () => undefined,
+    subject: `webhooks.${options.provider}.${options.type}`,
+    data,
+    headers,
+    msgId: `${options.provider}:batch:test`,
+    deliveryCount: options.deliveryCount ?? 1,
+    streamSequence: 1,
+    storedAt: new Date('2030-01-01T00:00:01.000Z'),
+    json: <T>() => JSON.parse(text) as T,
+    text: () => text,
+    working: () => undefined,
   };
 }
 
 /** Publishes several webhooks of one provider and type as one batch message, as the gateway's group commit does. */
-export function publishTestWebhookBatch(js: JetStreamClient, batch: { provider: string; type: string; msgId: string; webhooks: { eventId: string; body: unknown }[] }): Promise<PublishResult> {
+export function publishTestWebhookBatch(
+  js: JetStreamClient,
+  batch: { provider: string; type: string; msgId: string; webhooks: { eventId: string; body: unknown }[] },
+): Promise<PublishResult> {
   const receivedAt = new Date().toISOString();
   return publishMessage(js, {
     subject: `webhooks.${batch.provider}.${batch.type}`,
-    data: encodeWebhookBatch(batch.webhooks.map((webhook) => ({ eventId: webhook.eventId, receivedAt, payload: Buffer.from(JSON.stringify(webhook.body)) }))),
+    data: encodeWebhookBatch(
+      batch.webhooks.map((webhook) => ({
+        eventId: webhook.eventId,
+        receivedAt,
+        payload: Buffer.from(JSON.stringify(webhook.body)),
+      })),
+    ),
     msgId: batch.msgId,
     headers: {
       [WEBHOOK_HEADERS.provider]: batch.provider,
@@ -136,7 +176,13 @@ export class OutcomeLog {
   waitFor(eventId: string, outcome: Outcome, count = 1, timeoutMs = 20000): Promise<void> {
     if (this.count(eventId, outcome) >= count) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${eventId}: waited for ${count}× ${outcome}, saw ${JSON.stringify(this.outcomes(eventId))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`${eventId}: waited for ${count}× ${outcome}, saw ${JSON.stringify(this.outcomes(eventId))}`),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({ eventId, outcome, count, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -147,7 +193,8 @@ export function captureLogLines(): { lines: Record<string, unknown>[]; destinati
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });

@@ -55,15 +55,27 @@ const POLL_MS = 20;
  * writers of one document race. A stale change is answered from one read, without a lease. The guarantee holds as
  * long as a writer finishes within its lease (`leaseMs`, 30 s by default, against writes of milliseconds).
  */
-export async function upsertIfNewer<T extends Document>(options: UpsertIfNewerOptions<T>): Promise<UpsertIfNewerResult> {
+export async function upsertIfNewer<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+): Promise<UpsertIfNewerResult> {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (;;) {
     const stored = await options.collection.findOne({ _id: options.id } as Filter<T>);
     if (stored && !isOlderThanIncoming(stored, options)) return 'stale';
     const key = `${options.collection.collectionName}:${options.id}@${versionKey(stored?.[options.versionField])}`;
-    const acquired = await acquireLease({ leases: options.locks, key, owner: options.owner, leaseMs: options.leaseMs ?? 30_000, clock: options.clock, generationHint: 1 });
+    const acquired = await acquireLease({
+      leases: options.locks,
+      key,
+      owner: options.owner,
+      leaseMs: options.leaseMs ?? 30_000,
+      clock: options.clock,
+      generationHint: 1,
+    });
     if (!acquired.acquired) {
-      if (Date.now() > deadline) throw new Error(`Document ${options.id} of ${options.collection.collectionName} is being written by ${acquired.holder}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `Document ${options.id} of ${options.collection.collectionName} is being written by ${acquired.holder}`,
+        );
       await sleep(Math.min(POLL_MS, acquired.remainingMs + 1));
       continue;
     }
@@ -73,23 +85,39 @@ export async function upsertIfNewer<T extends Document>(options: UpsertIfNewerOp
 }
 
 /** Re-reads under the lease and writes if the document is still as first read; `moved` when it is not. */
-async function writeUnderLease<T extends Document>(options: UpsertIfNewerOptions<T>, stored: Document | null, lease: Lease): Promise<UpsertIfNewerResult | 'moved'> {
+async function writeUnderLease<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+  stored: Document | null,
+  lease: Lease,
+): Promise<UpsertIfNewerResult | 'moved'> {
   const leaseId = leaseDocumentId(lease.key, lease.generation);
   try {
     const current = await options.collection.findOne({ _id: options.id } as Filter<T>);
-    if (versionKey(current?.[options.versionField]) !== versionKey(stored?.[options.versionField]) || (current === null) !== (stored === null)) return 'moved';
+    if (
+      versionKey(current?.[options.versionField]) !== versionKey(stored?.[options.versionField]) ||
+      (current === null) !== (stored === null)
+    )
+      return 'moved';
     if (current && !isOlderThanIncoming(current, options)) return 'stale';
     const fields = { ...options.set, [options.versionField]: options.version };
     if (!current) {
       try {
-        await options.collection.insertOne({ _id: options.id, ...(options.guard ?? {}), ...(options.setOnInsert ?? {}), ...fields } as unknown as OptionalUnlessRequiredId<T>);
+        await options.collection.insertOne({
+          _id: options.id,
+          ...(options.guard ?? {}),
+          ...(options.setOnInsert ?? {}),
+          ...fields,
+        } as unknown as OptionalUnlessRequiredId<T>);
         return 'inserted';
       } catch (error) {
         if (isDuplicateKeyError(error)) return 'moved';
         throw error;
       }
     }
-    await options.collection.updateOne({ _id: options.id } as Filter<T>, { $set: fields } as unknown as UpdateFilter<T>);
+    await options.collection.updateOne(
+      { _id: options.id } as Filter<T>,
+      { $set: fields } as unknown as UpdateFilter<T>,
+    );
     return 'updated';
   } finally {
     await options.locks.deleteOne({ _id: leaseId });
@@ -97,7 +125,10 @@ async function writeUnderLease<T extends Document>(options: UpsertIfNewerOptions
 }
 
 /** True when the stored document passes the guard and its version is older than the incoming one (or absent). */
-function isOlderThanIncoming(stored: Document, options: Pick<UpsertIfNewerOptions<Document>, 'guard' | 'versionField' | 'version'>): boolean {
+function isOlderThanIncoming(
+  stored: Document,
+  options: Pick<UpsertIfNewerOptions<Document>, 'guard' | 'versionField' | 'version'>,
+): boolean {
   for (const [field, expected] of Object.entries(options.guard ?? {})) {
     if (versionKey(stored[field]) !== versionKey(expected)) return false;
   }

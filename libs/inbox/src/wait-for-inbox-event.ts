@@ -23,7 +23,9 @@ export async function waitForInboxEvent(options: WaitForInboxEventOptions): Prom
     const event = await options.inbox.events.findOne({ _id: options.key });
     if (event && until(event)) return event;
     if (Date.now() > deadline) {
-      throw new Error(`Inbox event ${options.key} did not reach the expected state in time; last seen: ${JSON.stringify(event)}`);
+      throw new Error(
+        `Inbox event ${options.key} did not reach the expected state in time; last seen: ${JSON.stringify(event)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
   }

@@ -65,8 +65,16 @@ export async function raiseSetAsideAlert(options: RaiseSetAsideAlertOptions): Pr
   const abandonedAt = event.abandonedAt ?? clock();
   try {
     await inbox.alerts.insertOne({
-      _id: alertId, provider: event.provider, eventId: event.eventId, type: event.type, attempts: event.attempts,
-      lastError: event.lastError, abandonedAt, raisedAt: clock(), raisedBy: owner, hookError: null,
+      _id: alertId,
+      provider: event.provider,
+      eventId: event.eventId,
+      type: event.type,
+      attempts: event.attempts,
+      lastError: event.lastError,
+      abandonedAt,
+      raisedAt: clock(),
+      raisedBy: owner,
+      hookError: null,
     });
   } catch (error) {
     if (isDuplicateKeyError(error)) return false;
@@ -76,11 +84,26 @@ export async function raiseSetAsideAlert(options: RaiseSetAsideAlertOptions): Pr
     `Webhook event ${event.provider}:${event.eventId} (${event.type}) set aside after ${event.attempts} attempt(s); ` +
     `last error: ${event.lastError ?? 'none recorded'}. Fix the cause, then run \`berth webhooks retry-abandoned\`.`;
   const alert: WebhookEventAlert = {
-    alertId, provider: event.provider, eventId: event.eventId, type: event.type, attempts: event.attempts,
-    lastError: event.lastError, receivedAt: event.receivedAt, abandonedAt, text,
+    alertId,
+    provider: event.provider,
+    eventId: event.eventId,
+    type: event.type,
+    attempts: event.attempts,
+    lastError: event.lastError,
+    receivedAt: event.receivedAt,
+    abandonedAt,
+    text,
   };
   logger.error(
-    { alert: 'webhook_event_set_aside', alertId, provider: event.provider, eventId: event.eventId, eventType: event.type, attempts: event.attempts, lastError: event.lastError },
+    {
+      alert: 'webhook_event_set_aside',
+      alertId,
+      provider: event.provider,
+      eventId: event.eventId,
+      eventType: event.type,
+      attempts: event.attempts,
+      lastError: event.lastError,
+    },
     text,
   );
   try {
@@ -93,8 +116,13 @@ export async function raiseSetAsideAlert(options: RaiseSetAsideAlertOptions): Pr
     try {
       await options.alert(alert);
     } catch (error) {
-      logger.error({ err: error, alertId }, `The alert hook failed for webhook event ${event.provider}:${event.eventId}: ${describeError(error)}`);
-      await inbox.alerts.updateOne({ _id: alertId }, { $set: { hookError: describeError(error).slice(0, 2000) } }).catch(() => undefined);
+      logger.error(
+        { err: error, alertId },
+        `The alert hook failed for webhook event ${event.provider}:${event.eventId}: ${describeError(error)}`,
+      );
+      await inbox.alerts
+        .updateOne({ _id: alertId }, { $set: { hookError: describeError(error).slice(0, 2000) } })
+        .catch(() => undefined);
     }
   }
   return true;
@@ -137,7 +165,10 @@ export function createWebhookAlertHook(options: WebhookAlertHookOptions): Webhoo
         throw new Error(`Alert webhook answered ${response.status}`);
       } catch (error) {
         if (attempt >= tries) throw error;
-        options.logger?.warn({ err: error, attempt, alertId: alert.alertId }, `Alert webhook try ${attempt} failed: ${describeError(error)}`);
+        options.logger?.warn(
+          { err: error, attempt, alertId: alert.alertId },
+          `Alert webhook try ${attempt} failed: ${describeError(error)}`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
       }
     }

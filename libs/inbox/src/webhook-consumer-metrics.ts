@@ -38,11 +38,15 @@ export interface WebhookConsumerMetricsOptions {
  * - `webhook_dlq_depth{provider}` and `webhook_oldest_unprocessed_age_seconds{provider}`: from the inbox, read when
  *   scraped.
  */
-export function registerWebhookConsumerMetrics(options: WebhookConsumerMetricsOptions): NonNullable<TransportConsumerOptions['onOutcome']> {
+export function registerWebhookConsumerMetrics(
+  options: WebhookConsumerMetricsOptions,
+): NonNullable<TransportConsumerOptions['onOutcome']> {
   const { registry, logger, consumer } = options;
   const jobs = createJobMetrics(registry, { consumes: [consumer.durable] });
   createQueueDepthMetric(registry, {
-    read: jetStreamConsumerDepths(options.jsm, [{ queue: consumer.durable, stream: consumer.stream, consumer: consumer.durable }]),
+    read: jetStreamConsumerDepths(options.jsm, [
+      { queue: consumer.durable, stream: consumer.stream, consumer: consumer.durable },
+    ]),
     cacheMs: options.readCacheMs,
     logger,
   });
@@ -60,10 +64,17 @@ export function registerWebhookConsumerMetrics(options: WebhookConsumerMetricsOp
  * not processed; index `abandonedAt`), and the oldest event neither processed nor set aside (index
  * `{processedAt, receivedAt}`: `processedAt: null`, sorted by `receivedAt`).
  */
-export async function readInboxBacklog(events: Collection<InboxEventDocument>, provider: string): Promise<WebhookBacklogReading> {
+export async function readInboxBacklog(
+  events: Collection<InboxEventDocument>,
+  provider: string,
+): Promise<WebhookBacklogReading> {
   const [setAside, oldest] = await Promise.all([
     events.countDocuments({ abandonedAt: { $ne: null }, processedAt: null, provider }),
-    events.find({ processedAt: null, abandonedAt: null, provider }, { projection: { _id: 0, receivedAt: 1 } }).sort({ receivedAt: 1 }).limit(1).next(),
+    events
+      .find({ processedAt: null, abandonedAt: null, provider }, { projection: { _id: 0, receivedAt: 1 } })
+      .sort({ receivedAt: 1 })
+      .limit(1)
+      .next(),
   ]);
   return { provider, setAside, oldestUnprocessedReceivedAt: oldest?.receivedAt ?? null };
 }

@@ -1,4 +1,11 @@
-import { decodeWebhookBatch, MalformedWebhookBatchError, readProviderHeaders, UnrecoverableError, WEBHOOK_HEADERS, type ReceivedMessage } from '@berth/messaging';
+import {
+  decodeWebhookBatch,
+  MalformedWebhookBatchError,
+  readProviderHeaders,
+  UnrecoverableError,
+  WEBHOOK_HEADERS,
+  type ReceivedMessage,
+} from '@berth/messaging';
 import type { LogContext } from '@berth/logger';
 import type { WebhookEvent } from './types';
 
@@ -27,14 +34,24 @@ export function readWebhookMessage(message: ReceivedMessage): WebhookEvent {
   const provider = header(message, WEBHOOK_HEADERS.provider);
   const eventId = header(message, WEBHOOK_HEADERS.eventId);
   if (!provider || !eventId) {
-    throw new UnrecoverableError(`Message on ${message.subject} has no ${WEBHOOK_HEADERS.provider} or ${WEBHOOK_HEADERS.eventId} header`);
+    throw new UnrecoverableError(
+      `Message on ${message.subject} has no ${WEBHOOK_HEADERS.provider} or ${WEBHOOK_HEADERS.eventId} header`,
+    );
   }
   const type = header(message, WEBHOOK_HEADERS.eventType) ?? message.subject.split('.').slice(2).join('.');
   const receivedHeader = header(message, WEBHOOK_HEADERS.receivedAt);
   const parsed = receivedHeader ? new Date(receivedHeader) : undefined;
   const receivedAt = parsed && !Number.isNaN(parsed.getTime()) ? parsed : message.storedAt;
   const headers = readProviderHeaders(message.headers);
-  return { provider, eventId, type, receivedAt, payload: message.text(), subject: message.subject, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  return {
+    provider,
+    eventId,
+    type,
+    receivedAt,
+    payload: message.text(),
+    subject: message.subject,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+  };
 }
 
 /** True for a batch message of the gateway's group commit (`Berth-Batch-Size`), which carries several events. */
@@ -55,25 +72,34 @@ export function webhookMessageWeight(message: ReceivedMessage): number {
  */
 export function readWebhookBatch(message: ReceivedMessage): BatchedWebhookEvent[] {
   const provider = header(message, WEBHOOK_HEADERS.provider);
-  if (!provider) throw new UnrecoverableError(`Batch message on ${message.subject} has no ${WEBHOOK_HEADERS.provider} header`);
+  if (!provider)
+    throw new UnrecoverableError(`Batch message on ${message.subject} has no ${WEBHOOK_HEADERS.provider} header`);
   const type = header(message, WEBHOOK_HEADERS.eventType) ?? message.subject.split('.').slice(2).join('.');
   let items;
   try {
     items = decodeWebhookBatch(message.data);
   } catch (error) {
-    if (error instanceof MalformedWebhookBatchError) throw new UnrecoverableError(`Batch message on ${message.subject}: ${error.message}`, { cause: error });
+    if (error instanceof MalformedWebhookBatchError)
+      throw new UnrecoverableError(`Batch message on ${message.subject}: ${error.message}`, { cause: error });
     throw error;
   }
   const seen = new Set<string>();
-  return items.filter((item) => !seen.has(item.eventId) && seen.add(item.eventId)).map((item) => {
-    const receivedAt = new Date(item.receivedAt);
-    return {
-      provider, eventId: item.eventId, type, payload: Buffer.from(item.payload).toString('utf8'), subject: message.subject,
-      receivedAt: Number.isNaN(receivedAt.getTime()) ? message.storedAt : receivedAt,
-      traceparent: item.traceparent, tracestate: item.tracestate,
-      ...(item.headers && Object.keys(item.headers).length > 0 ? { headers: { ...item.headers } } : {}),
-    };
-  });
+  return items
+    .filter((item) => !seen.has(item.eventId) && seen.add(item.eventId))
+    .map((item) => {
+      const receivedAt = new Date(item.receivedAt);
+      return {
+        provider,
+        eventId: item.eventId,
+        type,
+        payload: Buffer.from(item.payload).toString('utf8'),
+        subject: message.subject,
+        receivedAt: Number.isNaN(receivedAt.getTime()) ? message.storedAt : receivedAt,
+        traceparent: item.traceparent,
+        tracestate: item.tracestate,
+        ...(item.headers && Object.keys(item.headers).length > 0 ? { headers: { ...item.headers } } : {}),
+      };
+    });
 }
 
 /** Log fields for a `WEBHOOKS` message, for the transport's `contextFor`: every line of its handling names it. */

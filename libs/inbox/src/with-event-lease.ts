@@ -18,7 +18,8 @@ export interface WithEventLeaseOptions {
 }
 
 /** What {@link withEventLease} got: the work's result, or who held the event. */
-export type WithEventLeaseResult<T> = { acquired: true; value: T } | { acquired: false; holder: string; remainingMs: number };
+export type WithEventLeaseResult<T> =
+  { acquired: true; value: T } | { acquired: false; holder: string; remainingMs: number };
 
 /**
  * Runs `work` while holding the event's lease, the same lease an attempt claims, then releases it. The inbox
@@ -27,9 +28,19 @@ export type WithEventLeaseResult<T> = { acquired: true; value: T } | { acquired:
  * only one; a consumer delivered the event meanwhile gets "busy" and retries after the lease. `work` must read the
  * row again under the lease before deciding anything, and write `leaseGeneration: lease.generation` with its update.
  */
-export async function withEventLease<T>(options: WithEventLeaseOptions, work: (lease: Lease) => Promise<T>): Promise<WithEventLeaseResult<T>> {
+export async function withEventLease<T>(
+  options: WithEventLeaseOptions,
+  work: (lease: Lease) => Promise<T>,
+): Promise<WithEventLeaseResult<T>> {
   const { inbox, key, owner, leaseMs, clock } = options;
-  const acquired = await acquireLease({ leases: inbox.leases, key, owner, leaseMs, clock, generationHint: options.known?.leaseGeneration ?? 1 });
+  const acquired = await acquireLease({
+    leases: inbox.leases,
+    key,
+    owner,
+    leaseMs,
+    clock,
+    generationHint: options.known?.leaseGeneration ?? 1,
+  });
   if (!acquired.acquired) return { acquired: false, holder: acquired.holder, remainingMs: acquired.remainingMs };
   try {
     return { acquired: true, value: await work(acquired.lease) };

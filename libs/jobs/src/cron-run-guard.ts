@@ -25,7 +25,8 @@ export type CronRunGuard = (cron: CronRun, run: (signal?: AbortSignal) => Promis
 
 /** The tick a cron job's data names (`{ scheduledAt }`), else when the job was added. */
 export function cronTickOf(data: unknown, info: JobInfo): Date {
-  const scheduledAt = typeof data === 'object' && data !== null ? (data as { scheduledAt?: unknown }).scheduledAt : undefined;
+  const scheduledAt =
+    typeof data === 'object' && data !== null ? (data as { scheduledAt?: unknown }).scheduledAt : undefined;
   if (typeof scheduledAt === 'string') {
     const tick = new Date(scheduledAt);
     if (!Number.isNaN(tick.getTime())) return tick;

@@ -21,7 +21,10 @@ export class JobTimeoutError extends Error {
 
 /** The job was cancelled (`cancel(jobId)`): its signal fired with this reason; the job is dropped, not retried. */
 export class JobCancelledError extends Error {
-  constructor(readonly jobId: string, readonly reason?: string) {
+  constructor(
+    readonly jobId: string,
+    readonly reason?: string,
+  ) {
     super(`Job ${jobId} was cancelled${reason ? `: ${reason}` : ''}`);
     this.name = 'JobCancelledError';
   }

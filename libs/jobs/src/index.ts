@@ -15,7 +15,15 @@ export { MESSAGE_QUEUE_DRIVER } from './message-queue-options';
 export type { MessageQueueModuleOptions, MessageQueueDriverName } from './message-queue-options';
 export { MessageQueueService } from './message-queue.service';
 export { DEFAULT_QUEUE_OPTIONS, resolveQueueOptions, jobRetryPolicy } from './job-options';
-export type { AddJobOptions, AddedJob, QueueOptions, ResolvedQueueOptions, BackoffOptions, KeyConcurrency, KeyRateLimit } from './job-options';
+export type {
+  AddJobOptions,
+  AddedJob,
+  QueueOptions,
+  ResolvedQueueOptions,
+  BackoffOptions,
+  KeyConcurrency,
+  KeyRateLimit,
+} from './job-options';
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
 export { UnknownJobError, JobTimeoutError, JobCancelledError, PoisonMessageError } from './errors';
 export type { JobObserver, JobQueuedEvent, JobFinishedEvent, JobDeadLetteredEvent } from './job-observer';
@@ -40,8 +48,18 @@ export { cronTickOf } from './cron-run-guard';
 export type { CronRun, CronRunGuard } from './cron-run-guard';
 
 export {
-  CRON_QUEUE_NAME, JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME, DEAD_LETTERS_STREAM_NAME, jobSubject, delayedJobSubject,
-  dueJobSubject, deadLetterSubject, queueConsumerName, queueFilterSubject, dueQueueFilterSubject, parseJobSubject,
+  CRON_QUEUE_NAME,
+  JOBS_STREAM_NAME,
+  DELAYED_JOBS_STREAM_NAME,
+  DEAD_LETTERS_STREAM_NAME,
+  jobSubject,
+  delayedJobSubject,
+  dueJobSubject,
+  deadLetterSubject,
+  queueConsumerName,
+  queueFilterSubject,
+  dueQueueFilterSubject,
+  parseJobSubject,
 } from './names';
 export type { JobRecord } from './job-record';
 

@@ -3,8 +3,16 @@ import { assertAddJobOptions, DEFAULT_QUEUE_OPTIONS, jobRetryPolicy, resolveQueu
 describe('job options', () => {
   it('fills queue settings from the queue, then the module defaults, then Berth', () => {
     expect(resolveQueueOptions(undefined, undefined)).toEqual(DEFAULT_QUEUE_OPTIONS);
-    expect(resolveQueueOptions({ concurrency: 4, backoff: { jitter: 0 } }, { retryLimit: 10, backoff: { baseDelayMs: 100 } })).toEqual({
-      ...DEFAULT_QUEUE_OPTIONS, concurrency: 4, retryLimit: 10, backoff: { ...DEFAULT_QUEUE_OPTIONS.backoff, baseDelayMs: 100, jitter: 0 },
+    expect(
+      resolveQueueOptions(
+        { concurrency: 4, backoff: { jitter: 0 } },
+        { retryLimit: 10, backoff: { baseDelayMs: 100 } },
+      ),
+    ).toEqual({
+      ...DEFAULT_QUEUE_OPTIONS,
+      concurrency: 4,
+      retryLimit: 10,
+      backoff: { ...DEFAULT_QUEUE_OPTIONS.backoff, baseDelayMs: 100, jitter: 0 },
     });
     expect(() => resolveQueueOptions({ concurrency: 0 }, undefined)).toThrow('concurrency');
   });
@@ -18,7 +26,9 @@ describe('job options', () => {
   });
 
   it('checks the options of add', () => {
-    expect(() => assertAddJobOptions({ retryLimit: 5, delayInMilliseconds: 60000, deduplicationId: 'some-id' })).not.toThrow();
+    expect(() =>
+      assertAddJobOptions({ retryLimit: 5, delayInMilliseconds: 60000, deduplicationId: 'some-id' }),
+    ).not.toThrow();
     expect(() => assertAddJobOptions({ retryLimit: 1.5 })).toThrow('retryLimit');
     expect(() => assertAddJobOptions({ delayInMilliseconds: -1 })).toThrow('delayInMilliseconds');
     expect(() => assertAddJobOptions({ deduplicationId: '' })).toThrow('deduplicationId');

@@ -125,7 +125,10 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
-export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: QueueOptions | undefined): ResolvedQueueOptions {
+export function resolveQueueOptions(
+  defaults: QueueOptions | undefined,
+  queue: QueueOptions | undefined,
+): ResolvedQueueOptions {
   const resolved: ResolvedQueueOptions = {
     concurrency: queue?.concurrency ?? defaults?.concurrency ?? DEFAULT_QUEUE_OPTIONS.concurrency,
     retryLimit: queue?.retryLimit ?? defaults?.retryLimit ?? DEFAULT_QUEUE_OPTIONS.retryLimit,
@@ -136,12 +139,14 @@ export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: Q
     rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
     poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
   };
-  if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
+  if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1)
+    throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
   assertRetryLimit(resolved.retryLimit);
   if (resolved.ackWaitMs < 1000) throw new Error(`ackWaitMs must be at least 1000, got ${resolved.ackWaitMs}`);
   if (resolved.timeoutMs !== undefined) assertTimeout(resolved.timeoutMs);
   if (resolved.rateLimit !== undefined) assertRate(resolved.rateLimit);
-  if (!Number.isInteger(resolved.poisonLimit) || resolved.poisonLimit < 1) throw new Error(`poisonLimit must be a positive integer, got ${resolved.poisonLimit}`);
+  if (!Number.isInteger(resolved.poisonLimit) || resolved.poisonLimit < 1)
+    throw new Error(`poisonLimit must be a positive integer, got ${resolved.poisonLimit}`);
   return resolved;
 }
 
@@ -149,8 +154,14 @@ export function resolveQueueOptions(defaults: QueueOptions | undefined, queue: Q
 export function assertAddJobOptions(options: AddJobOptions): void {
   if (options.retryLimit !== undefined) assertRetryLimit(options.retryLimit);
   const delay = options.delayInMilliseconds;
-  if (delay !== undefined && (!Number.isFinite(delay) || delay < 0)) throw new Error(`delayInMilliseconds must be a number >= 0, got ${delay}`);
-  if (options.deduplicationId !== undefined && (typeof options.deduplicationId !== 'string' || options.deduplicationId.length === 0 || options.deduplicationId.length > 512)) {
+  if (delay !== undefined && (!Number.isFinite(delay) || delay < 0))
+    throw new Error(`delayInMilliseconds must be a number >= 0, got ${delay}`);
+  if (
+    options.deduplicationId !== undefined &&
+    (typeof options.deduplicationId !== 'string' ||
+      options.deduplicationId.length === 0 ||
+      options.deduplicationId.length > 512)
+  ) {
     throw new Error('deduplicationId must be a non-empty string of at most 512 characters');
   }
   if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
@@ -158,7 +169,8 @@ export function assertAddJobOptions(options: AddJobOptions): void {
   for (const window of [options.throttle, options.debounce]) {
     if (window === undefined) continue;
     assertKeyConcurrency({ key: window.key, limit: 1 });
-    if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000) throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
+    if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000)
+      throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
   }
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
@@ -168,31 +180,43 @@ export function assertAddJobOptions(options: AddJobOptions): void {
 
 /** Throws unless a rate is a positive integer count over 1 ms to 24 h. */
 export function assertRate(rate: { limit: number; perMs: number }): void {
-  if (!Number.isInteger(rate.limit) || rate.limit < 1 || rate.limit > 100000) throw new Error(`rateLimit.limit must be an integer from 1 to 100000, got ${rate.limit}`);
-  if (!Number.isInteger(rate.perMs) || rate.perMs < 1 || rate.perMs > 24 * 60 * 60 * 1000) throw new Error(`rateLimit.perMs must be an integer from 1 to 86400000, got ${rate.perMs}`);
+  if (!Number.isInteger(rate.limit) || rate.limit < 1 || rate.limit > 100000)
+    throw new Error(`rateLimit.limit must be an integer from 1 to 100000, got ${rate.limit}`);
+  if (!Number.isInteger(rate.perMs) || rate.perMs < 1 || rate.perMs > 24 * 60 * 60 * 1000)
+    throw new Error(`rateLimit.perMs must be an integer from 1 to 86400000, got ${rate.perMs}`);
 }
 
 /** Throws unless a per-key concurrency limit is a non-empty key (at most 256 characters) and a positive integer. */
 export function assertKeyConcurrency(concurrency: KeyConcurrency): void {
-  if (typeof concurrency.key !== 'string' || concurrency.key.length === 0 || concurrency.key.length > 256) throw new Error('concurrency.key must be a non-empty string of at most 256 characters');
+  if (typeof concurrency.key !== 'string' || concurrency.key.length === 0 || concurrency.key.length > 256)
+    throw new Error('concurrency.key must be a non-empty string of at most 256 characters');
   assertKeyLimit(concurrency.limit);
 }
 
 /** Throws unless `limit` is an integer from 1 to 10,000. */
 export function assertKeyLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new Error(`concurrency.limit must be an integer from 1 to 10000, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10000)
+    throw new Error(`concurrency.limit must be an integer from 1 to 10000, got ${limit}`);
 }
 
 /** Throws unless `timeoutMs` is a whole number of ms from 1 to 24 h. */
 export function assertTimeout(timeoutMs: number): void {
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 24 * 60 * 60 * 1000) throw new Error(`timeoutMs must be an integer from 1 to 86400000, got ${timeoutMs}`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 24 * 60 * 60 * 1000)
+    throw new Error(`timeoutMs must be an integer from 1 to 86400000, got ${timeoutMs}`);
 }
 
 function assertRetryLimit(retryLimit: number): void {
-  if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000) throw new Error(`retryLimit must be an integer from 0 to 1000, got ${retryLimit}`);
+  if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000)
+    throw new Error(`retryLimit must be an integer from 0 to 1000, got ${retryLimit}`);
 }
 
 /** The retry policy of one job: `retryLimit + 1` attempts, waits from the queue's backoff. */
 export function jobRetryPolicy(backoff: BackoffOptions, retryLimit: number, random?: () => number): RetryPolicy {
-  return exponentialBackoff({ maxAttempts: retryLimit + 1, baseDelayMs: backoff.baseDelayMs, maxDelayMs: backoff.maxDelayMs, jitter: backoff.jitter, random });
+  return exponentialBackoff({
+    maxAttempts: retryLimit + 1,
+    baseDelayMs: backoff.baseDelayMs,
+    maxDelayMs: backoff.maxDelayMs,
+    jitter: backoff.jitter,
+    random,
+  });
 }

@@ -80,14 +80,21 @@ export function decodeJobMessage(body: string, facts: JobMessageFacts): JobRecor
       throw new UnrecoverableError('Job message body is not JSON', { cause: error });
     }
   }
-  const retryHeader = facts.headers?.has(PLAIN_JOB_HEADERS.retryLimit) ? Number(facts.headers.get(PLAIN_JOB_HEADERS.retryLimit)) : NaN;
-  return [{
-    id: (facts.headers?.has(PLAIN_JOB_HEADERS.jobId) ? facts.headers.get(PLAIN_JOB_HEADERS.jobId) : '') || facts.msgId || `${facts.stream}-${facts.streamSequence}`,
-    data,
-    retryLimit: Number.isInteger(retryHeader) && retryHeader >= 0 ? retryHeader : facts.defaultRetryLimit,
-    attemptsMade: 0,
-    addedAt: facts.storedAt.toISOString(),
-  }];
+  const retryHeader = facts.headers?.has(PLAIN_JOB_HEADERS.retryLimit)
+    ? Number(facts.headers.get(PLAIN_JOB_HEADERS.retryLimit))
+    : NaN;
+  return [
+    {
+      id:
+        (facts.headers?.has(PLAIN_JOB_HEADERS.jobId) ? facts.headers.get(PLAIN_JOB_HEADERS.jobId) : '') ||
+        facts.msgId ||
+        `${facts.stream}-${facts.streamSequence}`,
+      data,
+      retryLimit: Number.isInteger(retryHeader) && retryHeader >= 0 ? retryHeader : facts.defaultRetryLimit,
+      attemptsMade: 0,
+      addedAt: facts.storedAt.toISOString(),
+    },
+  ];
 }
 
 /** Parses a message body into job records; throws `UnrecoverableError` when it is not one (retrying can't help). */
@@ -107,8 +114,14 @@ export function decodeJobRecords(body: string): JobRecord[] {
 function isJobRecord(value: unknown): value is JobRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Partial<JobRecord>;
-  return typeof record.id === 'string' && record.id.length > 0 && 'data' in record &&
-    Number.isInteger(record.retryLimit) && (record.retryLimit as number) >= 0 &&
-    Number.isInteger(record.attemptsMade) && (record.attemptsMade as number) >= 0 &&
-    typeof record.addedAt === 'string';
+  return (
+    typeof record.id === 'string' &&
+    record.id.length > 0 &&
+    'data' in record &&
+    Number.isInteger(record.retryLimit) &&
+    (record.retryLimit as number) >= 0 &&
+    Number.isInteger(record.attemptsMade) &&
+    (record.attemptsMade as number) >= 0 &&
+    typeof record.addedAt === 'string'
+  );
 }

@@ -9,7 +9,12 @@ import { SyncQueueDriver } from './drivers/sync/sync-queue-driver';
 import { resolveQueueOptions, type ResolvedQueueOptions } from './job-options';
 import { MessageQueueService } from './message-queue.service';
 import { MessageQueueRuntime } from './message-queue.runtime';
-import { MESSAGE_QUEUE_DRIVER, MESSAGE_QUEUE_MODULE_OPTIONS, MESSAGE_QUEUE_NAMES_TOKEN, type MessageQueueModuleOptions } from './message-queue-options';
+import {
+  MESSAGE_QUEUE_DRIVER,
+  MESSAGE_QUEUE_MODULE_OPTIONS,
+  MESSAGE_QUEUE_NAMES_TOKEN,
+  type MessageQueueModuleOptions,
+} from './message-queue-options';
 import { assertQueueName, CRON_QUEUE_NAME } from './names';
 
 /** Options of `MessageQueueModule.forRootAsync`: queue names up front (they are injection tokens), the rest from a factory. */
@@ -33,10 +38,18 @@ export class MessageQueueModule {
 
   /** Configures the module from a factory (a config service, a connection made by another provider). */
   static forRootAsync(options: MessageQueueModuleAsyncOptions): DynamicModule {
-    return MessageQueueModule.build(options.queues, { provide: MESSAGE_QUEUE_MODULE_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }, options.imports ?? []);
+    return MessageQueueModule.build(
+      options.queues,
+      { provide: MESSAGE_QUEUE_MODULE_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
+      options.imports ?? [],
+    );
   }
 
-  private static build(queues: readonly string[], optionsProvider: Provider, imports: NonNullable<ModuleMetadata['imports']>): DynamicModule {
+  private static build(
+    queues: readonly string[],
+    optionsProvider: Provider,
+    imports: NonNullable<ModuleMetadata['imports']>,
+  ): DynamicModule {
     const names = [...new Set([CRON_QUEUE_NAME, ...queues])];
     names.forEach(assertQueueName);
     const queueProviders: Provider[] = names.map((queueName) => ({
@@ -53,27 +66,50 @@ export class MessageQueueModule {
         { provide: MESSAGE_QUEUE_NAMES_TOKEN, useValue: names },
         { provide: JobRegistry, useFactory: () => new JobRegistry() },
         { provide: InMemoryDeadLetters, useFactory: () => new InMemoryDeadLetters() },
-        { provide: MESSAGE_QUEUE_DRIVER, useFactory: createDriver, inject: [MESSAGE_QUEUE_MODULE_OPTIONS, JobRegistry, InMemoryDeadLetters] },
+        {
+          provide: MESSAGE_QUEUE_DRIVER,
+          useFactory: createDriver,
+          inject: [MESSAGE_QUEUE_MODULE_OPTIONS, JobRegistry, InMemoryDeadLetters],
+        },
         MessageQueueRuntime,
         ...queueProviders,
       ],
-      exports: [JobRegistry, InMemoryDeadLetters, MESSAGE_QUEUE_DRIVER, ...queueProviders.map((provider) => (provider as FactoryProvider).provide)],
+      exports: [
+        JobRegistry,
+        InMemoryDeadLetters,
+        MESSAGE_QUEUE_DRIVER,
+        ...queueProviders.map((provider) => (provider as FactoryProvider).provide),
+      ],
     };
   }
 }
 
-function createDriver(options: MessageQueueModuleOptions, registry: JobRegistry, deadLetters: InMemoryDeadLetters): QueueDriver {
+function createDriver(
+  options: MessageQueueModuleOptions,
+  registry: JobRegistry,
+  deadLetters: InMemoryDeadLetters,
+): QueueDriver {
   const settings = new Map<string, ResolvedQueueOptions>();
   const settingsOf = (queue: string): ResolvedQueueOptions => {
     let resolved = settings.get(queue);
-    if (!resolved) settings.set(queue, (resolved = resolveQueueOptions(options.defaults, options.queueOptions?.[queue])));
+    if (!resolved)
+      settings.set(queue, (resolved = resolveQueueOptions(options.defaults, options.queueOptions?.[queue])));
     return resolved;
   };
   if (options.driver === 'sync') {
-    return new SyncQueueDriver({ registry, deadLetters, settingsOf, logger: options.logger, logContext: options.logContext, observer: options.observer });
+    return new SyncQueueDriver({
+      registry,
+      deadLetters,
+      settingsOf,
+      logger: options.logger,
+      logContext: options.logContext,
+      observer: options.observer,
+    });
   }
-  if (options.driver !== 'jetstream') throw new Error(`Unknown message queue driver ${JSON.stringify(options.driver)} (jetstream or sync)`);
-  if (!options.messaging) throw new Error('MessageQueueModule: the jetstream driver needs `messaging` (connectMessaging)');
+  if (options.driver !== 'jetstream')
+    throw new Error(`Unknown message queue driver ${JSON.stringify(options.driver)} (jetstream or sync)`);
+  if (!options.messaging)
+    throw new Error('MessageQueueModule: the jetstream driver needs `messaging` (connectMessaging)');
   return new JetStreamQueueDriver({
     messaging: options.messaging,
     logger: options.logger,

@@ -1,9 +1,20 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { exploreJobs } from './discovery/job-explorer';
 import { JobRegistry } from './discovery/job-registry';
 import type { QueueDriver } from './drivers/queue-driver';
-import { MESSAGE_QUEUE_DRIVER, MESSAGE_QUEUE_MODULE_OPTIONS, MESSAGE_QUEUE_NAMES_TOKEN, type MessageQueueModuleOptions } from './message-queue-options';
+import {
+  MESSAGE_QUEUE_DRIVER,
+  MESSAGE_QUEUE_MODULE_OPTIONS,
+  MESSAGE_QUEUE_NAMES_TOKEN,
+  type MessageQueueModuleOptions,
+} from './message-queue-options';
 
 /**
  * The module's life: at module init, discovers the jobs and crons among the application's providers; once the
@@ -21,7 +32,13 @@ export class MessageQueueRuntime implements OnModuleInit, OnApplicationBootstrap
   ) {}
 
   onModuleInit(): void {
-    exploreJobs(this.discovery, this.registry, new Set(this.queueNames), this.options.logger, this.options.cronRunGuard);
+    exploreJobs(
+      this.discovery,
+      this.registry,
+      new Set(this.queueNames),
+      this.options.logger,
+      this.options.cronRunGuard,
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {

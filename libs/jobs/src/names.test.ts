@@ -1,11 +1,25 @@
-import { assertQueueName, deadLetterSubject, delayedJobSubject, dueJobSubject, jobSubject, parseJobSubject, queueOfConsumer, queueOfDelayedSubject } from './names';
+import {
+  assertQueueName,
+  deadLetterSubject,
+  delayedJobSubject,
+  dueJobSubject,
+  jobSubject,
+  parseJobSubject,
+  queueOfConsumer,
+  queueOfDelayedSubject,
+} from './names';
 
 describe('job subjects', () => {
   it('builds and parses the subjects of a job', () => {
     expect(jobSubject('client-queue', 'SendClientSummaryJob')).toBe('jobs.client-queue.SendClientSummaryJob');
-    expect(deadLetterSubject('client-queue', 'SendClientSummaryJob')).toBe('dead.jobs.client-queue.SendClientSummaryJob');
-    expect(dueJobSubject('client-queue', 'SendClientSummaryJob')).toBe('delayed-jobs.due.client-queue.SendClientSummaryJob');
-    for (const subject of ['jobs.q.Name', 'dead.jobs.q.Name', 'delayed-jobs.due.q.Name']) expect(parseJobSubject(subject)).toEqual({ queue: 'q', name: 'Name' });
+    expect(deadLetterSubject('client-queue', 'SendClientSummaryJob')).toBe(
+      'dead.jobs.client-queue.SendClientSummaryJob',
+    );
+    expect(dueJobSubject('client-queue', 'SendClientSummaryJob')).toBe(
+      'delayed-jobs.due.client-queue.SendClientSummaryJob',
+    );
+    for (const subject of ['jobs.q.Name', 'dead.jobs.q.Name', 'delayed-jobs.due.q.Name'])
+      expect(parseJobSubject(subject)).toEqual({ queue: 'q', name: 'Name' });
     expect(parseJobSubject('jobs.q.Name.extra')).toBeUndefined();
     expect(parseJobSubject('webhooks.stripe.invoice')).toBeUndefined();
     expect(queueOfDelayedSubject(delayedJobSubject('q', 'job-1'))).toBe('q');
@@ -15,6 +29,7 @@ describe('job subjects', () => {
 
   it('refuses names that are not one subject token', () => {
     expect(() => assertQueueName('client-queue')).not.toThrow();
-    for (const bad of ['', 'a.b', 'a b', '*', '>', '_private', 'a/b']) expect(() => assertQueueName(bad)).toThrow('Invalid queue name');
+    for (const bad of ['', 'a.b', 'a b', '*', '>', '_private', 'a/b'])
+      expect(() => assertQueueName(bad)).toThrow('Invalid queue name');
   });
 });

@@ -16,14 +16,18 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Throws unless `name` can be a queue name (one NATS subject token, e.g. `client-queue`). */
 export function assertQueueName(name: string): void {
   if (!NAME_PATTERN.test(name)) {
-    throw new Error(`Invalid queue name ${JSON.stringify(name)}: use letters, digits, "-" and "_", starting with a letter or digit`);
+    throw new Error(
+      `Invalid queue name ${JSON.stringify(name)}: use letters, digits, "-" and "_", starting with a letter or digit`,
+    );
   }
 }
 
 /** Throws unless `name` can be a job name (one NATS subject token, e.g. `SendClientSummaryJob`). */
 export function assertJobName(name: string): void {
   if (!NAME_PATTERN.test(name)) {
-    throw new Error(`Invalid job name ${JSON.stringify(name)}: use letters, digits, "-" and "_", starting with a letter or digit`);
+    throw new Error(
+      `Invalid job name ${JSON.stringify(name)}: use letters, digits, "-" and "_", starting with a letter or digit`,
+    );
   }
 }
 

@@ -23,6 +23,7 @@ type SqliteModule = typeof import('node:sqlite');
  * experimental-feature warning for code that never starts FerretDB.
  */
 function sqlite(): SqliteModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, for the reason above
   return require('node:sqlite') as SqliteModule;
 }
 
@@ -70,7 +71,9 @@ function indexDatabase(path: string): string[] {
   try {
     writer.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     for (const table of missing) {
-      writer.exec(`CREATE INDEX IF NOT EXISTS ${quote(table + INDEX_SUFFIX)} ON ${quote(table)} (${FERRETDB_ID_EXPRESSION})`);
+      writer.exec(
+        `CREATE INDEX IF NOT EXISTS ${quote(table + INDEX_SUFFIX)} ON ${quote(table)} (${FERRETDB_ID_EXPRESSION})`,
+      );
     }
     return missing;
   } catch {
@@ -90,7 +93,10 @@ function open(path: string, readOnly: boolean): DatabaseSync | undefined {
 
 /** Collection tables of FerretDB's catalogue that exist and have no index of this module. */
 function missingTables(db: DatabaseSync): string[] {
-  const tables = db.prepare('SELECT table_name FROM _ferretdb_collections').all().map((row) => String(row.table_name));
+  const tables = db
+    .prepare('SELECT table_name FROM _ferretdb_collections')
+    .all()
+    .map((row) => String(row.table_name));
   const schema = db.prepare("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')").all();
   const existing = new Set(schema.filter((row) => row.type === 'table').map((row) => String(row.name)));
   const indexed = new Set(schema.filter((row) => row.type === 'index').map((row) => String(row.name)));
@@ -113,7 +119,11 @@ export interface IdLookupIndexer {
  * Runs {@link indexFerretDbIdLookups} every `intervalMs`, so that collections created while FerretDB runs (services
  * create theirs at start, tests create databases as they go) get the index within that time, while still small.
  */
-export function watchFerretDbIdLookups(options: { sqliteDir: string; intervalMs: number; onError?: (error: unknown) => void }): IdLookupIndexer {
+export function watchFerretDbIdLookups(options: {
+  sqliteDir: string;
+  intervalMs: number;
+  onError?: (error: unknown) => void;
+}): IdLookupIndexer {
   const pass = (): string[] => {
     try {
       return indexFerretDbIdLookups(options.sqliteDir);

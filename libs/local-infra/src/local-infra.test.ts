@@ -24,15 +24,21 @@ describe('local infrastructure', () => {
     }
   });
 
-  it.each([[undefined, 1], [2, 2]])('runs nats-server with maxProcs %p as %p Go scheduler thread(s), as its /varz reports', async (maxProcs, expected) => {
-    const server = await startNatsServer({ binDir, monitoring: true, maxProcs });
-    try {
-      const varz = (await (await fetch(`${server.monitoringUrl}/varz`)).json()) as { gomaxprocs?: number };
-      expect(varz.gomaxprocs).toBe(expected);
-    } finally {
-      await server.stop();
-    }
-  });
+  it.each([
+    [undefined, 1],
+    [2, 2],
+  ])(
+    'runs nats-server with maxProcs %p as %p Go scheduler thread(s), as its /varz reports',
+    async (maxProcs, expected) => {
+      const server = await startNatsServer({ binDir, monitoring: true, maxProcs });
+      try {
+        const varz = (await (await fetch(`${server.monitoringUrl}/varz`)).json()) as { gomaxprocs?: number };
+        expect(varz.gomaxprocs).toBe(expected);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   it('refuses a maxProcs that is not a positive integer', async () => {
     await expect(startNatsServer({ binDir, maxProcs: 0 })).rejects.toThrow(/maxProcs must be a positive integer/);
@@ -42,11 +48,17 @@ describe('local infrastructure', () => {
     const db = await startFerretDb({ binDir });
     try {
       let client = await MongoClient.connect(db.url);
-      await client.db('berth_local_infra').collection('things').insertOne({ _id: 'a' as never, n: 1 });
+      await client
+        .db('berth_local_infra')
+        .collection('things')
+        .insertOne({ _id: 'a' as never, n: 1 });
       await client.close();
       await db.restart();
       client = await MongoClient.connect(db.url);
-      const found = await client.db('berth_local_infra').collection('things').findOne({ _id: 'a' as never });
+      const found = await client
+        .db('berth_local_infra')
+        .collection('things')
+        .findOne({ _id: 'a' as never });
       expect(found?.n).toBe(1);
       await client.close();
     } finally {
@@ -79,7 +91,10 @@ describe('local infrastructure', () => {
     const db = await startFerretDb({ binDir, idIndexIntervalMs: 50 });
     let client = await MongoClient.connect(db.url);
     try {
-      await client.db('berth_id_index_a').collection('early').insertOne({ _id: 'a' as never });
+      await client
+        .db('berth_id_index_a')
+        .collection('early')
+        .insertOne({ _id: 'a' as never });
       await client.close();
       await db.restart();
       expect(db.indexIdLookups()).toEqual([]);
@@ -90,7 +105,10 @@ describe('local infrastructure', () => {
       let plan = '';
       while (Date.now() < deadline && !plan.includes('USING INDEX')) {
         await late.findOne({ _id: 'b' as never });
-        plan = ((await late.find({ _id: 'b' as never }).explain()) as { queryPlanner?: { Plan?: string[] } }).queryPlanner?.Plan?.join('\n') ?? '';
+        plan =
+          (
+            (await late.find({ _id: 'b' as never }).explain()) as { queryPlanner?: { Plan?: string[] } }
+          ).queryPlanner?.Plan?.join('\n') ?? '';
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(plan).toMatch(/USING INDEX .*__berth_id_lookup/);

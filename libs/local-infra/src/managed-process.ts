@@ -61,7 +61,11 @@ export function spawnManaged(options: SpawnOptions): ManagedProcess {
       }
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`${options.command}: no line matching ${pattern} within ${timeoutMs} ms:\n${seen.slice(-20).join('\n')}`));
+        reject(
+          new Error(
+            `${options.command}: no line matching ${pattern} within ${timeoutMs} ms:\n${seen.slice(-20).join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       const listener = (line: string): void => {
         const match = line.match(pattern);

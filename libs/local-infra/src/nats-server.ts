@@ -65,7 +65,16 @@ export interface NatsServerHandle {
  * PubAck, so a 200 from the gateway survives a power cut (the default lazy fsync lost acknowledged writes in the
  * Jepsen analysis of NATS 2.12.1).
  */
-export function natsServerConfig(options: { host: string; port: number; dataDir: string; monitoring: boolean; serverName: string; maxFileStore?: string; extraConfig?: string; configVariables?: Record<string, string> }): string {
+export function natsServerConfig(options: {
+  host: string;
+  port: number;
+  dataDir: string;
+  monitoring: boolean;
+  serverName: string;
+  maxFileStore?: string;
+  extraConfig?: string;
+  configVariables?: Record<string, string>;
+}): string {
   return [
     ...Object.entries(options.configVariables ?? {}).map(([name, value]) => `${name}: ${JSON.stringify(value)}`),
     `server_name: ${JSON.stringify(options.serverName)}`,
@@ -102,7 +111,16 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
   let monitoringUrl: string | undefined;
 
   const launch = async (): Promise<ManagedProcess> => {
-    const config = natsServerConfig({ host, port, dataDir: join(dataDir, 'jetstream'), monitoring: !!options.monitoring, serverName: options.serverName ?? 'berth-local', maxFileStore: options.maxFileStore, extraConfig: options.extraConfig, configVariables: options.configVariables });
+    const config = natsServerConfig({
+      host,
+      port,
+      dataDir: join(dataDir, 'jetstream'),
+      monitoring: !!options.monitoring,
+      serverName: options.serverName ?? 'berth-local',
+      maxFileStore: options.maxFileStore,
+      extraConfig: options.extraConfig,
+      configVariables: options.configVariables,
+    });
     await writeFile(configFile, config, { mode: 0o600 });
     // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).
     const proc = spawnManaged({

@@ -23,7 +23,14 @@ describe('createLogger', () => {
     });
     logger.info('outside');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(lines[0]).toMatchObject({ msg: 'inside', service: 'test', jobName: 'SendClientSummaryJob', jobId: 'j1', queue: 'client-queue', attempt: 2 });
+    expect(lines[0]).toMatchObject({
+      msg: 'inside',
+      service: 'test',
+      jobName: 'SendClientSummaryJob',
+      jobId: 'j1',
+      queue: 'client-queue',
+      attempt: 2,
+    });
     expect(lines[1].jobName).toBeUndefined();
   });
 });

@@ -8,10 +8,13 @@ describe('exitOnSignals', () => {
     let closes = 0;
     const exited: number[] = [];
     let finish!: () => void;
-    const remove = exitOnSignals(() => {
-      closes += 1;
-      return new Promise<void>((resolve) => (finish = resolve));
-    }, { logger, signals: ['SIGUSR2'], exit: (code) => exited.push(code) });
+    const remove = exitOnSignals(
+      () => {
+        closes += 1;
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+      { logger, signals: ['SIGUSR2'], exit: (code) => exited.push(code) },
+    );
     process.emit('SIGUSR2', 'SIGUSR2');
     process.emit('SIGUSR2', 'SIGUSR2');
     expect(closes).toBe(1);
@@ -24,9 +27,12 @@ describe('exitOnSignals', () => {
 
   it('exits 1 when closing fails', async () => {
     const exited: number[] = [];
-    const remove = exitOnSignals(async () => {
-      throw new Error('stuck');
-    }, { logger, signals: ['SIGUSR2'], exit: (code) => exited.push(code) });
+    const remove = exitOnSignals(
+      async () => {
+        throw new Error('stuck');
+      },
+      { logger, signals: ['SIGUSR2'], exit: (code) => exited.push(code) },
+    );
     process.emit('SIGUSR2', 'SIGUSR2');
     await new Promise((resolve) => setImmediate(resolve));
     expect(exited).toEqual([1]);

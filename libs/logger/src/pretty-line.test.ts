@@ -3,16 +3,27 @@ import { createLogger, ERROR_MARKER, prettyLine } from './index';
 /** The JSON lines a real logger writes, for `prettyLine` to format. */
 function records(log: (logger: ReturnType<typeof createLogger>) => void): string[] {
   const lines: string[] = [];
-  const logger = createLogger({ service: 'scheduler', level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
+  const logger = createLogger({
+    service: 'scheduler',
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(line) },
+  });
   log(logger);
   return lines;
 }
 
 describe('prettyLine', () => {
   it('writes one line per record with the fields inline, and no service, pid or hostname', () => {
-    const [json] = records((logger) => logger.info({ holder: 'scheduler-0:42:ab', revision: 3, cron: { name: 'A B' } }, 'Became leader (acquired a free lease)'));
+    const [json] = records((logger) =>
+      logger.info(
+        { holder: 'scheduler-0:42:ab', revision: 3, cron: { name: 'A B' } },
+        'Became leader (acquired a free lease)',
+      ),
+    );
     const line = prettyLine(json, { colors: false });
-    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {3}INFO {2}Became leader \(acquired a free lease\) holder=scheduler-0:42:ab revision=3 cron=\{"name":"A B"\}$/);
+    expect(line).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} {3}INFO {2}Became leader \(acquired a free lease\) holder=scheduler-0:42:ab revision=3 cron=\{"name":"A B"\}$/,
+    );
     expect(line).not.toContain('\n');
     expect(line).not.toMatch(/service|pid|hostname/);
   });
@@ -24,7 +35,11 @@ describe('prettyLine', () => {
       logger.fatal('Scheduler crashed');
     });
     const line = prettyLine(failed, { colors: false });
-    expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ${ERROR_MARKER} ERROR Tick pass failed err="TypeError: boom: socket closed \\(at .*pretty-line\\.test\\.ts:\\d+:\\d+\\)\\)" cron=ReportCronJob$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ${ERROR_MARKER} ERROR Tick pass failed err="TypeError: boom: socket closed \\(at .*pretty-line\\.test\\.ts:\\d+:\\d+\\)\\)" cron=ReportCronJob$`,
+      ),
+    );
     expect(line).not.toContain('\n');
     expect(prettyLine(fatal, { colors: false })).toMatch(new RegExp(`${ERROR_MARKER} FATAL Scheduler crashed$`));
   });

@@ -5,8 +5,24 @@ export interface PrettyLineOptions {
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const ANSI = { reset: '\x1b[0m', dim: '\x1b[2m', bold: '\x1b[1m', red: '\x1b[31m', yellow: '\x1b[33m', green: '\x1b[32m', blue: '\x1b[34m', inverse: '\x1b[7m' };
-const LEVEL_COLOR: Record<number, string> = { 10: ANSI.dim, 20: ANSI.blue, 30: ANSI.green, 40: ANSI.yellow, 50: ANSI.red, 60: ANSI.red + ANSI.inverse };
+const ANSI = {
+  reset: '\x1b[0m',
+  dim: '\x1b[2m',
+  bold: '\x1b[1m',
+  red: '\x1b[31m',
+  yellow: '\x1b[33m',
+  green: '\x1b[32m',
+  blue: '\x1b[34m',
+  inverse: '\x1b[7m',
+};
+const LEVEL_COLOR: Record<number, string> = {
+  10: ANSI.dim,
+  20: ANSI.blue,
+  30: ANSI.green,
+  40: ANSI.yellow,
+  50: ANSI.red,
+  60: ANSI.red + ANSI.inverse,
+};
 /** Fields the line shows in its own place, or that say nothing in a terminal. */
 const OMITTED = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'spanId']);
 /** What marks an error or fatal line, so a failing service stands out among seven. */
@@ -33,9 +49,14 @@ export function prettyLine(json: string, options: PrettyLineOptions): string {
     .map(([key, value]) => `${key}=${fieldText(value)}`);
   const message = typeof record.msg === 'string' ? record.msg : '';
   const severe = level >= 50;
-  if (!options.colors) return [severe ? `${time} ${ERROR_MARKER} ${label}` : `${time}   ${label}`, message, ...fields].filter(Boolean).join(' ');
+  if (!options.colors)
+    return [severe ? `${time} ${ERROR_MARKER} ${label}` : `${time}   ${label}`, message, ...fields]
+      .filter(Boolean)
+      .join(' ');
   const color = LEVEL_COLOR[level] ?? '';
-  const head = severe ? `${ANSI.dim}${time}${ANSI.reset} ${color}${ANSI.bold}${ERROR_MARKER} ${label}${ANSI.reset}` : `${ANSI.dim}${time}${ANSI.reset}   ${color}${label}${ANSI.reset}`;
+  const head = severe
+    ? `${ANSI.dim}${time}${ANSI.reset} ${color}${ANSI.bold}${ERROR_MARKER} ${label}${ANSI.reset}`
+    : `${ANSI.dim}${time}${ANSI.reset}   ${color}${label}${ANSI.reset}`;
   const body = severe ? `${ANSI.red}${ANSI.bold}${message}${ANSI.reset}` : message;
   const tail = fields.length > 0 ? `${severe ? ANSI.red : ANSI.dim}${fields.join(' ')}${ANSI.reset}` : '';
   return [head, body, tail].filter(Boolean).join(' ');
@@ -59,7 +80,12 @@ interface SerializedError {
 }
 
 function isSerializedError(value: unknown): value is SerializedError {
-  return typeof value === 'object' && value !== null && typeof (value as SerializedError).message === 'string' && ('stack' in value || 'type' in value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as SerializedError).message === 'string' &&
+    ('stack' in value || 'type' in value)
+  );
 }
 
 /** `Type: message (at top frame)`. */

@@ -37,4 +37,8 @@ export function exponentialBackoff(options: ExponentialBackoffOptions): RetryPol
 }
 
 /** The webhook inbox schedule of seed 000: 11 attempts a round, waits of 5 s doubling to about 43 min. */
-export const WEBHOOK_RETRY_POLICY: RetryPolicy = exponentialBackoff({ maxAttempts: 11, baseDelayMs: 5000, jitter: 0.1 });
+export const WEBHOOK_RETRY_POLICY: RetryPolicy = exponentialBackoff({
+  maxAttempts: 11,
+  baseDelayMs: 5000,
+  jitter: 0.1,
+});

@@ -65,7 +65,10 @@ export async function connectMessaging(options: MessagingConnectionOptions): Pro
       if (status.type === 'disconnect') connected = false;
       else if (status.type === 'reconnect') connected = true;
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
-        options.logger.warn({ natsStatus: status.type, server: 'server' in status ? status.server : undefined }, `NATS ${status.type}`);
+        options.logger.warn(
+          { natsStatus: status.type, server: 'server' in status ? status.server : undefined },
+          `NATS ${status.type}`,
+        );
       }
     }
     connected = false;

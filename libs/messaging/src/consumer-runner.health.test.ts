@@ -1,6 +1,13 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, ensureConsumer, ensureStream, exponentialBackoff, startConsumer, type Messaging } from './index';
+import {
+  connectMessaging,
+  ensureConsumer,
+  ensureStream,
+  exponentialBackoff,
+  startConsumer,
+  type Messaging,
+} from './index';
 
 const logger = createLogger({ service: 'runner-health-test', level: 'silent' });
 let server: NatsServerHandle;
@@ -30,7 +37,13 @@ describe('consumer runner health', () => {
     await ensureStream(messaging.jsm, { name: stream, subjects: [`health.${process.pid}.>`] });
     await ensureConsumer(messaging.jsm, spec);
     const runner = await startConsumer({
-      js: messaging.js, stream, consumer: 'worker', concurrency: 2, ackWaitMs: 5000, pullExpiresMs: 1000, logger,
+      js: messaging.js,
+      stream,
+      consumer: 'worker',
+      concurrency: 2,
+      ackWaitMs: 5000,
+      pullExpiresMs: 1000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 3, baseDelayMs: 100 }),
       handler: async () => undefined,
     });

@@ -1,6 +1,14 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, ensureConsumer, ensureStream, exponentialBackoff, publishMessage, startConsumer, type Messaging } from './index';
+import {
+  connectMessaging,
+  ensureConsumer,
+  ensureStream,
+  exponentialBackoff,
+  publishMessage,
+  startConsumer,
+  type Messaging,
+} from './index';
 
 const logger = createLogger({ service: 'runner-pulls-test', level: 'silent' });
 let server: NatsServerHandle;
@@ -21,13 +29,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('consumer runner pulls', () => {
   it('holds no more messages than it runs: the others stay on the server for other replicas', async () => {
-    await ensureConsumer(messaging.jsm, { stream: 'PULLS', durable: 'slow', filterSubjects: ['pulls.slow'], ackWaitMs: 5000 });
+    await ensureConsumer(messaging.jsm, {
+      stream: 'PULLS',
+      durable: 'slow',
+      filterSubjects: ['pulls.slow'],
+      ackWaitMs: 5000,
+    });
     for (let n = 0; n < 10; n++) await publishMessage(messaging.js, { subject: 'pulls.slow', data: String(n) });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
     const runner = await startConsumer({
-      js: messaging.js, stream: 'PULLS', consumer: 'slow', concurrency: 2, ackWaitMs: 5000, logger, retryPolicy: policy,
+      js: messaging.js,
+      stream: 'PULLS',
+      consumer: 'slow',
+      concurrency: 2,
+      ackWaitMs: 5000,
+      logger,
+      retryPolicy: policy,
       handler: async () => {
         started += 1;
         await gate;
@@ -43,13 +62,24 @@ describe('consumer runner pulls', () => {
   });
 
   it('counts the weight of messages that carry several units of work', async () => {
-    await ensureConsumer(messaging.jsm, { stream: 'PULLS', durable: 'heavy', filterSubjects: ['pulls.heavy'], ackWaitMs: 5000 });
+    await ensureConsumer(messaging.jsm, {
+      stream: 'PULLS',
+      durable: 'heavy',
+      filterSubjects: ['pulls.heavy'],
+      ackWaitMs: 5000,
+    });
     for (let n = 0; n < 10; n++) await publishMessage(messaging.js, { subject: 'pulls.heavy', data: '5' });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
     const runner = await startConsumer({
-      js: messaging.js, stream: 'PULLS', consumer: 'heavy', concurrency: 8, ackWaitMs: 5000, logger, retryPolicy: policy,
+      js: messaging.js,
+      stream: 'PULLS',
+      consumer: 'heavy',
+      concurrency: 8,
+      ackWaitMs: 5000,
+      logger,
+      retryPolicy: policy,
       weightOf: (message) => Number(message.text()),
       handler: async () => {
         started += 1;
@@ -65,11 +95,22 @@ describe('consumer runner pulls', () => {
   });
 
   it('logs and retries with the attempt given by attemptOf', async () => {
-    await ensureConsumer(messaging.jsm, { stream: 'PULLS', durable: 'offset', filterSubjects: ['pulls.offset'], ackWaitMs: 5000 });
+    await ensureConsumer(messaging.jsm, {
+      stream: 'PULLS',
+      durable: 'offset',
+      filterSubjects: ['pulls.offset'],
+      ackWaitMs: 5000,
+    });
     await publishMessage(messaging.js, { subject: 'pulls.offset', data: '{}' });
     const reasons: string[] = [];
     const runner = await startConsumer({
-      js: messaging.js, stream: 'PULLS', consumer: 'offset', concurrency: 1, ackWaitMs: 5000, logger, retryPolicy: policy,
+      js: messaging.js,
+      stream: 'PULLS',
+      consumer: 'offset',
+      concurrency: 1,
+      ackWaitMs: 5000,
+      logger,
+      retryPolicy: policy,
       attemptOf: (message) => message.deliveryCount + 2,
       handler: async () => {
         throw new Error('down');

@@ -1,6 +1,16 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, ensureConsumer, ensureStream, exponentialBackoff, publishMessage, startConsumer, UnrecoverableError, type Messaging, type ReceivedMessage } from './index';
+import {
+  connectMessaging,
+  ensureConsumer,
+  ensureStream,
+  exponentialBackoff,
+  publishMessage,
+  startConsumer,
+  UnrecoverableError,
+  type Messaging,
+  type ReceivedMessage,
+} from './index';
 
 const logger = createLogger({ service: 'messaging-test', level: 'silent' });
 let server: NatsServerHandle;
@@ -24,7 +34,14 @@ async function freshConsumer(): Promise<{ stream: string; subject: string; durab
   expect(await ensureStream(messaging.jsm, { name: stream, subjects: [`${subject}.>`] })).toBe('created');
   expect(await ensureStream(messaging.jsm, { name: stream, subjects: [`${subject}.>`] })).toBe('unchanged');
   await ensureConsumer(messaging.jsm, { stream, durable: 'worker', filterSubjects: [`${subject}.>`], ackWaitMs: 5000 });
-  expect(await ensureConsumer(messaging.jsm, { stream, durable: 'worker', filterSubjects: [`${subject}.>`], ackWaitMs: 5000 })).toBe('unchanged');
+  expect(
+    await ensureConsumer(messaging.jsm, {
+      stream,
+      durable: 'worker',
+      filterSubjects: [`${subject}.>`],
+      ackWaitMs: 5000,
+    }),
+  ).toBe('unchanged');
   return { stream, subject, durable: 'worker' };
 }
 
@@ -58,7 +75,12 @@ describe('consumer runner', () => {
     const seen: number[] = [];
     const done = deferred();
     const runner = await startConsumer({
-      js: messaging.js, stream, consumer: durable, concurrency: 4, ackWaitMs: 5000, logger,
+      js: messaging.js,
+      stream,
+      consumer: durable,
+      concurrency: 4,
+      ackWaitMs: 5000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 3, baseDelayMs: 50 }),
       handler: async (message) => {
         seen.push(message.json<{ n: number }>().n);
@@ -77,7 +99,12 @@ describe('consumer runner', () => {
     const attempts: number[] = [];
     const gaveUp = deferred<{ reason: string; attempt: number }>();
     const runner = await startConsumer({
-      js: messaging.js, stream, consumer: durable, concurrency: 1, ackWaitMs: 5000, logger,
+      js: messaging.js,
+      stream,
+      consumer: durable,
+      concurrency: 1,
+      ackWaitMs: 5000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 3, baseDelayMs: 200 }),
       handler: async () => {
         attempts.push(Date.now());
@@ -98,7 +125,12 @@ describe('consumer runner', () => {
     let calls = 0;
     const gaveUp = deferred<string>();
     const runner = await startConsumer({
-      js: messaging.js, stream, consumer: durable, concurrency: 1, ackWaitMs: 5000, logger,
+      js: messaging.js,
+      stream,
+      consumer: durable,
+      concurrency: 1,
+      ackWaitMs: 5000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 5, baseDelayMs: 10 }),
       handler: async () => {
         calls += 1;
@@ -119,7 +151,12 @@ describe('consumer runner', () => {
     let finished = false;
     let deliveries = 0;
     const runner = await startConsumer({
-      js: messaging.js, stream, consumer: durable, concurrency: 2, ackWaitMs: 1000, logger,
+      js: messaging.js,
+      stream,
+      consumer: durable,
+      concurrency: 2,
+      ackWaitMs: 1000,
+      logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 3, baseDelayMs: 10 }),
       handler: async (message) => {
         deliveries += 1;

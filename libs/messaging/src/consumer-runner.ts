@@ -120,10 +120,12 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
     if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
   };
   const freeSlot = async (): Promise<void> => {
-    while ((inFlight >= concurrency || weightInHand >= concurrency) && !stopping) await new Promise<void>((resolve) => (slotWaiter = resolve));
+    while ((inFlight >= concurrency || weightInHand >= concurrency) && !stopping)
+      await new Promise<void>((resolve) => (slotWaiter = resolve));
   };
   /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
-  const pullSize = (): number => Math.max(1, Math.min(concurrency - inFlight, Math.floor((concurrency - weightInHand) / averageWeight)));
+  const pullSize = (): number =>
+    Math.max(1, Math.min(concurrency - inFlight, Math.floor((concurrency - weightInHand) / averageWeight)));
 
   const nak = async (msg: JsMsg, message: ReceivedMessage, delayMs?: number): Promise<void> => {
     try {
@@ -134,14 +136,21 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
     msg.nak(delayMs);
   };
 
-  const settleFailure = async (msg: JsMsg, message: ReceivedMessage, error: unknown): Promise<'retried' | 'terminated'> => {
+  const settleFailure = async (
+    msg: JsMsg,
+    message: ReceivedMessage,
+    error: unknown,
+  ): Promise<'retried' | 'terminated'> => {
     const policy = typeof options.retryPolicy === 'function' ? options.retryPolicy(message) : options.retryPolicy;
     const attempt = attemptOf(message);
     const reason: GiveUpReason | undefined =
       error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
     if (!reason) {
       const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
-      options.logger.warn({ err: error, attempt, retryInMs: delayMs }, `Attempt ${attempt} failed: ${describeError(error)}`);
+      options.logger.warn(
+        { err: error, attempt, retryInMs: delayMs },
+        `Attempt ${attempt} failed: ${describeError(error)}`,
+      );
       await nak(msg, message, delayMs);
       return 'retried';
     }
@@ -162,10 +171,19 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
     const heartbeat = setInterval(() => msg.working(), Math.max(options.ackWaitMs / 3, 250));
     const parent = extractTraceContext(msg.headers);
     const run = async (): Promise<void> => {
-      const span = tracer.startSpan(`process ${options.stream}/${options.consumer}`, {
-        kind: SpanKind.CONSUMER,
-        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': msg.subject, 'messaging.message.id': message.msgId ?? '', 'messaging.nats.delivery_count': message.deliveryCount },
-      }, parent);
+      const span = tracer.startSpan(
+        `process ${options.stream}/${options.consumer}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            'messaging.system': 'nats',
+            'messaging.destination.name': msg.subject,
+            'messaging.message.id': message.msgId ?? '',
+            'messaging.nats.delivery_count': message.deliveryCount,
+          },
+        },
+        parent,
+      );
       let outcome: 'acked' | 'retried' | 'terminated';
       try {
         await context.with(trace.setSpan(parent, span), () => options.handler(message));
@@ -182,7 +200,9 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
       options.onOutcome?.(message, outcome, performance.now() - started);
     };
     try {
-      const fields = options.logContext ? { ...(options.contextFor?.(message) ?? {}), attempt: attemptOf(message) } : undefined;
+      const fields = options.logContext
+        ? { ...(options.contextFor?.(message) ?? {}), attempt: attemptOf(message) }
+        : undefined;
       await (options.logContext && fields ? options.logContext.run(fields, run) : run());
     } catch (error) {
       options.logger.error({ err: error }, 'Consumer runner failed to settle a message');
@@ -219,27 +239,37 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
         if (stopping) break;
         failedPulls += 1;
         lastPullError = describeError(error);
-        options.logger.warn({ err: error, stream: options.stream, consumer: options.consumer }, `Pull from ${options.stream}/${options.consumer} failed: ${describeError(error)}`);
+        options.logger.warn(
+          { err: error, stream: options.stream, consumer: options.consumer },
+          `Pull from ${options.stream}/${options.consumer} failed: ${describeError(error)}`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 1000));
       } finally {
         currentPull = undefined;
       }
     }
-  })().then(
-    () => {
-      if (!stopping) died = 'its pull loop ended';
-    },
-    (error: unknown) => {
-      died = `its pull loop failed: ${describeError(error)}`;
-    },
-  ).finally(() => {
-    if (died) options.logger.error({ stream: options.stream, consumer: options.consumer }, `Consumer ${options.stream}/${options.consumer} stopped pulling: ${died}`);
-  });
+  })()
+    .then(
+      () => {
+        if (!stopping) died = 'its pull loop ended';
+      },
+      (error: unknown) => {
+        died = `its pull loop failed: ${describeError(error)}`;
+      },
+    )
+    .finally(() => {
+      if (died)
+        options.logger.error(
+          { stream: options.stream, consumer: options.consumer },
+          `Consumer ${options.stream}/${options.consumer} stopped pulling: ${died}`,
+        );
+    });
 
   const problem = (): string | undefined => {
     if (died) return died;
     if (stopping) return 'stopped';
-    if (failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS) return `${failedPulls} pulls in a row failed, last: ${lastPullError}`;
+    if (failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS)
+      return `${failedPulls} pulls in a row failed, last: ${lastPullError}`;
     return undefined;
   };
 
@@ -267,7 +297,11 @@ export async function startConsumer(options: ConsumerRunnerOptions): Promise<Con
           new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
         ]);
         clearTimeout(timer);
-        if (inFlight > 0) options.logger.warn({ inFlight }, 'Stopped with handlers still running; their messages will be delivered again');
+        if (inFlight > 0)
+          options.logger.warn(
+            { inFlight },
+            'Stopped with handlers still running; their messages will be delivered again',
+          );
       }
     },
   };

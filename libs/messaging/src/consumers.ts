@@ -18,7 +18,10 @@ export interface ConsumerSpec {
  * Creates the durable consumer, or updates its filter, ack wait and pending limit. Safe from every replica at once:
  * a create refused because another replica created it a moment before goes on from the consumer it made.
  */
-export async function ensureConsumer(jsm: JetStreamManager, spec: ConsumerSpec): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  spec: ConsumerSpec,
+): Promise<'created' | 'updated' | 'unchanged'> {
   const wanted: Partial<ConsumerConfig> = {
     durable_name: spec.durable,
     description: spec.description,
@@ -27,7 +30,9 @@ export async function ensureConsumer(jsm: JetStreamManager, spec: ConsumerSpec):
     ack_wait: nanos(spec.ackWaitMs),
     max_ack_pending: spec.maxAckPending ?? 1000,
     max_deliver: -1,
-    ...(spec.filterSubjects.length === 1 ? { filter_subject: spec.filterSubjects[0] } : { filter_subjects: spec.filterSubjects }),
+    ...(spec.filterSubjects.length === 1
+      ? { filter_subject: spec.filterSubjects[0] }
+      : { filter_subjects: spec.filterSubjects }),
   };
   let existing = await readConsumerConfig(jsm, spec);
   if (!existing) {
@@ -40,12 +45,17 @@ export async function ensureConsumer(jsm: JetStreamManager, spec: ConsumerSpec):
       if (!existing) throw addError;
     }
   }
-  const sameFilter = JSON.stringify(existing.filter_subjects ?? (existing.filter_subject ? [existing.filter_subject] : [])) === JSON.stringify(spec.filterSubjects);
-  if (sameFilter && existing.ack_wait === wanted.ack_wait && existing.max_ack_pending === wanted.max_ack_pending) return 'unchanged';
+  const sameFilter =
+    JSON.stringify(existing.filter_subjects ?? (existing.filter_subject ? [existing.filter_subject] : [])) ===
+    JSON.stringify(spec.filterSubjects);
+  if (sameFilter && existing.ack_wait === wanted.ack_wait && existing.max_ack_pending === wanted.max_ack_pending)
+    return 'unchanged';
   await jsm.consumers.update(spec.stream, spec.durable, {
     ack_wait: wanted.ack_wait,
     max_ack_pending: wanted.max_ack_pending,
-    ...(spec.filterSubjects.length === 1 ? { filter_subject: spec.filterSubjects[0], filter_subjects: undefined } : { filter_subjects: spec.filterSubjects, filter_subject: undefined }),
+    ...(spec.filterSubjects.length === 1
+      ? { filter_subject: spec.filterSubjects[0], filter_subjects: undefined }
+      : { filter_subjects: spec.filterSubjects, filter_subject: undefined }),
   });
   return 'updated';
 }

@@ -14,7 +14,11 @@ export class UnrecoverableError extends Error {
  * the backoff schedule. Counts as an attempt.
  */
 export class RetryLaterError extends Error {
-  constructor(message: string, readonly delayMs: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'RetryLaterError';
   }

@@ -9,7 +9,12 @@ function fakePublish() {
   const publish = (subject: string, ids: string[], deadline: number) =>
     new Promise<PublishResult>((resolve, reject) => {
       deadlines.push(deadline);
-      calls.push({ subject, ids, release: () => resolve({ stream: 'JOBS', seq: ++seq, duplicate: false }), fail: reject });
+      calls.push({
+        subject,
+        ids,
+        release: () => resolve({ stream: 'JOBS', seq: ++seq, duplicate: false }),
+        fail: reject,
+      });
     });
   return { calls, publish, deadlines };
 }
@@ -44,7 +49,11 @@ describe('GroupCommitQueue', () => {
 
   it('caps a message by items and bytes, and rejects every item of a failed message', async () => {
     const { calls, publish } = fakePublish();
-    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxItemsPerMessage: 2, maxBytesPerMessage: 1024 });
+    const batcher = new GroupCommitQueue(publish, {
+      maxInFlightPerKey: 1,
+      maxItemsPerMessage: 2,
+      maxBytesPerMessage: 1024,
+    });
     const first = batcher.enqueue('s', 'a', 2);
     await endOfTurn();
     const pending = ['b', 'c', 'd'].map((id) => batcher.enqueue('s', id, 2));
@@ -76,7 +85,7 @@ describe('GroupCommitQueue', () => {
     expect(batcher.waiting).toBe(0);
   });
 
-  it('rejects items still waiting after maxWaitMs, and commits a message with its oldest item\'s deadline', async () => {
+  it("rejects items still waiting after maxWaitMs, and commits a message with its oldest item's deadline", async () => {
     const { calls, publish, deadlines } = fakePublish();
     let now = 1000;
     const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxWaitMs: 100, now: () => now });
@@ -94,7 +103,11 @@ describe('GroupCommitQueue', () => {
 
   it('refuses at once past maxPendingItemsPerKey or maxPendingBytesPerKey waiting items of a key, other keys unaffected', async () => {
     const { calls, publish } = fakePublish();
-    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxPendingItemsPerKey: 2, maxPendingBytesPerKey: 10 });
+    const batcher = new GroupCommitQueue(publish, {
+      maxInFlightPerKey: 1,
+      maxPendingItemsPerKey: 2,
+      maxPendingBytesPerKey: 10,
+    });
     const first = batcher.enqueue('k', 'a', 1);
     await endOfTurn();
     const queued = [batcher.enqueue('k', 'b', 1), batcher.enqueue('k', 'c', 1)];

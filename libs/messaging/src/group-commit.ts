@@ -88,7 +88,10 @@ export class GroupCommitQueue<Item, Result> {
   private readonly now: () => number;
   private sweepTimer?: NodeJS.Timeout;
 
-  constructor(private readonly commit: CommitItems<Item, Result>, options: GroupCommitOptions = {}) {
+  constructor(
+    private readonly commit: CommitItems<Item, Result>,
+    options: GroupCommitOptions = {},
+  ) {
     this.maxItems = Math.max(1, options.maxItemsPerMessage ?? 100);
     this.maxBytes = Math.max(1024, options.maxBytesPerMessage ?? 256 * 1024);
     this.maxInFlight = Math.max(1, options.maxInFlightPerKey ?? 2);
@@ -110,7 +113,10 @@ export class GroupCommitQueue<Item, Result> {
         state = { inFlight: 0, pending: [], pendingBytes: 0, flushScheduled: false };
         this.keys.set(key, state);
       }
-      if (state.pending.length >= this.maxPendingItems || (state.pending.length > 0 && state.pendingBytes + size > this.maxPendingBytes)) {
+      if (
+        state.pending.length >= this.maxPendingItems ||
+        (state.pending.length > 0 && state.pendingBytes + size > this.maxPendingBytes)
+      ) {
         if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
         reject(new GroupCommitFullError(key));
         return;
@@ -144,18 +150,24 @@ export class GroupCommitQueue<Item, Result> {
       state.inFlight += 1;
       let committed: Promise<Result>;
       try {
-        committed = this.commit(key, batch.map((pending) => pending.item), batch[0].deadline);
+        committed = this.commit(
+          key,
+          batch.map((pending) => pending.item),
+          batch[0].deadline,
+        );
       } catch (error) {
         committed = Promise.reject(error);
       }
-      committed.then(
-        (result) => batch.forEach((pending) => pending.resolve(result)),
-        (error: unknown) => batch.forEach((pending) => pending.reject(error)),
-      ).finally(() => {
-        state.inFlight -= 1;
-        if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
-        else this.scheduleFlush(key, state);
-      });
+      committed
+        .then(
+          (result) => batch.forEach((pending) => pending.resolve(result)),
+          (error: unknown) => batch.forEach((pending) => pending.reject(error)),
+        )
+        .finally(() => {
+          state.inFlight -= 1;
+          if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
+          else this.scheduleFlush(key, state);
+        });
     }
   }
 

@@ -2,7 +2,18 @@ export { connectMessaging, inboxPrefixFor } from './connection';
 export { splitServerCredentials } from './server-credentials';
 export type { ServersAndCredentials } from './server-credentials';
 export type { Messaging, MessagingConnectionOptions } from './connection';
-export { ensureStream, ensureWebhooksStreamExists, isNotFound, jetStreamErrorCode, PROVISIONING_ERROR_CODES, webhooksStream, jobsStream, delayedJobsStream, deadLettersStream, DEFAULT_STREAM_MAX_BYTES } from './streams';
+export {
+  ensureStream,
+  ensureWebhooksStreamExists,
+  isNotFound,
+  jetStreamErrorCode,
+  PROVISIONING_ERROR_CODES,
+  webhooksStream,
+  jobsStream,
+  delayedJobsStream,
+  deadLettersStream,
+  DEFAULT_STREAM_MAX_BYTES,
+} from './streams';
 export type { StreamSpec, StreamSizing, EnsureStreamOptions } from './streams';
 export { ensureKvBucket } from './kv-buckets';
 export { ensureConsumer } from './consumers';
@@ -23,7 +34,18 @@ export { JetStreamContext } from './nest/jetstream-context';
 export { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
 export { GroupCommitQueue, GroupCommitFullError, GroupCommitTimeoutError } from './group-commit';
 export type { GroupCommitOptions, CommitItems } from './group-commit';
-export { WEBHOOK_HEADERS, setProviderHeaders, readProviderHeaders, encodeWebhookBatch, decodeWebhookBatch, MalformedWebhookBatchError } from './stored-webhook';
+export {
+  WEBHOOK_HEADERS,
+  setProviderHeaders,
+  readProviderHeaders,
+  encodeWebhookBatch,
+  decodeWebhookBatch,
+  MalformedWebhookBatchError,
+} from './stored-webhook';
 export type { StoredWebhookItem } from './stored-webhook';
-export { consumerCoversProvider, webhookProviderCoverage, webhookProvidersWithoutConsumer } from './webhook-consumer-coverage';
+export {
+  consumerCoversProvider,
+  webhookProviderCoverage,
+  webhookProvidersWithoutConsumer,
+} from './webhook-consumer-coverage';
 export type { WebhookProviderCoverage } from './webhook-consumer-coverage';

@@ -9,7 +9,12 @@ import { retryProvisioningRace, type EnsureStreamOptions } from './streams';
  * racing other streams' creations may be refused a reservation: such a refusal is tried again with backoff, and
  * the next try finds the bucket and opens it as it is. Any other error, or a refusal that persists, is thrown.
  */
-export async function ensureKvBucket(js: JetStreamClient, name: string, options: Partial<KvOptions> = {}, retry: Pick<EnsureStreamOptions, 'attempts' | 'sleep'> = {}): Promise<KV> {
+export async function ensureKvBucket(
+  js: JetStreamClient,
+  name: string,
+  options: Partial<KvOptions> = {},
+  retry: Pick<EnsureStreamOptions, 'attempts' | 'sleep'> = {},
+): Promise<KV> {
   const kvm = new Kvm(js);
   return retryProvisioningRace(() => kvm.create(name, { ...options }), retry);
 }

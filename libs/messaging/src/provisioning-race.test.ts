@@ -52,7 +52,13 @@ describe('provisioning raced by many services and replicas at once', () => {
   it('reproduces the refusal: plain concurrent creates are refused a reservation (insufficient storage resources)', async () => {
     const refusals: number[] = [];
     for (let round = 0; round < 10 && refusals.length === 0; round++) {
-      const results = await Promise.allSettled(managers.flatMap((jsm, index) => startsOf(index).map((spec) => jsm.streams.add({ storage: 'file' as never, discard: 'new' as never, ...spec }))));
+      const results = await Promise.allSettled(
+        managers.flatMap((jsm, index) =>
+          startsOf(index).map((spec) =>
+            jsm.streams.add({ storage: 'file' as never, discard: 'new' as never, ...spec }),
+          ),
+        ),
+      );
       for (const result of results) {
         if (result.status === 'rejected') {
           expect(result.reason).toBeInstanceOf(JetStreamApiError);
@@ -70,12 +76,17 @@ describe('provisioning raced by many services and replicas at once', () => {
         await Promise.all([
           ...startsOf(index).map((spec) => ensureStream(jsm, spec)),
           ensureWebhooksStreamExists(jsm, { maxBytes: 8 * MIB }),
-          ensureKvBucket(jetstream(connections[index]), 'race_bucket', { history: 1, description: index % 2 ? 'odd' : 'even' }),
+          ensureKvBucket(jetstream(connections[index]), 'race_bucket', {
+            history: 1,
+            description: index % 2 ? 'odd' : 'even',
+          }),
         ]);
         return Promise.all(specs().map((spec) => ensureStream(jsm, spec)));
       }),
     );
-    const failures = results.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
+    const failures = results
+      .filter((result) => result.status === 'rejected')
+      .map((result) => String((result as PromiseRejectedResult).reason));
     expect(failures).toEqual([]);
     const names = (await managers[0].streams.names().next()).sort();
     expect(names).toEqual(['DEAD_LETTERS', 'JOBS', 'JOBS_DELAYED', 'KV_race_bucket', 'WEBHOOKS']);

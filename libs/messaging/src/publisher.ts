@@ -24,11 +24,19 @@ export interface PublishResult {
  * Publishes one message to JetStream and resolves with its PubAck, i.e. once the server has stored it (fsynced,
  * with `sync_interval: always`). Adds the active trace context to the headers.
  */
-export async function publishMessage(js: JetStreamClient, message: OutgoingMessage, timeoutMs?: number): Promise<PublishResult> {
+export async function publishMessage(
+  js: JetStreamClient,
+  message: OutgoingMessage,
+  timeoutMs?: number,
+): Promise<PublishResult> {
   const tracer = trace.getTracer('berth-messaging');
   const span = tracer.startSpan(`publish ${message.subject}`, {
     kind: SpanKind.PRODUCER,
-    attributes: { 'messaging.system': 'nats', 'messaging.destination.name': message.subject, 'messaging.message.id': message.msgId ?? '' },
+    attributes: {
+      'messaging.system': 'nats',
+      'messaging.destination.name': message.subject,
+      'messaging.message.id': message.msgId ?? '',
+    },
   });
   const headers = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
   for (const [key, value] of Object.entries(message.headers ?? {})) headers.set(key, value);

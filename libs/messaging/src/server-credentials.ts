@@ -24,7 +24,11 @@ function parseServer(server: string): URL {
  * @throws TypeError when a server is not a URL, or the servers carry different credentials
  */
 export function splitServerCredentials(servers: string): ServersAndCredentials {
-  const urls = servers.split(',').map((server) => server.trim()).filter((server) => server.length > 0).map(parseServer);
+  const urls = servers
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server.length > 0)
+    .map(parseServer);
   const credentials = new Set(urls.map((url) => `${url.username}:${url.password}`));
   if (credentials.size > 1) throw new TypeError('every server in NATS_URL must carry the same user and password');
   const [user, pass] = [urls[0]?.username ?? '', urls[0]?.password ?? ''].map(decodeURIComponent);

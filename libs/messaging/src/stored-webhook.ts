@@ -39,7 +39,8 @@ interface HeaderReader {
 
 /** Writes a single event's kept provider headers as `Berth-Header-<name>`. */
 export function setProviderHeaders(target: HeaderWriter, headers: Readonly<Record<string, string>> | undefined): void {
-  for (const [name, value] of Object.entries(headers ?? {})) target.set(`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value);
+  for (const [name, value] of Object.entries(headers ?? {}))
+    target.set(`${WEBHOOK_HEADERS.providerHeaderPrefix}${name}`, value);
 }
 
 /** The kept provider headers of a single-event message, keyed in lower case; `{}` when it carries none. */
@@ -94,13 +95,21 @@ export function encodeWebhookBatch(items: readonly StoredWebhookItem[]): Uint8Ar
 export function decodeWebhookBatch(data: Uint8Array): StoredWebhookItem[] {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const items: StoredWebhookItem[] = [];
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const lineEnd = bytes.indexOf(NEWLINE, offset);
     if (lineEnd === -1) throw new MalformedWebhookBatchError(`webhook batch item ${items.length} has no header line`);
     const facts = parseFacts(bytes.toString('utf8', offset, lineEnd), items.length);
     const bodyEnd = lineEnd + 1 + facts.bytes;
-    if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NEWLINE) throw new MalformedWebhookBatchError(`webhook batch item ${items.length} is cut short`);
-    items.push({ eventId: facts.eventId, receivedAt: facts.receivedAt, traceparent: facts.traceparent, tracestate: facts.tracestate, headers: facts.headers, payload: bytes.subarray(lineEnd + 1, bodyEnd) });
+    if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NEWLINE)
+      throw new MalformedWebhookBatchError(`webhook batch item ${items.length} is cut short`);
+    items.push({
+      eventId: facts.eventId,
+      receivedAt: facts.receivedAt,
+      traceparent: facts.traceparent,
+      tracestate: facts.tracestate,
+      headers: facts.headers,
+      payload: bytes.subarray(lineEnd + 1, bodyEnd),
+    });
     offset = bodyEnd + 1;
   }
   if (items.length === 0) throw new MalformedWebhookBatchError('webhook batch is empty');
@@ -119,7 +128,9 @@ interface ItemFacts {
 /** An item's `headers`: an object of strings, or left out (older batches have none). */
 function stringRecord(value: unknown): Record<string, string> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const entries = Object.entries(value as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
   return Object.fromEntries(entries.map(([name, text]) => [name.toLowerCase(), text]));
 }
 
@@ -131,11 +142,20 @@ function parseFacts(line: string, index: number): ItemFacts {
     throw new MalformedWebhookBatchError(`webhook batch item ${index}: header line is not JSON`);
   }
   const { eventId, receivedAt, bytes, traceparent, tracestate, headers } = facts ?? {};
-  if (typeof eventId !== 'string' || eventId === '' || typeof receivedAt !== 'string' || typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) {
+  if (
+    typeof eventId !== 'string' ||
+    eventId === '' ||
+    typeof receivedAt !== 'string' ||
+    typeof bytes !== 'number' ||
+    !Number.isInteger(bytes) ||
+    bytes < 0
+  ) {
     throw new MalformedWebhookBatchError(`webhook batch item ${index} lacks eventId, receivedAt or bytes`);
   }
   return {
-    eventId, receivedAt, bytes,
+    eventId,
+    receivedAt,
+    bytes,
     traceparent: typeof traceparent === 'string' ? traceparent : undefined,
     tracestate: typeof tracestate === 'string' ? tracestate : undefined,
     headers: stringRecord(headers),

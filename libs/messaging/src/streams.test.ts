@@ -1,7 +1,16 @@
 import { Kvm } from '@nats-io/kv';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import { connectMessaging, deadLettersStream, DEFAULT_STREAM_MAX_BYTES, delayedJobsStream, ensureStream, jobsStream, webhooksStream, type Messaging } from './index';
+import {
+  connectMessaging,
+  deadLettersStream,
+  DEFAULT_STREAM_MAX_BYTES,
+  delayedJobsStream,
+  ensureStream,
+  jobsStream,
+  webhooksStream,
+  type Messaging,
+} from './index';
 
 const GIB = 1024 ** 3;
 let server: NatsServerHandle;
@@ -9,7 +18,11 @@ let messaging: Messaging;
 
 beforeAll(async () => {
   server = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  messaging = await connectMessaging({ servers: server.url, name: 'streams-test', logger: createLogger({ service: 'streams-test', level: 'silent' }) });
+  messaging = await connectMessaging({
+    servers: server.url,
+    name: 'streams-test',
+    logger: createLogger({ service: 'streams-test', level: 'silent' }),
+  });
 });
 afterAll(async () => {
   await messaging.close();
@@ -18,8 +31,13 @@ afterAll(async () => {
 
 describe('stream sizes', () => {
   it('reserve less than the smallest JetStream store Berth deploys (18 GiB per node in Kubernetes)', () => {
-    const reserved = [webhooksStream(), jobsStream(), delayedJobsStream(), deadLettersStream()].reduce((sum, spec) => sum + (spec.max_bytes ?? 0), 0);
-    expect(reserved).toBe(DEFAULT_STREAM_MAX_BYTES.WEBHOOKS + DEFAULT_STREAM_MAX_BYTES.JOBS + DEFAULT_STREAM_MAX_BYTES.DEAD_LETTERS);
+    const reserved = [webhooksStream(), jobsStream(), delayedJobsStream(), deadLettersStream()].reduce(
+      (sum, spec) => sum + (spec.max_bytes ?? 0),
+      0,
+    );
+    expect(reserved).toBe(
+      DEFAULT_STREAM_MAX_BYTES.WEBHOOKS + DEFAULT_STREAM_MAX_BYTES.JOBS + DEFAULT_STREAM_MAX_BYTES.DEAD_LETTERS,
+    );
     expect(reserved).toBeLessThanOrEqual(16 * GIB);
   });
 

@@ -1,4 +1,12 @@
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 
 /** What Berth asks of a stream; names, subjects and limits, the rest is filled with Berth's defaults. */
@@ -142,7 +150,10 @@ function isProvisioningRace(error: unknown): boolean {
  * Runs one provisioning step (read, then create or update) again, with jittered exponential backoff, while it is
  * refused in a way another provisioner racing it can cause; throws any other error, or the last refusal.
  */
-export async function retryProvisioningRace<T>(step: () => Promise<T>, options: Pick<EnsureStreamOptions, 'attempts' | 'sleep'> = {}): Promise<T> {
+export async function retryProvisioningRace<T>(
+  step: () => Promise<T>,
+  options: Pick<EnsureStreamOptions, 'attempts' | 'sleep'> = {},
+): Promise<T> {
   const attempts = options.attempts ?? 8;
   const sleep = options.sleep ?? sleepFor;
   for (let attempt = 1; ; attempt++) {
@@ -163,14 +174,22 @@ export async function retryProvisioningRace<T>(step: () => Promise<T>, options: 
  * a name taken a moment ago with other settings) is tried again with backoff. Settings JetStream cannot change in
  * place (storage, retention) are reported, not forced. A refusal that persists is thrown as it came.
  */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, options: EnsureStreamOptions = {}): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  spec: StreamSpec,
+  options: EnsureStreamOptions = {},
+): Promise<'created' | 'updated' | 'unchanged'> {
   const wanted = withDefaults(spec);
   return retryProvisioningRace(() => provisionOnce(jsm, wanted, options.existing ?? 'update'), options);
 }
 
 type WantedStream = Partial<StreamConfig> & Pick<StreamConfig, 'name'>;
 
-async function provisionOnce(jsm: JetStreamManager, wanted: WantedStream, onExisting: 'update' | 'keep'): Promise<'created' | 'updated' | 'unchanged'> {
+async function provisionOnce(
+  jsm: JetStreamManager,
+  wanted: WantedStream,
+  onExisting: 'update' | 'keep',
+): Promise<'created' | 'updated' | 'unchanged'> {
   let existing = await readConfig(jsm, wanted.name);
   if (!existing) {
     try {
@@ -194,7 +213,11 @@ async function readConfig(jsm: JetStreamManager, name: string): Promise<StreamCo
   }
 }
 
-async function updateToSpec(jsm: JetStreamManager, existing: StreamConfig, wanted: WantedStream): Promise<'updated' | 'unchanged'> {
+async function updateToSpec(
+  jsm: JetStreamManager,
+  existing: StreamConfig,
+  wanted: WantedStream,
+): Promise<'updated' | 'unchanged'> {
   const changed = (Object.keys(wanted) as (keyof StreamConfig)[]).filter(
     (key) => key !== 'storage' && key !== 'retention' && JSON.stringify(existing[key]) !== JSON.stringify(wanted[key]),
   );
@@ -204,7 +227,11 @@ async function updateToSpec(jsm: JetStreamManager, existing: StreamConfig, wante
   return 'updated';
 }
 
-const NOT_FOUND_CODES: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamNotFound, JetStreamApiCodes.ConsumerNotFound, JetStreamApiCodes.NoMessageFound]);
+const NOT_FOUND_CODES: ReadonlySet<number> = new Set([
+  JetStreamApiCodes.StreamNotFound,
+  JetStreamApiCodes.ConsumerNotFound,
+  JetStreamApiCodes.NoMessageFound,
+]);
 
 /** True for JetStream's "not found" answers (stream, consumer or message), by their API error code. */
 export function isNotFound(error: unknown): boolean {
@@ -216,6 +243,10 @@ export function isNotFound(error: unknown): boolean {
  * Creates stream `WEBHOOKS` with Berth's defaults if it does not exist, so a webhook consumer can start before the
  * gateway ever ran (with `sizing.replicas` replicas). An existing stream is left as it is: the gateway owns its sizing.
  */
-export async function ensureWebhooksStreamExists(jsm: JetStreamManager, sizing: StreamSizing = {}, options: Omit<EnsureStreamOptions, 'existing'> = {}): Promise<void> {
+export async function ensureWebhooksStreamExists(
+  jsm: JetStreamManager,
+  sizing: StreamSizing = {},
+  options: Omit<EnsureStreamOptions, 'existing'> = {},
+): Promise<void> {
   await ensureStream(jsm, webhooksStream(sizing), { ...options, existing: 'keep' });
 }

@@ -35,7 +35,10 @@ export function consumerCoversProvider(filterSubjects: readonly string[], provid
  * is reported too, so a provider the gateway stores events for and nobody reads shows up. For `berth webhooks
  * providers` and the gateway's start-up check.
  */
-export async function webhookProviderCoverage(jsm: JetStreamManager, providers: readonly string[] = []): Promise<WebhookProviderCoverage[]> {
+export async function webhookProviderCoverage(
+  jsm: JetStreamManager,
+  providers: readonly string[] = [],
+): Promise<WebhookProviderCoverage[]> {
   const info = await jsm.streams.info(WEBHOOKS, { subjects_filter: 'webhooks.>' });
   const stored = new Map<string, number>();
   for (const [subject, count] of Object.entries(info.state.subjects ?? {})) {
@@ -47,7 +50,14 @@ export async function webhookProviderCoverage(jsm: JetStreamManager, providers: 
   return names.map((provider) => ({
     provider,
     consumers: consumers
-      .filter((consumer) => consumer.config.durable_name && consumerCoversProvider(consumer.config.filter_subjects ?? (consumer.config.filter_subject ? [consumer.config.filter_subject] : []), provider))
+      .filter(
+        (consumer) =>
+          consumer.config.durable_name &&
+          consumerCoversProvider(
+            consumer.config.filter_subjects ?? (consumer.config.filter_subject ? [consumer.config.filter_subject] : []),
+            provider,
+          ),
+      )
       .map((consumer) => consumer.name)
       .sort(),
     storedMessages: stored.get(provider) ?? 0,
@@ -55,8 +65,13 @@ export async function webhookProviderCoverage(jsm: JetStreamManager, providers: 
 }
 
 /** The providers among `providers` that no durable consumer of `WEBHOOKS` reads in full. */
-export async function webhookProvidersWithoutConsumer(jsm: JetStreamManager, providers: readonly string[]): Promise<string[]> {
+export async function webhookProvidersWithoutConsumer(
+  jsm: JetStreamManager,
+  providers: readonly string[],
+): Promise<string[]> {
   if (providers.length === 0) return [];
   const coverage = await webhookProviderCoverage(jsm, providers);
-  return coverage.filter((entry) => providers.includes(entry.provider) && entry.consumers.length === 0).map((entry) => entry.provider);
+  return coverage
+    .filter((entry) => providers.includes(entry.provider) && entry.consumers.length === 0)
+    .map((entry) => entry.provider);
 }

@@ -19,7 +19,11 @@ export const JOB_OUTCOMES: readonly JobOutcome[] = ['completed', 'failed', 'dead
 /** How the consumer runner (`@berth/messaging`, its `onOutcome` hook) settled a message. */
 export type TransportOutcome = 'acked' | 'retried' | 'terminated';
 
-const OUTCOME_OF_TRANSPORT: Record<TransportOutcome, JobOutcome> = { acked: 'completed', retried: 'failed', terminated: 'dead_lettered' };
+const OUTCOME_OF_TRANSPORT: Record<TransportOutcome, JobOutcome> = {
+  acked: 'completed',
+  retried: 'failed',
+  terminated: 'dead_lettered',
+};
 
 /** The {@link JobOutcome} of a consumer-runner outcome. */
 export function jobOutcomeOf(outcome: TransportOutcome): JobOutcome {
@@ -50,7 +54,10 @@ export interface JobMetrics {
    * A consumer runner's `onOutcome` hook recording into these metrics for `queue`:
    * `onOutcome: jobMetrics.outcomeRecorder('billing-sync')`. `next`, when given, is called after (tests wait on it).
    */
-  outcomeRecorder<M>(queue: string, next?: (message: M, outcome: TransportOutcome, durationMs: number) => void): (message: M, outcome: TransportOutcome, durationMs: number) => void;
+  outcomeRecorder<M>(
+    queue: string,
+    next?: (message: M, outcome: TransportOutcome, durationMs: number) => void,
+  ): (message: M, outcome: TransportOutcome, durationMs: number) => void;
 }
 
 /**
@@ -63,14 +70,33 @@ export interface JobMetrics {
  */
 export function createJobMetrics(registry: Registry, options: JobMetricsOptions = {}): JobMetrics {
   const registers = [registry];
-  const enqueuedTotal = getOrCreateMetric(registry, 'job_enqueued_total', () =>
-    new Counter({ name: 'job_enqueued_total', help: 'Jobs added to a queue', labelNames: ['queue'], registers }),
+  const enqueuedTotal = getOrCreateMetric(
+    registry,
+    'job_enqueued_total',
+    () => new Counter({ name: 'job_enqueued_total', help: 'Jobs added to a queue', labelNames: ['queue'], registers }),
   ) as Counter<'queue'>;
-  const completedTotal = getOrCreateMetric(registry, 'job_completed_total', () =>
-    new Counter({ name: 'job_completed_total', help: 'Job runs (webhook event deliveries) finished, by outcome: completed, failed (will be retried), dead_lettered', labelNames: ['queue', 'outcome'], registers }),
+  const completedTotal = getOrCreateMetric(
+    registry,
+    'job_completed_total',
+    () =>
+      new Counter({
+        name: 'job_completed_total',
+        help: 'Job runs (webhook event deliveries) finished, by outcome: completed, failed (will be retried), dead_lettered',
+        labelNames: ['queue', 'outcome'],
+        registers,
+      }),
   ) as Counter<'queue' | 'outcome'>;
-  const duration = getOrCreateMetric(registry, 'job_duration_seconds', () =>
-    new Histogram({ name: 'job_duration_seconds', help: 'Duration of a job run (webhook event delivery), whatever its outcome', labelNames: ['queue'], buckets: JOB_DURATION_BUCKETS, registers }),
+  const duration = getOrCreateMetric(
+    registry,
+    'job_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'job_duration_seconds',
+        help: 'Duration of a job run (webhook event delivery), whatever its outcome',
+        labelNames: ['queue'],
+        buckets: JOB_DURATION_BUCKETS,
+        registers,
+      }),
   ) as Histogram<'queue'>;
 
   for (const queue of options.produces ?? []) enqueuedTotal.labels(queue).inc(0);

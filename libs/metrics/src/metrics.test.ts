@@ -22,7 +22,9 @@ describe('createJobMetrics', () => {
     expect(sampleValue(text, 'job_duration_seconds_count', { queue: 'billing-sync' })).toBe(0);
 
     const seen: string[] = [];
-    const onOutcome = jobs.outcomeRecorder<string>('billing-sync', (message, outcome) => seen.push(`${message}:${outcome}`));
+    const onOutcome = jobs.outcomeRecorder<string>('billing-sync', (message, outcome) =>
+      seen.push(`${message}:${outcome}`),
+    );
     onOutcome('a', 'acked', 20);
     onOutcome('b', 'acked', 2000);
     onOutcome('c', 'retried', 5);
@@ -77,7 +79,12 @@ describe('createQueueDepthMetric', () => {
 
     const failing = new Registry();
     next = new Error('NATS is away');
-    createQueueDepthMetric(failing, { read: async () => { throw next; }, logger: { warn: (_fields, message) => warnings.push(message) } });
+    createQueueDepthMetric(failing, {
+      read: async () => {
+        throw next;
+      },
+      logger: { warn: (_fields, message) => warnings.push(message) },
+    });
     expect(parsePrometheusText(await failing.metrics()).filter((sample) => sample.name === 'queue_depth')).toEqual([]);
     expect(warnings).toEqual(['Could not read queue depths for /metrics']);
   });
@@ -92,7 +99,9 @@ describe('createQueueDepthMetric', () => {
         },
       },
     };
-    const read = jetStreamConsumerDepths(jsm, [{ queue: 'billing-sync', stream: 'WEBHOOKS', consumer: 'billing-sync' }]);
+    const read = jetStreamConsumerDepths(jsm, [
+      { queue: 'billing-sync', stream: 'WEBHOOKS', consumer: 'billing-sync' },
+    ]);
     expect(await read()).toEqual([{ queue: 'billing-sync', pending: 7, ackPending: 3, redelivered: 2 }]);
     expect(asked).toEqual(['WEBHOOKS/billing-sync']);
   });

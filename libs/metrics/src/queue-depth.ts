@@ -59,7 +59,10 @@ export function createQueueDepthMetric(registry: Registry, options: QueueDepthMe
 /** The part of a JetStream manager read here (`@nats-io/jetstream`'s `JetStreamManager` fits). */
 export interface ConsumerInfoSource {
   consumers: {
-    info(stream: string, consumer: string): Promise<{ num_pending: number; num_ack_pending: number; num_redelivered: number }>;
+    info(
+      stream: string,
+      consumer: string,
+    ): Promise<{ num_pending: number; num_ack_pending: number; num_redelivered: number }>;
   };
 }
 
@@ -72,12 +75,20 @@ export interface ConsumerOfQueue {
 }
 
 /** A {@link QueueDepthMetricOptions.read} from the info of durable consumers (one JetStream API call each). */
-export function jetStreamConsumerDepths(jsm: ConsumerInfoSource, consumers: readonly ConsumerOfQueue[]): () => Promise<QueueDepthReading[]> {
+export function jetStreamConsumerDepths(
+  jsm: ConsumerInfoSource,
+  consumers: readonly ConsumerOfQueue[],
+): () => Promise<QueueDepthReading[]> {
   return () =>
     Promise.all(
       consumers.map(async ({ queue, stream, consumer }) => {
         const info = await jsm.consumers.info(stream, consumer);
-        return { queue, pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+        return {
+          queue,
+          pending: info.num_pending,
+          ackPending: info.num_ack_pending,
+          redelivered: info.num_redelivered,
+        };
       }),
     );
 }

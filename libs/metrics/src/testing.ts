@@ -34,9 +34,18 @@ export function parsePrometheusText(text: string): PrometheusSample[] {
  * The value of the one sample named `name` whose labels include `labels`; undefined when there is none.
  * @throws when several samples match (add labels to pick one).
  */
-export function sampleValue(textOrSamples: string | PrometheusSample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  textOrSamples: string | PrometheusSample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const samples = typeof textOrSamples === 'string' ? parsePrometheusText(textOrSamples) : textOrSamples;
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
-  if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}: ${JSON.stringify(found.map((s) => s.labels))}`);
+  const found = samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
+  if (found.length > 1)
+    throw new Error(
+      `${found.length} samples of ${name} match ${JSON.stringify(labels)}: ${JSON.stringify(found.map((s) => s.labels))}`,
+    );
   return found[0]?.value;
 }

@@ -51,7 +51,7 @@ export function createWebhookBacklogMetrics(registry: Registry, options: Webhook
   };
   new Gauge({
     name: 'webhook_dlq_depth',
-    help: 'Webhook events set aside in the inbox (abandonedAt set, not processed): the webhooks\' dead letters',
+    help: "Webhook events set aside in the inbox (abandonedAt set, not processed): the webhooks' dead letters",
     labelNames: ['provider'],
     registers: [registry],
     async collect() {

@@ -14,12 +14,18 @@ const EVENT_TYPE = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** Throws a TypeError unless `workspaceId` can be one NATS subject token (letters, digits, `_`, `-`). */
 export function assertWorkspaceId(workspaceId: string): void {
-  if (!TOKEN.test(workspaceId)) throw new TypeError(`workspaceId must be 1-128 characters of A-Z, a-z, 0-9, "_" and "-", got ${JSON.stringify(workspaceId)}`);
+  if (!TOKEN.test(workspaceId))
+    throw new TypeError(
+      `workspaceId must be 1-128 characters of A-Z, a-z, 0-9, "_" and "-", got ${JSON.stringify(workspaceId)}`,
+    );
 }
 
 /** Throws a TypeError unless `eventType` is 1-128 characters of letters, digits and `_ . : -` (e.g. `invoice.paid`). */
 export function assertEventType(eventType: string): void {
-  if (!EVENT_TYPE.test(eventType)) throw new TypeError(`eventType must be 1-128 characters of A-Z, a-z, 0-9 and "_.:-", got ${JSON.stringify(eventType)}`);
+  if (!EVENT_TYPE.test(eventType))
+    throw new TypeError(
+      `eventType must be 1-128 characters of A-Z, a-z, 0-9 and "_.:-", got ${JSON.stringify(eventType)}`,
+    );
 }
 
 /** Subject of an event sent by product code. */

@@ -50,7 +50,10 @@ export function outboundDeliveriesStream(sizing: StreamSizing = {}): StreamSpec 
 }
 
 /** Creates or updates both outbound streams; safe from every replica at every start. */
-export async function ensureOutboundStreams(messaging: Pick<Messaging, 'jsm'>, sizing: StreamSizing = {}): Promise<void> {
+export async function ensureOutboundStreams(
+  messaging: Pick<Messaging, 'jsm'>,
+  sizing: StreamSizing = {},
+): Promise<void> {
   await ensureStream(messaging.jsm, outboundEventsStream(sizing));
   await ensureStream(messaging.jsm, outboundDeliveriesStream(sizing));
 }

@@ -39,22 +39,31 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (!options.otlpEndpoint) return DISABLED;
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on (see above) */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { KoaInstrumentation } = require('@opentelemetry/instrumentation-koa') as typeof import('@opentelemetry/instrumentation-koa');
-  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { KoaInstrumentation } =
+    require('@opentelemetry/instrumentation-koa') as typeof import('@opentelemetry/instrumentation-koa');
+  const { MongoDBInstrumentation } =
+    require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.serviceVersion ?? '0.1.0' }),
+    resource: resourceFromAttributes({
+      'service.name': options.serviceName,
+      'service.version': options.serviceVersion ?? '0.1.0',
+    }),
     traceExporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` }),
     // Explicitly none: left unset, the SDK would add OTLP metric and log exporters from the OTEL_* defaults.
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? '') }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
+      }),
       new KoaInstrumentation(),
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
     ],

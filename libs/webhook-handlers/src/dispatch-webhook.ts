@@ -9,7 +9,11 @@ import { toReceivedWebhook } from './received-webhook';
  * must be safe to repeat, as the inbox asks of every handler). A type no method names is processed with a log
  * line saying so: the gateway's `eventTypes` decides what is stored, the handlers what is done with it.
  */
-export async function dispatchWebhook(registry: WebhookRegistry, event: InboxHandlerEvent, logger: BerthLogger): Promise<void> {
+export async function dispatchWebhook(
+  registry: WebhookRegistry,
+  event: InboxHandlerEvent,
+  logger: BerthLogger,
+): Promise<void> {
   const handlers = registry.handlersFor(event.provider, event.type);
   if (handlers.length === 0) {
     logger.info({ type: event.type }, `No @OnWebhook handler for ${event.provider} ${event.type}: nothing to do`);

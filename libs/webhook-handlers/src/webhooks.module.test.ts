@@ -10,10 +10,16 @@ import { OnWebhook, WebhookProcessor, WebhookRegistry, WebhooksModule } from './
 const db = new MongoClient('mongodb://127.0.0.1:1').db('unused');
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-async function boot(providers: Function[], requiredProviders?: string[]) {
+async function boot(providers: (abstract new (...args: never[]) => unknown)[], requiredProviders?: string[]) {
   @Module({ providers: providers as never[] })
   class Feature {}
-  return NestFactory.createApplicationContext({ module: class Root {}, imports: [WebhooksModule.forRoot({ driver: 'sync', db, logger, requiredProviders }), Feature] }, { logger: false, abortOnError: false });
+  return NestFactory.createApplicationContext(
+    {
+      module: class Root {},
+      imports: [WebhooksModule.forRoot({ driver: 'sync', db, logger, requiredProviders }), Feature],
+    },
+    { logger: false, abortOnError: false },
+  );
 }
 
 @WebhookProcessor({ provider: 'github' })
@@ -28,8 +34,14 @@ describe('WebhooksModule discovery', () => {
     const app = await boot([PullRequests]);
     const registry = app.get(WebhookRegistry);
     expect(registry.providers()).toEqual(['github']);
-    expect(registry.handlersFor('github', 'pull_request.opened').map((handler) => handler.name)).toEqual(['PullRequests.opened', 'PullRequests.everything']);
-    expect(registry.handlersFor('github', 'issues.closed').map((handler) => handler.name)).toEqual(['PullRequests.issues', 'PullRequests.everything']);
+    expect(registry.handlersFor('github', 'pull_request.opened').map((handler) => handler.name)).toEqual([
+      'PullRequests.opened',
+      'PullRequests.everything',
+    ]);
+    expect(registry.handlersFor('github', 'issues.closed').map((handler) => handler.name)).toEqual([
+      'PullRequests.issues',
+      'PullRequests.everything',
+    ]);
     expect(registry.handlersFor('stripe', 'issues.closed')).toEqual([]);
     await app.close();
   });
@@ -49,8 +61,16 @@ describe('WebhooksModule discovery', () => {
 
 describe('consumerCoversProvider', () => {
   it.each([
-    [['webhooks.github.>'], true], [['webhooks.*.>'], true], [['webhooks.>'], true], [['>'], true], [['jobs.>', 'webhooks.github.>'], true],
-    [['webhooks.github.push'], false], [['webhooks.github.*'], false], [['webhooks.gitlab.>'], false], [['webhooks.github.pull_request.>'], false], [[], false],
+    [['webhooks.github.>'], true],
+    [['webhooks.*.>'], true],
+    [['webhooks.>'], true],
+    [['>'], true],
+    [['jobs.>', 'webhooks.github.>'], true],
+    [['webhooks.github.push'], false],
+    [['webhooks.github.*'], false],
+    [['webhooks.gitlab.>'], false],
+    [['webhooks.github.pull_request.>'], false],
+    [[], false],
   ])('%j covers github: %s', (filters, covers) => {
     expect(consumerCoversProvider(filters, 'github')).toBe(covers);
   });

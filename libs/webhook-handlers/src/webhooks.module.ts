@@ -31,7 +31,11 @@ export class WebhooksModule {
         { provide: WEBHOOKS_MODULE_OPTIONS, useValue: options },
         { provide: WebhookRegistry, useFactory: () => new WebhookRegistry() },
         { provide: WEBHOOK_DRIVER, useFactory: () => createDriver(options) },
-        { provide: SyncWebhookDriver, useFactory: (driver: WebhookDriver) => (driver instanceof SyncWebhookDriver ? driver : null), inject: [WEBHOOK_DRIVER] },
+        {
+          provide: SyncWebhookDriver,
+          useFactory: (driver: WebhookDriver) => (driver instanceof SyncWebhookDriver ? driver : null),
+          inject: [WEBHOOK_DRIVER],
+        },
         WebhooksRuntime,
       ],
       exports: [WebhookRegistry, WEBHOOK_DRIVER, SyncWebhookDriver],
@@ -42,7 +46,8 @@ export class WebhooksModule {
 function createDriver(options: WebhooksModuleOptions): WebhookDriver {
   const resolved = { ...options, owner: options.owner ?? defaultOwner(), clock: options.clock ?? systemClock };
   if (options.driver === 'sync') return new SyncWebhookDriver(resolved);
-  if (options.driver !== 'jetstream') throw new Error(`Unknown webhook driver ${JSON.stringify(options.driver)} (jetstream or sync)`);
+  if (options.driver !== 'jetstream')
+    throw new Error(`Unknown webhook driver ${JSON.stringify(options.driver)} (jetstream or sync)`);
   if (!options.messaging) throw new Error('WebhooksModule: the jetstream driver needs `messaging` (connectMessaging)');
   return new JetStreamWebhookDriver({ ...resolved, messaging: options.messaging });
 }

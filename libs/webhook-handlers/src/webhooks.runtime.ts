@@ -1,4 +1,10 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { exploreWebhookProcessors } from './discovery/explore-webhook-processors';
 import { WebhookRegistry } from './discovery/webhook-registry';
@@ -21,8 +27,11 @@ export class WebhooksRuntime implements OnModuleInit, OnApplicationBootstrap, Be
 
   onModuleInit(): void {
     exploreWebhookProcessors(this.discovery, this.registry, this.options.logger);
-    const missing = (this.options.requiredProviders ?? []).filter((provider) => this.registry.handlersOf(provider).length === 0);
-    if (missing.length > 0) throw new Error(`No @WebhookProcessor handles ${missing.join(', ')}: import the module that holds it`);
+    const missing = (this.options.requiredProviders ?? []).filter(
+      (provider) => this.registry.handlersOf(provider).length === 0,
+    );
+    if (missing.length > 0)
+      throw new Error(`No @WebhookProcessor handles ${missing.join(', ')}: import the module that holds it`);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,7 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { assertSecrets, decodeUtf8Strict, parseJson, readSingleHeader, topLevelId, type HeaderBag } from './input';
 import { fail, type VerificationResult } from './result';
-import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage, type Clock } from './timing';
+import {
+  isWithinTolerance,
+  parseUnixSeconds,
+  readClockMillis,
+  resolveTolerance,
+  toleranceMessage,
+  type Clock,
+} from './timing';
 
 /** Default header carrying the signature in the generic scheme. */
 export const DEFAULT_HMAC_SIGNATURE_HEADER = 'x-signature';
@@ -68,13 +75,19 @@ export function verifyHmacSha256(input: HmacSha256VerifyInput): VerificationResu
   assertSecrets(input.secrets, 'HMAC-SHA256');
   const tolerance = resolveTolerance(input.toleranceSeconds);
   const nowMillis = readClockMillis(input.now);
-  const names = [input.signatureHeaderName ?? DEFAULT_HMAC_SIGNATURE_HEADER, input.timestampHeaderName ?? DEFAULT_HMAC_TIMESTAMP_HEADER];
+  const names = [
+    input.signatureHeaderName ?? DEFAULT_HMAC_SIGNATURE_HEADER,
+    input.timestampHeaderName ?? DEFAULT_HMAC_TIMESTAMP_HEADER,
+  ];
   const reads = names.map((name) => readSingleHeader(input.headers, name));
   const missing = names.filter((_, i) => reads[i].kind === 'missing');
   if (missing.length > 0) return fail('missing_header', `missing header(s): ${missing.join(', ')}`);
   const [signatureRead, timestampRead] = reads;
   if (signatureRead.kind !== 'ok' || timestampRead.kind !== 'ok') {
-    return fail('malformed', `header(s) sent more than once: ${names.filter((_, i) => reads[i].kind === 'duplicate').join(', ')}`);
+    return fail(
+      'malformed',
+      `header(s) sent more than once: ${names.filter((_, i) => reads[i].kind === 'duplicate').join(', ')}`,
+    );
   }
 
   const timestamp = parseUnixSeconds(timestampRead.value);

@@ -5,7 +5,11 @@ export const STRIPE_KEPT_HEADERS: readonly string[] = ['stripe-signature'];
 /** Svix (Clerk, Resend, any Svix sender): id, timestamp and signature. */
 export const SVIX_KEPT_HEADERS: readonly string[] = ['svix-id', 'svix-timestamp', 'svix-signature'];
 /** Standard Webhooks: id, timestamp and signature. */
-export const STANDARD_WEBHOOKS_KEPT_HEADERS: readonly string[] = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+export const STANDARD_WEBHOOKS_KEPT_HEADERS: readonly string[] = [
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
 
 /** Longest header value kept: these are ids, timestamps, topics and signatures, never bodies. */
 const MAX_KEPT_HEADER_LENGTH = 1024;

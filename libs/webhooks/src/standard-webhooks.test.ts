@@ -9,17 +9,24 @@ describe('verifyStandardWebhook', () => {
     verify: verifyStandardWebhook,
   });
 
-  it('agrees with the library\'s own verify() for a delivery signed just now', () => {
+  it("agrees with the library's own verify() for a delivery signed just now", () => {
     const headers = { 'webhook-id': 'msg_live', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
     const signed = { ...headers, 'webhook-signature': new Webhook(SECRET).sign('msg_live', new Date(), BODY) };
     expect(new Webhook(SECRET).verify(BODY, signed)).toEqual(JSON.parse(BODY));
-    expect(verifyStandardWebhook({ rawBody: BODY, headers: signed, secrets: [SECRET] })).toMatchObject({ ok: true, eventId: 'msg_live' });
+    expect(verifyStandardWebhook({ rawBody: BODY, headers: signed, secrets: [SECRET] })).toMatchObject({
+      ok: true,
+      eventId: 'msg_live',
+    });
   });
 
   it('accepts a bare base64 secret (no whsec_ prefix), as the library does', () => {
     const bare = SECRET.slice('whsec_'.length);
     const now = new Date();
-    const headers = { 'webhook-id': 'm', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign('m', now, BODY) };
+    const headers = {
+      'webhook-id': 'm',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(SECRET).sign('m', now, BODY),
+    };
     expect(verifyStandardWebhook({ rawBody: BODY, headers, secrets: [bare], now: () => now }).ok).toBe(true);
   });
 });

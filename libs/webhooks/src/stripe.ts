@@ -1,7 +1,14 @@
 import Stripe from 'stripe';
 import { decodeUtf8Strict, parseJson, topLevelId, assertSecrets } from './input';
 import { fail, type VerificationResult } from './result';
-import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage, type Clock } from './timing';
+import {
+  isWithinTolerance,
+  parseUnixSeconds,
+  readClockMillis,
+  resolveTolerance,
+  toleranceMessage,
+  type Clock,
+} from './timing';
 
 /** Input for {@link verifyStripeSignature}. */
 export interface StripeVerifyInput {
@@ -77,6 +84,9 @@ function hasEmptySignature(header: string): boolean {
  * all digits, so our future-timestamp check sees the same value Stripe signs over.
  */
 function readStripeTimestamp(header: string): number | undefined {
-  const values = header.split(',').filter((item) => item.split('=')[0] === 't').map((item) => item.slice(2));
+  const values = header
+    .split(',')
+    .filter((item) => item.split('=')[0] === 't')
+    .map((item) => item.slice(2));
   return values.length === 1 ? parseUnixSeconds(values[0]) : undefined;
 }

@@ -9,7 +9,7 @@ describe('verifySvixSignature', () => {
     verify: verifySvixSignature,
   });
 
-  it('agrees with the library\'s own verify() for a delivery signed just now', () => {
+  it("agrees with the library's own verify() for a delivery signed just now", () => {
     const now = new Date();
     const headers = {
       'svix-id': 'msg_live',
@@ -17,7 +17,10 @@ describe('verifySvixSignature', () => {
       'svix-signature': new Webhook(SECRET).sign('msg_live', now, BODY),
     };
     expect(() => new Webhook(SECRET).verify(BODY, headers)).not.toThrow();
-    expect(verifySvixSignature({ rawBody: BODY, headers, secrets: [SECRET] })).toMatchObject({ ok: true, eventId: 'msg_live' });
+    expect(verifySvixSignature({ rawBody: BODY, headers, secrets: [SECRET] })).toMatchObject({
+      ok: true,
+      eventId: 'msg_live',
+    });
   });
 
   it('does not accept unbranded webhook-* headers (those go to verifyStandardWebhook)', () => {
@@ -26,6 +29,9 @@ describe('verifySvixSignature', () => {
       'webhook-timestamp': String(Math.floor(NOW.getTime() / 1000)),
       'webhook-signature': new Webhook(SECRET).sign('msg_1', NOW, BODY),
     };
-    expect(verifySvixSignature({ rawBody: BODY, headers, secrets: [SECRET], now: () => NOW })).toMatchObject({ ok: false, reason: 'missing_header' });
+    expect(verifySvixSignature({ rawBody: BODY, headers, secrets: [SECRET], now: () => NOW })).toMatchObject({
+      ok: false,
+      reason: 'missing_header',
+    });
   });
 });

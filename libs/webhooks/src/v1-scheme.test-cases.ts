@@ -25,7 +25,15 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   const clock = () => NOW;
   const at = (offsetSeconds: number) => new Date(NOW.getTime() + offsetSeconds * 1000);
 
-  function deliver(opts: { body?: string | Buffer; signedBody?: string | Buffer; signedAt?: Date; secret?: string; msgId?: string } = {}): Record<string, string> {
+  function deliver(
+    opts: {
+      body?: string | Buffer;
+      signedBody?: string | Buffer;
+      signedAt?: Date;
+      secret?: string;
+      msgId?: string;
+    } = {},
+  ): Record<string, string> {
     const signedAt = opts.signedAt ?? NOW;
     const msgId = opts.msgId ?? 'msg_2abc';
     return {
@@ -37,7 +45,11 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
 
   it('accepts a valid delivery and returns id, signed time, secret index and parsed payload', () => {
     expect(verify({ rawBody: Buffer.from(BODY), headers: deliver(), secrets: [SECRET], now: clock })).toEqual({
-      ok: true, eventId: 'msg_2abc', timestamp: NOW, secretIndex: 0, payload: JSON.parse(BODY),
+      ok: true,
+      eventId: 'msg_2abc',
+      timestamp: NOW,
+      secretIndex: 0,
+      payload: JSON.parse(BODY),
     });
   });
 
@@ -46,27 +58,44 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   });
 
   it('rejects a tampered body', () => {
-    const result = verify({ rawBody: BODY.replace('user_1', 'user_2'), headers: deliver(), secrets: [SECRET], now: clock });
+    const result = verify({
+      rawBody: BODY.replace('user_1', 'user_2'),
+      headers: deliver(),
+      secrets: [SECRET],
+      now: clock,
+    });
     expect(result).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('rejects a pretty-printed re-serialization of the signed body', () => {
     const pretty = JSON.stringify(JSON.parse(BODY), null, 2);
-    expect(verify({ rawBody: pretty, headers: deliver(), secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(verify({ rawBody: pretty, headers: deliver(), secrets: [SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('rejects a swapped message id (the id is signed)', () => {
     const headers = { ...deliver(), [names.id]: 'msg_other' };
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
-  it.each([['6 minutes old', -360], ['6 minutes in the future', 360], ['1s past tolerance', -301]])('rejects a timestamp %s', (_, offset) => {
+  it.each([
+    ['6 minutes old', -360],
+    ['6 minutes in the future', 360],
+    ['1s past tolerance', -301],
+  ])('rejects a timestamp %s', (_, offset) => {
     const result = verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], now: clock });
     expect(result).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
 
   it.each([-300, 300])('accepts a timestamp exactly at the tolerance edge (%is)', (offset) => {
-    expect(verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], now: clock }).ok).toBe(true);
+    expect(
+      verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], now: clock }).ok,
+    ).toBe(true);
   });
 
   it('honours toleranceSeconds', () => {
@@ -77,29 +106,48 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   it('honours the injected clock: a 2020 signature verifies when the clock says 2020', () => {
     const in2020 = new Date('2020-01-01T00:00:00Z');
     const headers = deliver({ signedAt: in2020 });
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: () => in2020 })).toMatchObject({ ok: true, timestamp: in2020 });
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET] })).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: () => in2020 })).toMatchObject({
+      ok: true,
+      timestamp: in2020,
+    });
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET] })).toMatchObject({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 
   it.each([names.id, names.timestamp, names.signature])('reports a missing %s header', (name) => {
     const headers: Record<string, string | undefined> = { ...deliver() };
     delete headers[name];
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'missing_header' });
-    expect(verify({ rawBody: BODY, headers: { ...headers, [name]: '' }, secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'missing_header' });
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'missing_header',
+    });
+    expect(verify({ rawBody: BODY, headers: { ...headers, [name]: '' }, secrets: [SECRET], now: clock })).toMatchObject(
+      { ok: false, reason: 'missing_header' },
+    );
   });
 
   it('rejects a wrong secret', () => {
-    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET], now: clock })).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('supports rotation: the second secret in the list verifies and is reported', () => {
-    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET, SECRET], now: clock })).toMatchObject({ ok: true, secretIndex: 1 });
+    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET, SECRET], now: clock })).toMatchObject({
+      ok: true,
+      secretIndex: 1,
+    });
   });
 
   it('accepts when any of several space-separated signatures matches', () => {
     const headers = deliver();
     const both = `${deliver({ secret: OTHER_SECRET })[names.signature]} ${headers[names.signature]}`;
-    expect(verify({ rawBody: BODY, headers: { ...headers, [names.signature]: both }, secrets: [SECRET], now: clock }).ok).toBe(true);
+    expect(
+      verify({ rawBody: BODY, headers: { ...headers, [names.signature]: both }, secrets: [SECRET], now: clock }).ok,
+    ).toBe(true);
   });
 
   it('reads header names case-insensitively', () => {
@@ -110,27 +158,41 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   it('rejects duplicated headers and non-numeric timestamps as malformed', () => {
     const headers = deliver();
     const dup = { ...headers, [names.signature]: [headers[names.signature], 'v1,xyz'] };
-    expect(verify({ rawBody: BODY, headers: dup, secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'malformed' });
+    expect(verify({ rawBody: BODY, headers: dup, secrets: [SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'malformed',
+    });
     const ts = String(Math.floor(NOW.getTime() / 1000));
-    expect(verify({ rawBody: BODY, headers: { ...headers, [names.timestamp]: `${ts}abc` }, secrets: [SECRET], now: clock }))
-      .toMatchObject({ ok: false, reason: 'malformed' });
+    expect(
+      verify({ rawBody: BODY, headers: { ...headers, [names.timestamp]: `${ts}abc` }, secrets: [SECRET], now: clock }),
+    ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('rejects a body that is not valid UTF-8 before verifying', () => {
     const raw = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('"}')]);
     const headers = deliver({ signedBody: raw });
-    expect(verify({ rawBody: raw, headers, secrets: [SECRET], now: clock })).toMatchObject({ ok: false, reason: 'malformed' });
+    expect(verify({ rawBody: raw, headers, secrets: [SECRET], now: clock })).toMatchObject({
+      ok: false,
+      reason: 'malformed',
+    });
   });
 
   it('reports a correctly signed non-JSON body as malformed', () => {
-    expect(verify({ rawBody: 'not json', headers: deliver({ body: 'not json' }), secrets: [SECRET], now: clock }))
-      .toMatchObject({ ok: false, reason: 'malformed' });
+    expect(
+      verify({ rawBody: 'not json', headers: deliver({ body: 'not json' }), secrets: [SECRET], now: clock }),
+    ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('throws for configuration errors, not request content', () => {
     expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [], now: clock })).toThrow(TypeError);
-    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: ['whsec_!!!not base64!!!'], now: clock })).toThrow(/secrets\[0\]/);
-    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: () => new Date(NaN) })).toThrow(TypeError);
-    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: clock, toleranceSeconds: 0 })).toThrow(RangeError);
+    expect(() =>
+      verify({ rawBody: BODY, headers: deliver(), secrets: ['whsec_!!!not base64!!!'], now: clock }),
+    ).toThrow(/secrets\[0\]/);
+    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: () => new Date(NaN) })).toThrow(
+      TypeError,
+    );
+    expect(() =>
+      verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: clock, toleranceSeconds: 0 }),
+    ).toThrow(RangeError);
   });
 }

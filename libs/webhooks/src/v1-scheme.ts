@@ -1,7 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import { assertSecrets, decodeUtf8Strict, parseJson, readSingleHeader, type HeaderBag } from './input';
 import { fail, type VerificationResult } from './result';
-import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage, type Clock } from './timing';
+import {
+  isWithinTolerance,
+  parseUnixSeconds,
+  readClockMillis,
+  resolveTolerance,
+  toleranceMessage,
+  type Clock,
+} from './timing';
 
 /** Input shared by the Svix and Standard Webhooks verifiers. */
 export interface V1SchemeVerifyInput {
@@ -59,7 +66,10 @@ export function verifyV1Scheme(scheme: V1Scheme, input: V1SchemeVerifyInput): Ve
     return fail('timestamp_out_of_tolerance', toleranceMessage(timestamp, nowMillis, tolerance));
   }
 
-  const offered = signatureText.split(' ').filter((entry) => entry.startsWith('v1,')).map((entry) => entry.slice(3));
+  const offered = signatureText
+    .split(' ')
+    .filter((entry) => entry.startsWith('v1,'))
+    .map((entry) => entry.slice(3));
   const signedAt = new Date(timestamp * 1000);
   const secretIndex = signers.findIndex((signer) => {
     const expected = signer.sign(msgId, signedAt, body).slice(3);

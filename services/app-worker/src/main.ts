@@ -14,13 +14,18 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
   const { startQueueWorker } = await import('./start-queue-worker');
   const worker = await startQueueWorker(config);
-  exitOnSignals(async () => {
-    await worker.stop();
-    await telemetry.shutdown();
-  }, { logger: worker.logger, exit: (code) => process.exit(code) });
+  exitOnSignals(
+    async () => {
+      await worker.stop();
+      await telemetry.shutdown();
+    },
+    { logger: worker.logger, exit: (code) => process.exit(code) },
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`app-worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `app-worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -15,7 +15,8 @@ import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
 
 /** What the worker's module is built from: its config and the connections `main.ts` opened. */
 export interface QueueWorkerDependencies {
-  config: Pick<AppWorkerConfig, 'messageQueueDriver' | 'queueConcurrency' | 'shutdownGraceMs' | 'freePlanSeatLimit'> & Partial<Pick<AppWorkerConfig, 'streamReplicas'>>;
+  config: Pick<AppWorkerConfig, 'messageQueueDriver' | 'queueConcurrency' | 'shutdownGraceMs' | 'freePlanSeatLimit'> &
+    Partial<Pick<AppWorkerConfig, 'streamReplicas'>>;
   logger: BerthLogger;
   logContext: LogContextStore;
   /** Required by the `jetstream` driver. */

@@ -41,32 +41,52 @@ export interface StartQueueWorkerOptions {
  * and metrics, and logs `Queue worker ready`. On JetStream every cron run holds the cron's run lock (overlap policy:
  * a tick arriving while the previous run goes on is skipped with a log line).
  */
-export async function startQueueWorker(config: AppWorkerConfig, options: StartQueueWorkerOptions = {}): Promise<RunningQueueWorker> {
+export async function startQueueWorker(
+  config: AppWorkerConfig,
+  options: StartQueueWorkerOptions = {},
+): Promise<RunningQueueWorker> {
   const logContext = new LogContextStore();
   const logger = createLogger({
-    service: 'app-worker', level: config.logLevel, format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'), context: logContext,
+    service: 'app-worker',
+    level: config.logLevel,
+    format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    context: logContext,
     destination: options.logDestination,
   });
-  const messaging = config.messageQueueDriver === 'jetstream'
-    ? await connectMessaging({ servers: config.natsUrl, name: 'app-worker', logger })
-    : undefined;
+  const messaging =
+    config.messageQueueDriver === 'jetstream'
+      ? await connectMessaging({ servers: config.natsUrl, name: 'app-worker', logger })
+      : undefined;
   const cronBuckets = messaging ? await openCronBuckets(messaging.js, { replicas: config.streamReplicas }) : undefined;
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const mongo = await MongoClient.connect(config.mongoUrl);
   const metrics = createWorkerMetrics({ queues: MESSAGE_QUEUE_NAMES, messaging, logger });
   const db = mongo.db(config.mongoDb);
-  const webhookConsumers = createWebhookConsumerMetrics(metrics.registry, { providers: APP_WORKER_WEBHOOK_PROVIDERS, events: inboxCollections(db).events, logger });
+  const webhookConsumers = createWebhookConsumerMetrics(metrics.registry, {
+    providers: APP_WORKER_WEBHOOK_PROVIDERS,
+    events: inboxCollections(db).events,
+    logger,
+  });
   let ready = false;
   const health = await startHealthServer({
     host: config.healthHost,
     port: config.healthPort,
     registry: metrics.registry,
-    readiness: () => ready && (!messaging || !messaging.nc.isClosed()) && app.get<QueueDriver>(MESSAGE_QUEUE_DRIVER).healthy?.() !== false,
+    readiness: () =>
+      ready &&
+      (!messaging || !messaging.nc.isClosed()) &&
+      app.get<QueueDriver>(MESSAGE_QUEUE_DRIVER).healthy?.() !== false,
     logger,
   });
   const app = await NestFactory.createApplicationContext(
     QueueWorkerModule.register({
-      config, logger, logContext, messaging, db, observer: metrics.observer, webhookConsumers,
+      config,
+      logger,
+      logContext,
+      messaging,
+      db,
+      observer: metrics.observer,
+      webhookConsumers,
       cronRunGuard: cronBuckets ? cronRunLockGuard({ buckets: cronBuckets, holder, logger }) : undefined,
       imports: options.imports,
     }),
@@ -82,7 +102,12 @@ export async function startQueueWorker(config: AppWorkerConfig, options: StartQu
   if (cronBuckets) {
     // After the workers started: a tick of a new schedule finds its consumer.
     try {
-      await registerCronSchedules({ buckets: cronBuckets, owner: APP_WORKER_CRON_OWNER, definitions: app.get(JobRegistry).crons(), logger });
+      await registerCronSchedules({
+        buckets: cronBuckets,
+        owner: APP_WORKER_CRON_OWNER,
+        definitions: app.get(JobRegistry).crons(),
+        logger,
+      });
     } catch (error) {
       await stop().catch(() => undefined);
       throw error;

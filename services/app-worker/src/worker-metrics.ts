@@ -1,14 +1,33 @@
 import type { Collection } from 'mongodb';
 import { Counter, Gauge } from 'prom-client';
 import { readInboxBacklog, type InboxEventDocument } from '@berth/inbox';
-import { getQueueDepths, type DeadLetterReason, type JobFinishedEvent, type JobObserver, type QueueDepth } from '@berth/jobs';
+import {
+  getQueueDepths,
+  type DeadLetterReason,
+  type JobFinishedEvent,
+  type JobObserver,
+  type QueueDepth,
+} from '@berth/jobs';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
-import { cachedRead, createJobMetrics, createMetricsRegistry, createQueueDepthMetric, createWebhookBacklogMetrics, getOrCreateMetric, type JobOutcome, type Registry } from '@berth/metrics';
+import {
+  cachedRead,
+  createJobMetrics,
+  createMetricsRegistry,
+  createQueueDepthMetric,
+  createWebhookBacklogMetrics,
+  getOrCreateMetric,
+  type JobOutcome,
+  type Registry,
+} from '@berth/metrics';
 import { defaultConsumerName, type WebhookConsumerSettings } from '@berth/webhook-handlers';
 
 /** A cancelled job is not a run that completed or failed: it counts in `job_cancelled_total` only. */
-const OUTCOMES: Record<Exclude<JobFinishedEvent['outcome'], 'cancelled'>, JobOutcome> = { completed: 'completed', retried: 'failed', 'dead-lettered': 'dead_lettered' };
+const OUTCOMES: Record<Exclude<JobFinishedEvent['outcome'], 'cancelled'>, JobOutcome> = {
+  completed: 'completed',
+  retried: 'failed',
+  'dead-lettered': 'dead_lettered',
+};
 
 /** Every dead-letter reason, so each `job_dead_lettered_total` series exists at 0 from the start. */
 const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['unrecoverable', 'exhausted', 'invalid', 'poison'];
@@ -35,10 +54,23 @@ export function createWorkerMetrics(options: {
   const registry = createMetricsRegistry({ processMetrics: true });
   const jobs = createJobMetrics(registry, { consumes: options.queues, produces: options.queues });
   const registers = [registry];
-  const deadLettered = getOrCreateMetric(registry, 'job_dead_lettered_total', () =>
-    new Counter({ name: 'job_dead_lettered_total', help: 'Jobs copied to the dead letters, by reason: unrecoverable, exhausted, invalid, poison', labelNames: ['queue', 'reason'], registers }),
+  const deadLettered = getOrCreateMetric(
+    registry,
+    'job_dead_lettered_total',
+    () =>
+      new Counter({
+        name: 'job_dead_lettered_total',
+        help: 'Jobs copied to the dead letters, by reason: unrecoverable, exhausted, invalid, poison',
+        labelNames: ['queue', 'reason'],
+        registers,
+      }),
   ) as Counter<'queue' | 'reason'>;
-  const cancelled = new Counter({ name: 'job_cancelled_total', help: 'Jobs dropped because they were cancelled (waiting or running)', labelNames: ['queue'], registers });
+  const cancelled = new Counter({
+    name: 'job_cancelled_total',
+    help: 'Jobs dropped because they were cancelled (waiting or running)',
+    labelNames: ['queue'],
+    registers,
+  });
   for (const queue of options.queues) {
     for (const reason of DEAD_LETTER_REASONS) deadLettered.labels(queue, reason).inc(0);
     cancelled.labels(queue).inc(0);
@@ -48,14 +80,47 @@ export function createWorkerMetrics(options: {
     const read = cachedRead(() => getQueueDepths(messaging), options.depthCacheMs ?? 5000);
     createQueueDepthMetric(registry, {
       cacheMs: 0,
-      read: async () => (await read()).map(({ queue, pending, ackPending, redelivered }) => ({ queue, pending, ackPending, redelivered })),
+      read: async () =>
+        (await read()).map(({ queue, pending, ackPending, redelivered }) => ({
+          queue,
+          pending,
+          ackPending,
+          redelivered,
+        })),
       logger: options.logger,
     });
-    depthGauge(registry, read, options.logger, 'job_delayed', 'Delayed jobs not due yet, per queue', (depth) => depth.delayed);
-    depthGauge(registry, read, options.logger, 'job_dead_letters', 'Jobs in the dead letters, per queue (the dead-letter depth)', (depth) => depth.deadLetters);
-    depthGauge(registry, read, options.logger, 'job_parked', 'Jobs waiting for a slot of their per-key concurrency limit, per queue', (depth) => depth.parked);
-    depthGauge(registry, read, options.logger, 'job_oldest_waiting_seconds', 'Age of the oldest job waiting for a worker, per queue (0 when none waits)',
-      (depth) => (depth.oldestWaitingAt ? Math.max(0, (Date.now() - depth.oldestWaitingAt.getTime()) / 1000) : 0));
+    depthGauge(
+      registry,
+      read,
+      options.logger,
+      'job_delayed',
+      'Delayed jobs not due yet, per queue',
+      (depth) => depth.delayed,
+    );
+    depthGauge(
+      registry,
+      read,
+      options.logger,
+      'job_dead_letters',
+      'Jobs in the dead letters, per queue (the dead-letter depth)',
+      (depth) => depth.deadLetters,
+    );
+    depthGauge(
+      registry,
+      read,
+      options.logger,
+      'job_parked',
+      'Jobs waiting for a slot of their per-key concurrency limit, per queue',
+      (depth) => depth.parked,
+    );
+    depthGauge(
+      registry,
+      read,
+      options.logger,
+      'job_oldest_waiting_seconds',
+      'Age of the oldest job waiting for a worker, per queue (0 when none waits)',
+      (depth) => (depth.oldestWaitingAt ? Math.max(0, (Date.now() - depth.oldestWaitingAt.getTime()) / 1000) : 0),
+    );
   }
   return {
     registry,
@@ -77,17 +142,35 @@ export function createWorkerMetrics(options: {
  * and `job_duration_seconds{queue}` per delivery, the consumer's name (`webhooks-<provider>`) as `queue`; and,
  * read from the inbox when scraped, `webhook_dlq_depth{provider}` and `webhook_oldest_unprocessed_age_seconds{provider}`.
  */
-export function createWebhookConsumerMetrics(registry: Registry, options: { providers: readonly string[]; events: Collection<InboxEventDocument>; logger: BerthLogger }): Record<string, WebhookConsumerSettings> {
+export function createWebhookConsumerMetrics(
+  registry: Registry,
+  options: { providers: readonly string[]; events: Collection<InboxEventDocument>; logger: BerthLogger },
+): Record<string, WebhookConsumerSettings> {
   const consumers = options.providers.map((provider) => [provider, defaultConsumerName(provider)] as const);
   const jobs = createJobMetrics(registry, { consumes: consumers.map(([, consumer]) => consumer) });
-  createWebhookBacklogMetrics(registry, { read: () => Promise.all(options.providers.map((provider) => readInboxBacklog(options.events, provider))), logger: options.logger });
-  return Object.fromEntries(consumers.map(([provider, consumer]) => [provider, { onOutcome: jobs.outcomeRecorder(consumer) }]));
+  createWebhookBacklogMetrics(registry, {
+    read: () => Promise.all(options.providers.map((provider) => readInboxBacklog(options.events, provider))),
+    logger: options.logger,
+  });
+  return Object.fromEntries(
+    consumers.map(([provider, consumer]) => [provider, { onOutcome: jobs.outcomeRecorder(consumer) }]),
+  );
 }
 
 /** A gauge per queue computed at scrape time from the queue depths; no series when the read fails. */
-function depthGauge(registry: Registry, read: () => Promise<QueueDepth[]>, logger: BerthLogger, name: string, help: string, value: (depth: QueueDepth) => number): void {
+function depthGauge(
+  registry: Registry,
+  read: () => Promise<QueueDepth[]>,
+  logger: BerthLogger,
+  name: string,
+  help: string,
+  value: (depth: QueueDepth) => number,
+): void {
   new Gauge({
-    name, help, labelNames: ['queue'], registers: [registry],
+    name,
+    help,
+    labelNames: ['queue'],
+    registers: [registry],
     async collect() {
       this.reset();
       try {

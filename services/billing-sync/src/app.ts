@@ -16,11 +16,23 @@ import type { BillingSyncRuntime } from './runtime';
 import { billingCollections } from './workspaces/collections';
 
 /** The durable consumer billing-sync reads: every Stripe event of stream `WEBHOOKS`. */
-export const BILLING_SYNC_CONSUMER = { stream: 'WEBHOOKS', durable: 'billing-sync', filterSubjects: ['webhooks.stripe.>'] } as const;
+export const BILLING_SYNC_CONSUMER = {
+  stream: 'WEBHOOKS',
+  durable: 'billing-sync',
+  filterSubjects: ['webhooks.stripe.>'],
+} as const;
 
 /** What {@link createBillingSyncApp} is built from. Everything a test may want to replace is here. */
 export interface BillingSyncAppOptions {
-  config: Pick<BillingSyncConfig, 'BILLING_SYNC_CONCURRENCY' | 'BILLING_SYNC_ACK_WAIT_MS' | 'INBOX_LEASE_MS' | 'WORKSPACE_LOCK_MS' | 'WORKSPACE_LOCK_WAIT_MS' | 'SHUTDOWN_GRACE_MS'>;
+  config: Pick<
+    BillingSyncConfig,
+    | 'BILLING_SYNC_CONCURRENCY'
+    | 'BILLING_SYNC_ACK_WAIT_MS'
+    | 'INBOX_LEASE_MS'
+    | 'WORKSPACE_LOCK_MS'
+    | 'WORKSPACE_LOCK_WAIT_MS'
+    | 'SHUTDOWN_GRACE_MS'
+  >;
   messaging: Messaging;
   db: Db;
   stripe: Stripe;

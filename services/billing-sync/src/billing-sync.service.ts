@@ -29,19 +29,46 @@ export class BillingSyncService {
         return this.syncCustomerState(stripeEvent);
       case 'dispute': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.disputes, id, what: `dispute ${id}`, fetch: () => stripe.disputes.retrieve(id), summarize: summarizeDispute, locks, owner, clock });
+        await syncStripeObject({
+          collection: collections.disputes,
+          id,
+          what: `dispute ${id}`,
+          fetch: () => stripe.disputes.retrieve(id),
+          summarize: summarizeDispute,
+          locks,
+          owner,
+          clock,
+        });
         this.runtime.logger.info({ disputeId: id }, 'Dispute synced');
         return;
       }
       case 'refund': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.refunds, id, what: `refund ${id}`, fetch: () => stripe.refunds.retrieve(id), summarize: summarizeRefund, locks, owner, clock });
+        await syncStripeObject({
+          collection: collections.refunds,
+          id,
+          what: `refund ${id}`,
+          fetch: () => stripe.refunds.retrieve(id),
+          summarize: summarizeRefund,
+          locks,
+          owner,
+          clock,
+        });
         this.runtime.logger.info({ refundId: id }, 'Refund synced');
         return;
       }
       case 'early_fraud_warning': {
         const id = objectIdOf(stripeEvent);
-        await syncStripeObject({ collection: collections.fraudWarnings, id, what: `early fraud warning ${id}`, fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id), summarize: summarizeEarlyFraudWarning, locks, owner, clock });
+        await syncStripeObject({
+          collection: collections.fraudWarnings,
+          id,
+          what: `early fraud warning ${id}`,
+          fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id),
+          summarize: summarizeEarlyFraudWarning,
+          locks,
+          owner,
+          clock,
+        });
         this.runtime.logger.info({ earlyFraudWarningId: id }, 'Early fraud warning synced');
         return;
       }
@@ -60,17 +87,44 @@ export class BillingSyncService {
       return;
     }
     const checkoutWorkspaceId = checkout?.workspaceId ?? null;
-    const workspace = await resolveWorkspace({ workspaces: collections.workspaces, customers: collections.customers, stripe, customerId, checkoutWorkspaceId, logger, clock });
+    const workspace = await resolveWorkspace({
+      workspaces: collections.workspaces,
+      customers: collections.customers,
+      stripe,
+      customerId,
+      checkoutWorkspaceId,
+      logger,
+      clock,
+    });
     if (!workspace) {
       logger.info({ customerId }, 'Stripe customer is linked to no workspace: nothing to sync');
       return;
     }
     const workspaceId = String(workspace._id);
-    const lock = { locks: collections.workspaceLocks, workspaceId, owner, leaseMs: this.runtime.workspaceLockMs, waitMs: this.runtime.workspaceLockWaitMs, clock, generationHint: workspace.billing?.lockGeneration };
+    const lock = {
+      locks: collections.workspaceLocks,
+      workspaceId,
+      owner,
+      leaseMs: this.runtime.workspaceLockMs,
+      waitMs: this.runtime.workspaceLockWaitMs,
+      clock,
+      generationHint: workspace.billing?.lockGeneration,
+    };
     const billing = await withWorkspaceLock(lock, (lockGeneration) =>
-      syncWorkspaceBilling({ workspaces: collections.workspaces, customers: collections.customers, stripe, workspace, customerId, clock, lockGeneration }),
+      syncWorkspaceBilling({
+        workspaces: collections.workspaces,
+        customers: collections.customers,
+        stripe,
+        workspace,
+        customerId,
+        clock,
+        lockGeneration,
+      }),
     );
-    logger.info({ workspaceId, customerId, billingStatus: billing.status, subscriptions: billing.subscriptions.length }, 'Workspace billing synced');
+    logger.info(
+      { workspaceId, customerId, billingStatus: billing.status, subscriptions: billing.subscriptions.length },
+      'Workspace billing synced',
+    );
     await hooks.onSubscriptionChanged(workspaceId);
   }
 }

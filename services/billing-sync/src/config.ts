@@ -42,7 +42,10 @@ export const billingSyncEnvSchema = commonEnvSchema.extend({
 export const DEFAULT_HEALTH_PORT = 9464;
 
 /** billing-sync's validated configuration. */
-export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEALTH_PORT' | 'MONGO_DB'> & { HEALTH_PORT: number; MONGO_DB: string };
+export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEALTH_PORT' | 'MONGO_DB'> & {
+  HEALTH_PORT: number;
+  MONGO_DB: string;
+};
 
 /**
  * Reads and validates billing-sync's environment. The only place in the service that reads `process.env` (when
@@ -51,5 +54,9 @@ export type BillingSyncConfig = Omit<z.infer<typeof billingSyncEnvSchema>, 'HEAL
 export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
   const parsed = parseEnv(billingSyncEnvSchema, env);
   const { MONGO_DB: _override, ...rest } = parsed;
-  return { ...rest, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
+  return {
+    ...rest,
+    MONGO_DB: mongoDatabaseName(parsed),
+    HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT),
+  };
 }

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
-import { defaultToolsBinDir, spawnManaged, startFerretDb, startNatsServer, type FerretDbHandle, type ManagedProcess, type NatsServerHandle } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  spawnManaged,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type ManagedProcess,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
@@ -23,7 +31,11 @@ beforeAll(async () => {
   await standIn.start();
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`billing_sync_main_test_${process.pid}`);
-  messaging = await connectMessaging({ servers: nats.url, name: 'billing-sync-main-test', logger: createLogger({ service: 'test', level: 'silent' }) });
+  messaging = await connectMessaging({
+    servers: nats.url,
+    name: 'billing-sync-main-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
 });
 
 afterAll(async () => {
@@ -40,14 +52,32 @@ describe('billing-sync process', () => {
       command: process.execPath,
       args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
       cwd: repoRoot,
-      env: { ...process.env, NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: db.databaseName, STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url, LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        NATS_URL: nats.url,
+        MONGO_URL: ferret.url,
+        MONGO_DB: db.databaseName,
+        STRIPE_SECRET_KEY: 'sk_test_standin',
+        STRIPE_API_BASE: standIn.url,
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+      },
     });
     await service.waitForLine(/"msg":"Billing sync ready"/, 45000);
 
     await db.collection('workspaces').insertOne({ _id: 'org_slow' as never, billing: { customerId: 'cus_slow' } });
     standIn.setSubscriptions('cus_slow', [{ id: 'sub_slow' }]);
     standIn.setLatency(1500);
-    await publishTestWebhook(messaging.js, { provider: 'stripe', eventId: 'evt_slow', type: 'invoice.paid', body: { id: 'evt_slow', type: 'invoice.paid', data: { object: { id: 'in_slow', object: 'invoice', customer: 'cus_slow' } } } });
+    await publishTestWebhook(messaging.js, {
+      provider: 'stripe',
+      eventId: 'evt_slow',
+      type: 'invoice.paid',
+      body: {
+        id: 'evt_slow',
+        type: 'invoice.paid',
+        data: { object: { id: 'in_slow', object: 'invoice', customer: 'cus_slow' } },
+      },
+    });
     await standIn.waitForRequest('/v1/subscriptions', { customer: 'cus_slow' });
 
     service.child.kill('SIGTERM');
@@ -55,7 +85,9 @@ describe('billing-sync process', () => {
     await service.waitForLine(/"msg":"Billing sync stopped"/, 1000);
     const row = await waitForInboxEvent({ inbox: inboxCollections(db), key: 'stripe:evt_slow', timeoutMs: 1000 });
     expect(row).toMatchObject({ attempts: 1, lastError: null });
-    expect(await db.collection('workspaces').findOne({ _id: 'org_slow' as never })).toMatchObject({ billing: { customerId: 'cus_slow', status: 'active' } });
+    expect(await db.collection('workspaces').findOne({ _id: 'org_slow' as never })).toMatchObject({
+      billing: { customerId: 'cus_slow', status: 'active' },
+    });
   });
 
   it('refuses to start without its Stripe key, naming the variable', async () => {

@@ -12,17 +12,25 @@ import { loadConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const telemetry = startTelemetry({ serviceName: config.OTEL_SERVICE_NAME ?? 'billing-sync', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const telemetry = startTelemetry({
+    serviceName: config.OTEL_SERVICE_NAME ?? 'billing-sync',
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const { runBillingSync } = await import('./run-billing-sync');
   const running = await runBillingSync(config);
 
-  exitOnSignals(async () => {
-    await running.stop();
-    await telemetry.shutdown();
-  }, { logger: running.logger, exit: (code) => process.exit(code) });
+  exitOnSignals(
+    async () => {
+      await running.stop();
+      await telemetry.shutdown();
+    },
+    { logger: running.logger, exit: (code) => process.exit(code) },
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`billing-sync failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `billing-sync failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -24,10 +24,17 @@ export interface JobProducer {
 export function memberLimitHooks(producer: JobProducer, logger: BerthLogger): BillingSyncHooks {
   return {
     async onSubscriptionChanged(workspaceId: string): Promise<void> {
-      const added = await producer.add(BILLING_QUEUE, APPLY_WORKSPACE_MEMBER_LIMIT_JOB, { workspaceId }, { deduplicationId: workspaceId });
+      const added = await producer.add(
+        BILLING_QUEUE,
+        APPLY_WORKSPACE_MEMBER_LIMIT_JOB,
+        { workspaceId },
+        { deduplicationId: workspaceId },
+      );
       logger.info(
         { workspaceId, jobId: added.id, deduplicated: added.deduplicated },
-        added.deduplicated ? `${APPLY_WORKSPACE_MEMBER_LIMIT_JOB} already queued for this workspace` : `${APPLY_WORKSPACE_MEMBER_LIMIT_JOB} queued`,
+        added.deduplicated
+          ? `${APPLY_WORKSPACE_MEMBER_LIMIT_JOB} already queued for this workspace`
+          : `${APPLY_WORKSPACE_MEMBER_LIMIT_JOB} queued`,
       );
     },
   };

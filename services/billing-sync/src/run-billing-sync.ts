@@ -31,7 +31,12 @@ export interface RunningBillingSync {
  */
 export async function runBillingSync(config: BillingSyncConfig): Promise<RunningBillingSync> {
   const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'billing-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
+  const logger = createLogger({
+    service: 'billing-sync',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    context: logContext,
+  });
   const registry = createMetricsRegistry({ processMetrics: true });
   const state = { consuming: false };
   const consumerHealth = { healthy: (): boolean => false };
@@ -50,15 +55,41 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'billing-sync', logger });
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
-    const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: BILLING_SYNC_CONSUMER, provider: 'stripe', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
+    const onOutcome = registerWebhookConsumerMetrics({
+      registry,
+      jsm: messaging.jsm,
+      consumer: BILLING_SYNC_CONSUMER,
+      provider: 'stripe',
+      events: inboxCollections(db).events,
+      readCacheMs: config.METRICS_READ_CACHE_MS,
+      logger,
+    });
     // After a subscription change: ApplyWorkspaceMemberLimitJob on billing-queue, once per workspace while it waits.
-    const jobs = createJobProducer({ messaging, logger, infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } } });
+    const jobs = createJobProducer({
+      messaging,
+      logger,
+      infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } },
+    });
     const hooks = memberLimitHooks(jobs, logger);
-    const app = await createBillingSyncApp({ config, messaging, db, stripe: createStripeClient(config), logger, logContext, onOutcome, hooks, consumerHealth });
+    const app = await createBillingSyncApp({
+      config,
+      messaging,
+      db,
+      stripe: createStripeClient(config),
+      logger,
+      logContext,
+      onOutcome,
+      hooks,
+      consumerHealth,
+    });
     await app.listen();
     state.consuming = true;
     logger.info(
-      { concurrency: config.BILLING_SYNC_CONCURRENCY, stripeApi: config.STRIPE_API_BASE ?? 'https://api.stripe.com', healthPort: health.port },
+      {
+        concurrency: config.BILLING_SYNC_CONCURRENCY,
+        stripeApi: config.STRIPE_API_BASE ?? 'https://api.stripe.com',
+        healthPort: health.port,
+      },
       'Billing sync ready',
     );
 
@@ -82,4 +113,3 @@ export async function runBillingSync(config: BillingSyncConfig): Promise<Running
     throw error;
   }
 }
-

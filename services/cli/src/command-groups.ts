@@ -7,4 +7,11 @@ import { statusCommands } from './commands/status';
 import { webhooksCommands } from './commands/webhooks';
 
 /** Every command group of `berth`; a new group (`webhooks`, `crons`) is one file in commands/ and one line here. */
-export const COMMAND_GROUPS: CommandGroup[] = [statusCommands, jobsCommands, webhooksCommands, cronsCommands, endpointsCommands, deliveriesCommands];
+export const COMMAND_GROUPS: CommandGroup[] = [
+  statusCommands,
+  jobsCommands,
+  webhooksCommands,
+  cronsCommands,
+  endpointsCommands,
+  deliveriesCommands,
+];

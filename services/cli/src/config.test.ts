@@ -26,7 +26,12 @@ describe('CLI configuration', () => {
     await writeLocalMesh(file, mesh(process.pid));
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const config = loadCliConfig({ BERTH_LOCAL_FILE: file });
-    expect(config).toMatchObject({ natsUrl: 'nats://127.0.0.1:4250', mongoUrl: 'mongodb://127.0.0.1:27250/', mongoDb: 'berth', health: [{ name: 'billing-sync' }] });
+    expect(config).toMatchObject({
+      natsUrl: 'nats://127.0.0.1:4250',
+      mongoUrl: 'mongodb://127.0.0.1:27250/',
+      mongoDb: 'berth',
+      health: [{ name: 'billing-sync' }],
+    });
     expect(config.source).toContain(`npm start (pid ${process.pid})`);
   });
 
@@ -35,12 +40,30 @@ describe('CLI configuration', () => {
     await writeLocalMesh(file, mesh(2 ** 22 + 12345));
     expect(findLocalMesh(file)).toBeUndefined();
     await writeLocalMesh(file, mesh(process.pid));
-    const config = loadCliConfig({ BERTH_LOCAL_FILE: file, NATS_URL: 'nats://elsewhere:4222', MONGO_URL: 'mongodb://db/myapp', BERTH_HEALTH_URLS: 'gateway=http://gateway:3000' });
-    expect(config).toMatchObject({ natsUrl: 'nats://elsewhere:4222', mongoUrl: 'mongodb://db/myapp', mongoDb: 'myapp', health: [{ name: 'gateway', url: 'http://gateway:3000' }] });
-    expect(loadCliConfig({ BERTH_LOCAL_FILE: file, MONGO_URL: 'mongodb://db/myapp', MONGO_DB: 'override' }).mongoDb).toBe('override');
+    const config = loadCliConfig({
+      BERTH_LOCAL_FILE: file,
+      NATS_URL: 'nats://elsewhere:4222',
+      MONGO_URL: 'mongodb://db/myapp',
+      BERTH_HEALTH_URLS: 'gateway=http://gateway:3000',
+    });
+    expect(config).toMatchObject({
+      natsUrl: 'nats://elsewhere:4222',
+      mongoUrl: 'mongodb://db/myapp',
+      mongoDb: 'myapp',
+      health: [{ name: 'gateway', url: 'http://gateway:3000' }],
+    });
+    expect(
+      loadCliConfig({ BERTH_LOCAL_FILE: file, MONGO_URL: 'mongodb://db/myapp', MONGO_DB: 'override' }).mongoDb,
+    ).toBe('override');
   });
 
   it('falls back to the defaults with neither', () => {
-    expect(loadCliConfig({ BERTH_LOCAL_FILE: join(dir, 'none.json') })).toMatchObject({ natsUrl: 'nats://127.0.0.1:4222', mongoUrl: 'mongodb://127.0.0.1:27017/', mongoDb: 'berth', health: [], source: 'defaults' });
+    expect(loadCliConfig({ BERTH_LOCAL_FILE: join(dir, 'none.json') })).toMatchObject({
+      natsUrl: 'nats://127.0.0.1:4222',
+      mongoUrl: 'mongodb://127.0.0.1:27017/',
+      mongoDb: 'berth',
+      health: [],
+      source: 'defaults',
+    });
   });
 });

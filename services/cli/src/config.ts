@@ -1,7 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_MONGO_DB, LOCAL_MESH_FILE, mongoDatabaseName, parseEnv, parseHealthTargets, readLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
+import {
+  DEFAULT_MONGO_DB,
+  LOCAL_MESH_FILE,
+  mongoDatabaseName,
+  parseEnv,
+  parseHealthTargets,
+  readLocalMesh,
+  type HealthTarget,
+  type LocalMesh,
+} from '@berth/config';
 
 /** Where the webhook inbox is when `MONGO_URL` / `MONGO_DB` are unset and no `npm start` is running (the services' defaults). */
 export const DEFAULT_MONGO_URL = 'mongodb://127.0.0.1:27017/';
@@ -58,13 +67,21 @@ function isAlive(pid: number): boolean {
  * Reads the CLI's environment (the process's own unless a map is given). A variable that is set wins; what is
  * unset comes from the file of a running `npm start` (so the CLI beside it needs no variables), else the defaults.
  */
-export function loadCliConfig(env: Record<string, string | undefined> = process.env, local: LocalMesh | undefined = findLocalMesh(env.BERTH_LOCAL_FILE)): CliConfig {
+export function loadCliConfig(
+  env: Record<string, string | undefined> = process.env,
+  local: LocalMesh | undefined = findLocalMesh(env.BERTH_LOCAL_FILE),
+): CliConfig {
   const parsed = parseEnv(cliEnvSchema, env);
   const fromFile = local ? `npm start (pid ${local.pid})` : undefined;
   const mongoUrl = parsed.MONGO_URL ?? local?.mongoUrl ?? DEFAULT_MONGO_URL;
-  const mongoDb = parsed.MONGO_DB ?? (parsed.MONGO_URL || !local ? mongoDatabaseName({ MONGO_URL: mongoUrl }) : local.mongoDb);
-  const health = parsed.BERTH_HEALTH_URLS !== undefined ? parseHealthTargets(parsed.BERTH_HEALTH_URLS) : (local?.health ?? []);
-  const sources = [parsed.NATS_URL || parsed.MONGO_URL ? 'environment' : undefined, fromFile && (!parsed.NATS_URL || !parsed.MONGO_URL) ? fromFile : undefined].filter(Boolean);
+  const mongoDb =
+    parsed.MONGO_DB ?? (parsed.MONGO_URL || !local ? mongoDatabaseName({ MONGO_URL: mongoUrl }) : local.mongoDb);
+  const health =
+    parsed.BERTH_HEALTH_URLS !== undefined ? parseHealthTargets(parsed.BERTH_HEALTH_URLS) : (local?.health ?? []);
+  const sources = [
+    parsed.NATS_URL || parsed.MONGO_URL ? 'environment' : undefined,
+    fromFile && (!parsed.NATS_URL || !parsed.MONGO_URL) ? fromFile : undefined,
+  ].filter(Boolean);
   return {
     natsUrl: parsed.NATS_URL ?? local?.natsUrl ?? 'nats://127.0.0.1:4222',
     mongoUrl,

@@ -37,7 +37,16 @@ export function terminalSafe(target: NodeJS.WritableStream): NodeJS.WritableStre
 export function formatTable(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((row) => row.map((cell) => escapeControlCharacters(String(cell))))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  return cells.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    cells
+      .map((row) =>
+        row
+          .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column])))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** Writes a value as indented JSON, with every terminal control character as a `\uNNNN` escape. */

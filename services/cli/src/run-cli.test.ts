@@ -4,7 +4,14 @@ import { Writable } from 'node:stream';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
-import { JOBS_STREAM_NAME, provisionJobInfrastructure, writeDeadLetter, type DeadLetter, type QueueDepth, type StoredDeadLetter } from '@berth/jobs';
+import {
+  JOBS_STREAM_NAME,
+  provisionJobInfrastructure,
+  writeDeadLetter,
+  type DeadLetter,
+  type QueueDepth,
+  type StoredDeadLetter,
+} from '@berth/jobs';
 import { runCli } from './run-cli';
 
 const logger = createLogger({ service: 'cli-test', level: 'silent' });
@@ -24,15 +31,34 @@ afterAll(async () => {
 async function berth(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const sink = (append: (text: string) => void) => new Writable({ write(chunk, _encoding, done) { append(chunk.toString()); done(); } });
-  const code = await runCli(argv, { config: { natsUrl: server.url }, stdout: sink((text) => (out += text)), stderr: sink((text) => (err += text)) });
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(argv, {
+    config: { natsUrl: server.url },
+    stdout: sink((text) => (out += text)),
+    stderr: sink((text) => (err += text)),
+  });
   return { code, out, err };
 }
 
 function letter(jobId: string, queue: string): DeadLetter {
   return {
-    jobId, queue, name: 'SendClientSummaryJob', data: { workspaceId: jobId }, reason: 'exhausted', attempts: 4, retryLimit: 3,
-    error: { name: 'Error', message: 'provider down' }, failedAt: '2026-11-30T08:00:00.000Z', originalSubject: `jobs.${queue}.SendClientSummaryJob`, originalStreamSequence: 7,
+    jobId,
+    queue,
+    name: 'SendClientSummaryJob',
+    data: { workspaceId: jobId },
+    reason: 'exhausted',
+    attempts: 4,
+    retryLimit: 3,
+    error: { name: 'Error', message: 'provider down' },
+    failedAt: '2026-11-30T08:00:00.000Z',
+    originalSubject: `jobs.${queue}.SendClientSummaryJob`,
+    originalStreamSequence: 7,
   };
 }
 
@@ -45,7 +71,9 @@ describe('berth jobs', () => {
     const table = await berth('jobs', 'dead', 'list');
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/^ID\s+QUEUE\s+JOB\s+JOB ID\s+REASON\s+ATTEMPTS\s+FAILED AT\s+ERROR$/m);
-    expect(table.out).toMatch(/^1\s+client-queue\s+SendClientSummaryJob\s+job-1\s+exhausted\s+4\s+2026-11-30T08:00:00.000Z\s+Error: provider down$/m);
+    expect(table.out).toMatch(
+      /^1\s+client-queue\s+SendClientSummaryJob\s+job-1\s+exhausted\s+4\s+2026-11-30T08:00:00.000Z\s+Error: provider down$/m,
+    );
     expect(table.out).toContain('3 dead letter(s)');
 
     const json = await berth('jobs', 'dead', 'list', '--queue', 'billing-queue', '--json');
@@ -57,17 +85,30 @@ describe('berth jobs', () => {
     const { code, out } = await berth('jobs', 'queues', '--json');
     expect(code).toBe(0);
     const depths = JSON.parse(out) as QueueDepth[];
-    expect(depths.map((d) => [d.queue, d.deadLetters])).toEqual([['billing-queue', 1], ['client-queue', 2]]);
-    expect((await berth('jobs', 'queues')).out).toMatch(/^QUEUE\s+PENDING\s+ACK PENDING\s+REDELIVERED\s+DELAYED\s+DEAD$/m);
+    expect(depths.map((d) => [d.queue, d.deadLetters])).toEqual([
+      ['billing-queue', 1],
+      ['client-queue', 2],
+    ]);
+    expect((await berth('jobs', 'queues')).out).toMatch(
+      /^QUEUE\s+PENDING\s+ACK PENDING\s+REDELIVERED\s+DELAYED\s+DEAD$/m,
+    );
   });
 
   it('replays one dead letter, then all of a queue', async () => {
     const one = await berth('jobs', 'dead', 'replay', '1');
     expect(one.code).toBe(0);
     expect(one.out).toMatch(/^1\s+client-queue\s+SendClientSummaryJob\s+job-1\s+job-1-replay-1$/m);
-    const stored = await messaging.jsm.streams.getMessage(JOBS_STREAM_NAME, { last_by_subj: 'jobs.client-queue.SendClientSummaryJob' });
+    const stored = await messaging.jsm.streams.getMessage(JOBS_STREAM_NAME, {
+      last_by_subj: 'jobs.client-queue.SendClientSummaryJob',
+    });
     expect(stored?.json<{ id: string; data: unknown; replayOf: string; attemptsMade: number }[]>()).toEqual([
-      expect.objectContaining({ id: 'job-1-replay-1', data: { workspaceId: 'job-1' }, replayOf: 'job-1', attemptsMade: 0, retryLimit: 3 }),
+      expect.objectContaining({
+        id: 'job-1-replay-1',
+        data: { workspaceId: 'job-1' },
+        replayOf: 'job-1',
+        attemptsMade: 0,
+        retryLimit: 3,
+      }),
     ]);
     expect((await berth('jobs', 'dead', 'replay', '1')).code).toBe(1);
 
@@ -78,7 +119,10 @@ describe('berth jobs', () => {
   });
 
   it('explains a wrong invocation with exit code 2', async () => {
-    expect(await berth('jobs', 'dead', 'replay')).toMatchObject({ code: 2, err: expect.stringContaining('Usage: berth jobs dead replay') });
+    expect(await berth('jobs', 'dead', 'replay')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('Usage: berth jobs dead replay'),
+    });
     expect(await berth('jobs', 'dead', 'replay', '1', '--all')).toMatchObject({ code: 2 });
     expect(await berth('jobs', 'nope')).toMatchObject({ code: 2 });
     expect(await berth('webhooks', 'nope')).toMatchObject({ code: 2 });
@@ -88,10 +132,15 @@ describe('berth jobs', () => {
 
   it('runs as the berth bin', () => {
     const result = spawnSync(process.execPath, [join(__dirname, '..', 'bin', 'berth.js'), 'jobs', 'queues', '--json'], {
-      env: { ...process.env, NATS_URL: server.url }, cwd: '/', encoding: 'utf8', timeout: 30000,
+      env: { ...process.env, NATS_URL: server.url },
+      cwd: '/',
+      encoding: 'utf8',
+      timeout: 30000,
     });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout).map((depth: QueueDepth) => [depth.queue, depth.deadLetters])).toEqual([['billing-queue', 1]]);
+    expect(JSON.parse(result.stdout).map((depth: QueueDepth) => [depth.queue, depth.deadLetters])).toEqual([
+      ['billing-queue', 1],
+    ]);
   });
 });

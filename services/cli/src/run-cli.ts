@@ -20,7 +20,11 @@ export interface RunCliOptions {
  * through {@link terminalSafe}: what it prints comes partly from providers and customers.
  */
 export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Promise<number> {
-  const options = { ...unsafeOptions, stdout: terminalSafe(unsafeOptions.stdout), stderr: terminalSafe(unsafeOptions.stderr) };
+  const options = {
+    ...unsafeOptions,
+    stdout: terminalSafe(unsafeOptions.stdout),
+    stderr: terminalSafe(unsafeOptions.stderr),
+  };
   const groups = options.groups ?? COMMAND_GROUPS;
   const [groupName, ...rest] = argv;
   if (!groupName || groupName === 'help' || groupName === '--help' || groupName === '-h') {
@@ -39,7 +43,9 @@ export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Prom
   }
   const command = findCommand(group, rest);
   if (!command) {
-    options.stderr.write(`berth ${group.name}: unknown command ${JSON.stringify(rest.join(' '))}\n\n${groupHelp(group)}`);
+    options.stderr.write(
+      `berth ${group.name}: unknown command ${JSON.stringify(rest.join(' '))}\n\n${groupHelp(group)}`,
+    );
     return 2;
   }
 
@@ -47,22 +53,38 @@ export async function runCli(argv: string[], unsafeOptions: RunCliOptions): Prom
   let mongo: MongoClient | undefined;
   const logger = createLogger({ service: 'berth', level: 'warn', destination: options.stderr as never });
   try {
-    const parsed = parseArgs({ args: rest.slice(command.path.length), options: command.options, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args: rest.slice(command.path.length),
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
     return await command.run(parsed, {
       stdout: options.stdout,
       stderr: options.stderr,
       logger,
       health: options.config.health ?? [],
       source: options.config.source ?? 'environment',
-      messaging: async () => (messaging ??= await connectMessaging({ servers: options.config.natsUrl, name: 'berth-cli', logger, timeoutMs: 10000 })),
+      messaging: async () =>
+        (messaging ??= await connectMessaging({
+          servers: options.config.natsUrl,
+          name: 'berth-cli',
+          logger,
+          timeoutMs: 10000,
+        })),
       db: async () => {
-        mongo ??= await MongoClient.connect(options.config.mongoUrl ?? DEFAULT_MONGO_URL, { serverSelectionTimeoutMS: 10000, appName: 'berth-cli' });
+        mongo ??= await MongoClient.connect(options.config.mongoUrl ?? DEFAULT_MONGO_URL, {
+          serverSelectionTimeoutMS: 10000,
+          appName: 'berth-cli',
+        });
         return mongo.db(options.config.mongoDb ?? DEFAULT_MONGO_DB);
       },
     });
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      options.stderr.write(`berth ${group.name} ${command.path.join(' ')}: ${(error as Error).message}\nUsage: berth ${group.name} ${command.path.join(' ')} ${command.usage}\n`);
+      options.stderr.write(
+        `berth ${group.name} ${command.path.join(' ')}: ${(error as Error).message}\nUsage: berth ${group.name} ${command.path.join(' ')} ${command.usage}\n`,
+      );
       return 2;
     }
     options.stderr.write(`berth ${group.name} ${command.path.join(' ')}: ${describeError(error)}\n`);

@@ -41,7 +41,12 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
     try {
       await next();
     } catch (error) {
-      const known = error instanceof ConsoleError ? error : (error as { status?: number }).status && (error as { status: number }).status < 500 ? new ConsoleError((error as { status: number }).status, 'invalid_request', (error as Error).message) : undefined;
+      const known =
+        error instanceof ConsoleError
+          ? error
+          : (error as { status?: number }).status && (error as { status: number }).status < 500
+            ? new ConsoleError((error as { status: number }).status, 'invalid_request', (error as Error).message)
+            : undefined;
       if (!known) logger.error({ err: error, path: ctx.path, method: ctx.method }, 'Console request failed');
       ctx.status = known?.status ?? 500;
       ctx.body = { error: known?.code ?? 'internal', message: known ? known.message : 'internal error' };
@@ -67,7 +72,9 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
     await next();
   });
   app.use(authorize(dependencies));
-  app.use(koaBody({ json: true, jsonLimit: MAX_BODY, text: false, urlencoded: false, multipart: false, jsonStrict: true }));
+  app.use(
+    koaBody({ json: true, jsonLimit: MAX_BODY, text: false, urlencoded: false, multipart: false, jsonStrict: true }),
+  );
 
   for (const router of portalRoutes(dependencies)) app.use(router.routes()).use(router.allowedMethods());
 
@@ -77,11 +84,25 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
   });
   app.use(api.routes());
 
-  for (const router of [overviewRoutes(dependencies), webhookRoutes(dependencies), jobRoutes(dependencies), outboundRoutes(dependencies), issueRoutes(dependencies)]) {
+  for (const router of [
+    overviewRoutes(dependencies),
+    webhookRoutes(dependencies),
+    jobRoutes(dependencies),
+    outboundRoutes(dependencies),
+    issueRoutes(dependencies),
+  ]) {
     app.use(router.routes()).use(router.allowedMethods());
   }
 
-  app.use(actionRoutes({ prefix: '/api/actions', audience: 'console', actions: CONSOLE_ACTIONS, dependencies, actorOf }).routes());
+  app.use(
+    actionRoutes({
+      prefix: '/api/actions',
+      audience: 'console',
+      actions: CONSOLE_ACTIONS,
+      dependencies,
+      actorOf,
+    }).routes(),
+  );
 
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith('/api/')) return next();

@@ -5,21 +5,31 @@ import { CONSOLE_ROLES } from './auth/roles';
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be the 64 lowercase hex digits of SHA-256(token)');
 
 /** One entry of `CONSOLE_TOKENS`: who holds a token (by its SHA-256, never the token itself) and what it may do. */
-const tokenEntry = z.object({
-  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9_.@-]+$/, 'names are letters, digits and _ . @ -'),
-  role: z.enum(CONSOLE_ROLES),
-  sha256: sha256Hex,
-}).strict();
+const tokenEntry = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_.@-]+$/, 'names are letters, digits and _ . @ -'),
+    role: z.enum(CONSOLE_ROLES),
+    sha256: sha256Hex,
+  })
+  .strict();
 
 const jsonOf = <T extends z.ZodType>(schema: T, what: string) =>
-  z.string({ error: `required: ${what}` }).min(1, `required: ${what}`).transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not JSON' });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  z
+    .string({ error: `required: ${what}` })
+    .min(1, `required: ${what}`)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 const optionalUrl = z.preprocess((value) => (value === '' ? undefined : value), z.url().optional());
 
@@ -31,8 +41,13 @@ export const consoleEnvSchema = commonEnvSchema.extend({
    * Who may sign in: a JSON list of `{ name, role: viewer|operator|issuer, sha256 }`, `sha256` being the hex
    * SHA-256 of the bearer token (`printf %s "$TOKEN" | sha256sum`). Required: there is no default and no open mode.
    */
-  CONSOLE_TOKENS: jsonOf(z.array(tokenEntry).min(1, 'list at least one token'), 'a JSON list of { name, role, sha256 }')
-    .refine((entries) => new Set(entries.map((entry) => entry.sha256)).size === entries.length, 'two entries share a token'),
+  CONSOLE_TOKENS: jsonOf(
+    z.array(tokenEntry).min(1, 'list at least one token'),
+    'a JSON list of { name, role, sha256 }',
+  ).refine(
+    (entries) => new Set(entries.map((entry) => entry.sha256)).size === entries.length,
+    'two entries share a token',
+  ),
   /** Signs the portal's workspace tokens and the console's confirmation tokens (HMAC-SHA256). At least 32 characters. */
   CONSOLE_SIGNING_KEY: z.string({ error: 'required: at least 32 random characters' }).min(32, 'at least 32 characters'),
   /** Lifetime of a portal token when the issuer asks for none; at most 3600. */
@@ -43,14 +58,20 @@ export const consoleEnvSchema = commonEnvSchema.extend({
   /** Jaeger's UI, to link trace ids (`<url>/trace/<id>`); unset: trace ids are shown without a link. */
   JAEGER_UI_URL: optionalUrl,
   /** Services whose readiness the Overview shows: a JSON object `{ "gateway": "http://gateway:3000/readyz", … }`. */
-  CONSOLE_HEALTH_URLS: z.preprocess((value) => (value === undefined || value === '' ? '{}' : value), jsonOf(z.record(z.string().min(1), z.url()), 'a JSON object of name to URL')),
+  CONSOLE_HEALTH_URLS: z.preprocess(
+    (value) => (value === undefined || value === '' ? '{}' : value),
+    jsonOf(z.record(z.string().min(1), z.url()), 'a JSON object of name to URL'),
+  ),
   /** How often queue depths are sampled for the Overview's job charts. */
   CONSOLE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1000).default(30_000),
   /**
    * Who may embed the portal in a frame (CSP `frame-ancestors`), e.g. `https://app.example.com`; default `'self'`.
    * The console's own pages may never be framed.
    */
-  CONSOLE_PORTAL_FRAME_ANCESTORS: z.string().regex(/^[^;,\r\n]+$/, 'space-separated CSP sources').default("'self'"),
+  CONSOLE_PORTAL_FRAME_ANCESTORS: z
+    .string()
+    .regex(/^[^;,\r\n]+$/, 'space-separated CSP sources')
+    .default("'self'"),
   /** Where the built front end is; default `services/console/web/dist`. */
   CONSOLE_WEB_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
 });

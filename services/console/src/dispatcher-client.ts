@@ -14,7 +14,13 @@ export interface DispatcherClient {
  * it), so the portal shows exactly the types that dispatcher knows. Kept for `cacheMs` (30 s): the list changes only
  * with a deploy.
  */
-export function createDispatcherClient(options: { baseUrl: string; apiToken?: string; clock: () => Date; cacheMs?: number; timeoutMs?: number }): DispatcherClient {
+export function createDispatcherClient(options: {
+  baseUrl: string;
+  apiToken?: string;
+  clock: () => Date;
+  cacheMs?: number;
+  timeoutMs?: number;
+}): DispatcherClient {
   let cached: { at: number; types: readonly EventTypeDefinition[] } | undefined;
   const cacheMs = options.cacheMs ?? 30_000;
   const eventTypes = async (): Promise<readonly EventTypeDefinition[]> => {
@@ -27,9 +33,18 @@ export function createDispatcherClient(options: { baseUrl: string; apiToken?: st
         signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
       });
     } catch (error) {
-      throw new ConsoleError(502, 'dispatcher_unreachable', `the dispatcher's event-type catalog is unreachable: ${(error as Error).message}`);
+      throw new ConsoleError(
+        502,
+        'dispatcher_unreachable',
+        `the dispatcher's event-type catalog is unreachable: ${(error as Error).message}`,
+      );
     }
-    if (!response.ok) throw new ConsoleError(502, 'dispatcher_error', `the dispatcher answered ${response.status} for its event-type catalog`);
+    if (!response.ok)
+      throw new ConsoleError(
+        502,
+        'dispatcher_error',
+        `the dispatcher answered ${response.status} for its event-type catalog`,
+      );
     const body = (await response.json()) as { data: EventTypeDefinition[] };
     cached = { at: now, types: body.data };
     return body.data;

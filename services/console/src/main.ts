@@ -11,16 +11,24 @@ import { loadConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const telemetry = startTelemetry({ serviceName: config.OTEL_SERVICE_NAME ?? 'console', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const telemetry = startTelemetry({
+    serviceName: config.OTEL_SERVICE_NAME ?? 'console',
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const { runConsole } = await import('./run-console');
   const running = await runConsole(config);
-  exitOnSignals(async () => {
-    await running.stop();
-    await telemetry.shutdown();
-  }, { logger: running.logger, exit: (code) => process.exit(code) });
+  exitOnSignals(
+    async () => {
+      await running.stop();
+      await telemetry.shutdown();
+    },
+    { logger: running.logger, exit: (code) => process.exit(code) },
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`console failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `console failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -31,7 +31,11 @@ export interface RunningConsole {
  * "Console listening" with the port once it serves. Never provisions a stream: the services own their sizing.
  */
 export async function runConsole(config: ConsoleConfig, options: { clock?: () => Date } = {}): Promise<RunningConsole> {
-  const logger = createLogger({ service: 'console', level: config.LOG_LEVEL, format: config.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') });
+  const logger = createLogger({
+    service: 'console',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+  });
   const clock = options.clock ?? (() => new Date());
   const webDir = config.CONSOLE_WEB_DIR ?? DEFAULT_WEB_DIR;
   await ensureWebBuilt(webDir, logger);
@@ -54,7 +58,11 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
       consoleTokens: createConsoleTokenVerifier(config.CONSOLE_TOKENS),
       signedTokens: createSignedTokens(config.CONSOLE_SIGNING_KEY),
       audit: createAuditLog(db, logger, clock),
-      dispatcher: createDispatcherClient({ baseUrl: config.DISPATCHER_URL, apiToken: config.DISPATCHER_API_TOKEN, clock }),
+      dispatcher: createDispatcherClient({
+        baseUrl: config.DISPATCHER_URL,
+        apiToken: config.DISPATCHER_API_TOKEN,
+        clock,
+      }),
       sampler,
       portalTokenTtlSeconds: config.CONSOLE_PORTAL_TOKEN_TTL_SECONDS,
       jaegerUiUrl: config.JAEGER_UI_URL,
@@ -62,14 +70,22 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
     };
     const connected = messaging;
     const state = { ready: false };
-    const app = createConsoleApp(dependencies, { registry, readiness: () => state.ready && connected.isConnected(), webDir, portalFrameAncestors: config.CONSOLE_PORTAL_FRAME_ANCESTORS });
+    const app = createConsoleApp(dependencies, {
+      registry,
+      readiness: () => state.ready && connected.isConnected(),
+      webDir,
+      portalFrameAncestors: config.CONSOLE_PORTAL_FRAME_ANCESTORS,
+    });
     const server = createServer(app.callback());
     server.listen(config.PORT, config.HOST);
     await once(server, 'listening');
     sampler.start();
     const port = (server.address() as AddressInfo).port;
     state.ready = true;
-    logger.info({ port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) }, `Console listening on :${port}`);
+    logger.info(
+      { port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) },
+      `Console listening on :${port}`,
+    );
     const connections = { mongo, messaging };
     return {
       logger,

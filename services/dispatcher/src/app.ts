@@ -3,7 +3,17 @@ import Router from '@koa/router';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { Registry } from '@berth/metrics';
-import { announceEndpointChange, berthEventCatalog, EndpointNotFoundError, InvalidEndpointError, ReplayRefusedError, systemClock, type Clock, type Dispatcher, type EventCatalog } from '@berth/outbound';
+import {
+  announceEndpointChange,
+  berthEventCatalog,
+  EndpointNotFoundError,
+  InvalidEndpointError,
+  ReplayRefusedError,
+  systemClock,
+  type Clock,
+  type Dispatcher,
+  type EventCatalog,
+} from '@berth/outbound';
 import { deliveryRoutes } from './api/delivery-routes';
 import { endpointRoutes } from './api/endpoint-routes';
 import { eventTypeRoutes } from './api/event-type-routes';
@@ -75,9 +85,14 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
       ctx.body = { error: code, message: status >= 500 ? 'internal error' : (error as Error).message };
     }
   });
-  if (dependencies.apiToken !== undefined) app.use(requireBearerToken({ token: dependencies.apiToken, publicPaths: PROBE_PATHS }));
+  if (dependencies.apiToken !== undefined)
+    app.use(requireBearerToken({ token: dependencies.apiToken, publicPaths: PROBE_PATHS }));
   app.use(probes.routes());
-  for (const router of [endpointRoutes(operations, replay, clock), deliveryRoutes(replay), eventTypeRoutes(dependencies.catalog ?? berthEventCatalog())]) {
+  for (const router of [
+    endpointRoutes(operations, replay, clock),
+    deliveryRoutes(replay),
+    eventTypeRoutes(dependencies.catalog ?? berthEventCatalog()),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, notImplemented: methodRefused, methodNotAllowed: methodRefused }));
   }

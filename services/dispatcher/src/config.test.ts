@@ -31,7 +31,11 @@ describe('dispatcher loadConfig', () => {
   });
 
   it('reads a compressed schedule and the private networks allowed', () => {
-    const config = loadConfig({ OUTBOUND_RETRY_SCHEDULE_MS: '0, 100,200', OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8, ::1/128', DISPATCHER_API_TOKEN: TOKEN });
+    const config = loadConfig({
+      OUTBOUND_RETRY_SCHEDULE_MS: '0, 100,200',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8, ::1/128',
+      DISPATCHER_API_TOKEN: TOKEN,
+    });
     expect(config.OUTBOUND_RETRY_SCHEDULE_MS).toEqual([0, 100, 200]);
     expect(config.OUTBOUND_ALLOW_PRIVATE_NETWORKS).toEqual(['127.0.0.0/8', '::1/128']);
   });
@@ -39,21 +43,37 @@ describe('dispatcher loadConfig', () => {
   it('refuses to run the management API open: no token (unset or empty) is an error unless DISPATCHER_INSECURE_NO_AUTH=true', () => {
     expect(issuesOf({})).toEqual([expect.stringMatching(/^DISPATCHER_API_TOKEN: required/)]);
     expect(issuesOf({ DISPATCHER_API_TOKEN: '' })).toEqual([expect.stringMatching(/^DISPATCHER_API_TOKEN: required/)]);
-    expect(issuesOf({ DISPATCHER_INSECURE_NO_AUTH: 'false' })).toEqual([expect.stringMatching(/^DISPATCHER_API_TOKEN: required/)]);
+    expect(issuesOf({ DISPATCHER_INSECURE_NO_AUTH: 'false' })).toEqual([
+      expect.stringMatching(/^DISPATCHER_API_TOKEN: required/),
+    ]);
     const insecure = loadConfig({ DISPATCHER_INSECURE_NO_AUTH: 'true' });
     expect(insecure.DISPATCHER_API_TOKEN).toBeUndefined();
     expect(insecure.DISPATCHER_INSECURE_NO_AUTH).toBe(true);
-    expect(issuesOf({ DISPATCHER_INSECURE_NO_AUTH: 'true', DISPATCHER_API_TOKEN: TOKEN })).toEqual([expect.stringMatching(/^DISPATCHER_INSECURE_NO_AUTH: /)]);
+    expect(issuesOf({ DISPATCHER_INSECURE_NO_AUTH: 'true', DISPATCHER_API_TOKEN: TOKEN })).toEqual([
+      expect.stringMatching(/^DISPATCHER_INSECURE_NO_AUTH: /),
+    ]);
   });
 
   it(`needs a token of at least ${MIN_API_TOKEN_LENGTH} characters that fits in a bearer header`, () => {
-    expect(issuesOf({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH - 1) })[0]).toMatch(/^DISPATCHER_API_TOKEN/);
-    expect(issuesOf({ DISPATCHER_API_TOKEN: `${'x'.repeat(MIN_API_TOKEN_LENGTH)} y` })[0]).toMatch(/^DISPATCHER_API_TOKEN/);
-    expect(loadConfig({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH) }).DISPATCHER_API_TOKEN).toHaveLength(MIN_API_TOKEN_LENGTH);
+    expect(issuesOf({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH - 1) })[0]).toMatch(
+      /^DISPATCHER_API_TOKEN/,
+    );
+    expect(issuesOf({ DISPATCHER_API_TOKEN: `${'x'.repeat(MIN_API_TOKEN_LENGTH)} y` })[0]).toMatch(
+      /^DISPATCHER_API_TOKEN/,
+    );
+    expect(loadConfig({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH) }).DISPATCHER_API_TOKEN).toHaveLength(
+      MIN_API_TOKEN_LENGTH,
+    );
   });
 
   it('names every invalid variable', () => {
-    const issues = issuesOf({ OUTBOUND_RETRY_SCHEDULE_MS: '0,soon', OUTBOUND_RETRY_JITTER: '2', DISPATCHER_API_TOKEN: 'short' });
-    expect(issues.map((issue) => issue.split(/[.:]/)[0])).toEqual(expect.arrayContaining(['OUTBOUND_RETRY_SCHEDULE_MS', 'OUTBOUND_RETRY_JITTER', 'DISPATCHER_API_TOKEN']));
+    const issues = issuesOf({
+      OUTBOUND_RETRY_SCHEDULE_MS: '0,soon',
+      OUTBOUND_RETRY_JITTER: '2',
+      DISPATCHER_API_TOKEN: 'short',
+    });
+    expect(issues.map((issue) => issue.split(/[.:]/)[0])).toEqual(
+      expect.arrayContaining(['OUTBOUND_RETRY_SCHEDULE_MS', 'OUTBOUND_RETRY_JITTER', 'DISPATCHER_API_TOKEN']),
+    );
   });
 });

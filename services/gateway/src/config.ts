@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { booleanFlag, commaList, commonEnvSchema, parseEnv } from '@berth/config';
-import { CLERK_HANDLED_EVENT_TYPES, MIN_HMAC_SECRET_LENGTH, STRIPE_HANDLED_EVENT_TYPES, WEBHOOK_PRESETS } from '@berth/webhooks';
+import {
+  CLERK_HANDLED_EVENT_TYPES,
+  MIN_HMAC_SECRET_LENGTH,
+  STRIPE_HANDLED_EVENT_TYPES,
+  WEBHOOK_PRESETS,
+} from '@berth/webhooks';
 
 /** Which event types a provider publishes: a fixed list, or every type it sends. */
 export type EventTypeFilter = { readonly kind: 'only'; readonly types: readonly string[] } | { readonly kind: 'all' };
@@ -110,10 +115,16 @@ const providerName = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'provider names are 1-32 characters of a-z, 0-9, "_" and "-"')
   .refine((name) => !RESERVED_PROVIDER_NAMES.includes(name), 'stripe and clerk are configured by their own variables');
 
-const headerName = z.string().regex(/^[A-Za-z0-9-]+$/, 'not an HTTP header name').transform((name) => name.toLowerCase());
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9-]+$/, 'not an HTTP header name')
+  .transform((name) => name.toLowerCase());
 
 /** The shortest secret of each configurable scheme: the catalog's for Standard Webhooks, 16 characters for HMAC. */
-const MIN_SCHEME_SECRET_LENGTH = { 'standard-webhooks': WEBHOOK_PRESETS['standard-webhooks'].minSecretLength, 'hmac-sha256': MIN_HMAC_SECRET_LENGTH } as const;
+const MIN_SCHEME_SECRET_LENGTH = {
+  'standard-webhooks': WEBHOOK_PRESETS['standard-webhooks'].minSecretLength,
+  'hmac-sha256': MIN_HMAC_SECRET_LENGTH,
+} as const;
 
 const secretList = z.array(z.string().trim().min(1)).min(1);
 
@@ -131,9 +142,19 @@ const presetProviderSchema = z
   .superRefine((p, ctx) => {
     const preset = WEBHOOK_PRESETS[p.preset];
     p.secrets.forEach((secret, index) => {
-      if (secret.length < preset.minSecretLength) ctx.addIssue({ code: 'custom', path: ['secrets', index], message: `${p.name}: a ${p.preset} secret has at least ${preset.minSecretLength} characters` });
+      if (secret.length < preset.minSecretLength)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['secrets', index],
+          message: `${p.name}: a ${p.preset} secret has at least ${preset.minSecretLength} characters`,
+        });
     });
-    if (preset.needsUrl && !p.url) ctx.addIssue({ code: 'custom', path: ['url'], message: `${p.name}: the ${p.preset} preset needs the endpoint's public "url", which the provider signs` });
+    if (preset.needsUrl && !p.url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `${p.name}: the ${p.preset} preset needs the endpoint's public "url", which the provider signs`,
+      });
   });
 
 /** One entry of `WEBHOOK_PROVIDERS` naming a scheme. */
@@ -144,7 +165,10 @@ const schemeProviderSchema = z
     secrets: secretList,
     storeOnly: z.boolean().default(false),
     eventTypes: z.array(z.string().min(1)).optional(),
-    batch: z.object({ eventsField: z.string().min(1) }).strict().optional(),
+    batch: z
+      .object({ eventsField: z.string().min(1) })
+      .strict()
+      .optional(),
     idField: z.string().min(1).default('id'),
     typeField: z.string().min(1).default('type'),
     signatureHeader: headerName.optional(),
@@ -157,7 +181,12 @@ const schemeProviderSchema = z
   .superRefine((p, ctx) => {
     const min = MIN_SCHEME_SECRET_LENGTH[p.scheme];
     p.secrets.forEach((secret, index) => {
-      if (secret.length < min) ctx.addIssue({ code: 'custom', path: ['secrets', index], message: `${p.name}: a ${p.scheme} secret has at least ${min} characters` });
+      if (secret.length < min)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['secrets', index],
+          message: `${p.name}: a ${p.scheme} secret has at least ${min} characters`,
+        });
     });
   });
 
@@ -198,7 +227,12 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
-  PUBLISH_TIMEOUT_MS: z.coerce.number().int().positive().max(1900, 'must leave the answer under 2 s (at most 1900)').default(1500),
+  PUBLISH_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(1900, 'must leave the answer under 2 s (at most 1900)')
+    .default(1500),
   TRUST_PROXY: booleanFlag(false),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   WEBHOOK_MAX_BODIES_PER_IP: z.coerce.number().int().min(1).max(10_000).default(8),
@@ -207,17 +241,31 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   // Waiting events per subject while its message is being stored: bounded, so a slow JetStream costs bounded memory.
   WEBHOOK_QUEUE_MAX_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1000),
-  WEBHOOK_QUEUE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  WEBHOOK_QUEUE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
   // Group commit: events of one subject that arrive while its messages are being stored leave together.
   WEBHOOK_BATCH_MAX_EVENTS: z.coerce.number().int().min(1).max(1000).default(100),
-  WEBHOOK_BATCH_MAX_BYTES: z.coerce.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
+  WEBHOOK_BATCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(8 * 1024 * 1024)
+    .default(512 * 1024),
   // One message per subject in flight: measured, 2 gave smaller batches (6.5 events, against 11) at the same load,
   // and cost the gateway 10% and nats-server 30% more CPU per event, for no more requests/s.
   WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
   // Providers (by name, Stripe and Clerk included) stored without a consumer; any other must have one to start.
   WEBHOOK_STORE_ONLY_PROVIDERS: commaList,
   // A copy of a stored event arriving this long after it is a resend (stored marked, to reopen a set-aside event).
-  WEBHOOK_RESEND_COPY_AFTER_MS: z.coerce.number().int().min(0).default(5 * 60_000),
+  WEBHOOK_RESEND_COPY_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5 * 60_000),
   // How long the gateway waits at start for a consumer of every provider (workers may start after it).
   WEBHOOK_CONSUMER_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
 });
@@ -266,17 +314,31 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     });
   }
   for (const configured of parsed.WEBHOOK_PROVIDERS) {
-    const eventTypes: EventTypeFilter = configured.eventTypes ? { kind: 'only', types: configured.eventTypes } : { kind: 'all' };
+    const eventTypes: EventTypeFilter = configured.eventTypes
+      ? { kind: 'only', types: configured.eventTypes }
+      : { kind: 'all' };
     if ('preset' in configured) {
       const { name, preset, secrets, url, storeOnly } = configured;
-      providers.push({ name, scheme: 'preset', preset, secrets, eventTypes, idField: 'id', typeField: 'type', storeOnly, ...(url ? { url } : {}) });
+      providers.push({
+        name,
+        scheme: 'preset',
+        preset,
+        secrets,
+        eventTypes,
+        idField: 'id',
+        typeField: 'type',
+        storeOnly,
+        ...(url ? { url } : {}),
+      });
     } else {
       const { eventTypes: _types, ...rest } = configured;
       providers.push({ ...rest, eventTypes });
     }
   }
   const storeOnly = new Set(parsed.WEBHOOK_STORE_ONLY_PROVIDERS);
-  const withStoreOnly = providers.map((provider) => (storeOnly.has(provider.name) ? { ...provider, storeOnly: true } : provider));
+  const withStoreOnly = providers.map((provider) =>
+    storeOnly.has(provider.name) ? { ...provider, storeOnly: true } : provider,
+  );
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -291,7 +353,10 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     knownProviderNames: [...RESERVED_PROVIDER_NAMES, ...parsed.WEBHOOK_PROVIDERS.map((p) => p.name)],
     maxBodyBytes: parsed.WEBHOOK_MAX_BODY_BYTES,
     rateLimitPerMinute: parsed.WEBHOOK_RATE_LIMIT_PER_MINUTE,
-    unauthenticated: { maxBodiesPerIp: parsed.WEBHOOK_MAX_BODIES_PER_IP, bodyTimeoutMs: parsed.WEBHOOK_BODY_TIMEOUT_MS },
+    unauthenticated: {
+      maxBodiesPerIp: parsed.WEBHOOK_MAX_BODIES_PER_IP,
+      bodyTimeoutMs: parsed.WEBHOOK_BODY_TIMEOUT_MS,
+    },
     http: { headersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: parsed.HTTP_REQUEST_TIMEOUT_MS },
     publishTimeoutMs: parsed.PUBLISH_TIMEOUT_MS,
     batching: {

@@ -26,7 +26,11 @@ export async function waitForProviderConsumers(options: WaitForProviderConsumers
   const required = options.providers.filter((provider) => !provider.storeOnly).map((provider) => provider.name);
   const storeOnly = options.providers.filter((provider) => provider.storeOnly).map((provider) => provider.name);
   const unread = await webhookProvidersWithoutConsumer(options.jsm, storeOnly);
-  if (unread.length > 0) options.logger.warn({ providers: unread }, `Storing the events of ${unread.join(', ')} for no consumer (store-only): they expire with the stream's max age unless a worker handles them`);
+  if (unread.length > 0)
+    options.logger.warn(
+      { providers: unread },
+      `Storing the events of ${unread.join(', ')} for no consumer (store-only): they expire with the stream's max age unless a worker handles them`,
+    );
   const deadline = Date.now() + options.waitMs;
   let logged = false;
   for (;;) {
@@ -38,8 +42,14 @@ export async function waitForProviderConsumers(options: WaitForProviderConsumers
           `or store them only (WEBHOOK_STORE_ONLY_PROVIDERS, or "storeOnly": true in WEBHOOK_PROVIDERS)`,
       );
     }
-    if (!logged) options.logger.info({ providers: missing, waitMs: options.waitMs }, `Waiting for a consumer of ${missing.join(', ')}`);
+    if (!logged)
+      options.logger.info(
+        { providers: missing, waitMs: options.waitMs },
+        `Waiting for a consumer of ${missing.join(', ')}`,
+      );
     logged = true;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 1000, Math.max(0, deadline - Date.now()))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(options.intervalMs ?? 1000, Math.max(0, deadline - Date.now()))),
+    );
   }
 }

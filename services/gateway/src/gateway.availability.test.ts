@@ -1,6 +1,15 @@
 import Stripe from 'stripe';
 import { defaultToolsBinDir } from '@berth/local-infra';
-import { inboundCount, startGateway, startNatsFixture, uniqueId, unixSeconds, STREAM, type NatsFixture, type TestGateway } from './test-harness';
+import {
+  inboundCount,
+  startGateway,
+  startNatsFixture,
+  uniqueId,
+  unixSeconds,
+  STREAM,
+  type NatsFixture,
+  type TestGateway,
+} from './test-harness';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -10,10 +19,18 @@ const SECRET = 'whsec_availability';
 /** A fresh signed Stripe event request. */
 function signedEvent(type = 'invoice.paid', timestamp?: number): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify({ id: uniqueId('evt'), object: 'event', type, created: unixSeconds() });
-  return { body, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET, timestamp }) } };
+  return {
+    body,
+    headers: {
+      'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET, timestamp }),
+    },
+  };
 }
 
-async function postEvent(gateway: TestGateway, type?: string): Promise<{ status: number; ms: number; response: Response }> {
+async function postEvent(
+  gateway: TestGateway,
+  type?: string,
+): Promise<{ status: number; ms: number; response: Response }> {
   const { body, headers } = signedEvent(type);
   const startedAt = performance.now();
   const response = await gateway.post('stripe', body, headers);
@@ -32,7 +49,9 @@ describe('gateway: rate limit, JetStream outages and metrics', () => {
 
   beforeAll(async () => {
     nats = await startNatsFixture(natsBinDir);
-    gateway = await startGateway(nats, { env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000' } });
+    gateway = await startGateway(nats, {
+      env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000' },
+    });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -41,7 +60,10 @@ describe('gateway: rate limit, JetStream outages and metrics', () => {
 
   it('answers 429 with Retry-After past the per-minute limit, counting rejected requests too, per provider', async () => {
     let now = new Date('2030-01-01T00:00:00Z');
-    const limited = await startGateway(nats, { env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_RATE_LIMIT_PER_MINUTE: '3' }, clock: () => now });
+    const limited = await startGateway(nats, {
+      env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_RATE_LIMIT_PER_MINUTE: '3' },
+      clock: () => now,
+    });
     try {
       const at = (date: Date) => unixSeconds(Math.round((date.getTime() - Date.now()) / 1000));
       const send = async (options: { signed?: boolean } = {}) => {

@@ -1,7 +1,15 @@
 import Stripe from 'stripe';
 import { defaultToolsBinDir } from '@berth/local-infra';
 import { decodeWebhookBatch, readProviderHeaders, WEBHOOK_HEADERS } from '@berth/messaging';
-import { STREAM, startGateway, startNatsFixture, uniqueId, unixSeconds, type NatsFixture, type TestGateway } from './test-harness';
+import {
+  STREAM,
+  startGateway,
+  startNatsFixture,
+  uniqueId,
+  unixSeconds,
+  type NatsFixture,
+  type TestGateway,
+} from './test-harness';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 const stripe = new Stripe('sk_test_unused_by_these_tests');
@@ -9,8 +17,18 @@ const SECRET = 'whsec_test_group_commit';
 const TYPE = 'customer.subscription.updated';
 
 function signedEvent(id = uniqueId('evt')): { id: string; body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ id, object: 'event', type: TYPE, created: unixSeconds(), data: { object: { id: 'sub_1', customer: 'cus_1', note: 'line\nbreak "quoted" Zoë' } } });
-  return { id, body, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }) } };
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    type: TYPE,
+    created: unixSeconds(),
+    data: { object: { id: 'sub_1', customer: 'cus_1', note: 'line\nbreak "quoted" Zoë' } },
+  });
+  return {
+    id,
+    body,
+    headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }) },
+  };
 }
 
 describe('gateway: group commit of the events of one subject', () => {
@@ -19,7 +37,9 @@ describe('gateway: group commit of the events of one subject', () => {
 
   beforeAll(async () => {
     nats = await startNatsFixture(natsBinDir);
-    gateway = await startGateway(nats, { env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_BATCH_IN_FLIGHT: '1', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' } });
+    gateway = await startGateway(nats, {
+      env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_BATCH_IN_FLIGHT: '1', WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' },
+    });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -28,7 +48,12 @@ describe('gateway: group commit of the events of one subject', () => {
   beforeEach(() => nats.purge());
 
   /** Every event stored, by id: the raw body of a single-event message, or each item of a batch message. */
-  async function storedEvents(): Promise<{ bodies: Map<string, string>; signatures: Map<string, string | undefined>; messages: number; batches: number }> {
+  async function storedEvents(): Promise<{
+    bodies: Map<string, string>;
+    signatures: Map<string, string | undefined>;
+    messages: number;
+    batches: number;
+  }> {
     const info = await nats.messaging.jsm.streams.info(STREAM);
     const bodies = new Map<string, string>();
     const signatures = new Map<string, string | undefined>();
@@ -68,7 +93,9 @@ describe('gateway: group commit of the events of one subject', () => {
 
   it('stores an event sent five times at once only once', async () => {
     const event = signedEvent();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => gateway.post('stripe', event.body, event.headers)));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => gateway.post('stripe', event.body, event.headers)),
+    );
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
     const { bodies, messages } = await storedEvents();
     expect({ messages, ids: [...bodies.keys()] }).toEqual({ messages: 1, ids: [event.id] });

@@ -9,7 +9,16 @@ import Stripe from 'stripe';
 import { decodeWebhookBatch, WEBHOOK_HEADERS } from '@berth/messaging';
 import { defaultToolsBinDir } from '@berth/local-infra';
 import { signHmacSha256 } from '@berth/webhooks';
-import { capturingLogger, startGateway, startNatsFixture, STREAM, uniqueId, unixSeconds, type NatsFixture, type TestGateway } from './test-harness';
+import {
+  capturingLogger,
+  startGateway,
+  startNatsFixture,
+  STREAM,
+  uniqueId,
+  unixSeconds,
+  type NatsFixture,
+  type TestGateway,
+} from './test-harness';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 const stripe = new Stripe('sk_test_unused_by_these_tests');
@@ -17,10 +26,17 @@ const SECRET = 'whsec_hardening';
 
 function signed(event: Record<string, unknown>): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify({ object: 'event', created: unixSeconds(), ...event });
-  return { body, headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }) } };
+  return {
+    body,
+    headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET }) },
+  };
 }
 
-async function post(gateway: TestGateway, event: Record<string, unknown>, extraHeaders: Record<string, string> = {}): Promise<{ status: number; ms: number; body: string }> {
+async function post(
+  gateway: TestGateway,
+  event: Record<string, unknown>,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; ms: number; body: string }> {
   const { body, headers } = signed(event);
   const startedAt = performance.now();
   const response = await gateway.post('stripe', body, { ...headers, ...extraHeaders });
@@ -32,7 +48,10 @@ async function post(gateway: TestGateway, event: Record<string, unknown>, extraH
  * POSTs a signed event over a raw socket and times the answer from when the whole request was handed to the
  * kernel, so a loaded machine's upload time is not counted against the gateway.
  */
-async function postTimedFromSent(gateway: TestGateway, event: Record<string, unknown>): Promise<{ status: number; ms: number }> {
+async function postTimedFromSent(
+  gateway: TestGateway,
+  event: Record<string, unknown>,
+): Promise<{ status: number; ms: number }> {
   const { body, headers } = signed(event);
   const socket = connect(Number(new URL(gateway.baseUrl).port), '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -57,7 +76,10 @@ async function withNatsStopped<T>(nats: NatsFixture, run: () => Promise<T>): Pro
 describe('gateway hardening', () => {
   let nats: NatsFixture;
   const gateways: TestGateway[] = [];
-  const open = async (env: Record<string, string>, logger?: ReturnType<typeof capturingLogger>['logger']): Promise<TestGateway> => {
+  const open = async (
+    env: Record<string, string>,
+    logger?: ReturnType<typeof capturingLogger>['logger'],
+  ): Promise<TestGateway> => {
     const gateway = await startGateway(nats, { env: { STRIPE_WEBHOOK_SECRET: SECRET, ...env }, logger });
     gateways.push(gateway);
     return gateway;
@@ -79,7 +101,11 @@ describe('gateway hardening', () => {
       expect((await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })).status).toBe(200);
       const padding = 'x'.repeat(600 * 1024);
       const answers = await withNatsStopped(nats, () =>
-        Promise.all(Array.from({ length: 8 }, () => postTimedFromSent(gateway, { id: uniqueId('evt'), type: 'invoice.paid', padding }))),
+        Promise.all(
+          Array.from({ length: 8 }, () =>
+            postTimedFromSent(gateway, { id: uniqueId('evt'), type: 'invoice.paid', padding }),
+          ),
+        ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(8).fill(503));
       // The gateway shares this process's two loaded cores with the client: reading and verifying 8 bodies of
@@ -95,7 +121,10 @@ describe('gateway hardening', () => {
       const answers = await withNatsStopped(nats, async () => {
         const inFlight = post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' });
         await new Promise((resolve) => setTimeout(resolve, 100));
-        return Promise.all([inFlight, ...Array.from({ length: 5 }, () => post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' }))]);
+        return Promise.all([
+          inFlight,
+          ...Array.from({ length: 5 }, () => post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })),
+        ]);
       });
       expect(answers.map((a) => a.status)).toEqual(Array(6).fill(503));
       const fast = answers.filter((a) => a.ms < 500);
@@ -109,12 +138,24 @@ describe('gateway hardening', () => {
       const gateway = await open({});
       const { config } = await nats.messaging.jsm.streams.info(STREAM);
       await nats.messaging.jsm.streams.delete(STREAM);
-      const forgeries = ['{}', '{"stream":"WEBHOOKS"}', '{"stream":"OTHER","seq":3}', '{"stream":"WEBHOOKS","seq":"7"}', '{"stream":"WEBHOOKS","seq":0}', 'null'];
+      const forgeries = [
+        '{}',
+        '{"stream":"WEBHOOKS"}',
+        '{"stream":"OTHER","seq":3}',
+        '{"stream":"WEBHOOKS","seq":"7"}',
+        '{"stream":"WEBHOOKS","seq":0}',
+        'null',
+      ];
       let next = 0;
-      const forger = nats.messaging.nc.subscribe('webhooks.>', { callback: (_error, msg) => void msg.respond(forgeries[next++ % forgeries.length]) });
+      const forger = nats.messaging.nc.subscribe('webhooks.>', {
+        callback: (_error, msg) => void msg.respond(forgeries[next++ % forgeries.length]),
+      });
       try {
         for (let i = 0; i < forgeries.length; i += 1) {
-          expect({ forged: forgeries[i], status: (await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })).status }).toEqual({ forged: forgeries[i], status: 503 });
+          expect({
+            forged: forgeries[i],
+            status: (await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })).status,
+          }).toEqual({ forged: forgeries[i], status: 503 });
         }
       } finally {
         forger.unsubscribe();
@@ -129,15 +170,32 @@ describe('gateway hardening', () => {
       const gateway = await open({ TRUST_PROXY: 'true', WEBHOOK_RATE_LIMIT_PER_MINUTE: '2' });
       const statuses: number[] = [];
       for (let i = 0; i < 4; i += 1) {
-        statuses.push((await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' }, { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` })).status);
+        statuses.push(
+          (
+            await post(
+              gateway,
+              { id: uniqueId('evt'), type: 'invoice.paid' },
+              { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` },
+            )
+          ).status,
+        );
       }
       expect(statuses).toEqual([200, 200, 429, 429]);
-      expect((await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' }, { 'x-forwarded-for': '198.51.100.7, 198.51.100.8' })).status).toBe(200);
+      expect(
+        (
+          await post(
+            gateway,
+            { id: uniqueId('evt'), type: 'invoice.paid' },
+            { 'x-forwarded-for': '198.51.100.7, 198.51.100.8' },
+          )
+        ).status,
+      ).toBe(200);
     });
 
     it('with TRUST_PROXY_HOPS=2 keys on the entry second from the right', async () => {
       const gateway = await open({ TRUST_PROXY: 'true', TRUST_PROXY_HOPS: '2', WEBHOOK_RATE_LIMIT_PER_MINUTE: '1' });
-      const send = (xff: string) => post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' }, { 'x-forwarded-for': xff }).then((a) => a.status);
+      const send = (xff: string) =>
+        post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' }, { 'x-forwarded-for': xff }).then((a) => a.status);
       expect(await send('1.1.1.1, 198.51.100.9, 10.0.0.1')).toBe(200);
       expect(await send('2.2.2.2, 198.51.100.9, 10.0.0.2')).toBe(429);
       expect(await send('1.1.1.1, 198.51.100.10, 10.0.0.1')).toBe(200);
@@ -148,14 +206,18 @@ describe('gateway hardening', () => {
       const gateway = await open({ WEBHOOK_RATE_LIMIT_PER_MINUTE: '20' }, captured.logger);
       const statuses: number[] = [];
       for (let i = 0; i < 200; i += 1) {
-        const response = await gateway.post('stripe', JSON.stringify({ id: uniqueId('evt'), type: 'invoice.paid' }), { 'stripe-signature': 't=1,v1=00' });
+        const response = await gateway.post('stripe', JSON.stringify({ id: uniqueId('evt'), type: 'invoice.paid' }), {
+          'stripe-signature': 't=1,v1=00',
+        });
         await response.text();
         statuses.push(response.status);
       }
       expect(statuses.slice(0, 20)).toEqual(Array(20).fill(400));
       expect(statuses.slice(20)).toEqual(Array(180).fill(429));
       expect((await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })).status).toBe(429);
-      const rejectedLines = captured.lines.filter((line) => line.includes('Webhook signature rejected') || line.includes('rate limited'));
+      const rejectedLines = captured.lines.filter(
+        (line) => line.includes('Webhook signature rejected') || line.includes('rate limited'),
+      );
       expect(rejectedLines.length).toBeGreaterThan(0);
       expect(rejectedLines.length).toBeLessThanOrEqual(12);
     });
@@ -172,7 +234,9 @@ describe('gateway hardening', () => {
       ];
       const good = Array.from({ length: 6 }, () => ({ id: uniqueId('evt'), type: 'invoice.paid' }));
       const before = await nats.messageCount();
-      const answers = await Promise.all([...good.slice(0, 3), ...bad, ...good.slice(3)].map((event) => post(gateway, event)));
+      const answers = await Promise.all(
+        [...good.slice(0, 3), ...bad, ...good.slice(3)].map((event) => post(gateway, event)),
+      );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 400, 400, 400, 400, 200, 200, 200]);
       expect(JSON.parse(answers[3].body)).toEqual({ error: 'invalid_event', reason: 'control_characters' });
       expect(await nats.messageCount()).toBeGreaterThan(before);
@@ -186,7 +250,9 @@ describe('gateway hardening', () => {
       const tooLongId = await post(gateway, { id: `${longest}y`, type: 'invoice.paid' });
       expect(tooLongId.status).toBe(400);
       expect(JSON.parse(tooLongId.body)).toEqual({ error: 'invalid_event', reason: 'too_long' });
-      expect((await post(gateway, { id: uniqueId('evt'), type: `invoice.${'p'.repeat(600 * 1024)}` })).status).toBe(400);
+      expect((await post(gateway, { id: uniqueId('evt'), type: `invoice.${'p'.repeat(600 * 1024)}` })).status).toBe(
+        400,
+      );
     });
 
     it('keeps event types that sanitise to one subject in messages of their own type', async () => {
@@ -196,7 +262,9 @@ describe('gateway hardening', () => {
       const answers = await Promise.all(events.map((event) => post(gateway, event)));
       expect(answers.map((a) => a.status)).toEqual(Array(60).fill(200));
 
-      const consumer = await nats.messaging.js.consumers.get(STREAM, { filter_subjects: ['webhooks.stripe.order_paid'] });
+      const consumer = await nats.messaging.js.consumers.get(STREAM, {
+        filter_subjects: ['webhooks.stripe.order_paid'],
+      });
       let seen = 0;
       let batches = 0;
       const messages = await consumer.fetch({ max_messages: 60, expires: 2000 });
@@ -218,14 +286,19 @@ describe('gateway hardening', () => {
     it('answers 400, not 500, to a signed batch whose item is nested too deep, and stores nothing of it', async () => {
       const hmacSecret = 'hmac-secret-for-deep-json';
       const gateway = await open({
-        WEBHOOK_PROVIDERS: JSON.stringify([{ name: 'deep', scheme: 'hmac-sha256', secrets: [hmacSecret], batch: { eventsField: 'events' } }]),
+        WEBHOOK_PROVIDERS: JSON.stringify([
+          { name: 'deep', scheme: 'hmac-sha256', secrets: [hmacSecret], batch: { eventsField: 'events' } },
+        ]),
       });
       const nested = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
       const rawBody = `{"events":[{"id":"${uniqueId('evt')}","type":"thing.done","deep":${nested}}]}`;
       const timestamp = unixSeconds();
       const before = await nats.messageCount();
       const send = async () => {
-        const response = await gateway.post('deep', rawBody, { 'x-timestamp': String(timestamp), 'x-signature': signHmacSha256({ secret: hmacSecret, timestamp, rawBody: Buffer.from(rawBody) }) });
+        const response = await gateway.post('deep', rawBody, {
+          'x-timestamp': String(timestamp),
+          'x-signature': signHmacSha256({ secret: hmacSecret, timestamp, rawBody: Buffer.from(rawBody) }),
+        });
         return { status: response.status, body: await response.text() };
       };
       const first = await send();

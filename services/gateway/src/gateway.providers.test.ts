@@ -2,7 +2,15 @@ import { Webhook as SvixWebhook } from 'svix';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { signHmacSha256 } from '@berth/webhooks';
 import { defaultToolsBinDir } from '@berth/local-infra';
-import { newSigningSecret, startGateway, startNatsFixture, uniqueId, unixSeconds, type NatsFixture, type TestGateway } from './test-harness';
+import {
+  newSigningSecret,
+  startGateway,
+  startNatsFixture,
+  uniqueId,
+  unixSeconds,
+  type NatsFixture,
+  type TestGateway,
+} from './test-harness';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -28,13 +36,31 @@ function standardHeaders(secret: string, msgId: string, body: string, signedAt =
 }
 
 function clerkEvent(type: string): string {
-  return JSON.stringify({ type, object: 'event', timestamp: Date.now(), data: { id: uniqueId('user'), updated_at: Date.now() } });
+  return JSON.stringify({
+    type,
+    object: 'event',
+    timestamp: Date.now(),
+    data: { id: uniqueId('user'), updated_at: Date.now() },
+  });
 }
 
 const PROVIDERS = [
   { name: 'billing', scheme: 'standard-webhooks', secrets: [BILLING_SECRET], eventTypes: ['plan.changed'] },
-  { name: 'bundler', scheme: 'standard-webhooks', secrets: [newSigningSecret(), BILLING_SECRET], batch: { eventsField: 'events' }, idField: 'eventId', typeField: 'kind' },
-  { name: 'legacy', scheme: 'hmac-sha256', secrets: [HMAC_SECRET], signatureHeader: 'X-Legacy-Signature', timestampHeader: 'X-Legacy-Time' },
+  {
+    name: 'bundler',
+    scheme: 'standard-webhooks',
+    secrets: [newSigningSecret(), BILLING_SECRET],
+    batch: { eventsField: 'events' },
+    idField: 'eventId',
+    typeField: 'kind',
+  },
+  {
+    name: 'legacy',
+    scheme: 'hmac-sha256',
+    secrets: [HMAC_SECRET],
+    signatureHeader: 'X-Legacy-Signature',
+    timestampHeader: 'X-Legacy-Time',
+  },
 ];
 
 describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
@@ -44,7 +70,10 @@ describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
   beforeAll(async () => {
     nats = await startNatsFixture(natsBinDir);
     gateway = await startGateway(nats, {
-      env: { CLERK_WEBHOOK_SIGNING_SECRET: `${CLERK_SECRET},${CLERK_OLD_SECRET}`, WEBHOOK_PROVIDERS: JSON.stringify(PROVIDERS) },
+      env: {
+        CLERK_WEBHOOK_SIGNING_SECRET: `${CLERK_SECRET},${CLERK_OLD_SECRET}`,
+        WEBHOOK_PROVIDERS: JSON.stringify(PROVIDERS),
+      },
     });
   });
   afterAll(async () => {
@@ -59,7 +88,11 @@ describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
       const body = clerkEvent('organizationMembership.created');
       const first = await gateway.post('clerk', body, svixHeaders(CLERK_SECRET, msgId, body));
       // Svix's retry: same id and body, new timestamp and signature.
-      const retry = await gateway.post('clerk', body, svixHeaders(CLERK_SECRET, msgId, body, new Date(Date.now() + 30_000)));
+      const retry = await gateway.post(
+        'clerk',
+        body,
+        svixHeaders(CLERK_SECRET, msgId, body, new Date(Date.now() + 30_000)),
+      );
 
       expect([first.status, retry.status]).toEqual([200, 200]);
       expect(await nats.messageCount()).toBe(1);
@@ -72,7 +105,9 @@ describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
 
     it('accepts the second secret, and rejects a wrong secret, stale or future timestamps and missing headers', async () => {
       const body = clerkEvent('user.updated');
-      expect((await gateway.post('clerk', body, svixHeaders(CLERK_OLD_SECRET, uniqueId('msg'), body))).status).toBe(200);
+      expect((await gateway.post('clerk', body, svixHeaders(CLERK_OLD_SECRET, uniqueId('msg'), body))).status).toBe(
+        200,
+      );
       await nats.purge();
 
       const rejected = [
@@ -107,7 +142,9 @@ describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
       expect(stored.header.get('Nats-Msg-Id')).toBe(`billing:${msgId}`);
 
       const other = JSON.stringify({ type: 'plan.viewed' });
-      expect(await (await gateway.post('billing', other, standardHeaders(BILLING_SECRET, uniqueId('msg'), other))).json()).toEqual({ received: true, ignored: true });
+      expect(
+        await (await gateway.post('billing', other, standardHeaders(BILLING_SECRET, uniqueId('msg'), other))).json(),
+      ).toEqual({ received: true, ignored: true });
       expect(await nats.messageCount()).toBe(1);
     });
 
@@ -145,7 +182,9 @@ describe('gateway: Clerk, Standard Webhooks and HMAC providers', () => {
       const id = uniqueId('ev');
       const body = JSON.stringify({ id, type: 'anything.at.all' });
       expect((await gateway.post('legacy', body, sign(body))).status).toBe(200);
-      expect((await nats.lastMessage('webhooks.legacy.anything.at.all')).header.get('Nats-Msg-Id')).toBe(`legacy:${id}`);
+      expect((await nats.lastMessage('webhooks.legacy.anything.at.all')).header.get('Nats-Msg-Id')).toBe(
+        `legacy:${id}`,
+      );
 
       expect((await gateway.post('legacy', body, sign(body, unixSeconds(-360)))).status).toBe(400);
       expect((await gateway.post('legacy', body, sign(body, unixSeconds(), 'wrong'))).status).toBe(400);

@@ -1,7 +1,15 @@
 import Stripe from 'stripe';
 import { STRIPE_HANDLED_EVENT_TYPES } from '@berth/webhooks';
 import { defaultToolsBinDir } from '@berth/local-infra';
-import { inboundCount, startGateway, startNatsFixture, uniqueId, unixSeconds, type NatsFixture, type TestGateway } from './test-harness';
+import {
+  inboundCount,
+  startGateway,
+  startNatsFixture,
+  uniqueId,
+  unixSeconds,
+  type NatsFixture,
+  type TestGateway,
+} from './test-harness';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -10,12 +18,24 @@ const SECRET = 'whsec_test_current';
 const OLD_SECRET = 'whsec_test_previous';
 
 function stripeEvent(type: string, id = uniqueId('evt')): { id: string; body: string } {
-  const body = JSON.stringify({ id, object: 'event', type, created: unixSeconds(), data: { object: { id: 'sub_123', customer: 'cus_123' } } });
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    created: unixSeconds(),
+    data: { object: { id: 'sub_123', customer: 'cus_123' } },
+  });
   return { id, body };
 }
 
 function stripeSignature(body: string, options: { secret?: string; timestamp?: number } = {}): Record<string, string> {
-  return { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: options.secret ?? SECRET, timestamp: options.timestamp }) };
+  return {
+    'stripe-signature': stripe.webhooks.generateTestHeaderString({
+      payload: body,
+      secret: options.secret ?? SECRET,
+      timestamp: options.timestamp,
+    }),
+  };
 }
 
 describe('gateway: Stripe webhooks into JetStream', () => {
@@ -35,7 +55,11 @@ describe('gateway: Stripe webhooks into JetStream', () => {
   it('publishes a signed event to webhooks.stripe.<type> with its msg id, Berth headers and the exact bytes', async () => {
     const { id, body } = stripeEvent('customer.subscription.updated');
     const signed = stripeSignature(body);
-    const response = await gateway.post('stripe', body, { ...signed, Cookie: 'session=secret', Authorization: 'Bearer x' });
+    const response = await gateway.post('stripe', body, {
+      ...signed,
+      Cookie: 'session=secret',
+      Authorization: 'Bearer x',
+    });
 
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: true });
@@ -48,7 +72,12 @@ describe('gateway: Stripe webhooks into JetStream', () => {
     expect(Buffer.from(stored.data).equals(Buffer.from(body))).toBe(true);
     // The provider's signed header, kept for the handler; nothing else of the request (no cookie, no authorization).
     const kept = stored.header.keys().filter((key) => key.toLowerCase().startsWith('berth-header-'));
-    expect(kept.map((key) => [key.toLowerCase(), stored.header.get(key)])).toEqual([['berth-header-stripe-signature', Object.entries(signed).find(([name]) => name.toLowerCase() === 'stripe-signature')![1]]]);
+    expect(kept.map((key) => [key.toLowerCase(), stored.header.get(key)])).toEqual([
+      [
+        'berth-header-stripe-signature',
+        Object.entries(signed).find(([name]) => name.toLowerCase() === 'stripe-signature')![1],
+      ],
+    ]);
     expect(await nats.messageCount()).toBe(1);
   });
 
@@ -68,23 +97,39 @@ describe('gateway: Stripe webhooks into JetStream', () => {
 
   describe('rejects with 400 and publishes nothing', () => {
     const cases: Array<[string, () => { body: string; headers: Record<string, string> }, string]> = [
-      ['a tampered body', () => {
-        const { body } = stripeEvent('invoice.paid');
-        return { body: body.replace('cus_123', 'cus_999'), headers: stripeSignature(body) };
-      }, 'bad_signature'],
-      ['a timestamp 6 minutes old', () => {
-        const { body } = stripeEvent('invoice.paid');
-        return { body, headers: stripeSignature(body, { timestamp: unixSeconds(-360) }) };
-      }, 'timestamp_out_of_tolerance'],
-      ['a timestamp 6 minutes ahead', () => {
-        const { body } = stripeEvent('invoice.paid');
-        return { body, headers: stripeSignature(body, { timestamp: unixSeconds(360) }) };
-      }, 'timestamp_out_of_tolerance'],
+      [
+        'a tampered body',
+        () => {
+          const { body } = stripeEvent('invoice.paid');
+          return { body: body.replace('cus_123', 'cus_999'), headers: stripeSignature(body) };
+        },
+        'bad_signature',
+      ],
+      [
+        'a timestamp 6 minutes old',
+        () => {
+          const { body } = stripeEvent('invoice.paid');
+          return { body, headers: stripeSignature(body, { timestamp: unixSeconds(-360) }) };
+        },
+        'timestamp_out_of_tolerance',
+      ],
+      [
+        'a timestamp 6 minutes ahead',
+        () => {
+          const { body } = stripeEvent('invoice.paid');
+          return { body, headers: stripeSignature(body, { timestamp: unixSeconds(360) }) };
+        },
+        'timestamp_out_of_tolerance',
+      ],
       ['no Stripe-Signature header', () => ({ body: stripeEvent('invoice.paid').body, headers: {} }), 'missing_header'],
-      ['a signature made with another secret', () => {
-        const { body } = stripeEvent('invoice.paid');
-        return { body, headers: stripeSignature(body, { secret: 'whsec_somebody_else' }) };
-      }, 'bad_signature'],
+      [
+        'a signature made with another secret',
+        () => {
+          const { body } = stripeEvent('invoice.paid');
+          return { body, headers: stripeSignature(body, { secret: 'whsec_somebody_else' }) };
+        },
+        'bad_signature',
+      ],
     ];
     it.each(cases)('%s', async (_name, build, reason) => {
       const { body, headers } = build();

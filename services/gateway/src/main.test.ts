@@ -34,9 +34,22 @@ describe('main.ts process', () => {
     gateway = spawnManaged({
       command: process.execPath,
       args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'main.ts')],
-      env: { ...process.env, PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', NATS_URL: nats.server.url, STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe', LOG_FORMAT: 'json', NODE_ENV: 'production' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HEALTH_PORT: '0',
+        HOST: '127.0.0.1',
+        NATS_URL: nats.server.url,
+        STRIPE_WEBHOOK_SECRET: SECRET,
+        WEBHOOK_STORE_ONLY_PROVIDERS: 'stripe',
+        LOG_FORMAT: 'json',
+        NODE_ENV: 'production',
+      },
     });
-    const listening = JSON.parse((await gateway.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 60_000))[0]) as { port: number; healthPort: number };
+    const listening = JSON.parse((await gateway.waitForLine(/^\{.*Gateway listening on :\d+.*\}$/, 60_000))[0]) as {
+      port: number;
+      healthPort: number;
+    };
     const port = listening.port;
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`http://127.0.0.1:${listening.healthPort}/readyz`)).status).toBe(200);

@@ -23,7 +23,9 @@ async function startTracing(config: GatewayConfig): Promise<StopTracing> {
   return () =>
     Promise.race([
       telemetry.shutdown(),
-      new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('trace flush timed out')), TRACE_FLUSH_TIMEOUT_MS).unref()),
+      new Promise<never>((_resolve, reject) =>
+        setTimeout(() => reject(new Error('trace flush timed out')), TRACE_FLUSH_TIMEOUT_MS).unref(),
+      ),
     ]);
 }
 
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`gateway failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `gateway failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

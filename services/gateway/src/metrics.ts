@@ -57,11 +57,13 @@ export class GatewayMetrics {
       registers: [this.registry],
     });
     for (const provider of new Set([...options.providerNames, UNKNOWN_PROVIDER_LABEL])) {
-      const byOutcome = Object.fromEntries(INBOUND_OUTCOMES.map((outcome) => {
-        const child = this.inbound.labels(provider, outcome);
-        child.inc(0); // every series exists from the start, so rate() and alerts see the first request
-        return [outcome, child];
-      }));
+      const byOutcome = Object.fromEntries(
+        INBOUND_OUTCOMES.map((outcome) => {
+          const child = this.inbound.labels(provider, outcome);
+          child.inc(0); // every series exists from the start, so rate() and alerts see the first request
+          return [outcome, child];
+        }),
+      );
       this.inboundByProvider.set(provider, byOutcome as Record<InboundOutcome, { inc(): void }>);
       this.publishDurationByProvider.set(provider, this.publishDuration.labels(provider));
     }

@@ -58,7 +58,10 @@ function keptHeaderNames(config: ProviderConfig): readonly string[] {
     case 'preset':
       return (config.preset === undefined ? undefined : webhookPreset(config.preset))?.keptHeaders ?? [];
     case 'hmac-sha256':
-      return [config.signatureHeader ?? DEFAULT_HMAC_SIGNATURE_HEADER, config.timestampHeader ?? DEFAULT_HMAC_TIMESTAMP_HEADER].map((name) => name.toLowerCase());
+      return [
+        config.signatureHeader ?? DEFAULT_HMAC_SIGNATURE_HEADER,
+        config.timestampHeader ?? DEFAULT_HMAC_TIMESTAMP_HEADER,
+      ].map((name) => name.toLowerCase());
   }
 }
 
@@ -80,7 +83,12 @@ function createVerifier(config: ProviderConfig, clock: Clock): Verifier {
   switch (config.scheme) {
     case 'stripe':
       return (rawBody, headers) =>
-        verifyStripeSignature({ rawBody, signatureHeader: singleHeader(headers['stripe-signature']), secrets, now: clock });
+        verifyStripeSignature({
+          rawBody,
+          signatureHeader: singleHeader(headers['stripe-signature']),
+          secrets,
+          now: clock,
+        });
     case 'svix':
       return (rawBody, headers) => verifySvixSignature({ rawBody, headers, secrets, now: clock });
     case 'standard-webhooks':
@@ -139,14 +147,19 @@ export function createProviderEndpoint(config: ProviderConfig, clock: Clock): Pr
 
   const extractSingle = (verified: VerificationSuccess, rawBody: Buffer): ExtractedEvents => {
     const type = stringField(verified.payload, typeField);
-    if (type === undefined) return { handled: [], unhandledCount: 0, unusable: [`no string "${typeField}" in the event`] };
+    if (type === undefined)
+      return { handled: [], unhandledCount: 0, unusable: [`no string "${typeField}" in the event`] };
     if (!isHandled(type)) return { handled: [], unhandledCount: 1, unusable: [] };
     return { handled: [{ eventId: verified.eventId, type, data: rawBody }], unhandledCount: 0, unusable: [] };
   };
 
   const extractBatch = (verified: VerificationSuccess, eventsField: string): ExtractedEvents => {
-    const items = typeof verified.payload === 'object' && verified.payload !== null ? (verified.payload as Record<string, unknown>)[eventsField] : undefined;
-    if (!Array.isArray(items)) return { handled: [], unhandledCount: 0, unusable: [`"${eventsField}" is not an array`] };
+    const items =
+      typeof verified.payload === 'object' && verified.payload !== null
+        ? (verified.payload as Record<string, unknown>)[eventsField]
+        : undefined;
+    if (!Array.isArray(items))
+      return { handled: [], unhandledCount: 0, unusable: [`"${eventsField}" is not an array`] };
     const result = { handled: [] as DeliveredEvent[], unhandledCount: 0, unusable: [] as string[] };
     items.forEach((item: unknown, index) => {
       const type = stringField(item, typeField);
@@ -167,11 +180,19 @@ export function createProviderEndpoint(config: ProviderConfig, clock: Clock): Pr
     name: config.name,
     verify,
     keptHeaders: (headers) => keptProviderHeaders(headers, keptNames),
-    extract: config.scheme === 'preset' ? extractPreset : batch ? (verified) => extractBatch(verified, batch.eventsField) : extractSingle,
+    extract:
+      config.scheme === 'preset'
+        ? extractPreset
+        : batch
+          ? (verified) => extractBatch(verified, batch.eventsField)
+          : extractSingle,
   };
 }
 
 /** Builds every switched-on provider's endpoint, by name. */
-export function createProviderEndpoints(configs: readonly ProviderConfig[], clock: Clock): ReadonlyMap<string, ProviderEndpoint> {
+export function createProviderEndpoints(
+  configs: readonly ProviderConfig[],
+  clock: Clock,
+): ReadonlyMap<string, ProviderEndpoint> {
   return new Map(configs.map((config) => [config.name, createProviderEndpoint(config, clock)]));
 }

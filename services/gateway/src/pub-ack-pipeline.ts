@@ -12,7 +12,10 @@ export interface PubAckResult {
  * answer was not a PubAck of the expected stream with a sequence (anything else may answer a reply subject).
  */
 export class PubAckError extends Error {
-  constructor(message: string, readonly code?: number) {
+  constructor(
+    message: string,
+    readonly code?: number,
+  ) {
     super(message);
     this.name = 'PubAckError';
   }
@@ -56,7 +59,11 @@ export class PubAckPipeline {
    * @param expectedStream the only stream whose PubAck counts as stored; the messages also carry it as
    * `Nats-Expected-Stream`, so JetStream itself refuses to store them elsewhere.
    */
-  constructor(private readonly nc: NatsConnection, private readonly timeoutMs: number, private readonly expectedStream: string) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeoutMs: number,
+    private readonly expectedStream: string,
+  ) {
     this.inboxPrefix = `${createInbox()}.`;
     this.subscription = nc.subscribe(`${this.inboxPrefix}*`, { callback: (error, msg) => this.settle(error, msg) });
     this.sweepTimer = setInterval(() => this.expireOverdue(), EXPIRY_SWEEP_MS);
@@ -70,7 +77,12 @@ export class PubAckPipeline {
    * @throws PubAckError when JetStream refuses it, PubAckTimeoutError when no answer comes in time, or the
    * client's error when the connection is closed.
    */
-  publish(subject: string, data: Uint8Array, headers: MsgHdrs, deadline = Number.POSITIVE_INFINITY): Promise<PubAckResult> {
+  publish(
+    subject: string,
+    data: Uint8Array,
+    headers: MsgHdrs,
+    deadline = Number.POSITIVE_INFINITY,
+  ): Promise<PubAckResult> {
     const token = (this.nextToken++).toString(36);
     return new Promise<PubAckResult>((resolve, reject) => {
       this.pending.set(token, { resolve, reject, deadline: Math.min(deadline, performance.now() + this.timeoutMs) });
@@ -105,15 +117,33 @@ export class PubAckPipeline {
     this.pending.delete(token);
     if (msg.data.length === 0) {
       const status = msg.headers?.code;
-      waiting.reject(new PubAckError(status === 503 ? 'no JetStream stream captures the subject' : `empty PubAck (status ${status})`, status));
+      waiting.reject(
+        new PubAckError(
+          status === 503 ? 'no JetStream stream captures the subject' : `empty PubAck (status ${status})`,
+          status,
+        ),
+      );
       return;
     }
     try {
-      const answer = JSON.parse(msg.string()) as { stream?: unknown; seq?: unknown; duplicate?: unknown; error?: { code?: number; err_code?: number; description?: string } } | null;
-      if (answer?.error) waiting.reject(new PubAckError(answer.error.description ?? 'JetStream error', answer.error.err_code ?? answer.error.code));
-      else if (answer?.stream !== this.expectedStream || !Number.isSafeInteger(answer.seq) || (answer.seq as number) < 1) {
+      const answer = JSON.parse(msg.string()) as {
+        stream?: unknown;
+        seq?: unknown;
+        duplicate?: unknown;
+        error?: { code?: number; err_code?: number; description?: string };
+      } | null;
+      if (answer?.error)
+        waiting.reject(
+          new PubAckError(answer.error.description ?? 'JetStream error', answer.error.err_code ?? answer.error.code),
+        );
+      else if (
+        answer?.stream !== this.expectedStream ||
+        !Number.isSafeInteger(answer.seq) ||
+        (answer.seq as number) < 1
+      ) {
         waiting.reject(new PubAckError(`not a PubAck of stream ${this.expectedStream} with a sequence`));
-      } else waiting.resolve({ stream: answer.stream, seq: answer.seq as number, duplicate: answer.duplicate === true });
+      } else
+        waiting.resolve({ stream: answer.stream, seq: answer.seq as number, duplicate: answer.duplicate === true });
     } catch (parseError) {
       waiting.reject(parseError as Error);
     }

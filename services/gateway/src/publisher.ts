@@ -1,5 +1,15 @@
 import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
-import { createHeaders, describeError, setProviderHeaders, encodeWebhookBatch, GroupCommitQueue, injectTraceContext, WEBHOOK_HEADERS, type GroupCommitOptions, type Messaging } from '@berth/messaging';
+import {
+  createHeaders,
+  describeError,
+  setProviderHeaders,
+  encodeWebhookBatch,
+  GroupCommitQueue,
+  injectTraceContext,
+  WEBHOOK_HEADERS,
+  type GroupCommitOptions,
+  type Messaging,
+} from '@berth/messaging';
 import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
 import { webhookSubject } from './subject';
 
@@ -108,11 +118,15 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
 
   constructor(private readonly options: JetStreamWebhookPublisherOptions) {
     this.pipeline = new PubAckPipeline(options.messaging.nc, options.timeoutMs, options.streamName);
-    this.groupCommit = new GroupCommitQueue((_key, events, deadline) => this.store(events, deadline), { ...options.batching, maxWaitMs: options.timeoutMs });
+    this.groupCommit = new GroupCommitQueue((_key, events, deadline) => this.store(events, deadline), {
+      ...options.batching,
+      maxWaitMs: options.timeoutMs,
+    });
   }
 
   publish(event: InboundWebhookEvent): Promise<PublishOutcome> {
-    if (!this.options.messaging.isConnected()) return Promise.reject(new WebhookPublishError('NATS connection is down'));
+    if (!this.options.messaging.isConnected())
+      return Promise.reject(new WebhookPublishError('NATS connection is down'));
     const msgId = `${event.provider}:${event.eventId}`;
     const earlier = this.storing.get(msgId);
     if (earlier !== undefined) return earlier.then(() => 'duplicate' as const);
@@ -129,7 +143,11 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
       attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.message.id': msgId },
     });
     try {
-      const ack = await this.groupCommit.enqueue(`${subject}\u0000${event.type}`, { event, subject, msgId, span }, event.data.length);
+      const ack = await this.groupCommit.enqueue(
+        `${subject}\u0000${event.type}`,
+        { event, subject, msgId, span },
+        event.data.length,
+      );
       if (!ack.duplicate) return 'stored';
       span.setAttribute('messaging.nats.duplicate', true);
       if (await this.isLateCopy(ack)) await this.storeResentCopy(subject, event, msgId);
@@ -149,7 +167,9 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     const after = this.options.resendCopyAfterMs;
     if (after === undefined) return false;
     try {
-      const first = await this.options.messaging.jsm.streams.getMessage(ack.stream || this.options.streamName, { seq: ack.seq });
+      const first = await this.options.messaging.jsm.streams.getMessage(ack.stream || this.options.streamName, {
+        seq: ack.seq,
+      });
       return first === null || Date.now() - first.time.getTime() >= after;
     } catch {
       return true;
@@ -193,11 +213,20 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     }
     headers.set(WEBHOOK_HEADERS.batchSize, String(queued.length));
     const items = queued.map(({ event, span }) => {
-      const item = { eventId: event.eventId, receivedAt: event.receivedAt, payload: event.data, headers: event.headers };
+      const item = {
+        eventId: event.eventId,
+        receivedAt: event.receivedAt,
+        payload: event.data,
+        headers: event.headers,
+      };
       // Without a tracer provider every span is a no-op one with an invalid context: there is nothing to propagate.
       if (!isSpanContextValid(span.spanContext())) return item;
       const carrier = injectTraceContext(createHeaders(), trace.setSpan(context.active(), span));
-      return { ...item, traceparent: carrier.get('traceparent') || undefined, tracestate: carrier.get('tracestate') || undefined };
+      return {
+        ...item,
+        traceparent: carrier.get('traceparent') || undefined,
+        tracestate: carrier.get('tracestate') || undefined,
+      };
     });
     return this.pipeline.publish(subject, encodeWebhookBatch(items), headers, deadline);
   }

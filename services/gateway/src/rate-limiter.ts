@@ -1,5 +1,6 @@
 /** Answer of {@link FixedWindowRateLimiter.hit}: allowed, or refused with the seconds until the window ends. */
-export type RateLimitDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+export type RateLimitDecision =
+  { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
 
@@ -59,7 +60,9 @@ export class FixedWindowRateLimiter {
    */
   isExhausted(key: string, nowMs: number): boolean {
     const window = this.windows.get(key);
-    return window !== undefined && nowMs - window.startedAt < this.options.windowMs && window.count >= this.options.limit;
+    return (
+      window !== undefined && nowMs - window.startedAt < this.options.windowMs && window.count >= this.options.limit
+    );
   }
 
   /** Seconds until `key`'s window ends (at least 1). */

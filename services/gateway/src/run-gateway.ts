@@ -48,10 +48,21 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     const stream = webhooksStream({ replicas: config.streamReplicas });
     const provisioned = await ensureStream(messaging.jsm, stream);
     logger.info({ stream: stream.name, provisioned }, 'JetStream stream ready');
-    await waitForProviderConsumers({ jsm: messaging.jsm, providers: config.providers, waitMs: config.consumerWaitMs, logger });
+    await waitForProviderConsumers({
+      jsm: messaging.jsm,
+      providers: config.providers,
+      waitMs: config.consumerWaitMs,
+      logger,
+    });
 
     const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames, processMetrics: true });
-    const publisher = new JetStreamWebhookPublisher({ messaging, streamName: stream.name, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
+    const publisher = new JetStreamWebhookPublisher({
+      messaging,
+      streamName: stream.name,
+      timeoutMs: config.publishTimeoutMs,
+      batching: config.batching,
+      resendCopyAfterMs: config.resendCopyAfterMs,
+    });
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
     const health = createServer(createHealthApp({ publisher, metrics }).callback());
@@ -88,7 +99,12 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
   }
 }
 
-async function stopGateway(server: Server, publisher: WebhookPublisher, messaging: Messaging, logger: BerthLogger): Promise<void> {
+async function stopGateway(
+  server: Server,
+  publisher: WebhookPublisher,
+  messaging: Messaging,
+  logger: BerthLogger,
+): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections become idle as their last response goes out; close each as it does.
   server.closeIdleConnections();

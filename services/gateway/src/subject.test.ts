@@ -2,8 +2,12 @@ import { eventTypeToSubjectTokens, webhookSubject } from './subject';
 
 describe('webhook subjects', () => {
   it('keeps dotted types as subject tokens', () => {
-    expect(webhookSubject('stripe', 'customer.subscription.updated')).toBe('webhooks.stripe.customer.subscription.updated');
-    expect(webhookSubject('clerk', 'organizationMembership.created')).toBe('webhooks.clerk.organizationMembership.created');
+    expect(webhookSubject('stripe', 'customer.subscription.updated')).toBe(
+      'webhooks.stripe.customer.subscription.updated',
+    );
+    expect(webhookSubject('clerk', 'organizationMembership.created')).toBe(
+      'webhooks.clerk.organizationMembership.created',
+    );
   });
 
   it.each([

@@ -59,13 +59,19 @@ export interface NatsFixture {
 export async function startNatsFixture(binDir: string): Promise<NatsFixture> {
   const server = await startNatsServer({ binDir });
   try {
-    const messaging = await connectMessaging({ servers: server.url, name: 'gateway-test', logger: quietLogger(), timeoutMs: 2000 });
+    const messaging = await connectMessaging({
+      servers: server.url,
+      name: 'gateway-test',
+      logger: quietLogger(),
+      timeoutMs: 2000,
+    });
     await ensureStream(messaging.jsm, webhooksStream());
     return {
       server,
       messaging,
       messageCount: async () => (await messaging.jsm.streams.info(STREAM)).state.messages,
-      lastMessage: (subject) => messaging.jsm.streams.getMessage(STREAM, { last_by_subj: subject }) as Promise<StoredMsg>,
+      lastMessage: (subject) =>
+        messaging.jsm.streams.getMessage(STREAM, { last_by_subj: subject }) as Promise<StoredMsg>,
       purge: async () => {
         await messaging.jsm.streams.purge(STREAM);
       },
@@ -105,7 +111,12 @@ export interface StartGatewayOptions {
 /** A JSON logger at `info` whose lines are kept in `lines`, to check what the gateway logs. */
 export function capturingLogger(): { logger: BerthLogger; lines: string[] } {
   const lines: string[] = [];
-  const logger = createLogger({ service: 'gateway-test', level: 'info', format: 'json', destination: { write: (line: string) => void lines.push(line) } });
+  const logger = createLogger({
+    service: 'gateway-test',
+    level: 'info',
+    format: 'json',
+    destination: { write: (line: string) => void lines.push(line) },
+  });
   return { logger, lines };
 }
 
@@ -113,8 +124,20 @@ export function capturingLogger(): { logger: BerthLogger; lines: string[] } {
 export async function startGateway(nats: NatsFixture, options: StartGatewayOptions): Promise<TestGateway> {
   const config = loadConfig({ NATS_URL: nats.server.url, ...options.env });
   const metrics = new GatewayMetrics({ providerNames: config.knownProviderNames });
-  const publisher = new JetStreamWebhookPublisher({ messaging: nats.messaging, streamName: STREAM, timeoutMs: config.publishTimeoutMs, batching: config.batching, resendCopyAfterMs: config.resendCopyAfterMs });
-  const app = createGatewayApp({ config, publisher, logger: options.logger ?? quietLogger(), clock: options.clock, metrics });
+  const publisher = new JetStreamWebhookPublisher({
+    messaging: nats.messaging,
+    streamName: STREAM,
+    timeoutMs: config.publishTimeoutMs,
+    batching: config.batching,
+    resendCopyAfterMs: config.resendCopyAfterMs,
+  });
+  const app = createGatewayApp({
+    config,
+    publisher,
+    logger: options.logger ?? quietLogger(),
+    clock: options.clock,
+    metrics,
+  });
   const server: Server = createServer(app.callback());
   const health: Server = createServer(createHealthApp({ publisher, metrics }).callback());
   server.listen(0, '127.0.0.1');
@@ -128,19 +151,30 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
     metrics,
     publisher,
     post: (provider, body, headers = {}) =>
-      fetch(`${baseUrl}/webhooks/${provider}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }),
+      fetch(`${baseUrl}/webhooks/${provider}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+      }),
     close: () =>
       Promise.all(
-        [server, health].map((listening) => new Promise<void>((resolve) => {
-          listening.closeAllConnections();
-          listening.close(() => resolve());
-        })),
-      ).then(() => undefined).finally(() => publisher.close()),
+        [server, health].map(
+          (listening) =>
+            new Promise<void>((resolve) => {
+              listening.closeAllConnections();
+              listening.close(() => resolve());
+            }),
+        ),
+      )
+        .then(() => undefined)
+        .finally(() => publisher.close()),
   };
 }
 
 /** Reads one sample of `webhook_inbound_total` from the Prometheus text. */
 export function inboundCount(metricsText: string, provider: string, outcome: string): number {
-  const line = metricsText.split('\n').find((l) => l.startsWith(`webhook_inbound_total{provider="${provider}",outcome="${outcome}"}`));
+  const line = metricsText
+    .split('\n')
+    .find((l) => l.startsWith(`webhook_inbound_total{provider="${provider}",outcome="${outcome}"}`));
   return line === undefined ? Number.NaN : Number(line.split(' ').pop());
 }

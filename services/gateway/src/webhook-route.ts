@@ -7,7 +7,13 @@ import type { PublishOutcome, WebhookPublisher } from './publisher';
 import { BodySlots } from './body-slots';
 import { LogSampler } from './log-sampler';
 import { FixedWindowRateLimiter } from './rate-limiter';
-import { BodyTimeoutError, BodyTooLargeError, RequestAbortedError, announcesTooLargeBody, readRawBody } from './raw-body';
+import {
+  BodyTimeoutError,
+  BodyTooLargeError,
+  RequestAbortedError,
+  announcesTooLargeBody,
+  readRawBody,
+} from './raw-body';
 import { RESPONSE_BODIES, invalidEventBody, invalidSignatureBody, respondJson } from './responses';
 
 /** Seconds a provider is asked to wait after a 503 (JetStream unreachable, slow or full). */
@@ -66,13 +72,19 @@ export class WebhookRoute {
   private readonly knownProviderNames: ReadonlySet<string>;
   private readonly rateLimiter?: FixedWindowRateLimiter;
   private readonly bodySlots: BodySlots;
-  private readonly rejectionLog = new LogSampler({ linesPerWindow: REJECTION_LOG_LINES, windowMs: REJECTION_LOG_WINDOW_MS });
+  private readonly rejectionLog = new LogSampler({
+    linesPerWindow: REJECTION_LOG_LINES,
+    windowMs: REJECTION_LOG_WINDOW_MS,
+  });
 
   constructor(private readonly options: WebhookRouteOptions) {
     this.knownProviderNames = new Set(options.knownProviderNames);
     this.bodySlots = new BodySlots(options.maxBodiesPerIp);
     if (options.rateLimitPerMinute > 0) {
-      this.rateLimiter = new FixedWindowRateLimiter({ limit: options.rateLimitPerMinute, windowMs: RATE_LIMIT_WINDOW_MS });
+      this.rateLimiter = new FixedWindowRateLimiter({
+        limit: options.rateLimitPerMinute,
+        windowMs: RATE_LIMIT_WINDOW_MS,
+      });
     }
   }
 
@@ -81,7 +93,13 @@ export class WebhookRoute {
     const name = ctx.params.provider;
     const provider = this.options.providers.get(name);
     if (provider === undefined) {
-      this.finish(ctx, this.knownProviderNames.has(name) ? name : UNKNOWN_PROVIDER_LABEL, 'not_found', 404, RESPONSE_BODIES.notFound);
+      this.finish(
+        ctx,
+        this.knownProviderNames.has(name) ? name : UNKNOWN_PROVIDER_LABEL,
+        'not_found',
+        404,
+        RESPONSE_BODIES.notFound,
+      );
       return;
     }
     const receivedAt = this.options.clock();
@@ -108,7 +126,10 @@ export class WebhookRoute {
     if (!verified.ok) {
       const suppressed = this.rejectionLog.take(receivedAt.getTime());
       if (suppressed !== undefined) {
-        this.options.logger.info({ provider: name, reason: verified.reason, detail: verified.message, ip, suppressed }, 'Webhook signature rejected');
+        this.options.logger.info(
+          { provider: name, reason: verified.reason, detail: verified.message, ip, suppressed },
+          'Webhook signature rejected',
+        );
       }
       this.finish(ctx, name, 'invalid_signature', 400, invalidSignatureBody(verified.reason));
       return;
@@ -119,7 +140,10 @@ export class WebhookRoute {
       return;
     }
 
-    await this.publishVerified(ctx, provider, verified, rawBody, { receivedAt: receivedAt.toISOString(), headers: provider.keptHeaders(ctx.req.headers) });
+    await this.publishVerified(ctx, provider, verified, rawBody, {
+      receivedAt: receivedAt.toISOString(),
+      headers: provider.keptHeaders(ctx.req.headers),
+    });
   };
 
   /** 429 before the body is read; the connection is closed rather than drained. */
@@ -132,8 +156,12 @@ export class WebhookRoute {
   /** Reads the body under the size limit and deadline; answers 413 or 408 itself and returns undefined then. */
   private async readBody(ctx: Context, provider: string): Promise<Buffer | undefined> {
     try {
-      if (announcesTooLargeBody(ctx.req, this.options.maxBodyBytes)) throw new BodyTooLargeError(this.options.maxBodyBytes);
-      return await readRawBody(ctx.req, { limitBytes: this.options.maxBodyBytes, timeoutMs: this.options.bodyTimeoutMs });
+      if (announcesTooLargeBody(ctx.req, this.options.maxBodyBytes))
+        throw new BodyTooLargeError(this.options.maxBodyBytes);
+      return await readRawBody(ctx.req, {
+        limitBytes: this.options.maxBodyBytes,
+        timeoutMs: this.options.bodyTimeoutMs,
+      });
     } catch (error) {
       if (error instanceof BodyTooLargeError || error instanceof BodyTimeoutError) {
         // The rest of the body is not read: close the connection after answering instead of draining it.
@@ -150,15 +178,27 @@ export class WebhookRoute {
     }
   }
 
-  private async publishVerified(ctx: Context, provider: ProviderEndpoint, verified: VerificationSuccess, rawBody: Buffer, delivery: DeliveryFacts): Promise<void> {
+  private async publishVerified(
+    ctx: Context,
+    provider: ProviderEndpoint,
+    verified: VerificationSuccess,
+    rawBody: Buffer,
+    delivery: DeliveryFacts,
+  ): Promise<void> {
     const name = provider.name;
     const events = provider.extract(verified, rawBody);
     if (events.unusable.length > 0) {
-      this.options.logger.warn({ provider: name, eventId: verified.eventId, problems: events.unusable }, 'Signed webhook content dropped: unusable');
+      this.options.logger.warn(
+        { provider: name, eventId: verified.eventId, problems: events.unusable },
+        'Signed webhook content dropped: unusable',
+      );
     }
     const problem = events.handled.map(unstorableEvent).find((found) => found !== undefined);
     if (problem !== undefined) {
-      this.options.logger.warn({ provider: name, eventId: JSON.stringify(verified.eventId.slice(0, MAX_EVENT_FIELD_LENGTH)), problem }, 'Signed webhook refused: an event id or type cannot be stored');
+      this.options.logger.warn(
+        { provider: name, eventId: JSON.stringify(verified.eventId.slice(0, MAX_EVENT_FIELD_LENGTH)), problem },
+        'Signed webhook refused: an event id or type cannot be stored',
+      );
       this.finish(ctx, name, 'invalid_event', 400, invalidEventBody(problem));
       return;
     }
@@ -168,11 +208,15 @@ export class WebhookRoute {
     }
     let outcome: PublishOutcome;
     try {
-      outcome = events.handled.length === 1
-        ? await this.publishOne(name, events.handled[0], delivery)
-        : await this.publishAll(name, events.handled, delivery);
+      outcome =
+        events.handled.length === 1
+          ? await this.publishOne(name, events.handled[0], delivery)
+          : await this.publishAll(name, events.handled, delivery);
     } catch (error) {
-      this.options.logger.warn({ provider: name, eventId: verified.eventId, err: error }, 'Webhook not stored: JetStream unavailable');
+      this.options.logger.warn(
+        { provider: name, eventId: verified.eventId, err: error },
+        'Webhook not stored: JetStream unavailable',
+      );
       ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
       this.finish(ctx, name, 'unavailable', 503, RESPONSE_BODIES.unavailable);
       return;
@@ -182,13 +226,24 @@ export class WebhookRoute {
 
   private async publishOne(provider: string, event: DeliveredEvent, delivery: DeliveryFacts): Promise<PublishOutcome> {
     const startedAt = performance.now();
-    const outcome = await this.options.publisher.publish({ provider, eventId: event.eventId, type: event.type, receivedAt: delivery.receivedAt, headers: delivery.headers, data: event.data });
+    const outcome = await this.options.publisher.publish({
+      provider,
+      eventId: event.eventId,
+      type: event.type,
+      receivedAt: delivery.receivedAt,
+      headers: delivery.headers,
+      data: event.data,
+    });
     this.options.metrics.observePublish(provider, (performance.now() - startedAt) / 1000);
     return outcome;
   }
 
   /** Publishes a batch's events concurrently; `duplicate` only when every one of them was. */
-  private async publishAll(provider: string, events: DeliveredEvent[], delivery: DeliveryFacts): Promise<PublishOutcome> {
+  private async publishAll(
+    provider: string,
+    events: DeliveredEvent[],
+    delivery: DeliveryFacts,
+  ): Promise<PublishOutcome> {
     const outcomes = await Promise.all(events.map((event) => this.publishOne(provider, event, delivery)));
     return outcomes.every((outcome) => outcome === 'duplicate') ? 'duplicate' : 'stored';
   }

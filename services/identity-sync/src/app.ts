@@ -14,11 +14,18 @@ import { PinoNestLogger } from '@berth/logger';
 import type { IdentitySyncRuntime } from './runtime';
 
 /** The durable consumer identity-sync reads: every Clerk event of stream `WEBHOOKS`. */
-export const IDENTITY_SYNC_CONSUMER = { stream: 'WEBHOOKS', durable: 'identity-sync', filterSubjects: ['webhooks.clerk.>'] } as const;
+export const IDENTITY_SYNC_CONSUMER = {
+  stream: 'WEBHOOKS',
+  durable: 'identity-sync',
+  filterSubjects: ['webhooks.clerk.>'],
+} as const;
 
 /** What {@link createIdentitySyncApp} is built from. Everything a test may want to replace is here. */
 export interface IdentitySyncAppOptions {
-  config: Pick<IdentitySyncConfig, 'IDENTITY_SYNC_CONCURRENCY' | 'IDENTITY_SYNC_ACK_WAIT_MS' | 'INBOX_LEASE_MS' | 'SHUTDOWN_GRACE_MS'>;
+  config: Pick<
+    IdentitySyncConfig,
+    'IDENTITY_SYNC_CONCURRENCY' | 'IDENTITY_SYNC_ACK_WAIT_MS' | 'INBOX_LEASE_MS' | 'SHUTDOWN_GRACE_MS'
+  >;
   messaging: Messaging;
   db: Db;
   logger: BerthLogger;

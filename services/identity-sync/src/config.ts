@@ -29,7 +29,10 @@ export const identitySyncEnvSchema = commonEnvSchema.extend({
 export const DEFAULT_HEALTH_PORT = 9464;
 
 /** identity-sync's validated configuration. */
-export type IdentitySyncConfig = Omit<z.infer<typeof identitySyncEnvSchema>, 'HEALTH_PORT' | 'MONGO_DB'> & { HEALTH_PORT: number; MONGO_DB: string };
+export type IdentitySyncConfig = Omit<z.infer<typeof identitySyncEnvSchema>, 'HEALTH_PORT' | 'MONGO_DB'> & {
+  HEALTH_PORT: number;
+  MONGO_DB: string;
+};
 
 /**
  * Reads and validates identity-sync's environment. The only place in the service that reads `process.env` (when
@@ -38,5 +41,9 @@ export type IdentitySyncConfig = Omit<z.infer<typeof identitySyncEnvSchema>, 'HE
 export function loadConfig(env: Record<string, string | undefined> = process.env): IdentitySyncConfig {
   const parsed = parseEnv(identitySyncEnvSchema, env);
   const { MONGO_DB: _override, ...rest } = parsed;
-  return { ...rest, MONGO_DB: mongoDatabaseName(parsed), HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT) };
+  return {
+    ...rest,
+    MONGO_DB: mongoDatabaseName(parsed),
+    HEALTH_PORT: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT),
+  };
 }

@@ -3,8 +3,22 @@ import type { Collection } from 'mongodb';
 import type { InboxHandlerEvent } from '@berth/inbox';
 import { applyClerkChange } from './apply/apply-clerk-change';
 import { softDelete } from './apply/soft-delete';
-import { clerkDeletedSchema, clerkMembershipSchema, clerkOrganizationSchema, clerkUserSchema, membershipFields, organizationFields, userFields } from './clerk/clerk-entities';
-import { classifyClerkEvent, clerkEnvelopeSchema, parseOrGiveUp, type ClerkEntity, type ClerkEnvelope } from './clerk/clerk-event';
+import {
+  clerkDeletedSchema,
+  clerkMembershipSchema,
+  clerkOrganizationSchema,
+  clerkUserSchema,
+  membershipFields,
+  organizationFields,
+  userFields,
+} from './clerk/clerk-entities';
+import {
+  classifyClerkEvent,
+  clerkEnvelopeSchema,
+  parseOrGiveUp,
+  type ClerkEntity,
+  type ClerkEnvelope,
+} from './clerk/clerk-event';
 import type { ClerkSyncedFields } from './collections';
 import { IDENTITY_SYNC_RUNTIME, type IdentitySyncRuntime } from './runtime';
 
@@ -36,25 +50,47 @@ export class IdentitySyncService {
     const change = this.changeOf(entity, envelope.data);
     const result = await applyClerkChange({ ...change, locks: collections.changeLocks, owner, clock });
     const details = { entity, clerkId: change.id, clerkUpdatedAt: change.updatedAt, result };
-    if (result === 'stale') logger.info(details, `Clerk ${entity} change is not newer than the stored one, or it is deleted: nothing changed`);
+    if (result === 'stale')
+      logger.info(
+        details,
+        `Clerk ${entity} change is not newer than the stored one, or it is deleted: nothing changed`,
+      );
     else logger.info(details, `Clerk ${entity} change applied`);
   }
 
   /** Validates a created/updated payload and says where it goes and what it writes. */
-  private changeOf(entity: ClerkEntity, data: unknown): { collection: Collection<ClerkSyncedFields>; id: string; updatedAt: Date; fields: Record<string, unknown> } {
+  private changeOf(
+    entity: ClerkEntity,
+    data: unknown,
+  ): { collection: Collection<ClerkSyncedFields>; id: string; updatedAt: Date; fields: Record<string, unknown> } {
     const { collections } = this.runtime;
     switch (entity) {
       case 'user': {
         const user = parseOrGiveUp(clerkUserSchema, data, 'Clerk user');
-        return { collection: asSynced(collections.users), id: user.id, updatedAt: new Date(user.updated_at), fields: userFields(user) };
+        return {
+          collection: asSynced(collections.users),
+          id: user.id,
+          updatedAt: new Date(user.updated_at),
+          fields: userFields(user),
+        };
       }
       case 'organization': {
         const organization = parseOrGiveUp(clerkOrganizationSchema, data, 'Clerk organization');
-        return { collection: asSynced(collections.workspaces), id: organization.id, updatedAt: new Date(organization.updated_at), fields: organizationFields(organization) };
+        return {
+          collection: asSynced(collections.workspaces),
+          id: organization.id,
+          updatedAt: new Date(organization.updated_at),
+          fields: organizationFields(organization),
+        };
       }
       case 'membership': {
         const membership = parseOrGiveUp(clerkMembershipSchema, data, 'Clerk organization membership');
-        return { collection: asSynced(collections.workspaceMembers), id: membership.id, updatedAt: new Date(membership.updated_at), fields: membershipFields(membership) };
+        return {
+          collection: asSynced(collections.workspaceMembers),
+          id: membership.id,
+          updatedAt: new Date(membership.updated_at),
+          fields: membershipFields(membership),
+        };
       }
     }
   }
@@ -65,14 +101,30 @@ export class IdentitySyncService {
     const deletedAt = envelope.timestamp !== undefined ? new Date(envelope.timestamp) : receivedAt;
     const target = {
       user: { collection: asSynced(collections.users), tombstoneFields: { clerkUserId: deleted.id } },
-      organization: { collection: asSynced(collections.workspaces), tombstoneFields: { clerkOrganizationId: deleted.id } },
+      organization: {
+        collection: asSynced(collections.workspaces),
+        tombstoneFields: { clerkOrganizationId: deleted.id },
+      },
       membership: {
         collection: asSynced(collections.workspaceMembers),
-        tombstoneFields: { clerkMembershipId: deleted.id, workspaceId: deleted.organization?.id, userId: deleted.public_user_data?.user_id },
+        tombstoneFields: {
+          clerkMembershipId: deleted.id,
+          workspaceId: deleted.organization?.id,
+          userId: deleted.public_user_data?.user_id,
+        },
       },
     }[entity];
-    const result = await softDelete({ collection: target.collection, id: deleted.id, deletedAt, tombstoneFields: target.tombstoneFields, clock });
-    logger.info({ entity, clerkId: deleted.id, deletedAt, result }, result === 'already_deleted' ? `Clerk ${entity} was already deleted` : `Clerk ${entity} deleted (soft)`);
+    const result = await softDelete({
+      collection: target.collection,
+      id: deleted.id,
+      deletedAt,
+      tombstoneFields: target.tombstoneFields,
+      clock,
+    });
+    logger.info(
+      { entity, clerkId: deleted.id, deletedAt, result },
+      result === 'already_deleted' ? `Clerk ${entity} was already deleted` : `Clerk ${entity} deleted (soft)`,
+    );
   }
 }
 

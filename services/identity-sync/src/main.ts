@@ -12,17 +12,25 @@ import { loadConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const telemetry = startTelemetry({ serviceName: config.OTEL_SERVICE_NAME ?? 'identity-sync', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const telemetry = startTelemetry({
+    serviceName: config.OTEL_SERVICE_NAME ?? 'identity-sync',
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const { runIdentitySync } = await import('./run-identity-sync');
   const running = await runIdentitySync(config);
 
-  exitOnSignals(async () => {
-    await running.stop();
-    await telemetry.shutdown();
-  }, { logger: running.logger, exit: (code) => process.exit(code) });
+  exitOnSignals(
+    async () => {
+      await running.stop();
+      await telemetry.shutdown();
+    },
+    { logger: running.logger, exit: (code) => process.exit(code) },
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`identity-sync failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `identity-sync failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -25,7 +25,12 @@ export interface RunningIdentitySync {
  */
 export async function runIdentitySync(config: IdentitySyncConfig): Promise<RunningIdentitySync> {
   const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'identity-sync', level: config.LOG_LEVEL, format: config.LOG_FORMAT, context: logContext });
+  const logger = createLogger({
+    service: 'identity-sync',
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    context: logContext,
+  });
   const registry = createMetricsRegistry({ processMetrics: true });
   const state = { consuming: false };
   const consumerHealth = { healthy: (): boolean => false };
@@ -44,7 +49,15 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
     messaging = await connectMessaging({ servers: config.NATS_URL, name: 'identity-sync', logger });
     await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
     const db = mongo.db(config.MONGO_DB);
-    const onOutcome = registerWebhookConsumerMetrics({ registry, jsm: messaging.jsm, consumer: IDENTITY_SYNC_CONSUMER, provider: 'clerk', events: inboxCollections(db).events, readCacheMs: config.METRICS_READ_CACHE_MS, logger });
+    const onOutcome = registerWebhookConsumerMetrics({
+      registry,
+      jsm: messaging.jsm,
+      consumer: IDENTITY_SYNC_CONSUMER,
+      provider: 'clerk',
+      events: inboxCollections(db).events,
+      readCacheMs: config.METRICS_READ_CACHE_MS,
+      logger,
+    });
     const app = await createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome, consumerHealth });
     await app.listen();
     state.consuming = true;
@@ -70,4 +83,3 @@ export async function runIdentitySync(config: IdentitySyncConfig): Promise<Runni
     throw error;
   }
 }
-

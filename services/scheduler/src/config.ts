@@ -35,7 +35,11 @@ export interface SchedulerConfig {
 /** Every variable the scheduler reads. */
 const schedulerEnvSchema = commonEnvSchema
   .extend({
-    SCHEDULER_LEASE_TTL_MS: z.coerce.number().int().min(2000, 'at least 2000 (the server counts TTLs in whole seconds)').default(10_000),
+    SCHEDULER_LEASE_TTL_MS: z.coerce
+      .number()
+      .int()
+      .min(2000, 'at least 2000 (the server counts TTLs in whole seconds)')
+      .default(10_000),
     SCHEDULER_TICK_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
     HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     HEALTH_HOST: z.string().min(1).default('0.0.0.0'),

@@ -32,7 +32,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     };
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, '{"error":"method not allowed"}');
     if (path === '/healthz') return send(200, '{"status":"ok"}');
-    if (path === '/readyz') return options.isReady() ? send(200, '{"status":"ready"}') : send(503, '{"status":"not ready"}');
+    if (path === '/readyz')
+      return options.isReady() ? send(200, '{"status":"ready"}') : send(503, '{"status":"not ready"}');
     if (path === '/metrics') {
       options.metrics.render().then(
         (text) => send(200, text, options.metrics.contentType),

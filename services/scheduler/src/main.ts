@@ -20,23 +20,51 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
   const logContext = new LogContextStore();
-  const logger = createLogger({ service: 'scheduler', level: config.logLevel, format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'), context: logContext });
+  const logger = createLogger({
+    service: 'scheduler',
+    level: config.logLevel,
+    format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    context: logContext,
+  });
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const metrics = new SchedulerMetrics({ processMetrics: true });
   let scheduler: Scheduler | undefined;
   let platformCronsHealthy = (): boolean => false;
-  const health = await startHealthServer({ host: config.healthHost, port: config.healthPort, isReady: () => (scheduler?.ready ?? false) && platformCronsHealthy(), metrics, logger });
+  const health = await startHealthServer({
+    host: config.healthHost,
+    port: config.healthPort,
+    isReady: () => (scheduler?.ready ?? false) && platformCronsHealthy(),
+    metrics,
+    logger,
+  });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: `scheduler ${holder}`, logger });
   scheduler = await Scheduler.create({
-    messaging, logger, metrics, holder, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs, graceMs: config.graceMs,
+    messaging,
+    logger,
+    metrics,
+    holder,
+    leaseTtlMs: config.leaseTtlMs,
+    tickIntervalMs: config.tickIntervalMs,
+    graceMs: config.graceMs,
     buckets: { replicas: config.streamReplicas },
   });
   // Loaded now, after tracing started, so that the MongoDB driver is instrumented.
   const { runPlatformCrons } = await import('./platform-crons/run-platform-crons');
-  const platformCrons = await runPlatformCrons({ config, messaging, logger, logContext, buckets: scheduler.buckets, holder, metricsRegistry: metrics.registry });
+  const platformCrons = await runPlatformCrons({
+    config,
+    messaging,
+    logger,
+    logContext,
+    buckets: scheduler.buckets,
+    holder,
+    metricsRegistry: metrics.registry,
+  });
   platformCronsHealthy = platformCrons.healthy;
   await scheduler.start();
-  logger.info({ instance: holder, healthPort: health.port, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs }, 'Scheduler ready');
+  logger.info(
+    { instance: holder, healthPort: health.port, leaseTtlMs: config.leaseTtlMs, tickIntervalMs: config.tickIntervalMs },
+    'Scheduler ready',
+  );
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -22,12 +22,40 @@ export class SchedulerMetrics {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.isLeader = new Gauge({ name: 'scheduler_is_leader', help: '1 while this scheduler replica holds the leader lease', registers });
-    this.emitted = new Counter({ name: 'scheduler_ticks_emitted_total', help: 'Cron ticks published to JOBS by this replica', labelNames: ['cron'], registers });
-    this.duplicates = new Counter({ name: 'scheduler_ticks_duplicate_total', help: 'Cron ticks JetStream already had (same Nats-Msg-Id)', labelNames: ['cron'], registers });
-    this.catchUps = new Counter({ name: 'scheduler_catch_ups_total', help: 'Times missed cron ticks were collapsed into the latest one', labelNames: ['cron'], registers });
-    this.errors = new Counter({ name: 'scheduler_tick_errors_total', help: 'Passes where a cron tick could not be published', labelNames: ['cron'], registers });
-    this.leaderChanges = new Counter({ name: 'scheduler_leader_changes_total', help: 'Times this replica became leader or stepped down', registers });
+    this.isLeader = new Gauge({
+      name: 'scheduler_is_leader',
+      help: '1 while this scheduler replica holds the leader lease',
+      registers,
+    });
+    this.emitted = new Counter({
+      name: 'scheduler_ticks_emitted_total',
+      help: 'Cron ticks published to JOBS by this replica',
+      labelNames: ['cron'],
+      registers,
+    });
+    this.duplicates = new Counter({
+      name: 'scheduler_ticks_duplicate_total',
+      help: 'Cron ticks JetStream already had (same Nats-Msg-Id)',
+      labelNames: ['cron'],
+      registers,
+    });
+    this.catchUps = new Counter({
+      name: 'scheduler_catch_ups_total',
+      help: 'Times missed cron ticks were collapsed into the latest one',
+      labelNames: ['cron'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'scheduler_tick_errors_total',
+      help: 'Passes where a cron tick could not be published',
+      labelNames: ['cron'],
+      registers,
+    });
+    this.leaderChanges = new Counter({
+      name: 'scheduler_leader_changes_total',
+      help: 'Times this replica became leader or stepped down',
+      registers,
+    });
     this.isLeader.set(0);
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }

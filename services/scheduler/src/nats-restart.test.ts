@@ -24,8 +24,20 @@ afterAll(async () => {
 });
 
 test('a NATS restart: not ready while disconnected, then leads again and the ticks of the outage are emitted late, once each', async () => {
-  const scheduler = await Scheduler.create({ messaging, logger: silent, metrics: new SchedulerMetrics(), holder: 'a', leaseTtlMs: 3000, tickIntervalMs: 1000 });
-  await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name: 'RestartCronJob', pattern: '* * * * * *' }], logger: silent });
+  const scheduler = await Scheduler.create({
+    messaging,
+    logger: silent,
+    metrics: new SchedulerMetrics(),
+    holder: 'a',
+    leaseTtlMs: 3000,
+    tickIntervalMs: 1000,
+  });
+  await registerCronSchedules({
+    buckets: scheduler.buckets,
+    owner: 'worker',
+    definitions: [{ name: 'RestartCronJob', pattern: '* * * * * *' }],
+    logger: silent,
+  });
   const ticks = (count: number, until: (tick: Date) => boolean = () => true) =>
     waitForEvents(scheduler.events, 'tick:emitted', count, { until: ({ tick }) => until(tick), timeoutMs: 15_000 });
   const leading = waitForEvent(scheduler.events, 'lease:change', { until: (event) => event.leading });
@@ -46,7 +58,10 @@ test('a NATS restart: not ready while disconnected, then leads again and the tic
   await server.restart();
   await resumed;
   const resumedMs = Date.now() - restartedAt;
-  const stored = async (): Promise<number[]> => (await readStoredTicks(messaging.jsm, 'jobs.cron-queue.RestartCronJob')).map((tick) => Date.parse(tick.scheduledAt));
+  const stored = async (): Promise<number[]> =>
+    (await readStoredTicks(messaging.jsm, 'jobs.cron-queue.RestartCronJob')).map((tick) =>
+      Date.parse(tick.scheduledAt),
+    );
   expect(scheduler.ready).toBe(true);
   expect(resumedMs).toBeGreaterThan(0);
   expect(resumedMs).toBeLessThan(10_000);

@@ -1,5 +1,12 @@
 import { KvWatchInclude, type KV } from '@nats-io/kv';
-import { compileCronPattern, readCronSchedules, scheduledLine, scheduleFromEntry, type CompiledCron, type CronSchedule } from '@berth/cron';
+import {
+  compileCronPattern,
+  readCronSchedules,
+  scheduledLine,
+  scheduleFromEntry,
+  type CompiledCron,
+  type CronSchedule,
+} from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
 import type { ScheduleChange, SchedulerEvents } from './scheduler-events';
 
@@ -61,23 +68,33 @@ export class ScheduleWatcher {
     this.stopWatch = () => watch.stop();
     const snapshot = await readCronSchedules(this.options.kv);
     for (const [name, { schedule, revision }] of snapshot) this.apply(name, schedule, revision);
-    for (const name of [...this.active.keys()]) if (!snapshot.has(name)) this.apply(name, undefined, Number.MAX_SAFE_INTEGER);
+    for (const name of [...this.active.keys()])
+      if (!snapshot.has(name)) this.apply(name, undefined, Number.MAX_SAFE_INTEGER);
     this.loaded = true;
     this.options.events.emit('schedules:loaded', { count: this.active.size });
     void (async () => {
       try {
-        for await (const entry of watch) this.apply(entry.key, scheduleFromEntry(entry), entry.revision, entry.operation === 'PUT');
+        for await (const entry of watch)
+          this.apply(entry.key, scheduleFromEntry(entry), entry.revision, entry.operation === 'PUT');
       } catch (error) {
         this.options.logger.warn({ err: error }, 'Schedule watch failed');
       }
       if (!this.running) return;
       this.options.logger.warn('Schedule watch ended; reading the schedules again in 1 s');
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (this.running) await this.follow().catch((error: unknown) => this.options.logger.error({ err: error }, 'Could not restart the schedule watch'));
+      if (this.running)
+        await this.follow().catch((error: unknown) =>
+          this.options.logger.error({ err: error }, 'Could not restart the schedule watch'),
+        );
     })();
   }
 
-  private apply(name: string, schedule: CronSchedule | undefined, revision: number, isPut = schedule !== undefined): void {
+  private apply(
+    name: string,
+    schedule: CronSchedule | undefined,
+    revision: number,
+    isPut = schedule !== undefined,
+  ): void {
     if (revision <= (this.revisions.get(name) ?? 0)) return;
     if (revision !== Number.MAX_SAFE_INTEGER) this.revisions.set(name, revision);
     else this.revisions.delete(name);
@@ -88,7 +105,8 @@ export class ScheduleWatcher {
   private change(name: string, schedule: CronSchedule | undefined, isPut: boolean): ScheduleChange {
     const previous = this.active.get(name);
     if (schedule === undefined) {
-      if (isPut) this.options.logger.error({ cron: name }, `Cron ${name}: the registered schedule is not readable; ignored`);
+      if (isPut)
+        this.options.logger.error({ cron: name }, `Cron ${name}: the registered schedule is not readable; ignored`);
       if (!previous) return 'ignored';
       this.active.delete(name);
       this.options.logger.info({ cron: name }, `Cron ${name} unscheduled.`);
@@ -103,10 +121,17 @@ export class ScheduleWatcher {
       return 'ignored';
     }
     this.active.set(name, { schedule, cron, since: new Date(schedule.since) });
-    const changed = !previous || previous.schedule.pattern !== schedule.pattern || previous.schedule.timeZone !== schedule.timeZone || previous.schedule.queue !== schedule.queue;
+    const changed =
+      !previous ||
+      previous.schedule.pattern !== schedule.pattern ||
+      previous.schedule.timeZone !== schedule.timeZone ||
+      previous.schedule.queue !== schedule.queue;
     if (!changed) return 'unchanged';
     const change = previous ? 'updated' : 'added';
-    this.options.logger.info({ cron: name, pattern: schedule.pattern, timeZone: schedule.timeZone, owner: schedule.owner, change }, scheduledLine(schedule));
+    this.options.logger.info(
+      { cron: name, pattern: schedule.pattern, timeZone: schedule.timeZone, owner: schedule.owner, change },
+      scheduledLine(schedule),
+    );
     return change;
   }
 }

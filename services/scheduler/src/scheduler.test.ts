@@ -25,7 +25,11 @@ afterAll(async () => {
 
 function captureLogger(): { logger: BerthLogger; messages: string[] } {
   const messages: string[] = [];
-  const logger = createLogger({ service: 'scheduler-test', level: 'debug', destination: { write: (line: string) => void messages.push(JSON.parse(line).msg) } });
+  const logger = createLogger({
+    service: 'scheduler-test',
+    level: 'debug',
+    destination: { write: (line: string) => void messages.push(JSON.parse(line).msg) },
+  });
   return { logger, messages };
 }
 
@@ -33,12 +37,20 @@ function captureLogger(): { logger: BerthLogger; messages: string[] } {
 function fresh(): { buckets: CronBucketOptions; name: string } {
   counter += 1;
   return {
-    buckets: { names: { schedules: `s${counter}`, lastTicks: `l${counter}`, lease: `lease${counter}`, runLocks: `r${counter}` } },
+    buckets: {
+      names: { schedules: `s${counter}`, lastTicks: `l${counter}`, lease: `lease${counter}`, runLocks: `r${counter}` },
+    },
     name: `Test${counter}CronJob`,
   };
 }
 
-async function replica(options: { holder: string; clock: ManualClock; buckets: CronBucketOptions; logger?: BerthLogger; metrics?: SchedulerMetrics }): Promise<Scheduler> {
+async function replica(options: {
+  holder: string;
+  clock: ManualClock;
+  buckets: CronBucketOptions;
+  logger?: BerthLogger;
+  metrics?: SchedulerMetrics;
+}): Promise<Scheduler> {
   const scheduler = await Scheduler.create({
     messaging,
     logger: options.logger ?? silent,
@@ -55,15 +67,22 @@ async function replica(options: { holder: string; clock: ManualClock; buckets: C
 
 /** Resolves when every replica's watcher has applied an entry of cron `name` (`until` narrows which). */
 function applied(replicas: Scheduler[], name: string, change?: ScheduleChange): Promise<unknown> {
-  const until = (event: { name: string; change: ScheduleChange }): boolean => event.name === name && (change === undefined || event.change === change);
-  return Promise.all(replicas.map((replica) => waitForEvent(replica.events, 'schedule:applied', { until, what: `the watch to deliver ${name}` })));
+  const until = (event: { name: string; change: ScheduleChange }): boolean =>
+    event.name === name && (change === undefined || event.change === change);
+  return Promise.all(
+    replicas.map((replica) =>
+      waitForEvent(replica.events, 'schedule:applied', { until, what: `the watch to deliver ${name}` }),
+    ),
+  );
 }
 
 /** Resolves when `replica` has emitted `count` ticks of cron `name` from now on. */
-const emitted = (replica: Scheduler, name: string, count: number) => waitForEvents(replica.events, 'tick:emitted', count, { until: (event) => event.name === name });
+const emitted = (replica: Scheduler, name: string, count: number) =>
+  waitForEvents(replica.events, 'tick:emitted', count, { until: (event) => event.name === name });
 
 /** Resolves when `replica` next becomes leader. */
-const leads = (replica: Scheduler, timeoutMs?: number) => waitForEvent(replica.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs });
+const leads = (replica: Scheduler, timeoutMs?: number) =>
+  waitForEvent(replica.events, 'lease:change', { until: ({ leading }) => leading, timeoutMs });
 
 /** Resolves after the next lease round or tick-loop pass: what a timer of the scheduler starts. */
 function nextRoundOrPass(replica: Scheduler): Promise<void> {
@@ -78,7 +97,8 @@ function nextRoundOrPass(replica: Scheduler): Promise<void> {
   });
 }
 
-const scheduledAts = async (name: string): Promise<string[]> => (await readStoredTicks(messaging.jsm, `jobs.cron-queue.${name}`)).map((tick) => tick.scheduledAt);
+const scheduledAts = async (name: string): Promise<string[]> =>
+  (await readStoredTicks(messaging.jsm, `jobs.cron-queue.${name}`)).map((tick) => tick.scheduledAt);
 
 describe('scheduler (in process, manual clock)', () => {
   it('emits each due tick once, as a cron-queue job with its scheduled time, and never backfills a new schedule', async () => {
@@ -86,7 +106,13 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const scheduler = await replica({ holder: 'a', clock, buckets });
     const delivered = applied([scheduler], name);
-    await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '*/10 * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: scheduler.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '*/10 * * * *' }],
+      logger: silent,
+      clock,
+    });
     await delivered;
     expect(await scheduler.maintainLease()).toBe(true);
 
@@ -122,7 +148,13 @@ describe('scheduler (in process, manual clock)', () => {
     const metrics = new SchedulerMetrics();
     const scheduler = await replica({ holder: 'a', clock, buckets, logger, metrics });
     const delivered = applied([scheduler], name);
-    await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: scheduler.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * *' }],
+      logger: silent,
+      clock,
+    });
     await delivered;
     expect(await scheduler.maintainLease()).toBe(true);
     clock.set('2025-01-01T10:01:00.010Z');
@@ -146,7 +178,13 @@ describe('scheduler (in process, manual clock)', () => {
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets, metrics: metricsB });
     const delivered = applied([a, b], name);
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * * *' }],
+      logger: silent,
+      clock,
+    });
     await delivered;
     expect(await a.maintainLease()).toBe(true);
     expect(await b.maintainLease()).toBe(false);
@@ -174,7 +212,13 @@ describe('scheduler (in process, manual clock)', () => {
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets });
     const delivered = applied([a, b], name);
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * * *' }],
+      logger: silent,
+      clock,
+    });
     await delivered;
     expect(await a.maintainLease()).toBe(true);
     await a.buckets.lease.delete(LEADER_KEY); // a's lease is gone on the server, but a's clock says it is still valid
@@ -191,7 +235,13 @@ describe('scheduler (in process, manual clock)', () => {
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
     const delivered = applied([a], name);
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * * *' }],
+      logger: silent,
+      clock,
+    });
     await delivered;
     expect(await a.maintainLease()).toBe(true);
     clock.advance(10_000); // frozen (SIGSTOP) for 10 s
@@ -206,9 +256,27 @@ describe('scheduler (in process, manual clock)', () => {
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
     const removed = applied([a], name, 'removed');
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '0 8 * * 1' }], logger: silent, clock });
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '0 8 * * 1' }], logger: silent, clock });
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '30 2 * * *', timeZone: 'Europe/Berlin' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '0 8 * * 1' }],
+      logger: silent,
+      clock,
+    });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '0 8 * * 1' }],
+      logger: silent,
+      clock,
+    });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '30 2 * * *', timeZone: 'Europe/Berlin' }],
+      logger: silent,
+      clock,
+    });
     await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [], logger: silent, clock });
     await removed;
     expect(messages.filter((message) => message.startsWith(`Cron ${name}`))).toEqual([
@@ -217,7 +285,13 @@ describe('scheduler (in process, manual clock)', () => {
       `Cron ${name} unscheduled.`,
     ]);
     // A replica starting now sees the schedules already registered.
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '*/5 * * * *' }], logger: silent, clock });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '*/5 * * * *' }],
+      logger: silent,
+      clock,
+    });
     const late = captureLogger();
     await replica({ holder: 'b', clock, buckets, logger: late.logger });
     expect(late.messages).toContain(`Cron ${name} scheduled: */5 * * * * (UTC).`);
@@ -228,16 +302,37 @@ describe('a running replica on a manual clock (time-skipping)', () => {
   it('its tick loop and lease rounds run on the test clock: each tick is emitted as the clock reaches it', async () => {
     const { buckets, name } = fresh();
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
-    const scheduler = await Scheduler.create({ messaging, logger: silent, metrics: new SchedulerMetrics(), holder: 'a', leaseTtlMs: 3000, tickIntervalMs: 1000, clock, buckets });
-    await registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent, clock });
-    const waiting = waitForEvent(scheduler.events, 'tick:pass', { until: ({ leading, next }) => leading && next !== undefined });
+    const scheduler = await Scheduler.create({
+      messaging,
+      logger: silent,
+      metrics: new SchedulerMetrics(),
+      holder: 'a',
+      leaseTtlMs: 3000,
+      tickIntervalMs: 1000,
+      clock,
+      buckets,
+    });
+    await registerCronSchedules({
+      buckets: scheduler.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * * *' }],
+      logger: silent,
+      clock,
+    });
+    const waiting = waitForEvent(scheduler.events, 'tick:pass', {
+      until: ({ leading, next }) => leading && next !== undefined,
+    });
     await scheduler.start();
     expect((await waiting)[0].next?.toISOString()).toBe('2025-01-01T10:00:01.000Z');
     const renewals: number[] = [];
     scheduler.events.on('lease:renewed', ({ revision }) => renewals.push(revision));
 
     await clock.skip(3000, () => nextRoundOrPass(scheduler));
-    expect(await scheduledAts(name)).toEqual(['2025-01-01T10:00:01.000Z', '2025-01-01T10:00:02.000Z', '2025-01-01T10:00:03.000Z']);
+    expect(await scheduledAts(name)).toEqual([
+      '2025-01-01T10:00:01.000Z',
+      '2025-01-01T10:00:02.000Z',
+      '2025-01-01T10:00:03.000Z',
+    ]);
     expect(renewals).toHaveLength(3);
     expect(scheduler.isLeader()).toBe(true);
     await scheduler.stop();
@@ -252,14 +347,25 @@ describe('running replicas (real timers)', () => {
     const options = { messaging, logger: silent, leaseTtlMs: 3000, tickIntervalMs: 1000, buckets };
     const a = await Scheduler.create({ ...options, holder: 'a', metrics: metricsA });
     const b = await Scheduler.create({ ...options, holder: 'b', metrics: new SchedulerMetrics() });
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [{ name, pattern: '* * * * * *' }], logger: silent });
+    await registerCronSchedules({
+      buckets: a.buckets,
+      owner: 'worker',
+      definitions: [{ name, pattern: '* * * * * *' }],
+      logger: silent,
+    });
     const aLeads = leads(a);
     await a.start();
     await aLeads;
     const bFollows = waitForEvent(b.events, 'lease:round');
     await b.start();
     await bFollows;
-    const health = await startHealthServer({ host: '127.0.0.1', port: 0, isReady: () => a.ready, metrics: metricsA, logger: silent });
+    const health = await startHealthServer({
+      host: '127.0.0.1',
+      port: 0,
+      isReady: () => a.ready,
+      metrics: metricsA,
+      logger: silent,
+    });
     await emitted(a, name, 2);
     expect(a.isLeader()).toBe(true);
     expect(b.isLeader()).toBe(false);

@@ -1,4 +1,12 @@
-import { LastTickStore, LeaderLease, openCronBuckets, systemClock, type Clock, type CronBucketOptions, type CronBuckets } from '@berth/cron';
+import {
+  LastTickStore,
+  LeaderLease,
+  openCronBuckets,
+  systemClock,
+  type Clock,
+  type CronBucketOptions,
+  type CronBuckets,
+} from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
 import { ensureStream, jobsStream, type Messaging } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
@@ -79,7 +87,9 @@ export class Scheduler {
   /** Opens the cron buckets and makes sure the JOBS stream exists (created with Berth's defaults if absent). */
   static async create(options: SchedulerOptions): Promise<Scheduler> {
     const buckets = await openCronBuckets(options.messaging.js, options.buckets);
-    await ensureStream(options.messaging.jsm, jobsStream({ replicas: options.buckets?.replicas }), { existing: 'keep' });
+    await ensureStream(options.messaging.jsm, jobsStream({ replicas: options.buckets?.replicas }), {
+      existing: 'keep',
+    });
     return new Scheduler(options, buckets);
   }
 

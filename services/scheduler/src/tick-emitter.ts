@@ -62,16 +62,26 @@ export class TickEmitter {
             logger.warn({ cron: name, tick: tick.toISOString() }, 'Not emitting: no longer leader');
             return undefined;
           }
-          const ack = await publishMessage(this.options.js, cronTickMessage(active.schedule, tick), this.options.publishTimeoutMs);
+          const ack = await publishMessage(
+            this.options.js,
+            cronTickMessage(active.schedule, tick),
+            this.options.publishTimeoutMs,
+          );
           metrics.tickPublished(name, ack.duplicate);
           this.options.events.emit('tick:emitted', { name, tick, seq: ack.seq, duplicate: ack.duplicate });
-          logger.debug({ cron: name, tick: tick.toISOString(), seq: ack.seq, duplicate: ack.duplicate }, 'Cron tick emitted');
+          logger.debug(
+            { cron: name, tick: tick.toISOString(), seq: ack.seq, duplicate: ack.duplicate },
+            'Cron tick emitted',
+          );
           await this.options.lastTicks.record(name, tick);
         }
         if (plan.next && (!wakeAt || plan.next < wakeAt)) wakeAt = plan.next;
       } catch (error) {
         metrics.tickFailed(name);
-        logger.error({ cron: name, err: error }, `Cron ${name}: could not emit its due ticks; retrying at the next pass`);
+        logger.error(
+          { cron: name, err: error },
+          `Cron ${name}: could not emit its due ticks; retrying at the next pass`,
+        );
       }
     }
     return wakeAt;

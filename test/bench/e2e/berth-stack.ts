@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { defaultToolsBinDir, getFreePort, startFerretDb, startNatsServer, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  getFreePort,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type ManagedProcess,
+} from '@berth/local-infra';
 import { inboxCollections, type Inbox, type InboxEventDocument, type LeaseDocument } from '@berth/inbox';
 import { readNativeServices } from '../../../deploy/local/compose-services';
 import { localSecrets } from '../../../deploy/local/local-secrets';
@@ -19,8 +26,8 @@ import type { Provider } from './events';
 import { repoRoot, startNodeProcess } from './processes';
 import { fillerPayload, type E2eStack } from './stack';
 
-const SERVICES = ['gateway', 'billing-sync', 'identity-sync'] as const;
-const READY: Record<(typeof SERVICES)[number], RegExp> = {
+type ServiceName = 'gateway' | 'billing-sync' | 'identity-sync';
+const READY: Record<ServiceName, RegExp> = {
   gateway: /Gateway listening on/,
   'billing-sync': /Billing sync ready/,
   'identity-sync': /Identity sync ready/,
@@ -29,7 +36,11 @@ const DURABLE: Record<Provider, string> = { stripe: 'billing-sync', clerk: 'iden
 const FILL_BATCH = 1000;
 
 /** Starts the Berth mesh; `mongoUrl` set: that MongoDB instead of a FerretDB of its own. */
-export async function startBerthStack(options: { standInUrl: string; logDir: string; mongoUrl?: string }): Promise<E2eStack> {
+export async function startBerthStack(options: {
+  standInUrl: string;
+  logDir: string;
+  mongoUrl?: string;
+}): Promise<E2eStack> {
   const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
   const stops: (() => Promise<unknown>)[] = [];
   const stopAll = async (): Promise<void> => {
@@ -59,22 +70,39 @@ export async function startBerthStack(options: { standInUrl: string; logDir: str
 
     // As `npm start` does: compose's secrets from a local secrets file (here in the log folder), Clerk on.
     const secrets = localSecrets(join(options.logDir, 'local-secrets.json'));
-    const compose = readNativeServices(join(repoRoot, 'docker-compose.yml'), { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...process.env }, secrets);
+    const compose = readNativeServices(
+      join(repoRoot, 'docker-compose.yml'),
+      { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...process.env },
+      secrets,
+    );
     const procs: Record<string, ManagedProcess> = {};
     const gatewayPort = await getFreePort('127.0.0.1');
     const envFor = async (name: string, environment: Record<string, string>): Promise<NodeJS.ProcessEnv> => ({
-      PATH: process.env.PATH, HOME: process.env.HOME,
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
       ...Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== '')),
-      NATS_URL: nats.url, MONGO_URL: mongoUrl, MONGO_DB: dbName, OTEL_EXPORTER_OTLP_ENDPOINT: '', STRIPE_API_BASE: options.standInUrl,
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0', HOST: '127.0.0.1', HEALTH_HOST: '127.0.0.1',
+      NATS_URL: nats.url,
+      MONGO_URL: mongoUrl,
+      MONGO_DB: dbName,
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      STRIPE_API_BASE: options.standInUrl,
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
+      HOST: '127.0.0.1',
+      HEALTH_HOST: '127.0.0.1',
       ...(name === 'gateway' ? { PORT: String(gatewayPort) } : { HEALTH_PORT: String(await getFreePort('127.0.0.1')) }),
     });
-    const start = async (name: (typeof SERVICES)[number]): Promise<void> => {
+    const start = async (name: ServiceName): Promise<void> => {
       const service = compose.find((candidate) => candidate.name === name);
       if (!service) throw new Error(`docker-compose.yml declares no native service ${name}`);
       const entry = service.command.find((part) => part.endsWith('.ts'));
       if (!entry) throw new Error(`${name}: no TypeScript entry point in its compose command`);
-      const { proc } = await startNodeProcess({ name, entry: join(repoRoot, entry), env: await envFor(name, service.environment), ready: READY[name], logDir: options.logDir });
+      const { proc } = await startNodeProcess({
+        name,
+        entry: join(repoRoot, entry),
+        env: await envFor(name, service.environment),
+        ready: READY[name],
+        logDir: options.logDir,
+      });
       procs[name] = proc;
       stops.push(() => proc.stop(10_000));
     };
@@ -97,7 +125,8 @@ export async function startBerthStack(options: { standInUrl: string; logDir: str
       },
       rowCount: () => inbox.events.estimatedDocumentCount(),
       fillTo: (rows) => fillInbox(inbox, rows),
-      waitProcessed: (provider, eventIds, timeoutMs) => waitProcessed({ inbox, jsm, durable: DURABLE[provider], provider, eventIds, timeoutMs }),
+      waitProcessed: (provider, eventIds, timeoutMs) =>
+        waitProcessed({ inbox, jsm, durable: DURABLE[provider], provider, eventIds, timeoutMs }),
       stop: stopAll,
     };
   } catch (error) {
@@ -127,12 +156,38 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
         const receivedAt = new Date(now - 30 * day + Math.floor((index * 30 * day) / Math.max(rows, 1)));
         const _id = `stripe:${eventId}`;
         events.push({
-          _id, provider: 'stripe', eventId, type: 'customer.subscription.updated', receivedAt, payload: fillerPayload(subscriptionUpdatedEvent, index),
-          subject: 'webhooks.stripe.customer.subscription.updated', attempts: 1, lastError: null, lastAttemptAt: receivedAt, processedAt: new Date(receivedAt.getTime() + 50),
-          abandonedAt: null, leaseOwner: null, leaseUntil: null, leaseGeneration: 1, nextAttemptAt: null, roundEndedAt: null, requeuedAt: null, requeueCount: 0,
-          setAsideCount: 0, alertedAt: null, reopenedAt: null,
+          _id,
+          provider: 'stripe',
+          eventId,
+          type: 'customer.subscription.updated',
+          receivedAt,
+          payload: fillerPayload(subscriptionUpdatedEvent, index),
+          subject: 'webhooks.stripe.customer.subscription.updated',
+          attempts: 1,
+          lastError: null,
+          lastAttemptAt: receivedAt,
+          processedAt: new Date(receivedAt.getTime() + 50),
+          abandonedAt: null,
+          leaseOwner: null,
+          leaseUntil: null,
+          leaseGeneration: 1,
+          nextAttemptAt: null,
+          roundEndedAt: null,
+          requeuedAt: null,
+          requeueCount: 0,
+          setAsideCount: 0,
+          alertedAt: null,
+          reopenedAt: null,
         });
-        leases.push({ _id: `${_id}#1`, key: _id, generation: 1, owner: 'bench-fill', acquiredAt: receivedAt, until: new Date(receivedAt.getTime() + 60_000), releasedAt: new Date(receivedAt.getTime() + 50) });
+        leases.push({
+          _id: `${_id}#1`,
+          key: _id,
+          generation: 1,
+          owner: 'bench-fill',
+          acquiredAt: receivedAt,
+          until: new Date(receivedAt.getTime() + 60_000),
+          releasedAt: new Date(receivedAt.getTime() + 50),
+        });
       }
       await inbox.events.insertMany(events, { ordered: false });
       await inbox.leases.insertMany(leases, { ordered: false });
@@ -141,13 +196,23 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
   await Promise.all([lane(), lane()]);
 }
 
-async function waitProcessed(options: { inbox: Inbox; jsm: JetStreamManager; durable: string; provider: Provider; eventIds: string[]; timeoutMs: number }): Promise<Map<string, number>> {
+async function waitProcessed(options: {
+  inbox: Inbox;
+  jsm: JetStreamManager;
+  durable: string;
+  provider: Provider;
+  eventIds: string[];
+  timeoutMs: number;
+}): Promise<Map<string, number>> {
   const deadline = Date.now() + options.timeoutMs;
   // JetStream says when the consumer has acked everything (it acks only after processedAt): no polling of the store.
   for (;;) {
     const info = await options.jsm.consumers.info('WEBHOOKS', options.durable);
     if (info.num_pending === 0 && info.num_ack_pending === 0) break;
-    if (Date.now() > deadline) throw new Error(`${options.durable}: ${info.num_pending} pending, ${info.num_ack_pending} unacked after ${options.timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${options.durable}: ${info.num_pending} pending, ${info.num_ack_pending} unacked after ${options.timeoutMs} ms`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const times = new Map<string, number>();
@@ -157,7 +222,8 @@ async function waitProcessed(options: { inbox: Inbox; jsm: JetStreamManager; dur
     for (const [id, at] of found) times.set(id, at);
     missing = missing.filter((id) => !times.has(id));
     if (missing.length === 0) break;
-    if (Date.now() > deadline) throw new Error(`${missing.length} ${options.provider} events without processedAt after ${options.timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${missing.length} ${options.provider} events without processedAt after ${options.timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   return times;
@@ -177,4 +243,3 @@ async function readProcessedAt(inbox: Inbox, provider: Provider, eventIds: strin
   await Promise.all(Array.from({ length: 16 }, lane));
   return times;
 }
-

@@ -27,7 +27,14 @@ export interface DriveOptions {
 function post(agent: Agent, url: URL, item: E2eRequest): Promise<number | 'error'> {
   return new Promise((resolve) => {
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...item.headers, 'content-length': String(item.body.length) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { ...item.headers, 'content-length': String(item.body.length) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));

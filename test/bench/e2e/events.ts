@@ -36,11 +36,17 @@ export function stripeRequests(secret: string, count: number): E2eRequest[] {
   const stripe = new Stripe('sk_test_bench_signing_only');
   return Array.from({ length: count }, () => {
     const eventId = nextId('evt');
-    const event = subscriptionUpdatedEvent(eventId, Math.floor(Date.now() / 1000)) as { data: { object: Record<string, unknown> } };
+    const event = subscriptionUpdatedEvent(eventId, Math.floor(Date.now() / 1000)) as {
+      data: { object: Record<string, unknown> };
+    };
     event.data.object.customer = BENCH_CUSTOMER;
     const payload = JSON.stringify(event);
     const signature = stripe.webhooks.generateTestHeaderString({ payload, secret });
-    return { eventId, body: Buffer.from(payload), headers: { 'content-type': 'application/json', 'stripe-signature': signature } };
+    return {
+      eventId,
+      body: Buffer.from(payload),
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    };
   });
 }
 
@@ -53,15 +59,27 @@ export function clerkRequests(secret: string, count: number): E2eRequest[] {
     const updatedAt = base + index;
     const user = `user_bench_${run}_${index % CLERK_USERS}`;
     const payload = JSON.stringify({
-      type: 'user.updated', object: 'event', timestamp: updatedAt,
-      data: { id: user, object: 'user', first_name: 'Bench', last_name: `User ${index % CLERK_USERS}`, email_addresses: [], created_at: base - 86_400_000, updated_at: updatedAt },
+      type: 'user.updated',
+      object: 'event',
+      timestamp: updatedAt,
+      data: {
+        id: user,
+        object: 'user',
+        first_name: 'Bench',
+        last_name: `User ${index % CLERK_USERS}`,
+        email_addresses: [],
+        created_at: base - 86_400_000,
+        updated_at: updatedAt,
+      },
     });
     const signedAt = new Date();
     return {
       eventId,
       body: Buffer.from(payload),
       headers: {
-        'content-type': 'application/json', 'svix-id': eventId, 'svix-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
+        'content-type': 'application/json',
+        'svix-id': eventId,
+        'svix-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
         'svix-signature': webhook.sign(eventId, signedAt, payload),
       },
     };

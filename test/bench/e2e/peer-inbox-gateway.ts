@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   const secret = requiredEnv('STRIPE_WEBHOOK_SECRET');
   const stripe = new Stripe('sk_test_peer_signing_only');
   const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: 10, idleTimeoutMillis: 0 });
-  const queue = new Queue(PEER_E2E_QUEUE, { connection: new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null }) });
+  const queue = new Queue(PEER_E2E_QUEUE, {
+    connection: new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null }),
+  });
 
   const app = Fastify({ logger: false });
   app.removeContentTypeParser('application/json');
@@ -43,11 +45,24 @@ async function main(): Promise<void> {
     );
     let id = inserted.rows[0]?.id;
     if (!id) {
-      const existing = await pool.query<{ id: string; processed_at: Date | null }>('SELECT id, processed_at FROM webhook_event WHERE provider = $1 AND event_id = $2', ['stripe', event.id]);
+      const existing = await pool.query<{ id: string; processed_at: Date | null }>(
+        'SELECT id, processed_at FROM webhook_event WHERE provider = $1 AND event_id = $2',
+        ['stripe', event.id],
+      );
       if (existing.rows[0]?.processed_at) return { received: true };
       id = existing.rows[0]?.id;
     }
-    await queue.add('stripe-webhook', { id }, { jobId: id, attempts: 11, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: true, removeOnFail: 1000 });
+    await queue.add(
+      'stripe-webhook',
+      { id },
+      {
+        jobId: id,
+        attempts: 11,
+        backoff: { type: 'exponential', delay: 5000 },
+        removeOnComplete: true,
+        removeOnFail: 1000,
+      },
+    );
     return { received: true };
   });
 

@@ -21,13 +21,21 @@ function requiredEnv(name: string): string {
 
 async function main(): Promise<void> {
   const base = new URL(requiredEnv('STRIPE_API_BASE'));
-  const stripe = new Stripe('sk_test_peer', { host: base.hostname, port: Number(base.port), protocol: base.protocol === 'https:' ? 'https' : 'http', maxNetworkRetries: 0 });
+  const stripe = new Stripe('sk_test_peer', {
+    host: base.hostname,
+    port: Number(base.port),
+    protocol: base.protocol === 'https:' ? 'https' : 'http',
+    maxNetworkRetries: 0,
+  });
   const concurrency = Number(process.env.WORKER_CONCURRENCY ?? 16);
   const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: concurrency, idleTimeoutMillis: 0 });
   const worker = new Worker<{ id: string }>(
     PEER_E2E_QUEUE,
     async (job) => {
-      const { rows } = await pool.query<{ payload: { data: { object: { customer?: string } } }; processed_at: Date | null }>('SELECT payload, processed_at FROM webhook_event WHERE id = $1', [job.data.id]);
+      const { rows } = await pool.query<{
+        payload: { data: { object: { customer?: string } } };
+        processed_at: Date | null;
+      }>('SELECT payload, processed_at FROM webhook_event WHERE id = $1', [job.data.id]);
       const row = rows[0];
       if (!row || row.processed_at) return;
       await pool.query('UPDATE webhook_event SET attempts = attempts + 1 WHERE id = $1', [job.data.id]);

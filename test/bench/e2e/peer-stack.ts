@@ -49,27 +49,45 @@ export async function startPeerStack(options: PeerStackOptions): Promise<E2eStac
     stops.push(() => redis.stop());
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const port = await getFreePort('127.0.0.1');
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', DATABASE_URL: databaseUrl, REDIS_URL: redis.url, STRIPE_WEBHOOK_SECRET: secret, STRIPE_API_BASE: options.standInUrl };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      STRIPE_WEBHOOK_SECRET: secret,
+      STRIPE_API_BASE: options.standInUrl,
+    };
     const procs: Record<string, ManagedProcess> = {};
     for (const [name, entry, ready] of [
       ['peer-gateway', 'peer-inbox-gateway.ts', /^peer gateway listening/],
       ['peer-worker', 'peer-inbox-worker.ts', /^peer worker ready/],
     ] as const) {
-      const { proc } = await startNodeProcess({ name, entry: join(__dirname, entry), env: { ...env, PEER_PORT: String(port) }, ready, logDir: options.logDir });
+      const { proc } = await startNodeProcess({
+        name,
+        entry: join(__dirname, entry),
+        env: { ...env, PEER_PORT: String(port) },
+        ready,
+        logDir: options.logDir,
+      });
       procs[name] = proc;
       stops.push(() => proc.stop(10_000));
     }
     const queue = new Queue(PEER_E2E_QUEUE, { connection: { host: '127.0.0.1', port: redis.port } });
     stops.push(() => queue.close());
 
-    const rowCount = async (): Promise<number> => Number((await db.query<{ count: string }>('SELECT count(*) FROM webhook_event')).rows[0].count);
+    const rowCount = async (): Promise<number> =>
+      Number((await db.query<{ count: string }>('SELECT count(*) FROM webhook_event')).rows[0].count);
     return {
       name: 'seeds (Fastify+PG+BullMQ)',
       providers: ['stripe'],
       secrets: { stripe: secret },
       url: (provider) => `http://127.0.0.1:${port}/webhooks/${provider}`,
       async processes() {
-        const backends = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+        const backends = await db.query<{ pid: number }>(
+          'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        );
         return {
           ...Object.fromEntries(Object.entries(procs).map(([name, proc]) => [name, proc.child.pid ?? 0])),
           'redis-server': redis.pid,
@@ -96,12 +114,19 @@ export async function startPeerStack(options: PeerStackOptions): Promise<E2eStac
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
           const left = Object.values(counts).reduce((sum, count) => sum + count, 0);
           if (left === 0) break;
-          if (Date.now() > deadline) throw new Error(`peer queue still holds ${JSON.stringify(counts)} after ${timeoutMs} ms`);
+          if (Date.now() > deadline)
+            throw new Error(`peer queue still holds ${JSON.stringify(counts)} after ${timeoutMs} ms`);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        const { rows } = await db.query<{ event_id: string; processed_at: Date | null }>('SELECT event_id, processed_at FROM webhook_event WHERE provider = $1 AND event_id = ANY($2)', [provider, eventIds]);
-        const times = new Map(rows.filter((row) => row.processed_at).map((row) => [row.event_id, row.processed_at!.getTime()]));
-        if (times.size < eventIds.length) throw new Error(`${eventIds.length - times.size} peer events without processed_at`);
+        const { rows } = await db.query<{ event_id: string; processed_at: Date | null }>(
+          'SELECT event_id, processed_at FROM webhook_event WHERE provider = $1 AND event_id = ANY($2)',
+          [provider, eventIds],
+        );
+        const times = new Map(
+          rows.filter((row) => row.processed_at).map((row) => [row.event_id, row.processed_at!.getTime()]),
+        );
+        if (times.size < eventIds.length)
+          throw new Error(`${eventIds.length - times.size} peer events without processed_at`);
         return times;
       },
       stop: stopAll,

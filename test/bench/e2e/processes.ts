@@ -15,7 +15,14 @@ export function benchLogDir(): Promise<string> {
  * Runs a TypeScript entry point as npm start does (`node -r ./deploy/runtime/ts-hook.js <entry>`), output to a log
  * file, and resolves once it prints a line matching `ready`.
  */
-export async function startNodeProcess(options: { name: string; entry: string; env: NodeJS.ProcessEnv; ready: RegExp; logDir: string; timeoutMs?: number }): Promise<{ proc: ManagedProcess; match: RegExpMatchArray }> {
+export async function startNodeProcess(options: {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  ready: RegExp;
+  logDir: string;
+  timeoutMs?: number;
+}): Promise<{ proc: ManagedProcess; match: RegExpMatchArray }> {
   const proc = spawnManaged({
     command: process.execPath,
     args: ['-r', join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'), options.entry],

@@ -21,6 +21,9 @@ export interface E2eStack {
 }
 
 /** A background filler payload: a Stripe event of realistic size (about 1.5 KB). */
-export function fillerPayload(subscriptionUpdated: (id: string, createdS: number) => Record<string, unknown>, index: number): string {
+export function fillerPayload(
+  subscriptionUpdated: (id: string, createdS: number) => Record<string, unknown>,
+  index: number,
+): string {
   return JSON.stringify(subscriptionUpdated(`evt_fill_${index}`, 1_700_000_000 + index));
 }

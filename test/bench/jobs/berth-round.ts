@@ -1,7 +1,16 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { getMessageQueueToken, JOBS_STREAM_NAME, MessageQueueModule, Process, Processor, queueConsumerName, type BatchingOptions, type MessageQueueService } from '@berth/jobs';
+import {
+  getMessageQueueToken,
+  JOBS_STREAM_NAME,
+  MessageQueueModule,
+  Process,
+  Processor,
+  queueConsumerName,
+  type BatchingOptions,
+  type MessageQueueService,
+} from '@berth/jobs';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { addAll } from './add-all';
@@ -29,7 +38,9 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
 
-  const processOptions = options.keyed ? { concurrency: { key: (data: { workspaceId: string }) => data.workspaceId, limit: options.keyed.limit } } : {};
+  const processOptions = options.keyed
+    ? { concurrency: { key: (data: { workspaceId: string }) => data.workspaceId, limit: options.keyed.limit } }
+    : {};
   @Processor({ queueName: options.queue })
   class EmptyJob {
     @Process(EmptyJob.name, processOptions)
@@ -39,10 +50,16 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
     }
   }
   @Module({
-    imports: [MessageQueueModule.forRoot({
-      driver: 'jetstream', messaging: options.messaging, logger: options.logger, queues: [options.queue],
-      defaults: { concurrency: options.concurrency, maxAckPending: 10000 }, batching: options.batching,
-    })],
+    imports: [
+      MessageQueueModule.forRoot({
+        driver: 'jetstream',
+        messaging: options.messaging,
+        logger: options.logger,
+        queues: [options.queue],
+        defaults: { concurrency: options.concurrency, maxAckPending: 10000 },
+        batching: options.batching,
+      }),
+    ],
     providers: [EmptyJob],
   })
   class BenchModule {}
@@ -51,7 +68,9 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const queue = app.get<MessageQueueService>(getMessageQueueToken(options.queue));
   const started = performance.now();
   const keys = options.keyed?.keys;
-  await addAll(options.jobs, options.addWindow, (index) => queue.add(EmptyJob.name, keys ? { workspaceId: `ws_${index % keys}` } : {}));
+  await addAll(options.jobs, options.addWindow, (index) =>
+    queue.add(EmptyJob.name, keys ? { workspaceId: `ws_${index % keys}` } : {}),
+  );
   await finished;
   for (;;) {
     const info = await options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
@@ -60,7 +79,9 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   }
   const elapsedMs = performance.now() - started;
   await app.close();
-  await options.messaging.jsm.consumers.delete(JOBS_STREAM_NAME, queueConsumerName(options.queue)).catch(() => undefined);
+  await options.messaging.jsm.consumers
+    .delete(JOBS_STREAM_NAME, queueConsumerName(options.queue))
+    .catch(() => undefined);
   await options.messaging.jsm.consumers.delete('JOBS_DELAYED', queueConsumerName(options.queue)).catch(() => undefined);
   return (options.jobs / elapsedMs) * 1000;
 }

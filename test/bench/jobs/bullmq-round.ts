@@ -25,7 +25,11 @@ export async function runBullRound(options: BullRoundOptions): Promise<number> {
   let done = 0;
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
-  const worker = new Worker(options.queue, async () => undefined, { connection, concurrency: options.concurrency, ...(options.limiter ? { limiter: options.limiter } : {}) });
+  const worker = new Worker(options.queue, async () => undefined, {
+    connection,
+    concurrency: options.concurrency,
+    ...(options.limiter ? { limiter: options.limiter } : {}),
+  });
   worker.on('completed', () => {
     done += 1;
     if (done === options.jobs) allDone();

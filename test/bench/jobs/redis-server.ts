@@ -21,8 +21,24 @@ export async function startBenchRedis(command = '/usr/bin/redis-server'): Promis
   if (port === 6379) throw new Error('refusing to use port 6379');
   const proc = spawnManaged({
     command,
-    args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--save', '',
-      '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'],
+    args: [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
   });
   try {
     await proc.waitForLine(/Ready to accept connections/, 15000);

@@ -48,7 +48,11 @@ async function main(): Promise<void> {
     if (fresh === null) return { received: true, duplicate: true };
     try {
       // BullMQ 6 rejects custom job ids with one ':' ("Custom Id cannot contain :"), hence '-' instead of 'stripe:'.
-      await queue.add(event.type, { eventId: event.id, type: event.type, payload: event }, { jobId: `stripe-${event.id}`, removeOnComplete: true });
+      await queue.add(
+        event.type,
+        { eventId: event.id, type: event.type, payload: event },
+        { jobId: `stripe-${event.id}`, removeOnComplete: true },
+      );
     } catch (error) {
       await redis.del(key); // let Stripe's retry get through instead of being taken for a duplicate
       throw error;

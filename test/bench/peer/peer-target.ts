@@ -16,8 +16,18 @@ export async function startPeerForBench(secret: string): Promise<BenchTarget> {
     const port = await getFreePort('127.0.0.1');
     const gateway = spawnManaged({
       command: process.execPath,
-      args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, 'peer-gateway.ts')],
-      env: { ...process.env, PEER_PORT: String(port), REDIS_URL: redis.url, STRIPE_WEBHOOK_SECRET: secret, NODE_ENV: 'production' },
+      args: [
+        '-r',
+        join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'),
+        join(__dirname, 'peer-gateway.ts'),
+      ],
+      env: {
+        ...process.env,
+        PEER_PORT: String(port),
+        REDIS_URL: redis.url,
+        STRIPE_WEBHOOK_SECRET: secret,
+        NODE_ENV: 'production',
+      },
     });
     trackChild(gateway.child);
     try {

@@ -26,7 +26,13 @@ function isExecutable(path: string): boolean {
 
 /** /usr/bin/redis-server, else the first `redis-server` on PATH. */
 function findRedisServer(): string {
-  const candidates = ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))];
+  const candidates = [
+    '/usr/bin/redis-server',
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'redis-server')),
+  ];
   const found = candidates.find(isExecutable);
   if (!found) throw new Error('redis-server not found in /usr/bin or on PATH');
   return found;
@@ -44,8 +50,26 @@ export async function startRedis(): Promise<RedisHandle> {
   // The free port is only reserved until we close the probe socket, so retry a lost race a couple of times.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await getFreePort('127.0.0.1');
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--logfile', '', '--daemonize', 'no',
-      '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--logfile',
+      '',
+      '--daemonize',
+      'no',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--maxmemory-policy',
+      'noeviction',
+    ];
     const proc: ManagedProcess = spawnManaged({ command, args });
     proc.child.on('error', () => undefined); // spawn failures surface as exit/timeout below
     trackChild(proc.child);

@@ -18,9 +18,19 @@ afterAll(async () => {
 });
 
 async function startWorkers(queue: string, count: number): Promise<void> {
-  workers.push(...await Promise.all(Array.from({ length: count }, (_, n) => startFlowWorker({
-    NATS_URL: nats.server.url, WORKER_NAME: `${queue}-w${n + 1}`, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000',
-  }))));
+  workers.push(
+    ...(await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        startFlowWorker({
+          NATS_URL: nats.server.url,
+          WORKER_NAME: `${queue}-w${n + 1}`,
+          FLOW_QUEUE: queue,
+          WORKER_CONCURRENCY: '8',
+          WORKER_ACK_WAIT_MS: '5000',
+        }),
+      ),
+    )),
+  );
 }
 
 describe('per-key concurrency across three worker processes', () => {
@@ -55,7 +65,9 @@ describe('per-key concurrency across three worker processes', () => {
     const byWorker = new Set(collected.events.map((event) => event.worker));
     expect(byWorker.size).toBe(3);
     expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
-    process.stdout.write(`key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`);
+    process.stdout.write(
+      `key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`,
+    );
   }, 120000);
 
   it('does not hold other keys up: a key with 10 jobs finishes while a key with 400 waits its turn', async () => {
@@ -63,11 +75,25 @@ describe('per-key concurrency across three worker processes', () => {
     const collected = collectFlowEvents(nats.messaging, queue);
     await startWorkers(queue, 2);
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
-    const big = Array.from({ length: 400 }, () => producer.add(queue, 'FlowJob', { key: 'big', workMs: 10 } satisfies FlowJobData, { concurrency: { key: 'big', limit: 1 } }));
+    const big = Array.from({ length: 400 }, () =>
+      producer.add(queue, 'FlowJob', { key: 'big', workMs: 10 } satisfies FlowJobData, {
+        concurrency: { key: 'big', limit: 1 },
+      }),
+    );
     await Promise.all(big);
-    const small = await Promise.all(Array.from({ length: 10 }, () => producer.add(queue, 'FlowJob', { key: 'small', workMs: 10 } satisfies FlowJobData, { concurrency: { key: 'small', limit: 1 } })));
+    const small = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        producer.add(queue, 'FlowJob', { key: 'small', workMs: 10 } satisfies FlowJobData, {
+          concurrency: { key: 'small', limit: 1 },
+        }),
+      ),
+    );
     const smallIds = new Set(small.map((job) => job.id));
-    await waitFor(() => collected.events.filter((event) => event.type === 'end' && smallIds.has(event.jobId)).length === 10, 30000, 'the small key');
+    await waitFor(
+      () => collected.events.filter((event) => event.type === 'end' && smallIds.has(event.jobId)).length === 10,
+      30000,
+      'the small key',
+    );
     const bigDone = collected.events.filter((event) => event.type === 'end' && event.key === 'big').length;
     collected.close();
     process.stdout.write(`key-concurrency: the small key's 10 jobs finished after ${bigDone} of the big key's 400\n`);

@@ -20,12 +20,22 @@ afterAll(async () => {
 describe('a job that kills its worker process each time it runs', () => {
   it('is dead-lettered with reason poison after POISON_LIMIT deaths, a failed attempt not counting as one', async () => {
     const collected = collectFlowEvents(nats.messaging, queue);
-    const start = (n: number) => startFlowWorker({
-      NATS_URL: nats.server.url, WORKER_NAME: `worker-${n}`, FLOW_QUEUE: queue, WORKER_ACK_WAIT_MS: '1000', POISON_LIMIT: '2',
-    });
+    const start = (n: number) =>
+      startFlowWorker({
+        NATS_URL: nats.server.url,
+        WORKER_NAME: `worker-${n}`,
+        FLOW_QUEUE: queue,
+        WORKER_ACK_WAIT_MS: '1000',
+        POISON_LIMIT: '2',
+      });
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
     // Attempt 1 throws (the worker naks it: not a death); attempts 2 and 3 exit the process.
-    const added = await producer.add(queue, 'FlowJob', { failOnAttempts: [1], exitOnAttempts: [2, 3, 4, 5] } satisfies FlowJobData, { retryLimit: 10 });
+    const added = await producer.add(
+      queue,
+      'FlowJob',
+      { failOnAttempts: [1], exitOnAttempts: [2, 3, 4, 5] } satisfies FlowJobData,
+      { retryLimit: 10 },
+    );
 
     const exits: { code: number | null; signal: NodeJS.Signals | null }[] = [];
     let letter;
@@ -34,21 +44,40 @@ describe('a job that kills its worker process each time it runs', () => {
       workers.push(worker);
       const outcome = await Promise.race([
         worker.exited.then((exit) => ({ exit })),
-        waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), 20000, 'a death or the dead letter').then((found) => ({ found })),
+        waitFor(
+          async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
+          20000,
+          'a death or the dead letter',
+        ).then((found) => ({ found })),
       ]);
       if ('exit' in outcome) exits.push(outcome.exit);
       else letter = outcome.found;
     }
     collected.close();
 
-    expect(exits).toEqual([{ code: 70, signal: null }, { code: 70, signal: null }]);
+    expect(exits).toEqual([
+      { code: 70, signal: null },
+      { code: 70, signal: null },
+    ]);
     expect(letter).toMatchObject({
-      jobId: added.id, queue, name: 'FlowJob', reason: 'poison', attempts: 4,
-      error: { name: 'PoisonMessageError', message: 'A worker died 2 times while running this job (poison limit reached)' },
+      jobId: added.id,
+      queue,
+      name: 'FlowJob',
+      reason: 'poison',
+      attempts: 4,
+      error: {
+        name: 'PoisonMessageError',
+        message: 'A worker died 2 times while running this job (poison limit reached)',
+      },
     });
     // The handler started three times (attempt 1 failed, 2 and 3 died); the fourth delivery was set aside unrun.
     expect(collected.events.filter((event) => event.type === 'start').map((event) => event.attempt)).toEqual([1, 2, 3]);
-    await waitFor(async () => (await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_ack_pending === 0, 5000, 'the message to be terminated');
+    await waitFor(
+      async () =>
+        (await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_ack_pending === 0,
+      5000,
+      'the message to be terminated',
+    );
     // The surviving worker is still up.
     const survivor = workers[workers.length - 1];
     expect(survivor.child.exitCode).toBeNull();

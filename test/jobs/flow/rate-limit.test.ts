@@ -17,9 +17,19 @@ afterAll(async () => {
 });
 
 async function startWorkers(queue: string, count: number, extra: Partial<FlowWorkerEnv> = {}): Promise<void> {
-  workers.push(...await Promise.all(Array.from({ length: count }, (_, n) => startFlowWorker({
-    NATS_URL: nats.server.url, WORKER_NAME: `${queue}-w${n + 1}`, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', ...extra,
-  }))));
+  workers.push(
+    ...(await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        startFlowWorker({
+          NATS_URL: nats.server.url,
+          WORKER_NAME: `${queue}-w${n + 1}`,
+          FLOW_QUEUE: queue,
+          WORKER_CONCURRENCY: '8',
+          ...extra,
+        }),
+      ),
+    )),
+  );
 }
 
 /** The smallest time between a start and the start `limit` places after it: at least `perMs` when the limit held. */
@@ -36,11 +46,22 @@ describe('rate limits across worker processes', () => {
     const collected = collectFlowEvents(nats.messaging, queue);
     await startWorkers(queue, 3);
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
-    const limited = await Promise.all(Array.from({ length: 40 }, () =>
-      producer.add(queue, 'FlowJob', { key: 'ws_rate' } satisfies FlowJobData, { rateLimit: { key: 'ws_rate', limit: 5, perMs: 500 } })));
-    const free = await Promise.all(Array.from({ length: 40 }, () => producer.add(queue, 'FlowJob', { key: 'ws_free' } satisfies FlowJobData)));
+    const limited = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        producer.add(queue, 'FlowJob', { key: 'ws_rate' } satisfies FlowJobData, {
+          rateLimit: { key: 'ws_rate', limit: 5, perMs: 500 },
+        }),
+      ),
+    );
+    const free = await Promise.all(
+      Array.from({ length: 40 }, () => producer.add(queue, 'FlowJob', { key: 'ws_free' } satisfies FlowJobData)),
+    );
     const started = Date.now();
-    await waitFor(() => collected.events.filter((e) => e.type === 'end' && e.key === 'ws_rate').length === 40, 30000, 'the limited jobs');
+    await waitFor(
+      () => collected.events.filter((e) => e.type === 'end' && e.key === 'ws_rate').length === 40,
+      30000,
+      'the limited jobs',
+    );
     const elapsed = Date.now() - started;
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start' && e.key === 'ws_rate');
@@ -55,7 +76,9 @@ describe('rate limits across worker processes', () => {
     expect(freeEnds).toHaveLength(free.length);
     expect(new Set(starts.map((e) => e.worker)).size).toBeGreaterThan(1);
     expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
-    process.stdout.write(`rate-limit: 40 jobs at 5/500 ms over ${new Set(starts.map((e) => e.worker)).size} workers in ${elapsed} ms, tightest 5-start window ${tightestWindow(starts, 5).toFixed(1)} ms\n`);
+    process.stdout.write(
+      `rate-limit: 40 jobs at 5/500 ms over ${new Set(starts.map((e) => e.worker)).size} workers in ${elapsed} ms, tightest 5-start window ${tightestWindow(starts, 5).toFixed(1)} ms\n`,
+    );
   }, 60000);
 
   it('per queue: QUEUE_RATE_LIMIT 10/1000 holds across two workers', async () => {
@@ -63,7 +86,9 @@ describe('rate limits across worker processes', () => {
     const collected = collectFlowEvents(nats.messaging, queue);
     await startWorkers(queue, 2, { QUEUE_RATE_LIMIT: '10/1000' });
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
-    await Promise.all(Array.from({ length: 30 }, (_, n) => producer.add(queue, 'FlowJob', { key: `k${n % 3}` } satisfies FlowJobData)));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, n) => producer.add(queue, 'FlowJob', { key: `k${n % 3}` } satisfies FlowJobData)),
+    );
     await waitFor(() => collected.events.filter((e) => e.type === 'end').length === 30, 30000, 'every job');
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start');

@@ -1,8 +1,20 @@
 import { EventEmitter, once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
-  cancelJob, createJobProducer, DELAYED_JOBS_STREAM_NAME, getMessageQueueToken, JobCancelledError, JobTimeoutError, JOBS_STREAM_NAME, listDeadLetters,
-  Process, Processor, queueConsumerName, type JobFinishedEvent, type JobInfo, type MessageQueueService,
+  cancelJob,
+  createJobProducer,
+  DELAYED_JOBS_STREAM_NAME,
+  getMessageQueueToken,
+  JobCancelledError,
+  JobTimeoutError,
+  JOBS_STREAM_NAME,
+  listDeadLetters,
+  Process,
+  Processor,
+  queueConsumerName,
+  type JobFinishedEvent,
+  type JobInfo,
+  type MessageQueueService,
 } from '@berth/jobs';
 import type { Messaging } from '@berth/messaging';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
@@ -33,11 +45,15 @@ function hangingProcessor(worker: string) {
         return;
       }
       await new Promise<void>((_, reject) => {
-        info.signal?.addEventListener('abort', () => {
-          entry.reason = info.signal?.reason;
-          events.emit('abort', { jobId: info.id, reason: info.signal?.reason, at: performance.now() });
-          reject(info.signal?.reason);
-        }, { once: true });
+        info.signal?.addEventListener(
+          'abort',
+          () => {
+            entry.reason = info.signal?.reason;
+            events.emit('abort', { jobId: info.id, reason: info.signal?.reason, at: performance.now() });
+            reject(info.signal?.reason);
+          },
+          { once: true },
+        );
       });
     }
   }
@@ -54,11 +70,17 @@ beforeAll(async () => {
   // Two workers, each with its own connection, like two replicas; the operator cancels from a third.
   for (const worker of ['w1', 'w2']) {
     const messaging = worker === 'w1' ? nats.messaging : await nats.connect(worker);
-    apps.push(await createJobsApp({
-      messaging, logger: logs.logger, logContext: logs.logContext, queues: [queue], providers: [hangingProcessor(worker)],
-      queueOptions: { [queue]: { concurrency: 4, backoff: { baseDelayMs: 100, jitter: 0 } } },
-      observer: { jobFinished: (event) => finished.push(event) },
-    }));
+    apps.push(
+      await createJobsApp({
+        messaging,
+        logger: logs.logger,
+        logContext: logs.logContext,
+        queues: [queue],
+        providers: [hangingProcessor(worker)],
+        queueOptions: { [queue]: { concurrency: 4, backoff: { baseDelayMs: 100, jitter: 0 } } },
+        observer: { jobFinished: (event) => finished.push(event) },
+      }),
+    );
   }
 });
 afterAll(async () => {
@@ -79,7 +101,11 @@ async function settledQueue(): Promise<boolean> {
 
 describe('timeouts', () => {
   it('fires the signal at timeoutMs, fails the attempt, and retries it', async () => {
-    const added = await queueService().add<HangData>('HangJob', { key: 'timeout', hangAttempts: 1 }, { timeoutMs: 300 });
+    const added = await queueService().add<HangData>(
+      'HangJob',
+      { key: 'timeout', hangAttempts: 1 },
+      { timeoutMs: 300 },
+    );
     await waitFor(() => attempts.get(added.id)?.length === 2, 10000, 'the retry');
     await waitFor(settledQueue, 5000, 'the queue to settle');
     const [first, second] = attempts.get(added.id) ?? [];
@@ -88,13 +114,29 @@ describe('timeouts', () => {
     expect(second).toEqual({ attempt: 2 });
     expect(finished.filter((event) => event.queue === queue && event.outcome === 'retried')).toHaveLength(1);
     expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
-    expect(logs.lines.some((line) => String(line.msg).startsWith('Attempt 1 failed: JobTimeoutError: Job timed out after 300 ms'))).toBe(true);
+    expect(
+      logs.lines.some((line) =>
+        String(line.msg).startsWith('Attempt 1 failed: JobTimeoutError: Job timed out after 300 ms'),
+      ),
+    ).toBe(true);
   });
 
   it('dead-letters a job whose every attempt times out', async () => {
-    const added = await queueService().add<HangData>('HangJob', { key: 'always', hangAttempts: 99 }, { timeoutMs: 200, retryLimit: 1 });
-    const letter = await waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), 10000, 'the dead letter');
-    expect(letter).toMatchObject({ reason: 'exhausted', attempts: 2, error: { name: 'JobTimeoutError', message: 'Job timed out after 200 ms' } });
+    const added = await queueService().add<HangData>(
+      'HangJob',
+      { key: 'always', hangAttempts: 99 },
+      { timeoutMs: 200, retryLimit: 1 },
+    );
+    const letter = await waitFor(
+      async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
+      10000,
+      'the dead letter',
+    );
+    expect(letter).toMatchObject({
+      reason: 'exhausted',
+      attempts: 2,
+      error: { name: 'JobTimeoutError', message: 'Job timed out after 200 ms' },
+    });
   });
 });
 
@@ -112,36 +154,71 @@ describe('cancel(jobId) from another process', () => {
     expect(abort.jobId).toBe(added.id);
     expect(abort.reason).toBeInstanceOf(JobCancelledError);
     expect((abort.reason as JobCancelledError).reason).toBe('customer left');
-    process.stdout.write(`cancel: worker ${worker} aborted ${(abort.at - stored).toFixed(1)} ms after the cancellation was stored (${(abort.at - before).toFixed(1)} ms after cancel was called)\n`);
+    process.stdout.write(
+      `cancel: worker ${worker} aborted ${(abort.at - stored).toFixed(1)} ms after the cancellation was stored (${(abort.at - before).toFixed(1)} ms after cancel was called)\n`,
+    );
     expect(abort.at - stored).toBeLessThan(100);
     await waitFor(settledQueue, 5000, 'the cancelled job to be acked');
     expect(attempts.get(added.id)).toHaveLength(1);
     expect(finished.filter((event) => event.outcome === 'cancelled')).toHaveLength(1);
-    expect((await listDeadLetters(nats.messaging, { queue })).filter((letter) => letter.jobId === added.id)).toEqual([]);
+    expect((await listDeadLetters(nats.messaging, { queue })).filter((letter) => letter.jobId === added.id)).toEqual(
+      [],
+    );
   });
 
   it('drops a waiting job without running it', async () => {
-    const added = await queueService().add<HangData>('HangJob', { key: 'cancel-waiting', hangAttempts: 0 }, { delayInMilliseconds: 600 });
+    const added = await queueService().add<HangData>(
+      'HangJob',
+      { key: 'cancel-waiting', hangAttempts: 0 },
+      { delayInMilliseconds: 600 },
+    );
     await queueService().cancel(added.id);
     // The job becomes due and is taken by a worker, which drops it: the consumer acks it, the handler never runs.
-    await waitFor(async () => (await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue))).ack_floor.stream_seq > 0 && settledQueue(), 10000, 'the delayed job to be dropped');
-    await waitFor(() => finished.filter((event) => event.outcome === 'cancelled').length === 2, 5000, 'the cancelled outcome');
+    await waitFor(
+      async () =>
+        (await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue))).ack_floor
+          .stream_seq > 0 && settledQueue(),
+      10000,
+      'the delayed job to be dropped',
+    );
+    await waitFor(
+      () => finished.filter((event) => event.outcome === 'cancelled').length === 2,
+      5000,
+      'the cancelled outcome',
+    );
     expect(attempts.has(added.id)).toBe(false);
   });
 
   it('frees the deduplication id of a cancelled job', async () => {
     const producer = createJobProducer({ messaging: operator, logger: logs.logger });
     const started = once(events, 'start');
-    const first = await producer.add(queue, 'HangJob', { key: 'dedup', hangAttempts: 99 }, { deduplicationId: 'report-1' });
+    const first = await producer.add(
+      queue,
+      'HangJob',
+      { key: 'dedup', hangAttempts: 99 },
+      { deduplicationId: 'report-1' },
+    );
     await started;
-    expect((await producer.add(queue, 'HangJob', { key: 'dedup', hangAttempts: 99 }, { deduplicationId: 'report-1' })).deduplicated).toBe(true);
+    expect(
+      (await producer.add(queue, 'HangJob', { key: 'dedup', hangAttempts: 99 }, { deduplicationId: 'report-1' }))
+        .deduplicated,
+    ).toBe(true);
     const aborted = once(events, 'abort');
     await cancelJob(operator, queue, first.id);
     await aborted;
-    const again = await waitFor(async () => {
-      const result = await producer.add(queue, 'HangJob', { key: 'dedup', hangAttempts: 0 }, { deduplicationId: 'report-1' });
-      return result.deduplicated ? undefined : result;
-    }, 5000, 'the deduplication id to be free');
+    const again = await waitFor(
+      async () => {
+        const result = await producer.add(
+          queue,
+          'HangJob',
+          { key: 'dedup', hangAttempts: 0 },
+          { deduplicationId: 'report-1' },
+        );
+        return result.deduplicated ? undefined : result;
+      },
+      5000,
+      'the deduplication id to be free',
+    );
     await waitFor(() => attempts.get(again.id)?.length === 1, 5000, 'the new job to run');
   });
 });

@@ -1,5 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { DELAYED_JOBS_STREAM_NAME, getMessageQueueToken, Process, Processor, queueConsumerName, type JobInfo, type MessageQueueService } from '@berth/jobs';
+import {
+  DELAYED_JOBS_STREAM_NAME,
+  getMessageQueueToken,
+  Process,
+  Processor,
+  queueConsumerName,
+  type JobInfo,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
 import { createJobsApp } from '../support/jobs-app';
 
@@ -35,7 +43,9 @@ const service = (n: number) => apps[n % apps.length].get<MessageQueueService>(ge
 describe('throttle and debounce windows', () => {
   it('throttle: runs the first job of a window and drops the others, from any producer; the next window opens after ms', async () => {
     const first = await service(0).add(WindowJob.name, { n: 1 }, { throttle: { key: 'ws_t', ms: 1000 } });
-    const dropped = await Promise.all([2, 3, 4, 5].map((n) => service(n).add(WindowJob.name, { n }, { throttle: { key: 'ws_t', ms: 1000 } })));
+    const dropped = await Promise.all(
+      [2, 3, 4, 5].map((n) => service(n).add(WindowJob.name, { n }, { throttle: { key: 'ws_t', ms: 1000 } })),
+    );
     expect(first.dropped).toBeUndefined();
     expect(dropped.every((added) => added.dropped === 'throttled' && added.id === first.id)).toBe(true);
     await waitFor(() => runs.some((run) => run.id === first.id), 5000, 'the first job');
@@ -43,7 +53,12 @@ describe('throttle and debounce windows', () => {
     const next = await service(1).add(WindowJob.name, { n: 6 }, { throttle: { key: 'ws_t', ms: 1000 } });
     expect(next.dropped).toBeUndefined();
     await waitFor(() => runs.some((run) => run.id === next.id), 5000, 'the next window');
-    expect(runs.filter((run) => run.n <= 6).map((run) => run.n).sort()).toEqual([1, 6]);
+    expect(
+      runs
+        .filter((run) => run.n <= 6)
+        .map((run) => run.n)
+        .sort(),
+    ).toEqual([1, 6]);
   });
 
   it('debounce: of a burst only the last job runs, ms after it was added', async () => {
@@ -56,10 +71,14 @@ describe('throttle and debounce windows', () => {
     const last = added[added.length - 1];
     const run = await waitFor(() => runs.find((r) => r.id === last.id), 5000, 'the last job of the burst');
     expect(run.at - last.at).toBeGreaterThanOrEqual(600);
-    await waitFor(async () => {
-      const info = await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue));
-      return info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 5;
-    }, 5000, 'every debounced job to come due and settle');
+    await waitFor(
+      async () => {
+        const info = await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue));
+        return info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 5;
+      },
+      5000,
+      'every debounced job to come due and settle',
+    );
     expect(runs.filter((r) => r.n >= 11).map((r) => r.n)).toEqual([15]);
   });
 });

@@ -1,5 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { getMessageQueueToken, Process, Processor, UnrecoverableError, type JobInfo, type MessageQueueService } from '@berth/jobs';
+import {
+  getMessageQueueToken,
+  Process,
+  Processor,
+  UnrecoverableError,
+  type JobInfo,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { sampleValue } from '@berth/metrics/src/testing';
 import { createWorkerMetrics } from '../../../services/app-worker/src/worker-metrics';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
@@ -20,7 +27,8 @@ class MetricsJob {
   async handle({ kind }: MetricsJobData, info: JobInfo): Promise<void> {
     started.add(info.id);
     if (kind === 'bad') throw new UnrecoverableError('bad data');
-    if (kind === 'hang') await new Promise((_, reject) => info.signal?.addEventListener('abort', () => reject(info.signal?.reason)));
+    if (kind === 'hang')
+      await new Promise((_, reject) => info.signal?.addEventListener('abort', () => reject(info.signal?.reason)));
   }
 }
 
@@ -28,8 +36,13 @@ beforeAll(async () => {
   nats = await startNats(logs.logger);
   metrics = createWorkerMetrics({ queues: [queue], messaging: nats.messaging, logger: logs.logger, depthCacheMs: 0 });
   app = await createJobsApp({
-    messaging: nats.messaging, logger: logs.logger, queues: [queue], providers: [MetricsJob], observer: metrics.observer,
-    queueOptions: { [queue]: { concurrency: 1 } }, shutdownGraceMs: 1000,
+    messaging: nats.messaging,
+    logger: logs.logger,
+    queues: [queue],
+    providers: [MetricsJob],
+    observer: metrics.observer,
+    queueOptions: { [queue]: { concurrency: 1 } },
+    shutdownGraceMs: 1000,
   });
 });
 afterAll(async () => {

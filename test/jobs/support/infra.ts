@@ -64,7 +64,11 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 }
 
 /** Polls `check` until it returns a truthy value (returned), or throws after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

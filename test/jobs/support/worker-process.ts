@@ -24,7 +24,11 @@ export function startTestWorker(env: TestWorkerEnv): Promise<ManagedProcess> {
 export async function startFixtureWorker(fixture: string, env: object): Promise<ManagedProcess> {
   const worker = spawnManaged({
     command: process.execPath,
-    args: ['-r', join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'), join(__dirname, '..', 'fixtures', fixture)],
+    args: [
+      '-r',
+      join(__dirname, '..', '..', '..', 'deploy', 'runtime', 'ts-hook.js'),
+      join(__dirname, '..', 'fixtures', fixture),
+    ],
     env: { ...process.env, ...env } as NodeJS.ProcessEnv,
   });
   try {

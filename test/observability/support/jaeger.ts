@@ -70,7 +70,13 @@ export interface JaegerTag {
  * a given loopback port, and nothing else listening (no Jaeger/Zipkin receivers, sampling server, zpages, or the
  * collector's own metrics on :8888), so that several tests can run Jaegers side by side.
  */
-function jaegerConfig(ports: { otlpHttp: number; queryHttp: number; queryGrpc: number; healthHttp: number; healthGrpc: number }): string {
+function jaegerConfig(ports: {
+  otlpHttp: number;
+  queryHttp: number;
+  queryGrpc: number;
+  healthHttp: number;
+  healthGrpc: number;
+}): string {
   return `service:
   extensions: [jaeger_storage, jaeger_query, healthcheckv2]
   pipelines:
@@ -121,7 +127,11 @@ exporters:
 }
 
 /** Starts Jaeger and resolves once its health endpoint says every component is up and the query API answers. */
-export async function startJaeger(options: { binary: string; logFile?: string; readyTimeoutMs?: number }): Promise<JaegerHandle> {
+export async function startJaeger(options: {
+  binary: string;
+  logFile?: string;
+  readyTimeoutMs?: number;
+}): Promise<JaegerHandle> {
   const configDir = await mkdtemp(join(tmpdir(), 'berth-jaeger-'));
   const ports = {
     otlpHttp: await getFreePort(),
@@ -132,7 +142,12 @@ export async function startJaeger(options: { binary: string; logFile?: string; r
   };
   const configFile = join(configDir, 'jaeger.yaml');
   await writeFile(configFile, jaegerConfig(ports));
-  const proc = spawnManaged({ command: options.binary, args: ['--config', configFile], logFile: options.logFile, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const proc = spawnManaged({
+    command: options.binary,
+    args: ['--config', configFile],
+    logFile: options.logFile,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
   const stop = async (): Promise<void> => {
     await proc.stop(5000);
     await rm(configDir, { recursive: true, force: true });
@@ -140,12 +155,16 @@ export async function startJaeger(options: { binary: string; logFile?: string; r
   const queryUrl = `http://127.0.0.1:${ports.queryHttp}`;
   try {
     const exitedEarly = proc.exited.then(({ code, signal }) => {
-      throw new Error(`jaeger exited before it was ready (code ${code}, signal ${signal}); see ${options.logFile ?? 'its output'}`);
+      throw new Error(
+        `jaeger exited before it was ready (code ${code}, signal ${signal}); see ${options.logFile ?? 'its output'}`,
+      );
     });
     await Promise.race([
       exitedEarly,
       waitFor(
-        async () => (await fetch(`http://127.0.0.1:${ports.healthHttp}/status`)).status === 200 && (await fetch(`${queryUrl}/api/services`)).ok,
+        async () =>
+          (await fetch(`http://127.0.0.1:${ports.healthHttp}/status`)).status === 200 &&
+          (await fetch(`${queryUrl}/api/services`)).ok,
         (ready) => ready,
         { what: 'Jaeger to report healthy', timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
       ),
@@ -171,7 +190,9 @@ export async function startJaeger(options: { binary: string; logFile?: string; r
       return body?.data?.[0];
     },
     async findTraces(service, limit = 20) {
-      const body = await getJson<{ data: JaegerTrace[] | null }>(`/api/traces?service=${encodeURIComponent(service)}&limit=${limit}&lookback=1h`);
+      const body = await getJson<{ data: JaegerTrace[] | null }>(
+        `/api/traces?service=${encodeURIComponent(service)}&limit=${limit}&lookback=1h`,
+      );
       return body?.data ?? [];
     },
     stop,
@@ -197,6 +218,7 @@ export function parentOf(trace: JaegerTrace, span: JaegerSpan): JaegerSpan | und
 /** The chain from the span up to its root: [span, parent, grandparent, …]. */
 export function ancestry(trace: JaegerTrace, span: JaegerSpan): JaegerSpan[] {
   const chain = [span];
-  for (let parent = parentOf(trace, span); parent && chain.length < 100; parent = parentOf(trace, parent)) chain.push(parent);
+  for (let parent = parentOf(trace, span); parent && chain.length < 100; parent = parentOf(trace, parent))
+    chain.push(parent);
   return chain;
 }

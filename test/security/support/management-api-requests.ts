@@ -115,36 +115,90 @@ function hostileBody(random: () => number, pick: Pick): { trick: string; content
     () => ({ trick: 'no body' }),
     () => ({ trick: 'valid create body', contentType: 'application/json', body: Buffer.from(valid) }),
     () => ({ trick: 'valid body as text/plain', contentType: 'text/plain', body: Buffer.from(valid) }),
-    () => ({ trick: 'form body', contentType: 'application/x-www-form-urlencoded', body: Buffer.from('workspaceId=ws_campaign&url=https://attacker.example/hook') }),
-    () => ({ trick: 'deep JSON', contentType: 'application/json', body: Buffer.from(deepJson(5000 + Math.floor(random() * 5000))) }),
-    () => ({ trick: 'deep JSON array', contentType: 'application/json', body: Buffer.from('['.repeat(20_000) + ']'.repeat(20_000)) }),
-    () => ({ trick: 'oversize JSON', contentType: 'application/json', body: Buffer.from(JSON.stringify({ workspaceId: 'ws_campaign', url: 'https://attacker.example/hook', description: 'x'.repeat(70_000) })) }),
-    () => ({ trick: 'truncated JSON', contentType: 'application/json', body: Buffer.from(valid.slice(0, Math.floor(random() * valid.length))) }),
-    () => ({ trick: 'invalid UTF-8', contentType: 'application/json; charset=utf-8', body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) }),
-    () => ({ trick: 'UTF-16 JSON', contentType: 'application/json; charset=utf-16le', body: Buffer.from(valid, 'utf16le') }),
+    () => ({
+      trick: 'form body',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from('workspaceId=ws_campaign&url=https://attacker.example/hook'),
+    }),
+    () => ({
+      trick: 'deep JSON',
+      contentType: 'application/json',
+      body: Buffer.from(deepJson(5000 + Math.floor(random() * 5000))),
+    }),
+    () => ({
+      trick: 'deep JSON array',
+      contentType: 'application/json',
+      body: Buffer.from('['.repeat(20_000) + ']'.repeat(20_000)),
+    }),
+    () => ({
+      trick: 'oversize JSON',
+      contentType: 'application/json',
+      body: Buffer.from(
+        JSON.stringify({
+          workspaceId: 'ws_campaign',
+          url: 'https://attacker.example/hook',
+          description: 'x'.repeat(70_000),
+        }),
+      ),
+    }),
+    () => ({
+      trick: 'truncated JSON',
+      contentType: 'application/json',
+      body: Buffer.from(valid.slice(0, Math.floor(random() * valid.length))),
+    }),
+    () => ({
+      trick: 'invalid UTF-8',
+      contentType: 'application/json; charset=utf-8',
+      body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+    }),
+    () => ({
+      trick: 'UTF-16 JSON',
+      contentType: 'application/json; charset=utf-16le',
+      body: Buffer.from(valid, 'utf16le'),
+    }),
   ];
   return pick(variants)();
 }
 
 /** Bodies and queries the API must refuse even from the token's holder (nothing valid enough to create anything). */
-function authenticatedHostile(random: () => number, pick: Pick): { trick: string; method: string; path: string; contentType?: string; body?: Buffer } {
+function authenticatedHostile(
+  random: () => number,
+  pick: Pick,
+): { trick: string; method: string; path: string; contentType?: string; body?: Buffer } {
   const valid = { workspaceId: 'ws_campaign', url: 'https://attacker.example/hook' };
   const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
-  const create = (trick: string, body: Buffer, contentType = 'application/json') => ({ trick, method: 'POST', path: '/v1/endpoints', contentType, body });
+  const create = (trick: string, body: Buffer, contentType = 'application/json') => ({
+    trick,
+    method: 'POST',
+    path: '/v1/endpoints',
+    contentType,
+    body,
+  });
   const variants: (() => { trick: string; method: string; path: string; contentType?: string; body?: Buffer })[] = [
     () => create('valid body as text/plain', json(valid), 'text/plain'),
     () => create('valid body without content type', json(valid), ''),
     () => create('valid body as multipart', json(valid), 'multipart/form-data; boundary=x'),
     () => create('valid body as application/jsonp', json(valid), 'application/jsonp'),
-    () => create('deep JSON in a field', Buffer.from(`{"workspaceId":"ws_campaign","url":"https://attacker.example/hook","eventTypes":${'['.repeat(10_000)}${']'.repeat(10_000)}}`)),
+    () =>
+      create(
+        'deep JSON in a field',
+        Buffer.from(
+          `{"workspaceId":"ws_campaign","url":"https://attacker.example/hook","eventTypes":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+        ),
+      ),
     () => create('deep JSON object', Buffer.from(deepJson(10_000))),
-    () => create('oversize body', json({ ...valid, description: 'x'.repeat(65 * 1024 + Math.floor(random() * 200_000)) })),
+    () =>
+      create('oversize body', json({ ...valid, description: 'x'.repeat(65 * 1024 + Math.floor(random() * 200_000)) })),
     () => create('truncated JSON', json(valid).subarray(0, Math.floor(random() * 40))),
     () => create('array body', json([valid])),
     () => create('null body', Buffer.from('null')),
     () => create('string body', json('create me')),
     () => create('unknown field', json({ ...valid, admin: true })),
-    () => create('prototype key', Buffer.from('{"workspaceId":"ws_campaign","url":"https://attacker.example/hook","__proto__":{"admin":true}}')),
+    () =>
+      create(
+        'prototype key',
+        Buffer.from('{"workspaceId":"ws_campaign","url":"https://attacker.example/hook","__proto__":{"admin":true}}'),
+      ),
     () => create('constructor key', json({ ...valid, constructor: { prototype: { admin: true } } })),
     () => create('javascript URL', json({ ...valid, url: 'javascript:alert(1)' })),
     () => create('file URL', json({ ...valid, url: 'file:///etc/passwd' })),
@@ -155,15 +209,41 @@ function authenticatedHostile(random: () => number, pick: Pick): { trick: string
     () => create('weak secret', json({ ...valid, secret: 'whsec_x' })),
     () => create('huge rate limit', json({ ...valid, rateLimitPerSecond: 1e12 })),
     () => create('event type with newline', json({ ...valid, eventTypes: ['invoice.paid\nx'] })),
-    () => ({ trick: 'update of an unknown endpoint', method: 'PATCH', path: '/v1/endpoints/ep_unknown', contentType: 'application/json', body: json({ url: 'https://attacker.example/hook' }) }),
-    () => ({ trick: 'rotate an unknown endpoint', method: 'POST', path: '/v1/endpoints/ep_unknown/rotate-secret', contentType: 'application/json', body: json({}) }),
+    () => ({
+      trick: 'update of an unknown endpoint',
+      method: 'PATCH',
+      path: '/v1/endpoints/ep_unknown',
+      contentType: 'application/json',
+      body: json({ url: 'https://attacker.example/hook' }),
+    }),
+    () => ({
+      trick: 'rotate an unknown endpoint',
+      method: 'POST',
+      path: '/v1/endpoints/ep_unknown/rotate-secret',
+      contentType: 'application/json',
+      body: json({}),
+    }),
     () => ({ trick: 'delete an unknown endpoint', method: 'DELETE', path: '/v1/endpoints/ep_unknown' }),
     () => ({ trick: 'replay an unknown delivery', method: 'POST', path: '/v1/deliveries/dl_unknown/replay' }),
-    () => ({ trick: 'recover with a bad date', method: 'POST', path: '/v1/endpoints/ep_unknown/recover', contentType: 'application/json', body: json({ since: 'yesterday' }) }),
-    () => ({ trick: 'deliveries with a bad limit', method: 'GET', path: `/v1/deliveries?limit=${pick(['0', '-1', 'abc', '1e9', '99999999'])}` }),
+    () => ({
+      trick: 'recover with a bad date',
+      method: 'POST',
+      path: '/v1/endpoints/ep_unknown/recover',
+      contentType: 'application/json',
+      body: json({ since: 'yesterday' }),
+    }),
+    () => ({
+      trick: 'deliveries with a bad limit',
+      method: 'GET',
+      path: `/v1/deliveries?limit=${pick(['0', '-1', 'abc', '1e9', '99999999'])}`,
+    }),
     () => ({ trick: 'deliveries with a bad status', method: 'GET', path: '/v1/deliveries?status=%00' }),
     () => ({ trick: 'deliveries with a bad date', method: 'GET', path: '/v1/deliveries?since=not-a-date' }),
-    () => ({ trick: 'unknown route', method: pick(['GET', 'POST', 'PUT']), path: pick(['/v1/secrets', '/v1/endpoints/ep_x/secret', '/v1/admin', '/v1/endpoints/ep_x/../../admin']) }),
+    () => ({
+      trick: 'unknown route',
+      method: pick(['GET', 'POST', 'PUT']),
+      path: pick(['/v1/secrets', '/v1/endpoints/ep_x/secret', '/v1/admin', '/v1/endpoints/ep_x/../../admin']),
+    }),
     () => ({ trick: 'unsupported method', method: pick(['PUT', 'TRACE']), path: '/v1/endpoints' }),
   ];
   return pick(variants)();
@@ -186,12 +266,24 @@ export function generateManagementApiRequests(token: string, count: number, seed
       const headers: Record<string, string> = {};
       if (auth.value !== undefined) headers.authorization = auth.value;
       if (body.contentType !== undefined) headers['content-type'] = body.contentType;
-      requests.push({ kind: `unauthenticated: ${auth.trick}, ${pathTrick}, ${method}, ${body.trick}`, method, path, headers, body: body.body });
+      requests.push({
+        kind: `unauthenticated: ${auth.trick}, ${pathTrick}, ${method}, ${body.trick}`,
+        method,
+        path,
+        headers,
+        body: body.body,
+      });
     } else {
       const hostile = authenticatedHostile(random, pick);
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (hostile.contentType) headers['content-type'] = hostile.contentType;
-      requests.push({ kind: `authenticated: ${hostile.trick}`, method: hostile.method, path: hostile.path, headers, body: hostile.body });
+      requests.push({
+        kind: `authenticated: ${hostile.trick}`,
+        method: hostile.method,
+        path: hostile.path,
+        headers,
+        body: hostile.body,
+      });
     }
   }
   return requests;

@@ -34,9 +34,17 @@ export function queriesOf(event: CommandStartedEvent): SentQuery[] {
     case 'findAndModify':
       return [{ collection, filter: (command.query ?? {}) as Document, command: event.commandName }];
     case 'update':
-      return (command.updates as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'update' }));
+      return (command.updates as { q: Document }[]).map((statement) => ({
+        collection,
+        filter: statement.q,
+        command: 'update',
+      }));
     case 'delete':
-      return (command.deletes as { q: Document }[]).map((statement) => ({ collection, filter: statement.q, command: 'delete' }));
+      return (command.deletes as { q: Document }[]).map((statement) => ({
+        collection,
+        filter: statement.q,
+        command: 'delete',
+      }));
     default:
       return [{ collection, filter: { $aggregate: command.pipeline }, command: event.commandName }];
   }
@@ -54,7 +62,11 @@ export async function planOf(db: Db, onMongo: boolean, collection: string, filte
 /** Fails unless `planText` uses an index on the store it came from. */
 export function expectIndexed(onMongo: boolean, what: string, planText: string): void {
   if (onMongo) {
-    expect({ what, usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText), plan: planText }).toMatchObject({ what, usesIndex: true });
+    expect({
+      what,
+      usesIndex: /"stage":"(IXSCAN|IDHACK|EXPRESS_IXSCAN|EXPRESS_CLUSTERED_IXSCAN)"/.test(planText),
+      plan: planText,
+    }).toMatchObject({ what, usesIndex: true });
     expect({ what, plan: planText }).not.toMatchObject({ plan: expect.stringContaining('COLLSCAN') });
   } else {
     expect({ what, plan: planText }).toMatchObject({ plan: expect.stringMatching(/SEARCH .* USING INDEX/) });
@@ -64,5 +76,10 @@ export function expectIndexed(onMongo: boolean, what: string, planText: string):
 
 /** Explains every query of `queries` and fails on the first that does not use an index. */
 export async function expectQueriesIndexed(db: Db, onMongo: boolean, queries: readonly SentQuery[]): Promise<void> {
-  for (const query of queries) expectIndexed(onMongo, `${query.command} ${query.collection} ${JSON.stringify(query.filter)}`, await planOf(db, onMongo, query.collection, query.filter));
+  for (const query of queries)
+    expectIndexed(
+      onMongo,
+      `${query.command} ${query.collection} ${JSON.stringify(query.filter)}`,
+      await planOf(db, onMongo, query.collection, query.filter),
+    );
 }

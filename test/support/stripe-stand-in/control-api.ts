@@ -26,18 +26,37 @@ export interface StandInControls {
  * /_stand-in/{disputes,refunds,early_fraud_warnings,checkout_sessions}/:id`, `POST /_stand-in/failures {count?, status?, all?}`,
  * `POST /_stand-in/latency {ms}`, `GET /_stand-in/requests`, `DELETE /_stand-in/state`.
  */
-export async function handleControlRequest(standIn: StandInControls, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {
+export async function handleControlRequest(
+  standIn: StandInControls,
+  request: IncomingMessage,
+  url: URL,
+  response: ServerResponse,
+): Promise<void> {
   const [, , resource, id] = url.pathname.split('/').map(decodeURIComponent);
   const body = request.method === 'GET' || request.method === 'DELETE' ? undefined : await readJson(request);
   const fields = body as { id: string } & Fields;
   switch (`${request.method} ${resource}`) {
-    case 'PUT customers': standIn.setCustomer({ ...fields, id }); break;
-    case 'DELETE customers': standIn.deleteCustomer(id); break;
-    case 'PUT subscriptions': standIn.setSubscriptions(id, body as ({ id: string } & Fields)[]); break;
-    case 'PUT disputes': standIn.setDispute({ ...fields, id }); break;
-    case 'PUT refunds': standIn.setRefund({ ...fields, id }); break;
-    case 'PUT early_fraud_warnings': standIn.setEarlyFraudWarning({ ...fields, id }); break;
-    case 'PUT checkout_sessions': standIn.setCheckoutSession({ ...fields, id }); break;
+    case 'PUT customers':
+      standIn.setCustomer({ ...fields, id });
+      break;
+    case 'DELETE customers':
+      standIn.deleteCustomer(id);
+      break;
+    case 'PUT subscriptions':
+      standIn.setSubscriptions(id, body as ({ id: string } & Fields)[]);
+      break;
+    case 'PUT disputes':
+      standIn.setDispute({ ...fields, id });
+      break;
+    case 'PUT refunds':
+      standIn.setRefund({ ...fields, id });
+      break;
+    case 'PUT early_fraud_warnings':
+      standIn.setEarlyFraudWarning({ ...fields, id });
+      break;
+    case 'PUT checkout_sessions':
+      standIn.setCheckoutSession({ ...fields, id });
+      break;
     case 'POST failures': {
       const { count, status, all } = (body ?? {}) as { count?: number; status?: number; all?: boolean };
       if (all) standIn.failAll(status);
@@ -45,10 +64,18 @@ export async function handleControlRequest(standIn: StandInControls, request: In
       else standIn.recover();
       break;
     }
-    case 'POST latency': standIn.setLatency(Number((body as { ms?: number } | undefined)?.ms ?? 0)); break;
-    case 'GET requests': send(response, 200, standIn.requests); return;
-    case 'DELETE state': standIn.reset(); break;
-    default: send(response, 404, { error: `No stand-in control ${request.method} ${url.pathname}` }); return;
+    case 'POST latency':
+      standIn.setLatency(Number((body as { ms?: number } | undefined)?.ms ?? 0));
+      break;
+    case 'GET requests':
+      send(response, 200, standIn.requests);
+      return;
+    case 'DELETE state':
+      standIn.reset();
+      break;
+    default:
+      send(response, 404, { error: `No stand-in control ${request.method} ${url.pathname}` });
+      return;
   }
   send(response, 204, undefined);
 }

@@ -24,7 +24,9 @@ export interface SubscriptionItemFields {
  * A subscription of `customer`, with Stripe's shape: `items` is a list of subscription items carrying the price and
  * the current period (where API versions since 2025 put it).
  */
-export function subscriptionObject(fields: { id: string; customer: string; status?: string; items?: SubscriptionItemFields[] } & Record<string, unknown>): StripeObject {
+export function subscriptionObject(
+  fields: { id: string; customer: string; status?: string; items?: SubscriptionItemFields[] } & Record<string, unknown>,
+): StripeObject {
   const { items = [{ priceId: 'price_basic', productId: 'prod_basic', quantity: 1 }], ...rest } = fields;
   return {
     object: 'subscription',
@@ -47,7 +49,14 @@ export function subscriptionObject(fields: { id: string; customer: string; statu
         quantity: item.quantity ?? 1,
         current_period_start: CREATED,
         current_period_end: CREATED + 30 * 24 * 3600,
-        price: { id: item.priceId, object: 'price', product: item.productId ?? 'prod_basic', recurring: { interval: 'month' }, unit_amount: 1000, currency: 'usd' },
+        price: {
+          id: item.priceId,
+          object: 'price',
+          product: item.productId ?? 'prod_basic',
+          recurring: { interval: 'month' },
+          unit_amount: 1000,
+          currency: 'usd',
+        },
       })),
     },
   };
@@ -56,22 +65,64 @@ export function subscriptionObject(fields: { id: string; customer: string; statu
 /** A dispute. */
 export function disputeObject(fields: { id: string } & Record<string, unknown>): StripeObject {
   return {
-    object: 'dispute', amount: 1000, currency: 'usd', status: 'needs_response', reason: 'fraudulent', charge: 'ch_1', payment_intent: 'pi_1',
-    created: CREATED, evidence_details: { due_by: CREATED + 7 * 24 * 3600 }, is_charge_refundable: false, livemode: false, metadata: {}, ...fields,
+    object: 'dispute',
+    amount: 1000,
+    currency: 'usd',
+    status: 'needs_response',
+    reason: 'fraudulent',
+    charge: 'ch_1',
+    payment_intent: 'pi_1',
+    created: CREATED,
+    evidence_details: { due_by: CREATED + 7 * 24 * 3600 },
+    is_charge_refundable: false,
+    livemode: false,
+    metadata: {},
+    ...fields,
   };
 }
 
 /** A refund. */
 export function refundObject(fields: { id: string } & Record<string, unknown>): StripeObject {
-  return { object: 'refund', amount: 500, currency: 'usd', status: 'succeeded', reason: 'requested_by_customer', charge: 'ch_1', payment_intent: 'pi_1', created: CREATED, metadata: {}, ...fields };
+  return {
+    object: 'refund',
+    amount: 500,
+    currency: 'usd',
+    status: 'succeeded',
+    reason: 'requested_by_customer',
+    charge: 'ch_1',
+    payment_intent: 'pi_1',
+    created: CREATED,
+    metadata: {},
+    ...fields,
+  };
 }
 
 /** A Radar early fraud warning. */
 export function earlyFraudWarningObject(fields: { id: string } & Record<string, unknown>): StripeObject {
-  return { object: 'radar.early_fraud_warning', actionable: true, charge: 'ch_1', payment_intent: 'pi_1', fraud_type: 'made_with_stolen_card', created: CREATED, livemode: false, ...fields };
+  return {
+    object: 'radar.early_fraud_warning',
+    actionable: true,
+    charge: 'ch_1',
+    payment_intent: 'pi_1',
+    fraud_type: 'made_with_stolen_card',
+    created: CREATED,
+    livemode: false,
+    ...fields,
+  };
 }
 
 /** A Checkout Session, complete by default, with the customer and `client_reference_id` it was opened with. */
 export function checkoutSessionObject(fields: { id: string } & Record<string, unknown>): StripeObject {
-  return { object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', customer: null, client_reference_id: null, created: CREATED, livemode: false, metadata: {}, ...fields };
+  return {
+    object: 'checkout.session',
+    mode: 'subscription',
+    status: 'complete',
+    payment_status: 'paid',
+    customer: null,
+    client_reference_id: null,
+    created: CREATED,
+    livemode: false,
+    metadata: {},
+    ...fields,
+  };
 }

@@ -3,7 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** Answers with a JSON body (none for `undefined`) and a Stripe-like `Request-Id`. */
 export function send(response: ServerResponse, status: number, body: unknown): void {
   const text = body === undefined ? '' : JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_standin_${Date.now().toString(36)}`, 'Content-Length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Request-Id': `req_standin_${Date.now().toString(36)}`,
+    'Content-Length': Buffer.byteLength(text),
+  });
   response.end(text);
 }
 

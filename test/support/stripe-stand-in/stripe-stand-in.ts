@@ -4,8 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './control-api';
 import { send } from './http';
 import {
-  checkoutSessionObject, customerObject, deletedCustomerObject, disputeObject, earlyFraudWarningObject, refundObject, subscriptionObject,
-  type StripeObject, type SubscriptionItemFields,
+  checkoutSessionObject,
+  customerObject,
+  deletedCustomerObject,
+  disputeObject,
+  earlyFraudWarningObject,
+  refundObject,
+  subscriptionObject,
+  type StripeObject,
+  type SubscriptionItemFields,
 } from './fixtures';
 
 /** One API request the stand-in answered (control requests under `/_stand-in/` are not recorded). */
@@ -49,7 +56,10 @@ export class StripeStandIn {
   private failureStatus = 503;
   private readonly recorded: RecordedRequest[] = [];
   private latencyMs = 0;
-  private readonly requestWaiters: { matches: (request: RecordedRequest) => boolean; resolve: (request: RecordedRequest) => void }[] = [];
+  private readonly requestWaiters: {
+    matches: (request: RecordedRequest) => boolean;
+    resolve: (request: RecordedRequest) => void;
+  }[] = [];
 
   constructor(private readonly options: StripeStandInOptions = {}) {}
 
@@ -95,8 +105,14 @@ export class StripeStandIn {
   }
 
   /** Replaces the customer's subscriptions. */
-  setSubscriptions(customerId: string, subscriptions: ({ id: string; status?: string; items?: SubscriptionItemFields[] } & Fields)[]): void {
-    this.subscriptions.set(customerId, subscriptions.map((subscription) => subscriptionObject({ ...subscription, customer: customerId })));
+  setSubscriptions(
+    customerId: string,
+    subscriptions: ({ id: string; status?: string; items?: SubscriptionItemFields[] } & Fields)[],
+  ): void {
+    this.subscriptions.set(
+      customerId,
+      subscriptions.map((subscription) => subscriptionObject({ ...subscription, customer: customerId })),
+    );
   }
 
   /** Stores a dispute. */
@@ -144,7 +160,8 @@ export class StripeStandIn {
 
   /** Resolves when an API request for `path` (with these query values) arrives; at once if one already did. */
   waitForRequest(path: string, query: Record<string, string> = {}): Promise<RecordedRequest> {
-    const matches = (request: RecordedRequest): boolean => request.path === path && Object.entries(query).every(([key, value]) => request.query[key] === value);
+    const matches = (request: RecordedRequest): boolean =>
+      request.path === path && Object.entries(query).every(([key, value]) => request.query[key] === value);
     const seen = this.recorded.find(matches);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve) => this.requestWaiters.push({ matches, resolve }));
@@ -158,13 +175,23 @@ export class StripeStandIn {
   /** How many API requests hit `path` (any path when unset), optionally with these query values. */
   requestCount(path?: string, query: Record<string, string> = {}): number {
     return this.recorded.filter(
-      (request) => (path === undefined || request.path === path) && Object.entries(query).every(([key, value]) => request.query[key] === value),
+      (request) =>
+        (path === undefined || request.path === path) &&
+        Object.entries(query).every(([key, value]) => request.query[key] === value),
     ).length;
   }
 
   /** Forgets all state, failures and recorded requests. */
   reset(): void {
-    for (const map of [this.customers, this.subscriptions, this.disputes, this.refunds, this.fraudWarnings, this.checkoutSessions]) map.clear();
+    for (const map of [
+      this.customers,
+      this.subscriptions,
+      this.disputes,
+      this.refunds,
+      this.fraudWarnings,
+      this.checkoutSessions,
+    ])
+      map.clear();
     this.recover();
     this.latencyMs = 0;
     this.recorded.length = 0;
@@ -177,7 +204,11 @@ export class StripeStandIn {
         await handleControlRequest(this, request, url, response);
         return;
       }
-      const recorded: RecordedRequest = { method: request.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams.entries()) };
+      const recorded: RecordedRequest = {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams.entries()),
+      };
       this.recorded.push(recorded);
       for (const waiter of this.requestWaiters.filter((candidate) => candidate.matches(recorded))) {
         this.requestWaiters.splice(this.requestWaiters.indexOf(waiter), 1);
@@ -198,25 +229,54 @@ export class StripeStandIn {
     }
     if (this.failingForever || this.failuresLeft > 0) {
       if (this.failuresLeft > 0) this.failuresLeft -= 1;
-      const type = this.failureStatus === 429 ? 'rate_limit_error' : this.failureStatus >= 500 ? 'api_error' : 'invalid_request_error';
+      const type =
+        this.failureStatus === 429
+          ? 'rate_limit_error'
+          : this.failureStatus >= 500
+            ? 'api_error'
+            : 'invalid_request_error';
       return [this.failureStatus, stripeError(type, `Stand-in answers ${this.failureStatus} as told`)];
     }
-    if (request.method !== 'GET') return [404, stripeError('invalid_request_error', `Unrecognized request URL (${request.method}: ${path})`)];
+    if (request.method !== 'GET')
+      return [404, stripeError('invalid_request_error', `Unrecognized request URL (${request.method}: ${path})`)];
     if (path === '/v1/subscriptions') return [200, this.listSubscriptions(query)];
-    const match = /^\/v1\/(customers|disputes|refunds|radar\/early_fraud_warnings|checkout\/sessions)\/([^/]+)$/.exec(path);
+    const match = /^\/v1\/(customers|disputes|refunds|radar\/early_fraud_warnings|checkout\/sessions)\/([^/]+)$/.exec(
+      path,
+    );
     if (!match) return [404, stripeError('invalid_request_error', `Unrecognized request URL (GET: ${path})`)];
     const [, resource, rawId] = match;
     const id = decodeURIComponent(rawId);
-    const store = { customers: this.customers, disputes: this.disputes, refunds: this.refunds, 'radar/early_fraud_warnings': this.fraudWarnings, 'checkout/sessions': this.checkoutSessions }[resource]!;
+    const store = {
+      customers: this.customers,
+      disputes: this.disputes,
+      refunds: this.refunds,
+      'radar/early_fraud_warnings': this.fraudWarnings,
+      'checkout/sessions': this.checkoutSessions,
+    }[resource]!;
     const found = store.get(id);
-    if (!found) return [404, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${resource.replace(/s$/, '').replace(/^.*\//, '')}: '${id}'` } }];
+    if (!found)
+      return [
+        404,
+        {
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            param: 'id',
+            message: `No such ${resource.replace(/s$/, '').replace(/^.*\//, '')}: '${id}'`,
+          },
+        },
+      ];
     return [200, found];
   }
 
   private listSubscriptions(query: Record<string, string>): unknown {
-    const all = query.customer ? (this.subscriptions.get(query.customer) ?? []) : [...this.subscriptions.values()].flat();
+    const all = query.customer
+      ? (this.subscriptions.get(query.customer) ?? [])
+      : [...this.subscriptions.values()].flat();
     const status = query.status;
-    const data = all.filter((subscription) => (status === 'all' ? true : status ? subscription.status === status : subscription.status !== 'canceled'));
+    const data = all.filter((subscription) =>
+      status === 'all' ? true : status ? subscription.status === status : subscription.status !== 'canceled',
+    );
     return { object: 'list', data, has_more: false, url: '/v1/subscriptions' };
   }
 }

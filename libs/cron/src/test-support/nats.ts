@@ -18,7 +18,11 @@ let counter = 0;
 /** Starts nats-server (JetStream) on a free port and connects. */
 export async function startTestNats(): Promise<TestNats> {
   const server = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  const messaging = await connectMessaging({ servers: server.url, name: 'cron-test', logger: createLogger({ service: 'cron-test', level: 'silent' }) });
+  const messaging = await connectMessaging({
+    servers: server.url,
+    name: 'cron-test',
+    logger: createLogger({ service: 'cron-test', level: 'silent' }),
+  });
   return {
     server,
     messaging,
@@ -26,7 +30,12 @@ export async function startTestNats(): Promise<TestNats> {
       counter += 1;
       const suffix = `t${counter}`;
       return openCronBuckets(messaging.js, {
-        names: { schedules: `schedules_${suffix}`, lastTicks: `last_${suffix}`, lease: `lease_${suffix}`, runLocks: `locks_${suffix}` },
+        names: {
+          schedules: `schedules_${suffix}`,
+          lastTicks: `last_${suffix}`,
+          lease: `lease_${suffix}`,
+          runLocks: `locks_${suffix}`,
+        },
       });
     },
     async close() {
@@ -39,7 +48,11 @@ export async function startTestNats(): Promise<TestNats> {
 /** A logger whose lines (parsed JSON) tests can read. */
 export function captureLogger(): { logger: BerthLogger; lines: Array<Record<string, unknown> & { msg: string }> } {
   const lines: Array<Record<string, unknown> & { msg: string }> = [];
-  const logger = createLogger({ service: 'cron-test', level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const logger = createLogger({
+    service: 'cron-test',
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   return { logger, lines };
 }
 

@@ -27,8 +27,7 @@ export interface AcquireLeaseOptions {
 
 /** What {@link acquireLease} found: the lease, or who holds it and for how much longer. */
 export type AcquireLeaseResult =
-  | { acquired: true; lease: Lease }
-  | { acquired: false; holder: string; remainingMs: number };
+  { acquired: true; lease: Lease } | { acquired: false; holder: string; remainingMs: number };
 
 /**
  * Takes the lease on `key` if nobody holds it (never taken, released, or expired).
@@ -48,7 +47,15 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
   const generation = (latest?.generation ?? 0) + 1;
   const until = new Date(now.getTime() + leaseMs);
   try {
-    await leases.insertOne({ _id: leaseDocumentId(key, generation), key, generation, owner, acquiredAt: now, until, releasedAt: null });
+    await leases.insertOne({
+      _id: leaseDocumentId(key, generation),
+      key,
+      generation,
+      owner,
+      acquiredAt: now,
+      until,
+      releasedAt: null,
+    });
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
     const winner = await leases.findOne({ _id: leaseDocumentId(key, generation) });
@@ -56,13 +63,21 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
     return { acquired: false, holder: winner?.owner ?? 'unknown', remainingMs };
   }
   if (options.pruneAfterMs !== undefined) {
-    await leases.deleteMany({ key, generation: { $lt: generation }, until: { $lt: new Date(now.getTime() - options.pruneAfterMs) } });
+    await leases.deleteMany({
+      key,
+      generation: { $lt: generation },
+      until: { $lt: new Date(now.getTime() - options.pruneAfterMs) },
+    });
   }
   return { acquired: true, lease: { key, generation, owner, until } };
 }
 
 /** The newest lease document of `key`, by `_id` lookups from the hint when there is one. */
-async function findLatestGeneration(leases: LeaseCollection, key: string, hint: number | undefined): Promise<LeaseDocument | null> {
+async function findLatestGeneration(
+  leases: LeaseCollection,
+  key: string,
+  hint: number | undefined,
+): Promise<LeaseDocument | null> {
   if (hint === undefined || hint < 1) return leases.findOne({ key }, { sort: { generation: -1 } });
   const first: LeaseDocument | null = await leases.findOne({ _id: leaseDocumentId(key, hint) });
   if (!first) return hint === 1 ? null : leases.findOne({ key }, { sort: { generation: -1 } });

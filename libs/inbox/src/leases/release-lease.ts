@@ -16,5 +16,8 @@ export interface ReleaseLeaseOptions {
  * document is written by its owner only, once inserted.
  */
 export async function releaseLease(options: ReleaseLeaseOptions): Promise<void> {
-  await options.leases.updateOne({ _id: leaseDocumentId(options.lease.key, options.lease.generation) }, { $set: { releasedAt: options.clock() } });
+  await options.leases.updateOne(
+    { _id: leaseDocumentId(options.lease.key, options.lease.generation) },
+    { $set: { releasedAt: options.clock() } },
+  );
 }

@@ -18,11 +18,19 @@ export function insertLeaseDocument(inbox: Inbox, document: LeaseDocument): Prom
   return insertOne(() => inbox.leases.insertOne(document));
 }
 
-export async function updateEventRow(inbox: Inbox, id: string, update: UpdateFilter<InboxEventDocument>): Promise<boolean> {
+export async function updateEventRow(
+  inbox: Inbox,
+  id: string,
+  update: UpdateFilter<InboxEventDocument>,
+): Promise<boolean> {
   return (await inbox.events.updateOne({ _id: id }, update)).matchedCount === 1;
 }
 
-export async function updateLeaseDocument(inbox: Inbox, id: string, update: UpdateFilter<LeaseDocument>): Promise<boolean> {
+export async function updateLeaseDocument(
+  inbox: Inbox,
+  id: string,
+  update: UpdateFilter<LeaseDocument>,
+): Promise<boolean> {
   return (await inbox.leases.updateOne({ _id: id }, update)).matchedCount === 1;
 }
 

@@ -20,7 +20,9 @@ export async function startTestInbox(databasePrefix: string): Promise<TestInbox>
     const inbox = inboxCollections(db);
     await ensureInboxIndexes({ inbox });
     return {
-      client, db, inbox,
+      client,
+      db,
+      inbox,
       async stop() {
         await client.close();
         await ferret.stop();

@@ -10,7 +10,13 @@ export interface FailedJobOrigin {
 }
 
 /** The dead letter of a job that failed for good. */
-export function jobDeadLetter(origin: FailedJobOrigin, record: JobRecord, error: unknown, reason: DeadLetterReason, attempts: number): DeadLetter {
+export function jobDeadLetter(
+  origin: FailedJobOrigin,
+  record: JobRecord,
+  error: unknown,
+  reason: DeadLetterReason,
+  attempts: number,
+): DeadLetter {
   return {
     jobId: record.id,
     queue: origin.queue,

@@ -13,7 +13,9 @@ export interface ListDeadLettersOptions {
 /** Counts the dead letters of jobs per subject (`dead.jobs.<queue>.<name>`), for the filter given. */
 export async function countDeadLetters(messaging: Messaging, queue?: string): Promise<Record<string, number>> {
   try {
-    const info = await messaging.jsm.streams.info(DEAD_LETTERS_STREAM_NAME, { subjects_filter: deadLettersFilter(queue) });
+    const info = await messaging.jsm.streams.info(DEAD_LETTERS_STREAM_NAME, {
+      subjects_filter: deadLettersFilter(queue),
+    });
     return (info.state.subjects as Record<string, number> | undefined) ?? {};
   } catch (error) {
     if (isNotFound(error)) return {};
@@ -22,11 +24,16 @@ export async function countDeadLetters(messaging: Messaging, queue?: string): Pr
 }
 
 /** Reads the dead letters of jobs, oldest first (the most recent `limit` of them). */
-export async function listDeadLetters(messaging: Messaging, options: ListDeadLettersOptions = {}): Promise<StoredDeadLetter[]> {
+export async function listDeadLetters(
+  messaging: Messaging,
+  options: ListDeadLettersOptions = {},
+): Promise<StoredDeadLetter[]> {
   const limit = options.limit ?? 100;
   const total = Object.values(await countDeadLetters(messaging, options.queue)).reduce((sum, count) => sum + count, 0);
   if (total === 0 || limit <= 0) return [];
-  const consumer = await messaging.js.consumers.get(DEAD_LETTERS_STREAM_NAME, { filter_subjects: [deadLettersFilter(options.queue)] });
+  const consumer = await messaging.js.consumers.get(DEAD_LETTERS_STREAM_NAME, {
+    filter_subjects: [deadLettersFilter(options.queue)],
+  });
   const found: StoredDeadLetter[] = [];
   let pending = total;
   while (pending > 0) {
@@ -36,7 +43,11 @@ export async function listDeadLetters(messaging: Messaging, options: ListDeadLet
       received += 1;
       pending = msg.info.pending;
       try {
-        found.push({ ...(msg.json<DeadLetter>()), id: msg.seq, storedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)) });
+        found.push({
+          ...msg.json<DeadLetter>(),
+          id: msg.seq,
+          storedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
+        });
       } catch {
         // Not a dead letter Berth wrote: skip it.
       }

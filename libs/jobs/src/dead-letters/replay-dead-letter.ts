@@ -23,12 +23,17 @@ export interface ReplayResult {
  * removes the dead letter. The new job id is derived from the dead letter (`<jobId>-replay-<id>`), so a replay
  * interrupted between the two steps and run again queues the job once (inside the `JOBS` duplicate window).
  */
-export async function replayDeadLetter(messaging: Messaging, producer: JetStreamJobProducer, id: number): Promise<ReplayResult> {
+export async function replayDeadLetter(
+  messaging: Messaging,
+  producer: JetStreamJobProducer,
+  id: number,
+): Promise<ReplayResult> {
   const stored = await messaging.jsm.streams.getMessage(DEAD_LETTERS_STREAM_NAME, { seq: id });
   const origin = stored ? parseJobSubject(stored.subject) : undefined;
   if (!stored || !origin) throw new Error(`No dead letter of a job with id ${id}`);
   const letter = stored.json<DeadLetter>();
-  if (letter.unreadable) throw new Error(`Dead letter ${id} holds an unreadable message (${letter.error.message}); it can't be replayed`);
+  if (letter.unreadable)
+    throw new Error(`Dead letter ${id} holds an unreadable message (${letter.error.message}); it can't be replayed`);
   const added = await producer.add(letter.queue, letter.name, letter.data, {
     retryLimit: letter.retryLimit,
     deduplicationId: letter.deduplicationId,
@@ -36,11 +41,22 @@ export async function replayDeadLetter(messaging: Messaging, producer: JetStream
     replayOf: letter.jobId,
   });
   await messaging.jsm.streams.deleteMessage(DEAD_LETTERS_STREAM_NAME, id, false);
-  return { id, queue: letter.queue, name: letter.name, replayOf: letter.jobId, jobId: added.id, deduplicated: added.deduplicated };
+  return {
+    id,
+    queue: letter.queue,
+    name: letter.name,
+    replayOf: letter.jobId,
+    jobId: added.id,
+    deduplicated: added.deduplicated,
+  };
 }
 
 /** Replays every dead letter of jobs (of one queue, if given), oldest first; stops at the first failure. */
-export async function replayAllDeadLetters(messaging: Messaging, producer: JetStreamJobProducer, options: { queue?: string } = {}): Promise<ReplayResult[]> {
+export async function replayAllDeadLetters(
+  messaging: Messaging,
+  producer: JetStreamJobProducer,
+  options: { queue?: string } = {},
+): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   for (;;) {
     const batch = await listDeadLetters(messaging, { queue: options.queue, limit: 500 });

@@ -12,5 +12,8 @@ export interface ProcessorOptions {
  * queue finds it at start-up, and each of its `@Process(JobClass.name)` methods runs the job of that name.
  */
 export function Processor(options: ProcessorOptions): ClassDecorator {
-  return applyDecorators(Injectable(), SetMetadata(PROCESSOR_METADATA, { queueName: options.queueName } satisfies ProcessorOptions));
+  return applyDecorators(
+    Injectable(),
+    SetMetadata(PROCESSOR_METADATA, { queueName: options.queueName } satisfies ProcessorOptions),
+  );
 }

@@ -27,15 +27,23 @@ export const DEFAULT_CRON_TIME_ZONE = 'UTC';
  * aliases are refused, as the schedule registry (`@berth/cron`) refuses them. Returns the next time it fires, as a
  * check a human can read.
  */
-export function validateCronPattern(pattern: string, timeZone: string = DEFAULT_CRON_TIME_ZONE, from: Date = new Date()): Date {
+export function validateCronPattern(
+  pattern: string,
+  timeZone: string = DEFAULT_CRON_TIME_ZONE,
+  from: Date = new Date(),
+): Date {
   const fields = pattern.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) {
-    throw new Error(`Cron pattern ${JSON.stringify(pattern)} must have 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; it has ${fields.length}`);
+    throw new Error(
+      `Cron pattern ${JSON.stringify(pattern)} must have 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first; it has ${fields.length}`,
+    );
   }
   try {
     const time = new CronTime(pattern.trim(), timeZone);
     return time.getNextDateFrom(from, timeZone).toJSDate();
   } catch (error) {
-    throw new Error(`Invalid cron schedule ${JSON.stringify(pattern)} (${timeZone}): ${(error as Error).message}`, { cause: error });
+    throw new Error(`Invalid cron schedule ${JSON.stringify(pattern)} (${timeZone}): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

@@ -51,7 +51,15 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     const registry = app.get(JobRegistry);
     expect(registry.queues()).toEqual(['cron-queue', 'q']);
     expect(registry.jobsOf('q').map((job) => job.name)).toEqual(['First', 'Second']);
-    expect(registry.crons()).toEqual([{ name: 'TenMinutesCron', pattern: '*/10 * * * *', timeZone: 'Europe/Paris', queue: 'cron-queue', className: 'TenMinutesCron' }]);
+    expect(registry.crons()).toEqual([
+      {
+        name: 'TenMinutesCron',
+        pattern: '*/10 * * * *',
+        timeZone: 'Europe/Paris',
+        queue: 'cron-queue',
+        className: 'TenMinutesCron',
+      },
+    ]);
     await app.get<MessageQueueService>(getMessageQueueToken('q')).add('First', { n: 1 });
     await app.get<MessageQueueService>(getMessageQueueToken('cron-queue')).add(TenMinutesCron.name, {});
     expect(ran).toEqual(['first 1 helped', 'cron']);
@@ -64,7 +72,9 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
       @Process('X')
       async handle() {}
     }
-    await expect(boot([OnUndeclaredQueue])).rejects.toThrow('OnUndeclaredQueue is on queue undeclared, which MessageQueueModule.forRoot({ queues }) does not declare');
+    await expect(boot([OnUndeclaredQueue])).rejects.toThrow(
+      'OnUndeclaredQueue is on queue undeclared, which MessageQueueModule.forRoot({ queues }) does not declare',
+    );
 
     @Processor({ queueName: 'q' })
     class NoProcess {}
@@ -117,7 +127,14 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     @Module({ providers: [{ provide: 'LOGGER', useValue: logger }], exports: ['LOGGER'] })
     class LoggingModule {}
     @Module({
-      imports: [MessageQueueModule.forRootAsync({ queues: ['async-q'], imports: [LoggingModule], inject: ['LOGGER'], useFactory: (injected: typeof logger) => ({ driver: 'sync', logger: injected }) })],
+      imports: [
+        MessageQueueModule.forRootAsync({
+          queues: ['async-q'],
+          imports: [LoggingModule],
+          inject: ['LOGGER'],
+          useFactory: (injected: typeof logger) => ({ driver: 'sync', logger: injected }),
+        }),
+      ],
       providers: [AsyncJob],
     })
     class Root {}
@@ -139,10 +156,27 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     }
     const app = await boot([EveryFiveSecondsCron, NightlyPlatformCron], ['platform-cron-queue']);
     expect(app.get(JobRegistry).crons()).toEqual([
-      { name: 'EveryFiveSecondsCron', pattern: '*/5 * * * * *', timeZone: 'UTC', queue: 'cron-queue', className: 'EveryFiveSecondsCron' },
-      { name: 'NightlyPlatformCron', pattern: '30 3 * * *', timeZone: 'UTC', queue: 'platform-cron-queue', className: 'NightlyPlatformCron' },
+      {
+        name: 'EveryFiveSecondsCron',
+        pattern: '*/5 * * * * *',
+        timeZone: 'UTC',
+        queue: 'cron-queue',
+        className: 'EveryFiveSecondsCron',
+      },
+      {
+        name: 'NightlyPlatformCron',
+        pattern: '30 3 * * *',
+        timeZone: 'UTC',
+        queue: 'platform-cron-queue',
+        className: 'NightlyPlatformCron',
+      },
     ]);
-    expect(app.get(JobRegistry).jobsOf('platform-cron-queue').map((job) => job.name)).toEqual(['NightlyPlatformCron']);
+    expect(
+      app
+        .get(JobRegistry)
+        .jobsOf('platform-cron-queue')
+        .map((job) => job.name),
+    ).toEqual(['NightlyPlatformCron']);
     await app.close();
 
     @CronProcessor({ pattern: '@daily' })
@@ -195,8 +229,17 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     expect(seen.map((entry) => entry.cron.tick.toISOString())[0]).toBe('2026-03-02T08:00:00.000Z');
     expect(seen[1].cron.tick.getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(seen).toHaveLength(3);
-    expect(seen.every((entry) => entry.cron.name === 'GuardedCron' && entry.cron.queue === 'cron-queue' && entry.jobName === 'GuardedCron')).toBe(true);
-    expect(ran).toEqual([{ data: { scheduledAt: '2026-03-02T08:00:00.000Z' }, aborted: false }, { data: {}, aborted: false }, { data: { n: 1 } }]);
+    expect(
+      seen.every(
+        (entry) =>
+          entry.cron.name === 'GuardedCron' && entry.cron.queue === 'cron-queue' && entry.jobName === 'GuardedCron',
+      ),
+    ).toBe(true);
+    expect(ran).toEqual([
+      { data: { scheduledAt: '2026-03-02T08:00:00.000Z' }, aborted: false },
+      { data: {}, aborted: false },
+      { data: { n: 1 } },
+    ]);
     await app.close();
   });
 
@@ -220,12 +263,18 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     const seen: unknown[] = [];
     @Processor({ queueName: 'q' })
     class SlowJob {
-      @Process('Slow', { timeoutMs: 50, concurrency: { key: (data: { ws: string }) => data.ws, limit: 2 }, rateLimit: { key: (data: { ws: string }) => data.ws, limit: 5, perMs: 1000 } })
+      @Process('Slow', {
+        timeoutMs: 50,
+        concurrency: { key: (data: { ws: string }) => data.ws, limit: 2 },
+        rateLimit: { key: (data: { ws: string }) => data.ws, limit: 5, perMs: 1000 },
+      })
       async handle(_data: { ws: string }, info: { signal?: AbortSignal }) {
-        await new Promise<void>((resolve) => info.signal?.addEventListener('abort', () => {
-          seen.push(info.signal?.reason);
-          resolve();
-        }));
+        await new Promise<void>((resolve) =>
+          info.signal?.addEventListener('abort', () => {
+            seen.push(info.signal?.reason);
+            resolve();
+          }),
+        );
       }
     }
     const app = await boot([SlowJob]);
@@ -234,7 +283,9 @@ describe('discovery of @Processor and @CronProcessor classes', () => {
     expect(job?.concurrency?.limit).toBe(2);
     expect(job?.concurrency?.key({ ws: 'w1' })).toBe('w1');
     expect(job?.rateLimit).toMatchObject({ limit: 5, perMs: 1000 });
-    await expect(app.get<MessageQueueService>(getMessageQueueToken('q')).add('Slow', { ws: 'w1' }, { retryLimit: 1 })).rejects.toThrow('Job timed out after 50 ms');
+    await expect(
+      app.get<MessageQueueService>(getMessageQueueToken('q')).add('Slow', { ws: 'w1' }, { retryLimit: 1 }),
+    ).rejects.toThrow('Job timed out after 50 ms');
     expect(seen).toHaveLength(2);
     await app.close();
   });

@@ -13,23 +13,33 @@ import type { JobInfo, JobRegistry, RegisteredJob } from './job-registry';
  * `@Process` method, a queue not declared in `forRoot`, a request-scoped processor or an invalid cron pattern.
  * A cron's runs go through `cronRunGuard` when one is given (the overlap policy of the service).
  */
-export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, declaredQueues: ReadonlySet<string>, logger: BerthLogger, cronRunGuard?: CronRunGuard): void {
+export function exploreJobs(
+  discovery: DiscoveryService,
+  registry: JobRegistry,
+  declaredQueues: ReadonlySet<string>,
+  logger: BerthLogger,
+  cronRunGuard?: CronRunGuard,
+): void {
   for (const wrapper of discovery.getProviders()) {
-    const metatype = wrapper.metatype as Function | undefined;
+    const metatype = wrapper.metatype as (abstract new (...args: never[]) => unknown) | undefined;
     if (!metatype || typeof metatype !== 'function') continue;
     const processor = processorOptionsOf(metatype);
     if (!processor) continue;
     const className = metatype.name;
-    if (!wrapper.isDependencyTreeStatic() || !wrapper.instance) throw new Error(`${className}: a @Processor must be a singleton provider (not request- or transient-scoped)`);
+    if (!wrapper.isDependencyTreeStatic() || !wrapper.instance)
+      throw new Error(`${className}: a @Processor must be a singleton provider (not request- or transient-scoped)`);
     assertQueueName(processor.queueName);
     if (!declaredQueues.has(processor.queueName)) {
-      throw new Error(`${className} is on queue ${processor.queueName}, which MessageQueueModule.forRoot({ queues }) does not declare`);
+      throw new Error(
+        `${className} is on queue ${processor.queueName}, which MessageQueueModule.forRoot({ queues }) does not declare`,
+      );
     }
     const methods = processMethodsOf(metatype);
     if (methods.length === 0) throw new Error(`${className} has @Processor but no @Process(JobClass.name) method`);
     const instance = wrapper.instance as Record<string, (data: unknown, info: JobInfo) => unknown>;
     const cron = cronOptionsOf(metatype);
-    if (cron && methods.length !== 1) throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
+    if (cron && methods.length !== 1)
+      throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
     const timeZone = cron?.timeZone ?? DEFAULT_CRON_TIME_ZONE;
     if (cron) validateCronPattern(cron.pattern, timeZone);
     for (const { methodName, jobName, options = {} } of methods) {
@@ -48,18 +58,28 @@ export function exploreJobs(discovery: DiscoveryService, registry: JobRegistry, 
         className,
         run: guard
           ? async (data, info) => {
-              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) => handle(data, signal ? { ...info, signal: info.signal ? AbortSignal.any([info.signal, signal]) : signal } : info));
+              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) =>
+                handle(
+                  data,
+                  signal ? { ...info, signal: info.signal ? AbortSignal.any([info.signal, signal]) : signal } : info,
+                ),
+              );
             }
           : handle,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.concurrency !== undefined ? { concurrency: options.concurrency as RegisteredJob['concurrency'] } : {}),
+        ...(options.concurrency !== undefined
+          ? { concurrency: options.concurrency as RegisteredJob['concurrency'] }
+          : {}),
         ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit as RegisteredJob['rateLimit'] } : {}),
       });
     }
     if (cron) {
       const pattern = cron.pattern.trim();
       registry.registerCron({ name: methods[0].jobName, pattern, timeZone, queue: processor.queueName, className });
-      logger.debug({ cron: methods[0].jobName, pattern, timeZone, queue: processor.queueName }, `Cron ${methods[0].jobName} found: ${pattern} (${timeZone})`);
+      logger.debug(
+        { cron: methods[0].jobName, pattern, timeZone, queue: processor.queueName },
+        `Cron ${methods[0].jobName} found: ${pattern} (${timeZone})`,
+      );
     }
   }
 }

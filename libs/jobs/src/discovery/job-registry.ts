@@ -49,7 +49,9 @@ export class JobRegistry {
     const jobs = this.byQueue.get(job.queue) ?? new Map<string, RegisteredJob>();
     const existing = jobs.get(job.name);
     if (existing) {
-      throw new Error(`Job ${job.name} on queue ${job.queue} is processed twice: by ${existing.className} and by ${job.className}`);
+      throw new Error(
+        `Job ${job.name} on queue ${job.queue} is processed twice: by ${existing.className} and by ${job.className}`,
+      );
     }
     jobs.set(job.name, job);
     this.byQueue.set(job.queue, jobs);

@@ -32,13 +32,14 @@ describe('takeStart (sliding-log rate limit)', () => {
     let window: RateWindow = { starts: [], nextReserved: 0 };
     const started: number[] = [];
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let at = 0; at < 20000; at += Math.floor(random() * 60)) {
       const decision = takeStart(window, limit, at);
       window = decision.window;
       if (decision.allowed) started.push(at);
     }
-    for (let i = limit.limit; i < started.length; i++) expect(started[i] - started[i - limit.limit]).toBeGreaterThanOrEqual(limit.perMs);
+    for (let i = limit.limit; i < started.length; i++)
+      expect(started[i] - started[i - limit.limit]).toBeGreaterThanOrEqual(limit.perMs);
     expect(started.length).toBeGreaterThan(55);
   });
 });

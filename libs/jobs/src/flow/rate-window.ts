@@ -12,7 +12,8 @@ export interface RateWindow {
 }
 
 /** What {@link takeStart} decided. */
-export type RateDecision = { allowed: true; window: RateWindow } | { allowed: false; retryAt: number; window: RateWindow };
+export type RateDecision =
+  { allowed: true; window: RateWindow } | { allowed: false; retryAt: number; window: RateWindow };
 
 /**
  * A sliding log: a start at `now` is allowed when fewer than `limit` starts happened in the last `perMs`, that is

@@ -4,9 +4,12 @@ import { runAttempt } from './run-attempt';
 describe('runAttempt', () => {
   it('resolves with the task when nothing stops it', async () => {
     let seen: AbortSignal | undefined;
-    await runAttempt(async (signal) => {
-      seen = signal;
-    }, { timeoutMs: 1000 });
+    await runAttempt(
+      async (signal) => {
+        seen = signal;
+      },
+      { timeoutMs: 1000 },
+    );
     expect(seen?.aborted).toBe(false);
   });
 
@@ -29,10 +32,18 @@ describe('runAttempt', () => {
   });
 
   it('passes the task error through, and a task that throws after the abort changes nothing', async () => {
-    await expect(runAttempt(async () => {
-      throw new Error('boom');
-    }, {})).rejects.toThrow('boom');
-    const late = runAttempt((signal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => setTimeout(() => reject(new Error('late')), 5))), { timeoutMs: 10 });
+    await expect(
+      runAttempt(async () => {
+        throw new Error('boom');
+      }, {}),
+    ).rejects.toThrow('boom');
+    const late = runAttempt(
+      (signal) =>
+        new Promise<void>((_, reject) =>
+          signal.addEventListener('abort', () => setTimeout(() => reject(new Error('late')), 5)),
+        ),
+      { timeoutMs: 10 },
+    );
     await expect(late).rejects.toBeInstanceOf(JobTimeoutError);
   });
 });

@@ -26,7 +26,10 @@ export async function runAttempt(task: (signal: AbortSignal) => Promise<void>, l
   const abort = (reason: Error): void => {
     if (!controller.signal.aborted) controller.abort(reason);
   };
-  const timer = limits.timeoutMs !== undefined ? setTimeout(() => abort(new JobTimeoutError(limits.timeoutMs as number)), limits.timeoutMs) : undefined;
+  const timer =
+    limits.timeoutMs !== undefined
+      ? setTimeout(() => abort(new JobTimeoutError(limits.timeoutMs as number)), limits.timeoutMs)
+      : undefined;
   const unwatch = limits.watch?.(abort);
   try {
     const running = Promise.resolve().then(() => task(controller.signal));

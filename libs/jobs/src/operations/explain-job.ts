@@ -6,7 +6,13 @@ import { openKvKeySlots } from '../drivers/jetstream/kv-key-slots';
 import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
 import { WAIT_REASON_HEADER } from '../drivers/jetstream/publish-scheduled-job';
 import type { JobRecord } from '../job-record';
-import { DELAYED_JOBS_STREAM_NAME, delayedJobSubject, JOBS_STREAM_NAME, queueConsumerName, queueFilterSubject } from '../names';
+import {
+  DELAYED_JOBS_STREAM_NAME,
+  delayedJobSubject,
+  JOBS_STREAM_NAME,
+  queueConsumerName,
+  queueFilterSubject,
+} from '../names';
 
 /** Where one job is, and why it is not running (or not done). */
 export interface JobExplanation {
@@ -28,40 +34,93 @@ const SCAN_LIMIT = 10000;
  */
 export async function explainJob(messaging: Messaging, queue: string, jobId: string): Promise<JobExplanation> {
   const base = { queue, jobId };
-  const cancelled = (await (await openKvCancellations(messaging.js)).list(queue)).find((record) => record.jobId === jobId);
-  if (cancelled) return { ...base, state: 'cancelled', reason: `cancelled at ${cancelled.cancelledAt}${cancelled.reason ? ` (${cancelled.reason})` : ''}: a worker drops it, or has dropped it` };
+  const cancelled = (await (await openKvCancellations(messaging.js)).list(queue)).find(
+    (record) => record.jobId === jobId,
+  );
+  if (cancelled)
+    return {
+      ...base,
+      state: 'cancelled',
+      reason: `cancelled at ${cancelled.cancelledAt}${cancelled.reason ? ` (${cancelled.reason})` : ''}: a worker drops it, or has dropped it`,
+    };
 
-  const delayed = await getMessage(messaging, DELAYED_JOBS_STREAM_NAME, { last_by_subj: delayedJobSubject(queue, jobId) });
+  const delayed = await getMessage(messaging, DELAYED_JOBS_STREAM_NAME, {
+    last_by_subj: delayedJobSubject(queue, jobId),
+  });
   if (delayed) {
     const why = delayed.header?.get(WAIT_REASON_HEADER) || 'delay';
-    return { ...base, state: 'delayed', reason: `waits in JOBS_DELAYED (${why}) until ${delayed.header?.get('Berth-Not-Before')}` };
+    return {
+      ...base,
+      state: 'delayed',
+      reason: `waits in JOBS_DELAYED (${why}) until ${delayed.header?.get('Berth-Not-Before')}`,
+    };
   }
 
   const parked = await scan(messaging, PARKED_JOBS_STREAM_NAME, `parked.${queue}.>`, 0, jobId);
   if (parked) {
     const subject = parked.message.subject;
     const key = Buffer.from(subject.split('.')[2], 'base64url').toString('utf8');
-    const slot = (await (await openKvKeySlots(messaging.js, messaging.jsm)).list(queue)).find((state) => state.key === key);
-    const ahead = (await scanCount(messaging, PARKED_JOBS_STREAM_NAME, subject, parked.message.seq)) ;
-    return { ...base, state: 'parked', reason: `waits for a slot of concurrency key ${key}: ${slot?.running.length ?? 0} of ${slot?.limit ?? '?'} running, ${ahead} parked ahead of it` };
+    const slot = (await (await openKvKeySlots(messaging.js, messaging.jsm)).list(queue)).find(
+      (state) => state.key === key,
+    );
+    const ahead = await scanCount(messaging, PARKED_JOBS_STREAM_NAME, subject, parked.message.seq);
+    return {
+      ...base,
+      state: 'parked',
+      reason: `waits for a slot of concurrency key ${key}: ${slot?.running.length ?? 0} of ${slot?.limit ?? '?'} running, ${ahead} parked ahead of it`,
+    };
   }
 
-  const consumer = await messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue)).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
-  const inQueue = await scan(messaging, JOBS_STREAM_NAME, queueFilterSubject(queue), consumer?.ack_floor.stream_seq ?? 0, jobId);
+  const consumer = await messaging.jsm.consumers
+    .info(JOBS_STREAM_NAME, queueConsumerName(queue))
+    .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+  const inQueue = await scan(
+    messaging,
+    JOBS_STREAM_NAME,
+    queueFilterSubject(queue),
+    consumer?.ack_floor.stream_seq ?? 0,
+    jobId,
+  );
   if (inQueue) {
     if (consumer && inQueue.message.seq <= consumer.delivered.stream_seq) {
-      return { ...base, state: 'delivered', reason: `handed to a worker: running, or waiting out a retry's backoff (${consumer.num_ack_pending} of the queue's messages are)` };
+      return {
+        ...base,
+        state: 'delivered',
+        reason: `handed to a worker: running, or waiting out a retry's backoff (${consumer.num_ack_pending} of the queue's messages are)`,
+      };
     }
-    if (!consumer) return { ...base, state: 'waiting', reason: 'waits in JOBS, and no worker of this queue has ever started (no consumer)' };
-    return { ...base, state: 'waiting', reason: `waits for a worker: ${inQueue.index} message(s) of the queue ahead of it, ${consumer.num_waiting} idle pull(s), ${consumer.num_ack_pending} running or retrying (max ${consumer.config.max_ack_pending})` };
+    if (!consumer)
+      return {
+        ...base,
+        state: 'waiting',
+        reason: 'waits in JOBS, and no worker of this queue has ever started (no consumer)',
+      };
+    return {
+      ...base,
+      state: 'waiting',
+      reason: `waits for a worker: ${inQueue.index} message(s) of the queue ahead of it, ${consumer.num_waiting} idle pull(s), ${consumer.num_ack_pending} running or retrying (max ${consumer.config.max_ack_pending})`,
+    };
   }
 
   const letter = (await listDeadLetters(messaging, { queue, limit: SCAN_LIMIT })).find((l) => l.jobId === jobId);
-  if (letter) return { ...base, state: 'dead-lettered', reason: `dead-lettered (${letter.reason}) at ${letter.failedAt}: ${letter.error.name}: ${letter.error.message}; replay with berth jobs dead replay ${letter.id}` };
-  return { ...base, state: 'not-found', reason: 'not waiting anywhere: it completed, or no job of this queue has that id' };
+  if (letter)
+    return {
+      ...base,
+      state: 'dead-lettered',
+      reason: `dead-lettered (${letter.reason}) at ${letter.failedAt}: ${letter.error.name}: ${letter.error.message}; replay with berth jobs dead replay ${letter.id}`,
+    };
+  return {
+    ...base,
+    state: 'not-found',
+    reason: 'not waiting anywhere: it completed, or no job of this queue has that id',
+  };
 }
 
-async function getMessage(messaging: Messaging, stream: string, request: MsgRequest | { seq: number; next_by_subj: string }): Promise<StoredMsg | null> {
+async function getMessage(
+  messaging: Messaging,
+  stream: string,
+  request: MsgRequest | { seq: number; next_by_subj: string },
+): Promise<StoredMsg | null> {
   try {
     return await messaging.jsm.streams.getMessage(stream, request as MsgRequest);
   } catch (error) {
@@ -71,7 +130,13 @@ async function getMessage(messaging: Messaging, stream: string, request: MsgRequ
 }
 
 /** The message holding the job (a body of job records), and how many messages of the filter came before it. */
-async function scan(messaging: Messaging, stream: string, filter: string, fromSeq: number, jobId: string): Promise<{ message: StoredMsg; index: number } | undefined> {
+async function scan(
+  messaging: Messaging,
+  stream: string,
+  filter: string,
+  fromSeq: number,
+  jobId: string,
+): Promise<{ message: StoredMsg; index: number } | undefined> {
   let seq = fromSeq;
   for (let index = 0; index < SCAN_LIMIT; index++) {
     const message = await getMessage(messaging, stream, { seq, next_by_subj: filter });

@@ -2,7 +2,14 @@ import type { ConsumerInfo, MsgRequest } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import { countDeadLetters } from '../dead-letters/list-dead-letters';
 import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
-import { DELAYED_JOBS_STREAM_NAME, delayedJobsFilter, JOBS_STREAM_NAME, parseJobSubject, queueOfConsumer, queueOfDelayedSubject } from '../names';
+import {
+  DELAYED_JOBS_STREAM_NAME,
+  delayedJobsFilter,
+  JOBS_STREAM_NAME,
+  parseJobSubject,
+  queueOfConsumer,
+  queueOfDelayedSubject,
+} from '../names';
 
 /**
  * The state of one queue, from its consumers (on `JOBS` and `JOBS_DELAYED`) and the streams. Counts are messages:
@@ -36,7 +43,20 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
   const depths = new Map<string, QueueDepth>();
   const depthOf = (queue: string): QueueDepth => {
     let depth = depths.get(queue);
-    if (!depth) depths.set(queue, (depth = { queue, pending: 0, ackPending: 0, redelivered: 0, waitingPulls: 0, delayed: 0, deadLetters: 0, parked: 0 }));
+    if (!depth)
+      depths.set(
+        queue,
+        (depth = {
+          queue,
+          pending: 0,
+          ackPending: 0,
+          redelivered: 0,
+          waitingPulls: 0,
+          delayed: 0,
+          deadLetters: 0,
+          parked: 0,
+        }),
+      );
     return depth;
   };
   for (const stream of [JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME]) {
@@ -57,8 +77,12 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
     }
   }
   try {
-    const delayed = await messaging.jsm.streams.info(DELAYED_JOBS_STREAM_NAME, { subjects_filter: delayedJobsFilter() });
-    for (const [subject, count] of Object.entries((delayed.state.subjects as Record<string, number> | undefined) ?? {})) {
+    const delayed = await messaging.jsm.streams.info(DELAYED_JOBS_STREAM_NAME, {
+      subjects_filter: delayedJobsFilter(),
+    });
+    for (const [subject, count] of Object.entries(
+      (delayed.state.subjects as Record<string, number> | undefined) ?? {},
+    )) {
       const queue = queueOfDelayedSubject(subject);
       if (queue) depthOf(queue).delayed += count;
     }
@@ -67,7 +91,8 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
   }
   try {
     const parked = await messaging.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: 'parked.>' });
-    for (const [subject, count] of Object.entries((parked.state.subjects as Record<string, number> | undefined) ?? {})) depthOf(subject.split('.')[1]).parked += count;
+    for (const [subject, count] of Object.entries((parked.state.subjects as Record<string, number> | undefined) ?? {}))
+      depthOf(subject.split('.')[1]).parked += count;
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }

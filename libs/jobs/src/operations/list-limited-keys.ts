@@ -12,8 +12,15 @@ export interface LimitedKeys {
  * Reads the per-key concurrency and rate-limit buckets: for each key of a queue (or every queue), the jobs running and
  * parked, and the starts of its rate window and until when refused jobs wait. For `berth jobs limited` and metrics.
  */
-export async function listLimitedKeys(messaging: Messaging, queue?: string, options: { keySlots?: KvKeySlotOptions; rateLimits?: KvRateLimitOptions } = {}): Promise<LimitedKeys> {
-  const [slots, rates] = await Promise.all([openKvKeySlots(messaging.js, messaging.jsm, options.keySlots), openKvRateLimits(messaging.js, options.rateLimits)]);
+export async function listLimitedKeys(
+  messaging: Messaging,
+  queue?: string,
+  options: { keySlots?: KvKeySlotOptions; rateLimits?: KvRateLimitOptions } = {},
+): Promise<LimitedKeys> {
+  const [slots, rates] = await Promise.all([
+    openKvKeySlots(messaging.js, messaging.jsm, options.keySlots),
+    openKvRateLimits(messaging.js, options.rateLimits),
+  ]);
   const [concurrency, rateStates] = await Promise.all([slots.list(queue), rates.list(queue)]);
   return { concurrency, rates: rateStates };
 }

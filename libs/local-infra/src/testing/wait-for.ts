@@ -26,7 +26,8 @@ export async function waitFor<T>(check: () => T | Promise<T>, options: WaitForOp
     } catch (error) {
       last = { error };
     }
-    if (Date.now() >= deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${options.what}; last seen: ${describe(last)}`);
+    if (Date.now() >= deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${options.what}; last seen: ${describe(last)}`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
   }
 }

@@ -57,7 +57,13 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
   async listen(callback: (...optionalParams: unknown[]) => unknown): Promise<void> {
     try {
       for (const consumer of this.options.consumers) {
-        await ensureConsumer(this.options.messaging.jsm, { stream: consumer.stream, durable: consumer.durable, filterSubjects: consumer.filterSubjects, ackWaitMs: consumer.ackWaitMs, maxAckPending: consumer.maxAckPending });
+        await ensureConsumer(this.options.messaging.jsm, {
+          stream: consumer.stream,
+          durable: consumer.durable,
+          filterSubjects: consumer.filterSubjects,
+          ackWaitMs: consumer.ackWaitMs,
+          maxAckPending: consumer.maxAckPending,
+        });
         this.runners.push(
           await startConsumer({
             js: this.options.messaging.js,

@@ -46,7 +46,7 @@ export const BERTH_EVENT_TYPES: readonly EventTypeDefinition[] = [
   {
     type: 'subscription.updated',
     group: 'billing',
-    description: 'The workspace\'s plan, seat count or status changed.',
+    description: "The workspace's plan, seat count or status changed.",
     schema: {
       $schema: SCHEMA,
       type: 'object',
@@ -60,7 +60,13 @@ export const BERTH_EVENT_TYPES: readonly EventTypeDefinition[] = [
       },
       additionalProperties: false,
     },
-    example: { subscriptionId: 'sub_9Z8y7X', status: 'active', plan: 'team', seats: 12, currentPeriodEnd: '2026-02-01T00:00:00.000Z' },
+    example: {
+      subscriptionId: 'sub_9Z8y7X',
+      status: 'active',
+      plan: 'team',
+      seats: 12,
+      currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+    },
   },
   {
     type: 'member.added',

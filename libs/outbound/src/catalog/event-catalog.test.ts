@@ -7,10 +7,19 @@ describe('event catalog', () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats(ajv);
     const catalog = berthEventCatalog();
-    expect(catalog.list().map((entry) => entry.type).sort()).toEqual(BERTH_EVENT_TYPES.map((entry) => entry.type).sort());
+    expect(
+      catalog
+        .list()
+        .map((entry) => entry.type)
+        .sort(),
+    ).toEqual(BERTH_EVENT_TYPES.map((entry) => entry.type).sort());
     for (const entry of catalog.list()) {
       const validate = ajv.compile(entry.schema);
-      expect({ type: entry.type, valid: validate(entry.example), errors: validate.errors ?? null }).toEqual({ type: entry.type, valid: true, errors: null });
+      expect({ type: entry.type, valid: validate(entry.example), errors: validate.errors ?? null }).toEqual({
+        type: entry.type,
+        valid: true,
+        errors: null,
+      });
     }
     expect(catalog.get(TEST_EVENT_TYPE)?.group).toBe('testing');
     expect(catalog.get('no.such.type')).toBeUndefined();

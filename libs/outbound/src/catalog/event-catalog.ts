@@ -35,10 +35,13 @@ export function createEventCatalog(definitions: readonly EventTypeDefinition[]):
   for (const definition of definitions) {
     assertEventType(definition.type);
     if (byType.has(definition.type)) throw new TypeError(`event type ${definition.type} is registered twice`);
-    if (definition.schema.type !== 'object') throw new TypeError(`the schema of ${definition.type} must describe an object (type: "object")`);
+    if (definition.schema.type !== 'object')
+      throw new TypeError(`the schema of ${definition.type} must describe an object (type: "object")`);
     if (definition.description.trim() === '') throw new TypeError(`event type ${definition.type} needs a description`);
     byType.set(definition.type, Object.freeze({ ...definition }));
   }
-  const sorted = Object.freeze([...byType.values()].sort((a, b) => (a.group ?? '').localeCompare(b.group ?? '') || a.type.localeCompare(b.type)));
+  const sorted = Object.freeze(
+    [...byType.values()].sort((a, b) => (a.group ?? '').localeCompare(b.group ?? '') || a.type.localeCompare(b.type)),
+  );
   return { list: () => sorted, get: (type) => byType.get(type) };
 }

@@ -14,7 +14,11 @@ export interface RetentionResult {
  * batches keep each call short. Retention is far longer than the retry schedule (27.6 h), so nothing deleted is
  * still being attempted.
  */
-export async function deleteOldDeliveries(dependencies: { collections: Pick<OutboundCollections, 'deliveries' | 'attempts' | 'events'> }, before: Date, options: { batchSize?: number } = {}): Promise<RetentionResult> {
+export async function deleteOldDeliveries(
+  dependencies: { collections: Pick<OutboundCollections, 'deliveries' | 'attempts' | 'events'> },
+  before: Date,
+  options: { batchSize?: number } = {},
+): Promise<RetentionResult> {
   const batchSize = Math.max(1, options.batchSize ?? 1000);
   const { collections } = dependencies;
   return {
@@ -24,10 +28,17 @@ export async function deleteOldDeliveries(dependencies: { collections: Pick<Outb
   };
 }
 
-async function deleteInBatches<T extends Document & { _id: string; createdAt: Date }>(collection: Collection<T>, before: Date, batchSize: number): Promise<number> {
+async function deleteInBatches<T extends Document & { _id: string; createdAt: Date }>(
+  collection: Collection<T>,
+  before: Date,
+  batchSize: number,
+): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const rows = await collection.find({ createdAt: { $lt: before } } as never, { projection: { _id: 1 } }).limit(batchSize).toArray();
+    const rows = await collection
+      .find({ createdAt: { $lt: before } } as never, { projection: { _id: 1 } })
+      .limit(batchSize)
+      .toArray();
     if (rows.length === 0) return deleted;
     deleted += (await collection.deleteMany({ _id: { $in: rows.map((row) => row._id) } } as never)).deletedCount;
   }

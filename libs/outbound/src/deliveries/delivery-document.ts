@@ -96,7 +96,12 @@ export interface DeliveryView {
 
 /** Orders log entries: by round, a replay entry first in its round, then by attempt, then redelivery. */
 export function compareEntries(a: DeliveryLogEntry, b: DeliveryLogEntry): number {
-  return a.round - b.round || (a.kind === 'replay' ? -1 : 0) - (b.kind === 'replay' ? -1 : 0) || a.attempt - b.attempt || (a.redelivery ?? 0) - (b.redelivery ?? 0);
+  return (
+    a.round - b.round ||
+    (a.kind === 'replay' ? -1 : 0) - (b.kind === 'replay' ? -1 : 0) ||
+    a.attempt - b.attempt ||
+    (a.redelivery ?? 0) - (b.redelivery ?? 0)
+  );
 }
 
 /** The view of a delivery from its document and its log entries (any order). */

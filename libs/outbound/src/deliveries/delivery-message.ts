@@ -26,7 +26,12 @@ export function deliveryMessageId(message: Pick<DeliveryMessage, 'deliveryId' | 
 
 /** Queues a delivery's first attempt (or a replay's) now; a repeat of the same publish is dropped by JetStream. */
 export async function publishDelivery(js: JetStreamClient, message: DeliveryMessage): Promise<PublishResult> {
-  return publishMessage(js, { subject: deliverySubject(message.endpointId), data: JSON.stringify(message), msgId: deliveryMessageId(message), expectedStream: OUTBOUND_DELIVERIES_STREAM });
+  return publishMessage(js, {
+    subject: deliverySubject(message.endpointId),
+    data: JSON.stringify(message),
+    msgId: deliveryMessageId(message),
+    expectedStream: OUTBOUND_DELIVERIES_STREAM,
+  });
 }
 
 /**
@@ -35,13 +40,20 @@ export async function publishDelivery(js: JetStreamClient, message: DeliveryMess
  * second or more is rounded up to a whole second, because the server was measured firing a few milliseconds before
  * a fractional `@at` (a `Retry-After: 7` must never be retried at 6.99 s).
  */
-export async function scheduleDeliveryRetry(js: JetStreamClient, message: DeliveryMessage, at: Date): Promise<PublishResult> {
+export async function scheduleDeliveryRetry(
+  js: JetStreamClient,
+  message: DeliveryMessage,
+  at: Date,
+): Promise<PublishResult> {
   const runAt = at.getTime() - Date.now() >= 1000 ? new Date(Math.ceil(at.getTime() / 1000) * 1000) : at;
   return publishMessage(js, {
     subject: retrySubject(message.endpointId, message.deliveryId),
     data: JSON.stringify(message),
     msgId: deliveryMessageId(message),
     expectedStream: OUTBOUND_DELIVERIES_STREAM,
-    headers: { 'Nats-Schedule': `@at ${runAt.toISOString()}`, 'Nats-Schedule-Target': deliverySubject(message.endpointId) },
+    headers: {
+      'Nats-Schedule': `@at ${runAt.toISOString()}`,
+      'Nats-Schedule-Target': deliverySubject(message.endpointId),
+    },
   });
 }

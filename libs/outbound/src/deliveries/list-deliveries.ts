@@ -21,9 +21,13 @@ export interface DeliveryFilter {
  * Deliveries with their status and log, newest first. The status is read from the log, so a status filter is
  * applied to pages of deliveries until `limit` rows match or the filter's range is exhausted.
  */
-export async function listDeliveries(dependencies: { collections: Pick<OutboundCollections, 'deliveries' | 'attempts'> }, filter: DeliveryFilter = {}): Promise<DeliveryView[]> {
+export async function listDeliveries(
+  dependencies: { collections: Pick<OutboundCollections, 'deliveries' | 'attempts'> },
+  filter: DeliveryFilter = {},
+): Promise<DeliveryView[]> {
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
-  const statuses = filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
+  const statuses =
+    filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status];
   const found: DeliveryView[] = [];
   const seen = new Set<string>();
   let before = filter.before;
@@ -33,8 +37,16 @@ export async function listDeliveries(dependencies: { collections: Pick<OutboundC
     if (filter.endpointId !== undefined) query.endpointId = filter.endpointId;
     if (filter.workspaceId !== undefined) query.workspaceId = filter.workspaceId;
     if (filter.eventId !== undefined) query.eventId = filter.eventId;
-    if (filter.since !== undefined || before !== undefined) query.createdAt = { ...(filter.since ? { $gte: filter.since } : {}), ...(before ? (inclusive ? { $lte: before } : { $lt: before }) : {}) };
-    const rows = await dependencies.collections.deliveries.find(query).sort({ createdAt: -1, _id: -1 }).limit(statuses ? 1000 : limit).toArray();
+    if (filter.since !== undefined || before !== undefined)
+      query.createdAt = {
+        ...(filter.since ? { $gte: filter.since } : {}),
+        ...(before ? (inclusive ? { $lte: before } : { $lt: before }) : {}),
+      };
+    const rows = await dependencies.collections.deliveries
+      .find(query)
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(statuses ? 1000 : limit)
+      .toArray();
     const page = rows.filter((row) => !seen.has(row._id));
     page.forEach((row) => seen.add(row._id));
     const views = await loadDeliveryViews(dependencies.collections, page);

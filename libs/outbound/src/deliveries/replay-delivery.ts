@@ -38,7 +38,8 @@ export interface ReplayedDelivery {
 export async function replayDelivery(dependencies: ReplayDependencies, deliveryId: string): Promise<ReplayedDelivery> {
   const view = await getDeliveryView(dependencies.collections, deliveryId);
   if (!view) throw new ReplayRefusedError(`No delivery ${deliveryId}`);
-  if (view.status === 'pending') throw new ReplayRefusedError(`Delivery ${deliveryId} is pending: it is still being attempted`);
+  if (view.status === 'pending')
+    throw new ReplayRefusedError(`Delivery ${deliveryId} is pending: it is still being attempted`);
   const event = await dependencies.collections.events.findOne({ _id: view.eventId });
   if (!event) throw new ReplayRefusedError(`The event of delivery ${deliveryId} is no longer kept`);
   const round = view.replays + 1;

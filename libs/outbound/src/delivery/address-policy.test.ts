@@ -4,7 +4,8 @@ import { PUBLIC_ADDRESSES, REFUSED_ADDRESSES } from './test-support/address-case
 describe('createAddressPolicy', () => {
   it('refuses every non-public class by default', () => {
     const policy = createAddressPolicy();
-    for (const [ip, addressClass] of REFUSED_ADDRESSES) expect([ip, policy.allows(ip)]).toEqual([ip, { allowed: false, addressClass }]);
+    for (const [ip, addressClass] of REFUSED_ADDRESSES)
+      expect([ip, policy.allows(ip)]).toEqual([ip, { allowed: false, addressClass }]);
     for (const ip of PUBLIC_ADDRESSES) expect([ip, policy.allows(ip)]).toEqual([ip, { allowed: true }]);
   });
 
@@ -27,14 +28,19 @@ describe('createAddressPolicy', () => {
     expect(policy.allows('192.168.1.11')).toEqual({ allowed: false, addressClass: 'private' });
   });
 
-  it.each(['10.0.0.0/33', '::1/129', 'localhost', '10.0.0.0/8/8', '10.0.0.0/x', ''])('refuses the invalid range %j at creation', (range) => {
-    expect(() => createAddressPolicy({ allowPrivateNetworks: [range] })).toThrow(RangeError);
-  });
+  it.each(['10.0.0.0/33', '::1/129', 'localhost', '10.0.0.0/8/8', '10.0.0.0/x', ''])(
+    'refuses the invalid range %j at creation',
+    (range) => {
+      expect(() => createAddressPolicy({ allowPrivateNetworks: [range] })).toThrow(RangeError);
+    },
+  );
 
   it('allows ports 80 and 443 only by default, and exactly the listed ports and ranges when configured', () => {
     const strict = createAddressPolicy();
     expect([80, 443].map((port) => strict.allowsPort(port))).toEqual([true, true]);
-    expect([22, 25, 6379, 8080, 8443, 27017, 0, 65535].map((port) => strict.allowsPort(port))).toEqual(Array(8).fill(false));
+    expect([22, 25, 6379, 8080, 8443, 27017, 0, 65535].map((port) => strict.allowsPort(port))).toEqual(
+      Array(8).fill(false),
+    );
     const configured = createAddressPolicy({ allowedPorts: ['443', '8000-8099'] });
     expect([443, 8000, 8050, 8099].map((port) => configured.allowsPort(port))).toEqual([true, true, true, true]);
     expect([80, 7999, 8100].map((port) => configured.allowsPort(port))).toEqual([false, false, false]);

@@ -47,7 +47,8 @@ export function createAddressPolicy(options: AddressPolicyOptions = {}): Address
     allows(ip: string): AddressVerdict {
       const addressClass = classifyAddress(ip);
       if (addressClass === 'public') return { allowed: true };
-      if (addressClass !== 'invalid' && forms(ip).some((form) => allowed.some((range) => cidrContains(range, form)))) return { allowed: true };
+      if (addressClass !== 'invalid' && forms(ip).some((form) => allowed.some((range) => cidrContains(range, form))))
+        return { allowed: true };
       return { allowed: false, addressClass };
     },
   });

@@ -20,7 +20,8 @@ export function parseCidr(text: string): Cidr {
   const ip = parseIp(address ?? '');
   const bits = ip?.version === 4 ? 32 : 128;
   const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (!ip || rest.length > 0 || !(prefix >= 0 && prefix <= bits)) throw new RangeError(`not a CIDR range: ${JSON.stringify(text)}`);
+  if (!ip || rest.length > 0 || !(prefix >= 0 && prefix <= bits))
+    throw new RangeError(`not a CIDR range: ${JSON.stringify(text)}`);
   return { version: ip.version, base: ip.value, prefix, text };
 }
 

@@ -15,10 +15,18 @@ describe('classifyAddress', () => {
     expect(classifyAddress('[2606:4700::1111]')).toBe('public');
   });
 
-  it.each(['', 'localhost', 'example.com', '127.1', '2130706433', '0x7f000001', '1.2.3.4.5', '::ffff:1.2.3', '1:2:3:4:5:6:7:8:9', '256.0.0.1'])(
-    '%j is invalid, not an address',
-    (text) => {
-      expect(classifyAddress(text)).toBe('invalid');
-    },
-  );
+  it.each([
+    '',
+    'localhost',
+    'example.com',
+    '127.1',
+    '2130706433',
+    '0x7f000001',
+    '1.2.3.4.5',
+    '::ffff:1.2.3',
+    '1:2:3:4:5:6:7:8:9',
+    '256.0.0.1',
+  ])('%j is invalid, not an address', (text) => {
+    expect(classifyAddress(text)).toBe('invalid');
+  });
 });

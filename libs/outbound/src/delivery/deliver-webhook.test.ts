@@ -31,23 +31,37 @@ function message(url: string, overrides: Partial<DeliveryRequest> = {}): Deliver
 
 function resolvingTo(...addresses: string[]): ResolveHost & { calls: string[] } {
   const calls: string[] = [];
-  return Object.assign(async (hostname: string) => {
-    calls.push(hostname);
-    return addresses;
-  }, { calls });
+  return Object.assign(
+    async (hostname: string) => {
+      calls.push(hostname);
+      return addresses;
+    },
+    { calls },
+  );
 }
 
 describe('deliverWebhook', () => {
   it('POSTs the exact payload with Standard Webhooks headers, verifiable with either secret of a rotation', async () => {
     const endpoint = await receiver();
     const newSecret = generateWebhookSecret();
-    const attempt = await deliverWebhook(message(`${endpoint.url}/hooks?x=1`, { secrets: [secret, newSecret], headers: { 'X-Tenant': 'ws_1' } }), { policy: loopback });
-    expect(attempt).toMatchObject({ outcome: 'delivered', statusCode: 200, responseBody: '{"ok":true}', address: '127.0.0.1' });
+    const attempt = await deliverWebhook(
+      message(`${endpoint.url}/hooks?x=1`, { secrets: [secret, newSecret], headers: { 'X-Tenant': 'ws_1' } }),
+      { policy: loopback },
+    );
+    expect(attempt).toMatchObject({
+      outcome: 'delivered',
+      statusCode: 200,
+      responseBody: '{"ok":true}',
+      address: '127.0.0.1',
+    });
     expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
     const received = endpoint.requests[0]!;
     expect(received).toMatchObject({ method: 'POST', url: '/hooks?x=1', body: payload });
     expect(received.headers).toMatchObject({
-      'webhook-id': 'msg_2Kq', 'content-type': 'application/json', 'user-agent': 'Berth-Webhooks/0.1', 'x-tenant': 'ws_1',
+      'webhook-id': 'msg_2Kq',
+      'content-type': 'application/json',
+      'user-agent': 'Berth-Webhooks/0.1',
+      'x-tenant': 'ws_1',
     });
     expect(received.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
     const headers = received.headers as Record<string, string>;
@@ -59,8 +73,15 @@ describe('deliverWebhook', () => {
     const endpoint = await receiver();
     const defaultPorts = createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'] });
     const attempt = await deliverWebhook(message(`${endpoint.url}/in`), { policy: defaultPorts });
-    expect(attempt).toMatchObject({ outcome: 'refused', address: '127.0.0.1', error: expect.stringContaining(`port ${endpoint.port}`) });
-    const byName = await deliverWebhook(message(`http://hooks.customer.example:${endpoint.port}/in`), { policy: defaultPorts, resolve: resolvingTo('127.0.0.1') });
+    expect(attempt).toMatchObject({
+      outcome: 'refused',
+      address: '127.0.0.1',
+      error: expect.stringContaining(`port ${endpoint.port}`),
+    });
+    const byName = await deliverWebhook(message(`http://hooks.customer.example:${endpoint.port}/in`), {
+      policy: defaultPorts,
+      resolve: resolvingTo('127.0.0.1'),
+    });
     expect(byName).toMatchObject({ outcome: 'refused', error: expect.stringContaining(`port ${endpoint.port}`) });
     expect(endpoint.requests).toHaveLength(0);
   });
@@ -68,7 +89,11 @@ describe('deliverWebhook', () => {
   it('refuses loopback by default, sending nothing', async () => {
     const endpoint = await receiver();
     const attempt = await deliverWebhook(message(endpoint.url), { policy: strict });
-    expect(attempt).toMatchObject({ outcome: 'refused', address: '127.0.0.1', error: expect.stringContaining('loopback') });
+    expect(attempt).toMatchObject({
+      outcome: 'refused',
+      address: '127.0.0.1',
+      error: expect.stringContaining('loopback'),
+    });
     expect(attempt.statusCode).toBeUndefined();
     const byName = await deliverWebhook(message(`http://localhost:${endpoint.port}/`), { policy: strict });
     expect(byName).toMatchObject({ outcome: 'refused', error: expect.stringContaining('loopback') });
@@ -79,7 +104,9 @@ describe('deliverWebhook', () => {
     const host = ip.includes(':') ? `[${ip.replace('%', '%25')}]` : ip;
     const literal = await deliverWebhook(message(`http://${host}/`), { policy: strict, resolve: resolvingTo() });
     // The URL parser drops zones and re-spells some IPv6 forms; the class is what matters.
-    expect(literal).toMatchObject(ip.includes('%') ? { outcome: 'refused' } : { outcome: 'refused', error: expect.stringContaining(addressClass) });
+    expect(literal).toMatchObject(
+      ip.includes('%') ? { outcome: 'refused' } : { outcome: 'refused', error: expect.stringContaining(addressClass) },
+    );
   });
 
   it.each(REFUSED_ADDRESSES)('refuses a host name resolving to %s (%s)', async (ip, addressClass) => {
@@ -94,7 +121,10 @@ describe('deliverWebhook', () => {
     ['93.184.216.34', '10.0.0.1'],
     ['2606:4700::1111', '::ffff:169.254.169.254'],
   ])('refuses a host name resolving to %s and %s, whichever comes first', async (...addresses) => {
-    const attempt = await deliverWebhook(message('https://mixed.example/'), { policy: strict, resolve: resolvingTo(...addresses) });
+    const attempt = await deliverWebhook(message('https://mixed.example/'), {
+      policy: strict,
+      resolve: resolvingTo(...addresses),
+    });
     expect(attempt.outcome).toBe('refused');
   });
 
@@ -102,28 +132,44 @@ describe('deliverWebhook', () => {
     const endpoint = await receiver();
     let calls = 0;
     const rebinding: ResolveHost = async () => (++calls === 1 ? ['127.0.0.1'] : ['169.254.169.254']);
-    const attempt = await deliverWebhook(message(`http://hooks.customer.test:${endpoint.port}/in`), { policy: loopback, resolve: rebinding });
+    const attempt = await deliverWebhook(message(`http://hooks.customer.test:${endpoint.port}/in`), {
+      policy: loopback,
+      resolve: rebinding,
+    });
     expect(attempt).toMatchObject({ outcome: 'delivered', address: '127.0.0.1' });
     expect(calls).toBe(1);
     expect(endpoint.requests[0]!.headers.host).toBe(`hooks.customer.test:${endpoint.port}`);
   });
 
-  it('verifies an https endpoint\'s certificate against the URL\'s host name, though it connects to the checked address', async () => {
+  it("verifies an https endpoint's certificate against the URL's host name, though it connects to the checked address", async () => {
     const endpoint = await receiver(undefined, { tls: { cert: TEST_TLS_CERT, key: TEST_TLS_KEY } });
     const toLoopback = { policy: loopback, resolve: resolvingTo('127.0.0.1'), ca: TEST_TLS_CERT };
     const attempt = await deliverWebhook(message(`https://${TEST_TLS_HOST}:${endpoint.port}/in`), toLoopback);
     expect(attempt).toMatchObject({ outcome: 'delivered', statusCode: 200, address: '127.0.0.1' });
     expect(endpoint.requests[0]!.headers.host).toBe(`${TEST_TLS_HOST}:${endpoint.port}`);
     const otherName = await deliverWebhook(message(`https://other.customer.test:${endpoint.port}/in`), toLoopback);
-    expect(otherName).toMatchObject({ outcome: 'retry', error: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID') });
-    const untrusted = await deliverWebhook(message(`https://${TEST_TLS_HOST}:${endpoint.port}/in`), { ...toLoopback, ca: undefined });
+    expect(otherName).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID'),
+    });
+    const untrusted = await deliverWebhook(message(`https://${TEST_TLS_HOST}:${endpoint.port}/in`), {
+      ...toLoopback,
+      ca: undefined,
+    });
     expect(untrusted).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/self[- ]signed/i) });
     expect(endpoint.requests).toHaveLength(1);
   });
 
   it.each([
-    'not a url', 'ftp://files.example/x', 'file:///etc/passwd', 'http://user:pass@hooks.example/', 'http://:token@hooks.example/',
-    'http://2130706433/', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]/', 'http://127.1:8080/',
+    'not a url',
+    'ftp://files.example/x',
+    'file:///etc/passwd',
+    'http://user:pass@hooks.example/',
+    'http://:token@hooks.example/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://127.1:8080/',
   ])('refuses %j without sending', async (url) => {
     const resolve = resolvingTo('93.184.216.34');
     expect(await deliverWebhook(message(url), { policy: strict, resolve })).toMatchObject({ outcome: 'refused' });
@@ -132,9 +178,15 @@ describe('deliverWebhook', () => {
 
   it('does not follow a redirect, even to an allowed receiver', async () => {
     const target = await receiver();
-    const redirecting = await receiver((_request, response) => response.writeHead(302, { location: `${target.url}/stolen` }).end());
+    const redirecting = await receiver((_request, response) =>
+      response.writeHead(302, { location: `${target.url}/stolen` }).end(),
+    );
     const attempt = await deliverWebhook(message(redirecting.url), { policy: loopback });
-    expect(attempt).toMatchObject({ outcome: 'retry', statusCode: 302, error: expect.stringContaining(`redirect to ${target.url}/stolen not followed`) });
+    expect(attempt).toMatchObject({
+      outcome: 'retry',
+      statusCode: 302,
+      error: expect.stringContaining(`redirect to ${target.url}/stolen not followed`),
+    });
     expect(redirecting.requests).toHaveLength(1);
     expect(target.requests).toHaveLength(0);
   });
@@ -149,7 +201,11 @@ describe('deliverWebhook', () => {
   });
 
   it('times out a resolver that never answers', async () => {
-    const attempt = await deliverWebhook(message('https://hang.example/'), { policy: strict, timeoutMs: 50, resolve: () => new Promise(() => undefined) });
+    const attempt = await deliverWebhook(message('https://hang.example/'), {
+      policy: strict,
+      timeoutMs: 50,
+      resolve: () => new Promise(() => undefined),
+    });
     expect(attempt).toMatchObject({ outcome: 'retry', error: expect.stringContaining('timed out after 50 ms') });
   });
 
@@ -174,41 +230,73 @@ describe('deliverWebhook', () => {
       const status = Number(request.url.slice(1));
       response.writeHead(status, { 'retry-after': status === 503 ? 'Tue, 01 Jan 2030 00:01:00 GMT' : '7' }).end();
     });
-    const at = (status: number) => deliverWebhook(message(`${busy.url}/${status}`), { policy: loopback, clock: () => now });
+    const at = (status: number) =>
+      deliverWebhook(message(`${busy.url}/${status}`), { policy: loopback, clock: () => now });
     expect(await at(429)).toMatchObject({ outcome: 'retry', statusCode: 429, retryAfterMs: 7_000, startedAt: now });
     expect(await at(503)).toMatchObject({ outcome: 'retry', statusCode: 503, retryAfterMs: 60_000 });
     expect((await at(500)).retryAfterMs).toBeUndefined();
   });
 
   it.each([
-    [201, 'delivered'], [204, 'delivered'], [410, 'gone'], [400, 'retry'], [404, 'retry'], [301, 'retry'], [304, 'retry'], [502, 'retry'],
+    [201, 'delivered'],
+    [204, 'delivered'],
+    [410, 'gone'],
+    [400, 'retry'],
+    [404, 'retry'],
+    [301, 'retry'],
+    [304, 'retry'],
+    [502, 'retry'],
   ] as const)('answers %d → %s', async (status, outcome) => {
     const endpoint = await receiver((_request, response) => response.writeHead(status).end());
-    expect(await deliverWebhook(message(endpoint.url), { policy: loopback })).toMatchObject({ outcome, statusCode: status });
+    expect(await deliverWebhook(message(endpoint.url), { policy: loopback })).toMatchObject({
+      outcome,
+      statusCode: status,
+    });
   });
 
   it('retries when nothing listens, or the name does not resolve', async () => {
     const gone = await startReceiver();
     await gone.close();
-    expect(await deliverWebhook(message(gone.url), { policy: loopback })).toMatchObject({ outcome: 'retry', address: '127.0.0.1', error: expect.stringContaining('ECONNREFUSED') });
-    const failing: ResolveHost = async () => { throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' }); };
-    expect(await deliverWebhook(message('https://nowhere.invalid/'), { policy: strict, resolve: failing })).toMatchObject({ outcome: 'retry', error: expect.stringContaining('ENOTFOUND') });
-    expect(await deliverWebhook(message('https://empty.example/'), { policy: strict, resolve: resolvingTo() })).toMatchObject({ outcome: 'retry' });
+    expect(await deliverWebhook(message(gone.url), { policy: loopback })).toMatchObject({
+      outcome: 'retry',
+      address: '127.0.0.1',
+      error: expect.stringContaining('ECONNREFUSED'),
+    });
+    const failing: ResolveHost = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
+    };
+    expect(
+      await deliverWebhook(message('https://nowhere.invalid/'), { policy: strict, resolve: failing }),
+    ).toMatchObject({ outcome: 'retry', error: expect.stringContaining('ENOTFOUND') });
+    expect(
+      await deliverWebhook(message('https://empty.example/'), { policy: strict, resolve: resolvingTo() }),
+    ).toMatchObject({ outcome: 'retry' });
   });
 
   it('refuses a header value node will not send, and ignores extra headers that would reframe the request', async () => {
     const endpoint = await receiver();
-    const injected = await deliverWebhook(message(endpoint.url, { headers: { 'x-note': 'a\r\nx-evil: 1' } }), { policy: loopback });
+    const injected = await deliverWebhook(message(endpoint.url, { headers: { 'x-note': 'a\r\nx-evil: 1' } }), {
+      policy: loopback,
+    });
     expect(injected).toMatchObject({ outcome: 'refused', error: expect.stringContaining('ERR_INVALID_CHAR') });
-    const reframed = await deliverWebhook(message(endpoint.url, { headers: { Host: 'internal.admin', 'Content-Length': '1', 'Webhook-Id': 'forged' } }), { policy: loopback });
+    const reframed = await deliverWebhook(
+      message(endpoint.url, { headers: { Host: 'internal.admin', 'Content-Length': '1', 'Webhook-Id': 'forged' } }),
+      { policy: loopback },
+    );
     expect(reframed.outcome).toBe('delivered');
     expect(endpoint.requests).toHaveLength(1);
-    expect(endpoint.requests[0]!.headers).toMatchObject({ host: `127.0.0.1:${endpoint.port}`, 'webhook-id': 'msg_2Kq' });
+    expect(endpoint.requests[0]!.headers).toMatchObject({
+      host: `127.0.0.1:${endpoint.port}`,
+      'webhook-id': 'msg_2Kq',
+    });
     expect(endpoint.requests[0]!.body).toBe(payload);
   });
 
   it('retries a connection reset before any answer', async () => {
     const rude = await receiver((_request, response) => response.socket?.destroy());
-    expect(await deliverWebhook(message(rude.url), { policy: loopback })).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/socket hang up|ECONNRESET/) });
+    expect(await deliverWebhook(message(rude.url), { policy: loopback })).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringMatching(/socket hang up|ECONNRESET/),
+    });
   });
 });

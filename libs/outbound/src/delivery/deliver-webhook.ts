@@ -1,8 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { isDeliveryTarget, resolveDeliveryTarget } from './delivery-target';
 import {
-  DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DELIVERY_USER_AGENT,
-  type DeliveryAttempt, type DeliveryOptions, type DeliveryOutcome, type DeliveryRequest,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DELIVERY_USER_AGENT,
+  type DeliveryAttempt,
+  type DeliveryOptions,
+  type DeliveryOutcome,
+  type DeliveryRequest,
 } from './delivery-types';
 import { postPinned, type PinnedResponse } from './post-pinned';
 import { systemResolveHost } from './resolve-host';
@@ -25,8 +30,17 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
-    const target = await withDeadline(resolveDeliveryTarget(request.url, options.policy, options.resolve ?? systemResolveHost), deadline.signal);
-    if (target === undefined) return { outcome: 'retry', startedAt, durationMs: elapsed(), error: `timed out after ${timeoutMs} ms resolving the host` };
+    const target = await withDeadline(
+      resolveDeliveryTarget(request.url, options.policy, options.resolve ?? systemResolveHost),
+      deadline.signal,
+    );
+    if (target === undefined)
+      return {
+        outcome: 'retry',
+        startedAt,
+        durationMs: elapsed(),
+        error: `timed out after ${timeoutMs} ms resolving the host`,
+      };
     if (!isDeliveryTarget(target)) return { ...target, startedAt, durationMs: elapsed() };
     let response: PinnedResponse;
     try {
@@ -39,7 +53,14 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
         ca: options.ca,
       });
     } catch (error) {
-      if (isInvalidRequestError(error)) return { outcome: 'refused', startedAt, durationMs: elapsed(), address: target.address, error: describeError(error) };
+      if (isInvalidRequestError(error))
+        return {
+          outcome: 'refused',
+          startedAt,
+          durationMs: elapsed(),
+          address: target.address,
+          error: describeError(error),
+        };
       const reason = deadline.signal.aborted ? `timed out after ${timeoutMs} ms` : describeError(error);
       return { outcome: 'retry', startedAt, durationMs: elapsed(), address: target.address, error: reason };
     }
@@ -53,9 +74,11 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
 function deliveryHeaders(request: DeliveryRequest): Record<string, string> {
-  const extra = Object.fromEntries(Object.entries(request.headers ?? {})
-    .map(([name, value]) => [name.toLowerCase(), value] as const)
-    .filter(([name]) => !RESERVED_HEADERS.has(name)));
+  const extra = Object.fromEntries(
+    Object.entries(request.headers ?? {})
+      .map(([name, value]) => [name.toLowerCase(), value] as const)
+      .filter(([name]) => !RESERVED_HEADERS.has(name)),
+  );
   return {
     ...extra,
     'content-type': 'application/json',
@@ -67,16 +90,22 @@ function deliveryHeaders(request: DeliveryRequest): Record<string, string> {
   };
 }
 
-function judgeResponse(response: PinnedResponse, now: Date): Pick<DeliveryAttempt, 'outcome' | 'statusCode' | 'responseBody' | 'retryAfterMs' | 'error'> {
+function judgeResponse(
+  response: PinnedResponse,
+  now: Date,
+): Pick<DeliveryAttempt, 'outcome' | 'statusCode' | 'responseBody' | 'retryAfterMs' | 'error'> {
   const { statusCode, headers } = response;
   const responseBody = response.body.toString('utf8');
-  const outcome: DeliveryOutcome = statusCode >= 200 && statusCode < 300 ? 'delivered' : statusCode === 410 ? 'gone' : 'retry';
+  const outcome: DeliveryOutcome =
+    statusCode >= 200 && statusCode < 300 ? 'delivered' : statusCode === 410 ? 'gone' : 'retry';
   const judged = { outcome, statusCode, responseBody };
   if (outcome === 'delivered') return judged;
-  const retryAfterMs = statusCode === 429 || statusCode === 503 ? parseRetryAfter(headers['retry-after'], now) : undefined;
-  const error = statusCode >= 300 && statusCode < 400
-    ? `HTTP ${statusCode}: redirect${headers.location ? ` to ${headers.location}` : ''} not followed`
-    : `HTTP ${statusCode}`;
+  const retryAfterMs =
+    statusCode === 429 || statusCode === 503 ? parseRetryAfter(headers['retry-after'], now) : undefined;
+  const error =
+    statusCode >= 300 && statusCode < 400
+      ? `HTTP ${statusCode}: redirect${headers.location ? ` to ${headers.location}` : ''} not followed`
+      : `HTTP ${statusCode}`;
   return retryAfterMs === undefined ? { ...judged, error } : { ...judged, error, retryAfterMs };
 }
 

@@ -43,12 +43,21 @@ export async function resolveDeliveryTarget(
     const verdict = policy.allows(address);
     if (!verdict.allowed) {
       const via = address === hostname ? '' : `${hostname} resolves to `;
-      return { outcome: 'refused', address, error: `${via}${address}, which is not a public address (${verdict.addressClass}): deliveries only go to public addresses` };
+      return {
+        outcome: 'refused',
+        address,
+        error: `${via}${address}, which is not a public address (${verdict.addressClass}): deliveries only go to public addresses`,
+      };
     }
   }
   const address = addresses[0]!;
   const port = effectivePort(url);
-  if (!policy.allowsPort(port)) return { outcome: 'refused', address, error: `port ${port} is not an allowed delivery port (OUTBOUND_ALLOWED_PORTS; 80 and 443 by default)` };
+  if (!policy.allowsPort(port))
+    return {
+      outcome: 'refused',
+      address,
+      error: `port ${port} is not an allowed delivery port (OUTBOUND_ALLOWED_PORTS; 80 and 443 by default)`,
+    };
   return { url, hostname, address, family: isIP(address) === 4 ? 4 : 6 };
 }
 
@@ -60,7 +69,8 @@ function parseEndpointUrl(rawUrl: string): URL | string {
   } catch {
     return `not a valid URL: ${JSON.stringify(rawUrl)}`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https endpoints are allowed, not ${url.protocol}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `only http and https endpoints are allowed, not ${url.protocol}`;
   if (url.username || url.password) return 'endpoint URLs must not carry credentials';
   if (!url.hostname) return 'endpoint URL has no host';
   return url;

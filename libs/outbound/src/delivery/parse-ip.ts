@@ -26,7 +26,7 @@ function ipv4Value(text: string): bigint {
 }
 
 function ipv6Value(text: string): bigint {
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
   const groups = (part: string | undefined): number[] => (part ? part.split(':').flatMap(hextets) : []);
   const left = groups(head);
   const right = groups(tail);

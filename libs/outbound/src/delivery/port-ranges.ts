@@ -9,7 +9,8 @@ export const DEFAULT_ALLOWED_PORTS: readonly string[] = ['80', '443'];
 
 function port(text: string, whole: string): number {
   const value = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= 1 && value <= 65535)) throw new RangeError(`not a port or port range (1-65535): ${JSON.stringify(whole)}`);
+  if (!(value >= 1 && value <= 65535))
+    throw new RangeError(`not a port or port range (1-65535): ${JSON.stringify(whole)}`);
   return value;
 }
 

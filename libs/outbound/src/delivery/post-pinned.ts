@@ -58,10 +58,15 @@ export function postPinned(options: PostPinnedOptions): Promise<PinnedResponse> 
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let length = 0;
-      const finish = (): void => settle(() => {
-        res.destroy();
-        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, maxResponseBytes) });
-      });
+      const finish = (): void =>
+        settle(() => {
+          res.destroy();
+          resolve({
+            statusCode: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).subarray(0, maxResponseBytes),
+          });
+        });
       onError = finish;
       signal.removeEventListener('abort', onAbort);
       signal.addEventListener('abort', finish, { once: true });

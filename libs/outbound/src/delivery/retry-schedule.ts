@@ -7,7 +7,16 @@ const HOUR = 60 * MINUTE;
  * 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, about 27.6 hours over 8 attempts. Entry `i` is the delay before attempt
  * `i + 1`.
  */
-export const SVIX_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
+export const SVIX_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
+  0,
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+]);
 
 /** Default spread of {@link nextRetryDelayMs}: ±20 %, so endpoints that failed together do not retry together. */
 export const DEFAULT_RETRY_JITTER = 0.2;
@@ -30,7 +39,8 @@ export interface NextRetryDelayOptions {
  */
 export function nextRetryDelayMs(attempt: number, options: NextRetryDelayOptions = {}): number | undefined {
   const { schedule = SVIX_RETRY_SCHEDULE_MS, jitter = DEFAULT_RETRY_JITTER, random = Math.random } = options;
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError(`jitter must be between 0 and 1, got ${jitter}`);
   const base = schedule[attempt];
   if (base === undefined) return undefined;

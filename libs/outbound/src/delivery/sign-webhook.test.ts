@@ -9,7 +9,11 @@ describe('signWebhook', () => {
     const timestamp = new Date();
     const signature = signWebhook({ messageId: 'msg_1', timestamp, payload, secrets: [oldSecret, newSecret] });
     expect(signature).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)), 'webhook-signature': signature };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
     expect(new Webhook(oldSecret).verify(payload, headers)).toEqual(JSON.parse(payload));
     expect(new Webhook(newSecret).verify(payload, headers)).toEqual(JSON.parse(payload));
     expect(() => new Webhook(generateWebhookSecret()).verify(payload, headers)).toThrow('No matching signature');
@@ -21,8 +25,12 @@ describe('signWebhook', () => {
     const signature = signWebhook({ messageId: 'msg_1', timestamp: at, payload, secrets: [secret] });
     expect(signature).toBe(new Webhook(secret).sign('msg_1', at, payload));
     expect(signature).not.toBe(signWebhook({ messageId: 'msg_2', timestamp: at, payload, secrets: [secret] }));
-    expect(signature).not.toBe(signWebhook({ messageId: 'msg_1', timestamp: new Date(at.getTime() + 1000), payload, secrets: [secret] }));
-    expect(signature).not.toBe(signWebhook({ messageId: 'msg_1', timestamp: at, payload: `${payload} `, secrets: [secret] }));
+    expect(signature).not.toBe(
+      signWebhook({ messageId: 'msg_1', timestamp: new Date(at.getTime() + 1000), payload, secrets: [secret] }),
+    );
+    expect(signature).not.toBe(
+      signWebhook({ messageId: 'msg_1', timestamp: at, payload: `${payload} `, secrets: [secret] }),
+    );
   });
 
   it('refuses to sign with no secret', () => {

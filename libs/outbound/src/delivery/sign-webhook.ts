@@ -23,7 +23,9 @@ export interface SignWebhookInput {
  */
 export function signWebhook(input: SignWebhookInput): string {
   if (input.secrets.length === 0) throw new RangeError('signWebhook needs at least one secret');
-  return input.secrets.map((secret) => new Webhook(secret).sign(input.messageId, input.timestamp, input.payload)).join(' ');
+  return input.secrets
+    .map((secret) => new Webhook(secret).sign(input.messageId, input.timestamp, input.payload))
+    .join(' ');
 }
 
 /** Bytes of key material in a generated secret: 32, above the 24 Standard Webhooks asks for at least. */

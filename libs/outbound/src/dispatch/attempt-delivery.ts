@@ -1,11 +1,22 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { RetryLaterError, type ReceivedMessage } from '@berth/messaging';
-import { deliverWebhook, nextRetryDelayMs, type AddressPolicy, type DeliveryAttempt, type ResolveHost } from '../delivery';
+import {
+  deliverWebhook,
+  nextRetryDelayMs,
+  type AddressPolicy,
+  type DeliveryAttempt,
+  type ResolveHost,
+} from '../delivery';
 import type { OutboundCollections } from '../collections';
 import { scheduleDeliveryRetry, type DeliveryMessage } from '../deliveries/delivery-message';
 import { activeSecrets } from '../endpoints/endpoint-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
-import { disableEndpoint, recordEndpointFailure, recordEndpointSuccess, type EndpointHealthDependencies } from './endpoint-health';
+import {
+  disableEndpoint,
+  recordEndpointFailure,
+  recordEndpointSuccess,
+  type EndpointHealthDependencies,
+} from './endpoint-health';
 import type { LogWriters } from './log-writers';
 import type { RateLimiter } from './rate-limiter';
 import { recordAttempt, type AttemptResult } from './record-attempt';
@@ -47,7 +58,11 @@ export interface EndpointLane {
  *   ordered one the message itself comes back after the delay ({@link RetryLaterError}: the consumer naks it),
  *   holding back the endpoint's later deliveries.
  */
-export async function attemptDelivery(dependencies: AttemptDependencies, lane: EndpointLane, received: ReceivedMessage): Promise<void> {
+export async function attemptDelivery(
+  dependencies: AttemptDependencies,
+  lane: EndpointLane,
+  received: ReceivedMessage,
+): Promise<void> {
   const message = received.json<DeliveryMessage>();
   const roundAttempt = lane.ordered ? message.roundAttempt + received.deliveryCount - 1 : message.roundAttempt;
   const current: DeliveryMessage = { ...message, roundAttempt };
@@ -55,46 +70,97 @@ export async function attemptDelivery(dependencies: AttemptDependencies, lane: E
   const redelivery = lane.ordered ? 0 : received.deliveryCount - 1;
   const endpoint = dependencies.endpoints.get(message.endpointId);
   if (!endpoint || endpoint.disabledAt !== null) {
-    await recordAttempt(dependencies.writers, current, redelivery, undefined, { status: 'skipped', nextAttemptAt: null }, dependencies.clock());
+    await recordAttempt(
+      dependencies.writers,
+      current,
+      redelivery,
+      undefined,
+      { status: 'skipped', nextAttemptAt: null },
+      dependencies.clock(),
+    );
     dependencies.metrics.deliveries.labels('skipped').inc();
     return;
   }
   await lane.limiter?.take();
   const now = dependencies.clock();
   const attempt = await deliverWebhook(
-    { url: endpoint.url, messageId: message.deliveryId, timestamp: now, payload: message.body, secrets: activeSecrets(endpoint, now) },
-    { policy: dependencies.policy, resolve: dependencies.resolve, timeoutMs: dependencies.timeoutMs, maxResponseBytes: dependencies.maxResponseBytes, clock: dependencies.clock },
+    {
+      url: endpoint.url,
+      messageId: message.deliveryId,
+      timestamp: now,
+      payload: message.body,
+      secrets: activeSecrets(endpoint, now),
+    },
+    {
+      policy: dependencies.policy,
+      resolve: dependencies.resolve,
+      timeoutMs: dependencies.timeoutMs,
+      maxResponseBytes: dependencies.maxResponseBytes,
+      clock: dependencies.clock,
+    },
   );
   dependencies.metrics.attempts.labels(attempt.outcome).inc();
   dependencies.metrics.attemptDuration.labels(attempt.outcome).observe(attempt.durationMs / 1000);
 
   if (attempt.outcome === 'delivered') {
-    await recordAttempt(dependencies.writers, current, redelivery, attempt, { status: 'delivered', nextAttemptAt: null }, now);
+    await recordAttempt(
+      dependencies.writers,
+      current,
+      redelivery,
+      attempt,
+      { status: 'delivered', nextAttemptAt: null },
+      now,
+    );
     dependencies.metrics.deliveries.labels('delivered').inc();
     await recordEndpointSuccess(dependencies, endpoint);
     return;
   }
   if (attempt.outcome === 'gone') {
-    await recordAttempt(dependencies.writers, current, redelivery, attempt, { status: 'failed', nextAttemptAt: null }, now);
+    await recordAttempt(
+      dependencies.writers,
+      current,
+      redelivery,
+      attempt,
+      { status: 'failed', nextAttemptAt: null },
+      now,
+    );
     dependencies.metrics.deliveries.labels('failed').inc();
     await disableEndpoint(dependencies, endpoint._id, 'gone');
     return;
   }
   const disabled = await recordEndpointFailure(dependencies, endpoint._id, attempt.startedAt);
   const delayMs = disabled ? undefined : retryDelay(dependencies, roundAttempt, attempt);
-  const result: AttemptResult = delayMs === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delayMs) };
+  const result: AttemptResult =
+    delayMs === undefined
+      ? { status: 'failed', nextAttemptAt: null }
+      : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delayMs) };
   await recordAttempt(dependencies.writers, current, redelivery, attempt, result, now);
   if (delayMs === undefined) {
     dependencies.metrics.deliveries.labels('failed').inc();
     return;
   }
-  if (lane.ordered) throw new RetryLaterError(`Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)}); the endpoint waits for it`, delayMs);
-  await scheduleDeliveryRetry(dependencies.js, { ...message, roundAttempt: roundAttempt + 1 }, new Date(Date.now() + delayMs));
+  if (lane.ordered)
+    throw new RetryLaterError(
+      `Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)}); the endpoint waits for it`,
+      delayMs,
+    );
+  await scheduleDeliveryRetry(
+    dependencies.js,
+    { ...message, roundAttempt: roundAttempt + 1 },
+    new Date(Date.now() + delayMs),
+  );
 }
 
 /** The schedule's next delay, at least what `Retry-After` asked for; undefined when the schedule is over. */
-function retryDelay(dependencies: AttemptDependencies, roundAttempt: number, attempt: DeliveryAttempt): number | undefined {
-  const scheduled = nextRetryDelayMs(roundAttempt, { schedule: dependencies.retrySchedule, jitter: dependencies.retryJitter });
+function retryDelay(
+  dependencies: AttemptDependencies,
+  roundAttempt: number,
+  attempt: DeliveryAttempt,
+): number | undefined {
+  const scheduled = nextRetryDelayMs(roundAttempt, {
+    schedule: dependencies.retrySchedule,
+    jitter: dependencies.retryJitter,
+  });
   if (scheduled === undefined) return undefined;
   return Math.max(scheduled, attempt.retryAfterMs ?? 0);
 }

@@ -22,7 +22,10 @@ export class BatchedInserter<T extends Document> {
   private queue: Pending<T>[] = [];
   private writing = false;
 
-  constructor(private readonly collection: Collection<T>, private readonly maxBatch = 200) {}
+  constructor(
+    private readonly collection: Collection<T>,
+    private readonly maxBatch = 200,
+  ) {}
 
   /** Inserts `document`; resolves once it is written (or found already written). */
   insert(document: T): Promise<InsertResult> {
@@ -47,15 +50,22 @@ export class BatchedInserter<T extends Document> {
 
   private async write(batch: Pending<T>[]): Promise<void> {
     try {
-      await this.collection.insertMany(batch.map((pending) => pending.document as OptionalUnlessRequiredId<T>), { ordered: false });
+      await this.collection.insertMany(
+        batch.map((pending) => pending.document as OptionalUnlessRequiredId<T>),
+        { ordered: false },
+      );
       batch.forEach((pending) => pending.resolve('inserted'));
     } catch (error) {
-      const writeErrors = (error as { writeErrors?: { index: number; code?: number }[] | { index: number; code?: number } }).writeErrors;
+      const writeErrors = (
+        error as { writeErrors?: { index: number; code?: number }[] | { index: number; code?: number } }
+      ).writeErrors;
       if (writeErrors === undefined) {
         batch.forEach((pending) => pending.reject(error));
         return;
       }
-      const byIndex = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((entry) => [entry.index, entry.code]));
+      const byIndex = new Map(
+        (Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((entry) => [entry.index, entry.code]),
+      );
       batch.forEach((pending, index) => {
         if (!byIndex.has(index)) pending.resolve('inserted');
         else if (byIndex.get(index) === DUPLICATE_KEY) pending.resolve('duplicate');

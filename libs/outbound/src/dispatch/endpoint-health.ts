@@ -23,12 +23,20 @@ export interface EndpointHealthDependencies {
  * arriving together after a failure run make one write; a failed write is only logged (the delivery itself
  * succeeded), and the next success after the next reload clears it.
  */
-export async function recordEndpointSuccess(dependencies: EndpointHealthDependencies, endpoint: EndpointDocument): Promise<void> {
+export async function recordEndpointSuccess(
+  dependencies: EndpointHealthDependencies,
+  endpoint: EndpointDocument,
+): Promise<void> {
   if (dependencies.endpoints.get(endpoint._id)?.failingSince == null) return;
   dependencies.endpoints.patch(endpoint._id, { failingSince: null });
-  await dependencies.collections.endpoints.updateOne({ _id: endpoint._id }, { $set: { failingSince: null } }).catch((error: unknown) => {
-    dependencies.logger.warn({ err: error, endpointId: endpoint._id }, 'Could not clear the failure run of an endpoint');
-  });
+  await dependencies.collections.endpoints
+    .updateOne({ _id: endpoint._id }, { $set: { failingSince: null } })
+    .catch((error: unknown) => {
+      dependencies.logger.warn(
+        { err: error, endpointId: endpoint._id },
+        'Could not clear the failure run of an endpoint',
+      );
+    });
 }
 
 /**
@@ -36,12 +44,19 @@ export async function recordEndpointSuccess(dependencies: EndpointHealthDependen
  * failure when the run has lasted `disableAfterFailingMs` disables the endpoint with one alert. Returns true when
  * the endpoint is (now) disabled.
  */
-export async function recordEndpointFailure(dependencies: EndpointHealthDependencies, endpointId: string, at: Date): Promise<boolean> {
+export async function recordEndpointFailure(
+  dependencies: EndpointHealthDependencies,
+  endpointId: string,
+  at: Date,
+): Promise<boolean> {
   const endpoint = await dependencies.collections.endpoints.findOne({ _id: endpointId });
   if (!endpoint) return true;
   if (endpoint.disabledAt !== null) return true;
   if (endpoint.failingSince === null) {
-    await dependencies.collections.endpoints.updateOne({ _id: endpointId, failingSince: null }, { $set: { failingSince: at } });
+    await dependencies.collections.endpoints.updateOne(
+      { _id: endpointId, failingSince: null },
+      { $set: { failingSince: at } },
+    );
     dependencies.endpoints.patch(endpointId, { failingSince: at });
     return false;
   }
@@ -66,13 +81,24 @@ const ALERT_WINNER_GRACE_MS = 30_000;
  * The others stop delivering at once in this process and leave the row to the winner, unless the alert is older
  * than {@link ALERT_WINNER_GRACE_MS}: then the winner died before writing, and they disable it themselves.
  */
-async function autoDisableEndpoint(dependencies: EndpointHealthDependencies, endpoint: EndpointDocument, failingSince: Date): Promise<void> {
+async function autoDisableEndpoint(
+  dependencies: EndpointHealthDependencies,
+  endpoint: EndpointDocument,
+  failingSince: Date,
+): Promise<void> {
   const now = dependencies.clock();
   const days = ((now.getTime() - failingSince.getTime()) / 86_400_000).toFixed(1);
   const message = `Endpoint ${endpoint._id} (${endpoint.url}) of workspace ${endpoint.workspaceId} has failed every attempt for ${days} days since ${failingSince.toISOString()}: disabled`;
   const alertId = `endpoint-auto-disabled:${endpoint._id}:${failingSince.getTime()}`;
   try {
-    await dependencies.collections.alerts.insertOne({ _id: alertId, kind: 'endpoint-auto-disabled', endpointId: endpoint._id, workspaceId: endpoint.workspaceId, message, raisedAt: now });
+    await dependencies.collections.alerts.insertOne({
+      _id: alertId,
+      kind: 'endpoint-auto-disabled',
+      endpointId: endpoint._id,
+      workspaceId: endpoint.workspaceId,
+      message,
+      raisedAt: now,
+    });
   } catch (error) {
     if ((error as { code?: number }).code !== 11000) throw error;
     const alert = await dependencies.collections.alerts.findOne({ _id: alertId });
@@ -85,17 +111,35 @@ async function autoDisableEndpoint(dependencies: EndpointHealthDependencies, end
   }
   await disableEndpoint(dependencies, endpoint._id, 'failing', { autoDisableAlertedAt: now });
   dependencies.metrics.autoDisableAlerts.inc();
-  dependencies.logger.error({ endpointId: endpoint._id, workspaceId: endpoint.workspaceId, url: endpoint.url, failingSince: failingSince.toISOString(), alert: 'endpoint-auto-disabled' }, message);
+  dependencies.logger.error(
+    {
+      endpointId: endpoint._id,
+      workspaceId: endpoint.workspaceId,
+      url: endpoint.url,
+      failingSince: failingSince.toISOString(),
+      alert: 'endpoint-auto-disabled',
+    },
+    message,
+  );
 }
 
 /** Disables an endpoint for `reason` unless it is disabled already; counts it and tells the other replicas. */
-export async function disableEndpoint(dependencies: EndpointHealthDependencies, endpointId: string, reason: Exclude<DisabledReason, 'manual'>, extra: Partial<EndpointDocument> = {}): Promise<void> {
+export async function disableEndpoint(
+  dependencies: EndpointHealthDependencies,
+  endpointId: string,
+  reason: Exclude<DisabledReason, 'manual'>,
+  extra: Partial<EndpointDocument> = {},
+): Promise<void> {
   const now = dependencies.clock();
-  const result = await dependencies.collections.endpoints.updateOne({ _id: endpointId, disabledAt: null }, { $set: { disabledAt: now, disabledReason: reason, updatedAt: now, ...extra } });
+  const result = await dependencies.collections.endpoints.updateOne(
+    { _id: endpointId, disabledAt: null },
+    { $set: { disabledAt: now, disabledReason: reason, updatedAt: now, ...extra } },
+  );
   dependencies.endpoints.patch(endpointId, { disabledAt: now, disabledReason: reason, ...extra });
   if (result.modifiedCount > 0) {
     dependencies.metrics.endpointsDisabled.labels(reason).inc();
-    if (reason === 'gone') dependencies.logger.warn({ endpointId }, `Endpoint ${endpointId} answered 410 Gone: disabled`);
+    if (reason === 'gone')
+      dependencies.logger.warn({ endpointId }, `Endpoint ${endpointId} answered 410 Gone: disabled`);
     await dependencies.onDisabled?.(endpointId);
   }
 }

@@ -43,7 +43,10 @@ export class EndpointLanes {
 
   /** Brings the lanes in line with `endpoints` (serialised: concurrent calls run one after the other). */
   reconcile(endpoints: readonly EndpointDocument[]): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.reconcileNow(endpoints), () => this.reconcileNow(endpoints));
+    this.reconciling = this.reconciling.then(
+      () => this.reconcileNow(endpoints),
+      () => this.reconcileNow(endpoints),
+    );
     return this.reconciling;
   }
 
@@ -71,7 +74,12 @@ export class EndpointLanes {
       if (known.has(endpointId) || this.stopped) continue;
       this.lanes.delete(endpointId);
       await lane.runner.stop();
-      await this.retire(endpointId).catch((error: unknown) => this.options.logger.warn({ err: error, endpointId }, `Could not remove the queue of deleted endpoint ${endpointId}`));
+      await this.retire(endpointId).catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, endpointId },
+          `Could not remove the queue of deleted endpoint ${endpointId}`,
+        ),
+      );
     }
     for (const endpoint of endpoints) {
       if (this.stopped) return;
@@ -85,7 +93,10 @@ export class EndpointLanes {
         }
         this.lanes.set(endpoint._id, { key, runner: await this.startLane(endpoint) });
       } catch (error) {
-        this.options.logger.error({ err: error, endpointId: endpoint._id }, `Could not start the delivery lane of endpoint ${endpoint._id}; retried at the next reload`);
+        this.options.logger.error(
+          { err: error, endpointId: endpoint._id },
+          `Could not start the delivery lane of endpoint ${endpoint._id}; retried at the next reload`,
+        );
       }
     }
   }
@@ -98,7 +109,10 @@ export class EndpointLanes {
     });
     await jsm.streams.purge(OUTBOUND_DELIVERIES_STREAM, { filter: deliverySubject(endpointId) });
     await jsm.streams.purge(OUTBOUND_DELIVERIES_STREAM, { filter: retrySubject(endpointId, '>') });
-    this.options.logger.info({ endpointId }, `Endpoint ${endpointId} deleted: its lane, consumer and queued deliveries are gone`);
+    this.options.logger.info(
+      { endpointId },
+      `Endpoint ${endpointId} deleted: its lane, consumer and queued deliveries are gone`,
+    );
   }
 
   private async startLane(endpoint: EndpointDocument): Promise<ConsumerRunner> {

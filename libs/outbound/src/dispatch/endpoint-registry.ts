@@ -43,7 +43,12 @@ export class EndpointRegistry {
     if (!current) return;
     const updated = { ...current, ...changes };
     this.endpoints.set(endpointId, updated);
-    this.byWorkspace.set(updated.workspaceId, (this.byWorkspace.get(updated.workspaceId) ?? []).map((endpoint) => (endpoint._id === endpointId ? updated : endpoint)));
+    this.byWorkspace.set(
+      updated.workspaceId,
+      (this.byWorkspace.get(updated.workspaceId) ?? []).map((endpoint) =>
+        endpoint._id === endpointId ? updated : endpoint,
+      ),
+    );
   }
 
   /** Reloads every endpoint; calls made while a reload runs lead to one more reload after it. */
@@ -59,7 +64,8 @@ export class EndpointRegistry {
           const endpoints = await this.options.collections.endpoints.find({}).toArray();
           this.endpoints = new Map(endpoints.map((endpoint) => [endpoint._id, endpoint]));
           const byWorkspace = new Map<string, EndpointDocument[]>();
-          for (const endpoint of endpoints) byWorkspace.set(endpoint.workspaceId, [...(byWorkspace.get(endpoint.workspaceId) ?? []), endpoint]);
+          for (const endpoint of endpoints)
+            byWorkspace.set(endpoint.workspaceId, [...(byWorkspace.get(endpoint.workspaceId) ?? []), endpoint]);
           this.byWorkspace = byWorkspace;
           await this.options.onReload?.(endpoints);
         } while (this.reloadAgain);

@@ -34,7 +34,8 @@ export interface FanOutDependencies {
 export async function fanOutEvent(dependencies: FanOutDependencies, message: ReceivedMessage): Promise<void> {
   const event = message.json<OutboundEvent>();
   const createdAt = new Date(event.sentAt);
-  let endpointIds = dependencies.endpoints.ofWorkspace(event.workspaceId)
+  let endpointIds = dependencies.endpoints
+    .ofWorkspace(event.workspaceId)
     .filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, event.eventType))
     .map((endpoint) => endpoint._id);
   const inserted = await dependencies.writers.events.insert({
@@ -59,17 +60,21 @@ export async function fanOutEvent(dependencies: FanOutDependencies, message: Rec
     createdAt,
   }));
   await Promise.all(deliveries.map((delivery) => dependencies.writers.deliveries.insert(delivery)));
-  await Promise.all(deliveries.map((delivery) => publishDelivery(dependencies.js, {
-    deliveryId: delivery._id,
-    eventId: event.eventId,
-    endpointId: delivery.endpointId,
-    workspaceId: event.workspaceId,
-    eventType: event.eventType,
-    body: event.body,
-    sentAt: event.sentAt,
-    round: 0,
-    roundAttempt: 1,
-  })));
+  await Promise.all(
+    deliveries.map((delivery) =>
+      publishDelivery(dependencies.js, {
+        deliveryId: delivery._id,
+        eventId: event.eventId,
+        endpointId: delivery.endpointId,
+        workspaceId: event.workspaceId,
+        eventType: event.eventType,
+        body: event.body,
+        sentAt: event.sentAt,
+        round: 0,
+        roundAttempt: 1,
+      }),
+    ),
+  );
   dependencies.metrics.eventsFannedOut.inc();
   dependencies.metrics.deliveriesQueued.inc(deliveries.length);
 }

@@ -6,7 +6,10 @@ export class KeyedSerializer {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     const result = previous.then(task, task);
-    const tail = result.then(() => undefined, () => undefined);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

@@ -11,7 +11,9 @@ export interface LogWriters {
 }
 
 /** One {@link BatchedInserter} per collection the hot path writes. */
-export function createLogWriters(collections: Pick<OutboundCollections, 'attempts' | 'deliveries' | 'events'>): LogWriters {
+export function createLogWriters(
+  collections: Pick<OutboundCollections, 'attempts' | 'deliveries' | 'events'>,
+): LogWriters {
   return {
     attempts: new BatchedInserter(collections.attempts),
     deliveries: new BatchedInserter(collections.deliveries, 1000),

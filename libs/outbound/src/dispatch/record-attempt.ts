@@ -15,7 +15,14 @@ export interface AttemptResult {
  * attempts of a message delivered again after a crash: the hot path never updates or reads a document. Writing
  * the same entry twice keeps the first.
  */
-export async function recordAttempt(writers: Pick<LogWriters, 'attempts'>, message: DeliveryMessage, redelivery: number, attempt: DeliveryAttempt | undefined, result: AttemptResult, at: Date): Promise<DeliveryLogEntry> {
+export async function recordAttempt(
+  writers: Pick<LogWriters, 'attempts'>,
+  message: DeliveryMessage,
+  redelivery: number,
+  attempt: DeliveryAttempt | undefined,
+  result: AttemptResult,
+  at: Date,
+): Promise<DeliveryLogEntry> {
   const entry: DeliveryLogEntry = {
     _id: `${attemptEntryId(message.deliveryId, message.round, message.roundAttempt)}${redelivery > 0 ? `:d${redelivery}` : ''}`,
     deliveryId: message.deliveryId,

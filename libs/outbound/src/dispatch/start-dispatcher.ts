@@ -87,7 +87,9 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
   const readBacklog = cachedRead(async () => {
     const readings: [string, number][] = [];
     for (const endpointId of lanes?.endpointIds ?? []) {
-      const info = await messaging.jsm.consumers.info(OUTBOUND_DELIVERIES_STREAM, endpointConsumerName(endpointId)).catch(() => undefined);
+      const info = await messaging.jsm.consumers
+        .info(OUTBOUND_DELIVERIES_STREAM, endpointConsumerName(endpointId))
+        .catch(() => undefined);
       if (info) readings.push([endpointId, info.num_pending + info.num_ack_pending]);
     }
     return readings;
@@ -122,9 +124,13 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
   await endpoints.reload();
 
   const subscription: Subscription = messaging.nc.subscribe(ENDPOINT_CHANGED_SUBJECT, {
-    callback: () => void endpoints.reload().catch((error: unknown) => logger.warn({ err: error }, 'Could not reload endpoints')),
+    callback: () =>
+      void endpoints.reload().catch((error: unknown) => logger.warn({ err: error }, 'Could not reload endpoints')),
   });
-  const reloadTimer = setInterval(() => void endpoints.reload().catch((error: unknown) => logger.warn({ err: error }, 'Could not reload endpoints')), options.endpointReloadMs ?? 5000);
+  const reloadTimer = setInterval(
+    () => void endpoints.reload().catch((error: unknown) => logger.warn({ err: error }, 'Could not reload endpoints')),
+    options.endpointReloadMs ?? 5000,
+  );
 
   const fanOut = await startFanOut({
     messaging,
@@ -134,7 +140,9 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     concurrency: options.fanOutConcurrency ?? 32,
     ackWaitMs,
   });
-  const stopRetention = options.retention ? startRetentionLoop({ collections, clock, logger, ...options.retention }) : undefined;
+  const stopRetention = options.retention
+    ? startRetentionLoop({ collections, clock, logger, ...options.retention })
+    : undefined;
 
   return {
     collections,

@@ -41,11 +41,16 @@ export async function startFanOut(options: StartFanOutOptions): Promise<Consumer
     logger: options.logger,
     logContext: options.logContext,
     contextFor: (message) => ({ eventId: message.msgId }),
-    retryPolicy: { maxAttempts: Number.MAX_SAFE_INTEGER, delayAfter: (failed) => Math.min(1000 * 2 ** (failed - 1), 60_000) },
+    retryPolicy: {
+      maxAttempts: Number.MAX_SAFE_INTEGER,
+      delayAfter: (failed) => Math.min(1000 * 2 ** (failed - 1), 60_000),
+    },
     handler: (message) => {
       const workspaceId = message.subject.split('.')[2] ?? '';
       const run = () => fanOutEvent(fanOut, message);
-      return fanOut.endpoints.ofWorkspace(workspaceId).some((endpoint) => endpoint.ordered) ? serializer.run(workspaceId, run) : run();
+      return fanOut.endpoints.ofWorkspace(workspaceId).some((endpoint) => endpoint.ordered)
+        ? serializer.run(workspaceId, run)
+        : run();
     },
   });
 }

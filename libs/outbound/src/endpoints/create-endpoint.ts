@@ -1,7 +1,13 @@
 import { generateWebhookSecret } from '../delivery';
 import { assertWorkspaceId, newEndpointId } from '../names';
 import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
-import { assertEndpointUrl, assertEventTypes, assertRateLimit, InvalidEndpointError, type EndpointOperationDependencies } from './endpoint-operations';
+import {
+  assertEndpointUrl,
+  assertEventTypes,
+  assertRateLimit,
+  InvalidEndpointError,
+  type EndpointOperationDependencies,
+} from './endpoint-operations';
 
 /** A new endpoint. */
 export interface CreateEndpointInput {
@@ -23,7 +29,10 @@ export interface CreatedEndpoint {
 }
 
 /** Creates an enabled endpoint with one signing secret and tells the dispatchers. */
-export async function createEndpoint(dependencies: EndpointOperationDependencies, input: CreateEndpointInput): Promise<CreatedEndpoint> {
+export async function createEndpoint(
+  dependencies: EndpointOperationDependencies,
+  input: CreateEndpointInput,
+): Promise<CreatedEndpoint> {
   try {
     assertWorkspaceId(input.workspaceId);
   } catch (error) {
@@ -32,7 +41,8 @@ export async function createEndpoint(dependencies: EndpointOperationDependencies
   assertEndpointUrl(input.url);
   assertEventTypes(input.eventTypes ?? []);
   assertRateLimit(input.rateLimitPerSecond ?? null);
-  if (input.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(input.secret)) throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
+  if (input.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(input.secret))
+    throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
   const now = (dependencies.clock ?? (() => new Date()))();
   const secret = input.secret ?? generateWebhookSecret();
   const document: EndpointDocument = {

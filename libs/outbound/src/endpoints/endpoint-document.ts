@@ -56,12 +56,16 @@ export interface EndpointView {
 
 /** The secrets that sign a delivery at `now`: the current one and any still inside its overlap. */
 export function activeSecrets(endpoint: Pick<EndpointDocument, 'secrets'>, now: Date): string[] {
-  return endpoint.secrets.filter((entry) => !entry.expiresAt || entry.expiresAt.getTime() > now.getTime()).map((entry) => entry.secret);
+  return endpoint.secrets
+    .filter((entry) => !entry.expiresAt || entry.expiresAt.getTime() > now.getTime())
+    .map((entry) => entry.secret);
 }
 
 /** True when the endpoint takes events of `eventType`. */
 export function subscribesTo(endpoint: Pick<EndpointDocument, 'eventTypes'>, eventType: string): boolean {
-  return endpoint.eventTypes.length === 0 || endpoint.eventTypes.includes('*') || endpoint.eventTypes.includes(eventType);
+  return (
+    endpoint.eventTypes.length === 0 || endpoint.eventTypes.includes('*') || endpoint.eventTypes.includes(eventType)
+  );
 }
 
 /** The public view of an endpoint at `now`. */

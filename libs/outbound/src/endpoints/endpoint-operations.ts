@@ -34,14 +34,16 @@ export class InvalidEndpointError extends Error {
  * checked at every attempt instead (DNS can change after creation): see `createAddressPolicy`.
  */
 export function assertEndpointUrl(url: string): void {
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(url)) throw new InvalidEndpointError('the URL must not contain spaces or control characters');
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(url))
+    throw new InvalidEndpointError('the URL must not contain spaces or control characters');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new InvalidEndpointError(`not a URL: ${JSON.stringify(url)}`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InvalidEndpointError('the URL must be http: or https:');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new InvalidEndpointError('the URL must be http: or https:');
   if (parsed.username || parsed.password) throw new InvalidEndpointError('the URL must not carry credentials');
   if (parsed.hash) throw new InvalidEndpointError('the URL must not have a fragment');
   if (url.length > 2048) throw new InvalidEndpointError('the URL is longer than 2048 characters');
@@ -50,7 +52,8 @@ export function assertEndpointUrl(url: string): void {
 /** Checks a list of subscribed event types (empty: every type). */
 export function assertEventTypes(eventTypes: readonly string[]): void {
   for (const type of eventTypes) {
-    if (type !== '*' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(type)) throw new InvalidEndpointError(`not an event type: ${JSON.stringify(type)}`);
+    if (type !== '*' && !/^[A-Za-z0-9_.:-]{1,128}$/.test(type))
+      throw new InvalidEndpointError(`not an event type: ${JSON.stringify(type)}`);
   }
 }
 

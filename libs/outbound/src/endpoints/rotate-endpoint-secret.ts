@@ -20,18 +20,37 @@ export interface RotatedSecret {
  * active secret). Secrets already past their overlap are dropped.
  * @throws EndpointNotFoundError, InvalidEndpointError
  */
-export async function rotateEndpointSecret(dependencies: EndpointOperationDependencies, endpointId: string, options: { overlapMs?: number; secret?: string } = {}): Promise<RotatedSecret> {
+export async function rotateEndpointSecret(
+  dependencies: EndpointOperationDependencies,
+  endpointId: string,
+  options: { overlapMs?: number; secret?: string } = {},
+): Promise<RotatedSecret> {
   const overlapMs = options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS;
-  if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > 7 * 24 * 60 * 60 * 1000) throw new InvalidEndpointError('overlap must be 0 to 7 days');
-  if (options.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(options.secret)) throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
+  if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > 7 * 24 * 60 * 60 * 1000)
+    throw new InvalidEndpointError('overlap must be 0 to 7 days');
+  if (options.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(options.secret))
+    throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
   const now = (dependencies.clock ?? (() => new Date()))();
   const endpoint = await getEndpoint(dependencies, endpointId);
   const previousExpiresAt = new Date(now.getTime() + overlapMs);
   const kept: EndpointSecret[] = endpoint.secrets
     .filter((entry) => !entry.expiresAt || entry.expiresAt.getTime() > now.getTime())
-    .map((entry) => ({ ...entry, expiresAt: entry.expiresAt && entry.expiresAt.getTime() < previousExpiresAt.getTime() ? entry.expiresAt : previousExpiresAt }));
+    .map((entry) => ({
+      ...entry,
+      expiresAt:
+        entry.expiresAt && entry.expiresAt.getTime() < previousExpiresAt.getTime()
+          ? entry.expiresAt
+          : previousExpiresAt,
+    }));
   const secret = options.secret ?? generateWebhookSecret();
-  await dependencies.collections.endpoints.updateOne({ _id: endpointId }, { $set: { secrets: [{ secret, createdAt: now, expiresAt: null }, ...kept], updatedAt: now } });
+  await dependencies.collections.endpoints.updateOne(
+    { _id: endpointId },
+    { $set: { secrets: [{ secret, createdAt: now, expiresAt: null }, ...kept], updatedAt: now } },
+  );
   await dependencies.onChanged?.(endpointId);
-  return { endpoint: toEndpointView(await getEndpoint(dependencies, endpointId), now), secret, previousExpiresAt: previousExpiresAt.toISOString() };
+  return {
+    endpoint: toEndpointView(await getEndpoint(dependencies, endpointId), now),
+    secret,
+    previousExpiresAt: previousExpiresAt.toISOString(),
+  };
 }

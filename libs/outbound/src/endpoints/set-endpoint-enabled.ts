@@ -8,7 +8,11 @@ import { getEndpoint } from './get-endpoint';
  * while it was disabled are `skipped`; `recoverEndpoint` sends them.
  * @throws EndpointNotFoundError
  */
-export async function setEndpointEnabled(dependencies: EndpointOperationDependencies, endpointId: string, enabled: boolean): Promise<EndpointView> {
+export async function setEndpointEnabled(
+  dependencies: EndpointOperationDependencies,
+  endpointId: string,
+  enabled: boolean,
+): Promise<EndpointView> {
   const now = (dependencies.clock ?? (() => new Date()))();
   await getEndpoint(dependencies, endpointId);
   const set = enabled

@@ -1,5 +1,10 @@
 import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
-import { assertEndpointUrl, assertEventTypes, assertRateLimit, type EndpointOperationDependencies } from './endpoint-operations';
+import {
+  assertEndpointUrl,
+  assertEventTypes,
+  assertRateLimit,
+  type EndpointOperationDependencies,
+} from './endpoint-operations';
 import { getEndpoint } from './get-endpoint';
 
 /** Fields of an endpoint that can change; absent fields stay as they are. */
@@ -13,7 +18,11 @@ export interface EndpointChanges {
 }
 
 /** Changes an endpoint's settings and tells the dispatchers. @throws EndpointNotFoundError, InvalidEndpointError */
-export async function updateEndpoint(dependencies: EndpointOperationDependencies, endpointId: string, changes: EndpointChanges): Promise<EndpointView> {
+export async function updateEndpoint(
+  dependencies: EndpointOperationDependencies,
+  endpointId: string,
+  changes: EndpointChanges,
+): Promise<EndpointView> {
   if (changes.url !== undefined) assertEndpointUrl(changes.url);
   if (changes.eventTypes !== undefined) assertEventTypes(changes.eventTypes);
   if (changes.rateLimitPerSecond !== undefined) assertRateLimit(changes.rateLimitPerSecond);

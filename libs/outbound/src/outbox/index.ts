@@ -1,6 +1,13 @@
 /** The outbox for product writes: a business change and its events stored in one document write, then relayed. */
 export { OUTBOX_FIELD } from './outbox-types';
-export type { OutboxClock, OutboxCollection, OutboxDocument, OutboxEntry, OutboxEvent, OutboxSend } from './outbox-types';
+export type {
+  OutboxClock,
+  OutboxCollection,
+  OutboxDocument,
+  OutboxEntry,
+  OutboxEvent,
+  OutboxSend,
+} from './outbox-types';
 export { createOutboxEntry } from './outbox-entry';
 export type { OutboxEntryOptions } from './outbox-entry';
 export { withOutboxDocument, withOutboxUpdate } from './with-outbox';
@@ -8,7 +15,13 @@ export { updateWithOutbox } from './update-with-outbox';
 export type { UpdateWithOutboxOptions, UpdateWithOutboxResult } from './update-with-outbox';
 export { insertWithOutbox } from './insert-with-outbox';
 export type { InsertWithOutboxOptions } from './insert-with-outbox';
-export { ensureOutboxIndex, pendingOutboxScanFilter, OUTBOX_INDEX_NAME, OUTBOX_SCAN_PATH, PENDING_OUTBOX_FILTER } from './outbox-index';
+export {
+  ensureOutboxIndex,
+  pendingOutboxScanFilter,
+  OUTBOX_INDEX_NAME,
+  OUTBOX_SCAN_PATH,
+  PENDING_OUTBOX_FILTER,
+} from './outbox-index';
 export { countPendingOutbox } from './count-pending-outbox';
 export { readOutboxBacklog } from './read-outbox-backlog';
 export type { OutboxBacklogReading } from './read-outbox-backlog';

@@ -16,8 +16,12 @@ export interface InsertWithOutboxOptions<T extends Document> extends OutboxEntry
  * Inserts a new business document together with the events its creation publishes, in one `insertOne`: both are
  * stored or neither (a duplicate key, for instance, stores no event either).
  */
-export async function insertWithOutbox<T extends Document>(options: InsertWithOutboxOptions<T>): Promise<{ insertedId: unknown; entries: OutboxEntry[] }> {
+export async function insertWithOutbox<T extends Document>(
+  options: InsertWithOutboxOptions<T>,
+): Promise<{ insertedId: unknown; entries: OutboxEntry[] }> {
   const entries = options.events.map((event) => createOutboxEntry(event, options));
-  const result = await options.collection.insertOne(withOutboxDocument(options.document, entries) as OptionalUnlessRequiredId<T>);
+  const result = await options.collection.insertOne(
+    withOutboxDocument(options.document, entries) as OptionalUnlessRequiredId<T>,
+  );
   return { insertedId: result.insertedId, entries };
 }

@@ -5,7 +5,9 @@ import { OUTBOX_FIELD, type OutboxCollection, type OutboxDocument } from './outb
  * Selects the documents with at least one pending entry: `_outbox.0` exists exactly when the array is non-empty
  * (absent, null and `[]` do not match), and MongoDB and FerretDB 1.24 agree on it. For counting and inspection.
  */
-export const PENDING_OUTBOX_FILTER: Filter<OutboxDocument> = Object.freeze({ [`${OUTBOX_FIELD}.0`]: { $exists: true } });
+export const PENDING_OUTBOX_FILTER: Filter<OutboxDocument> = Object.freeze({
+  [`${OUTBOX_FIELD}.0`]: { $exists: true },
+});
 
 /** The path the relay scans by: the creation time of each document's oldest pending entry. */
 export const OUTBOX_SCAN_PATH = `${OUTBOX_FIELD}.0.createdAt`;

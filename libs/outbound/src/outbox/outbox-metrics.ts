@@ -33,27 +33,39 @@ export function createOutboxMetrics(registry: Registry, options: OutboxMetricsOp
     }
   };
   const registers = [registry];
-  getOrCreateMetric(registry, 'webhook_outbox_pending', () => new Gauge({
-    name: 'webhook_outbox_pending',
-    help: 'Business documents holding outbox entries not yet sent',
-    labelNames: ['collection'],
-    registers,
-    async collect() {
-      this.reset();
-      for (const reading of await readOrNothing()) this.labels(reading.collection).set(reading.pendingDocuments);
-    },
-  }));
-  getOrCreateMetric(registry, 'webhook_outbox_oldest_pending_age_seconds', () => new Gauge({
-    name: 'webhook_outbox_oldest_pending_age_seconds',
-    help: 'Age of the oldest outbox entry not yet sent (0 when none)',
-    labelNames: ['collection'],
-    registers,
-    async collect() {
-      this.reset();
-      const now = clock().getTime();
-      for (const reading of await readOrNothing()) {
-        this.labels(reading.collection).set(reading.oldestPendingAt ? Math.max(0, (now - reading.oldestPendingAt.getTime()) / 1000) : 0);
-      }
-    },
-  }));
+  getOrCreateMetric(
+    registry,
+    'webhook_outbox_pending',
+    () =>
+      new Gauge({
+        name: 'webhook_outbox_pending',
+        help: 'Business documents holding outbox entries not yet sent',
+        labelNames: ['collection'],
+        registers,
+        async collect() {
+          this.reset();
+          for (const reading of await readOrNothing()) this.labels(reading.collection).set(reading.pendingDocuments);
+        },
+      }),
+  );
+  getOrCreateMetric(
+    registry,
+    'webhook_outbox_oldest_pending_age_seconds',
+    () =>
+      new Gauge({
+        name: 'webhook_outbox_oldest_pending_age_seconds',
+        help: 'Age of the oldest outbox entry not yet sent (0 when none)',
+        labelNames: ['collection'],
+        registers,
+        async collect() {
+          this.reset();
+          const now = clock().getTime();
+          for (const reading of await readOrNothing()) {
+            this.labels(reading.collection).set(
+              reading.oldestPendingAt ? Math.max(0, (now - reading.oldestPendingAt.getTime()) / 1000) : 0,
+            );
+          }
+        },
+      }),
+  );
 }

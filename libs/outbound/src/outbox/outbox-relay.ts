@@ -81,7 +81,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (timer) clearTimeout(timer);
       timer = undefined;
       await inFlight;
-      await lease?.release(clock).catch((error: unknown) => options.logger.warn({ err: error }, 'outbox relay lease not released; it expires on its own'));
+      await lease
+        ?.release(clock)
+        .catch((error: unknown) =>
+          options.logger.warn({ err: error }, 'outbox relay lease not released; it expires on its own'),
+        );
     },
     runOnce: () => relayOutbox(options),
   };

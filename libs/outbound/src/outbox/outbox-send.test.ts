@@ -31,7 +31,9 @@ describe('the outbox relay through the JetStream sender', () => {
     const collection = db.collection<OutboxDocument & { status: string }>('invoices');
     await collection.insertOne({ _id: 'in_1' as never, status: 'open' });
     const { entries } = await updateWithOutbox({
-      collection, filter: { _id: 'in_1' as never }, update: { $set: { status: 'paid' } },
+      collection,
+      filter: { _id: 'in_1' as never },
+      update: { $set: { status: 'paid' } },
       events: [{ workspaceId: 'ws_outbox', eventType: 'invoice.paid', payload: { invoiceId: 'in_1' } }],
     });
     const sender = createOutboundSender({ js: messaging.js });
@@ -41,17 +43,29 @@ describe('the outbox relay through the JetStream sender', () => {
       results.push(result);
       return result;
     };
-    const dying = Object.create(collection, { updateOne: { value: () => Promise.reject(new Error('process killed')) } }) as OutboxCollection;
+    const dying = Object.create(collection, {
+      updateOne: { value: () => Promise.reject(new Error('process killed')) },
+    }) as OutboxCollection;
     await relayOutbox({ collections: [dying], send, logger });
     await relayOutbox({ collections: [db.collection<OutboxDocument>('invoices')], send, logger });
 
     const eventId = eventIdFor('ws_outbox', entries[0]!.id);
-    expect(results).toEqual([{ eventId, duplicate: false }, { eventId, duplicate: true }]);
+    expect(results).toEqual([
+      { eventId, duplicate: false },
+      { eventId, duplicate: true },
+    ]);
     const stream = await messaging.jsm.streams.info(OUTBOUND_EVENTS_STREAM);
     expect(stream.state.messages).toBe(1);
-    const stored = await messaging.jsm.streams.getMessage(OUTBOUND_EVENTS_STREAM, { last_by_subj: 'outbound.events.ws_outbox' });
+    const stored = await messaging.jsm.streams.getMessage(OUTBOUND_EVENTS_STREAM, {
+      last_by_subj: 'outbound.events.ws_outbox',
+    });
     expect(stored?.header.get('Nats-Msg-Id')).toBe(eventId);
-    expect(JSON.parse(stored!.string())).toMatchObject({ eventId, workspaceId: 'ws_outbox', eventType: 'invoice.paid', idempotencyKey: entries[0]!.id });
+    expect(JSON.parse(stored!.string())).toMatchObject({
+      eventId,
+      workspaceId: 'ws_outbox',
+      eventType: 'invoice.paid',
+      idempotencyKey: entries[0]!.id,
+    });
     expect(await collection.findOne({ _id: 'in_1' as never })).toMatchObject({ status: 'paid', _outbox: [] });
   });
 });

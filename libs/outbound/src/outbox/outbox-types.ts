@@ -42,7 +42,12 @@ export type OutboxCollection = Collection<OutboxDocument>;
  * publish of the same entry within the stream's duplicate window is dropped and receivers see one `webhook-id`).
  * Resolves once the event is durably accepted; rejects if it is not.
  */
-export type OutboxSend = (workspaceId: string, eventType: string, payload: unknown, options: { idempotencyKey: string }) => Promise<unknown>;
+export type OutboxSend = (
+  workspaceId: string,
+  eventType: string,
+  payload: unknown,
+  options: { idempotencyKey: string },
+) => Promise<unknown>;
 
 /** The current time. */
 export type OutboxClock = () => Date;

@@ -15,12 +15,17 @@ export interface OutboxBacklogReading {
  * keeps rising means the relay is down or behind; an oldest entry that keeps ageing, an entry it cannot send.
  */
 export async function readOutboxBacklog(collections: readonly OutboxCollection[]): Promise<OutboxBacklogReading[]> {
-  return Promise.all(collections.map(async (collection) => {
-    const [pendingDocuments, oldest] = await Promise.all([
-      collection.countDocuments(PENDING_OUTBOX_FILTER),
-      collection.findOne(pendingOutboxScanFilter(), { sort: { [OUTBOX_SCAN_PATH]: 1 }, projection: { [OUTBOX_FIELD]: 1 } }),
-    ]);
-    const first: OutboxEntry | undefined = oldest?._outbox?.[0];
-    return { collection: collection.collectionName, pendingDocuments, oldestPendingAt: first?.createdAt ?? null };
-  }));
+  return Promise.all(
+    collections.map(async (collection) => {
+      const [pendingDocuments, oldest] = await Promise.all([
+        collection.countDocuments(PENDING_OUTBOX_FILTER),
+        collection.findOne(pendingOutboxScanFilter(), {
+          sort: { [OUTBOX_SCAN_PATH]: 1 },
+          projection: { [OUTBOX_FIELD]: 1 },
+        }),
+      ]);
+      const first: OutboxEntry | undefined = oldest?._outbox?.[0];
+      return { collection: collection.collectionName, pendingDocuments, oldestPendingAt: first?.createdAt ?? null };
+    }),
+  );
 }

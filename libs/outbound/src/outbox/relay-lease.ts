@@ -35,7 +35,15 @@ export function createRelayLease(options: RelayLeaseOptions): RelayLease {
     async hold(clock) {
       if (held && (await renewLease({ leases: options.leases, lease: held, leaseMs, clock }))) return true;
       held = undefined;
-      const result = await acquireLease({ leases: options.leases, key, owner: options.owner, leaseMs, clock, generationHint: lastGeneration, pruneAfterMs: leaseMs });
+      const result = await acquireLease({
+        leases: options.leases,
+        key,
+        owner: options.owner,
+        leaseMs,
+        clock,
+        generationHint: lastGeneration,
+        pruneAfterMs: leaseMs,
+      });
       if (!result.acquired) return false;
       held = result.lease;
       lastGeneration = held.generation;

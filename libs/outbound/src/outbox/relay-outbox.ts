@@ -1,7 +1,14 @@
 import type { BerthLogger } from '@berth/logger';
 import type { UpdateFilter } from 'mongodb';
 import { OUTBOX_SCAN_PATH, pendingOutboxScanFilter } from './outbox-index';
-import { OUTBOX_FIELD, type OutboxClock, type OutboxCollection, type OutboxDocument, type OutboxEntry, type OutboxSend } from './outbox-types';
+import {
+  OUTBOX_FIELD,
+  type OutboxClock,
+  type OutboxCollection,
+  type OutboxDocument,
+  type OutboxEntry,
+  type OutboxSend,
+} from './outbox-types';
 
 /** Options of {@link relayOutbox}. */
 export interface RelayOutboxOptions {
@@ -43,7 +50,11 @@ export async function relayOutbox(options: RelayOutboxOptions): Promise<RelayOut
   const result: RelayOutboxResult = { sent: 0, failed: 0, more: false };
   for (const collection of options.collections) {
     const documents = await collection
-      .find(pendingOutboxScanFilter(), { sort: { [OUTBOX_SCAN_PATH]: 1 }, limit: batchSize, projection: { [OUTBOX_FIELD]: 1 } })
+      .find(pendingOutboxScanFilter(), {
+        sort: { [OUTBOX_SCAN_PATH]: 1 },
+        limit: batchSize,
+        projection: { [OUTBOX_FIELD]: 1 },
+      })
       .toArray();
     if (documents.length === batchSize) result.more = true;
     await forEachConcurrently(documents, options.concurrency ?? 8, async (document) => {
@@ -55,25 +66,42 @@ export async function relayOutbox(options: RelayOutboxOptions): Promise<RelayOut
   return result;
 }
 
-async function relayDocument(collection: OutboxCollection, document: OutboxDocument, options: RelayOutboxOptions): Promise<{ sent: number; failed: number }> {
+async function relayDocument(
+  collection: OutboxCollection,
+  document: OutboxDocument,
+  options: RelayOutboxOptions,
+): Promise<{ sent: number; failed: number }> {
   const entries: OutboxEntry[] = document._outbox ?? [];
   let sent = 0;
   for (const entry of entries) {
-    const log = { collection: collection.collectionName, documentId: String(document._id), outboxId: entry.id, eventType: entry.eventType };
+    const log = {
+      collection: collection.collectionName,
+      documentId: String(document._id),
+      outboxId: entry.id,
+      eventType: entry.eventType,
+    };
     try {
       const payload: unknown = JSON.parse(entry.payload);
       await options.send(entry.workspaceId, entry.eventType, payload, { idempotencyKey: entry.id });
     } catch (error) {
-      options.logger.warn({ ...log, err: error }, 'outbox send failed; the entry stays and is sent again on a later pass');
+      options.logger.warn(
+        { ...log, err: error },
+        'outbox send failed; the entry stays and is sent again on a later pass',
+      );
       return { sent, failed: 1 };
     }
     let removed: boolean;
     try {
       // The entry exactly as stored: FerretDB 1.24 pulls only whole-element matches, MongoDB matches it as a query.
-      const pulled = await collection.updateOne({ _id: document._id }, { $pull: { [OUTBOX_FIELD]: entry } } as unknown as UpdateFilter<OutboxDocument>);
+      const pulled = await collection.updateOne({ _id: document._id }, {
+        $pull: { [OUTBOX_FIELD]: entry },
+      } as unknown as UpdateFilter<OutboxDocument>);
       removed = pulled.modifiedCount > 0;
     } catch (error) {
-      options.logger.warn({ ...log, err: error }, 'outbox entry sent but not removed; it will be sent again under the same idempotency key');
+      options.logger.warn(
+        { ...log, err: error },
+        'outbox entry sent but not removed; it will be sent again under the same idempotency key',
+      );
       return { sent, failed: 0 };
     }
     sent += 1;
@@ -85,7 +113,11 @@ async function relayDocument(collection: OutboxCollection, document: OutboxDocum
   return { sent, failed: 0 };
 }
 
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++]!);

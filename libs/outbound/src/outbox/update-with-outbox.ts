@@ -29,9 +29,13 @@ export interface UpdateWithOutboxResult {
  * the events to the same document's outbox, so after any crash either both are stored or neither is. The relay
  * (`relayOutbox`, `createOutboxRelay`) sends the events afterwards, at least once each, under their entry ids.
  */
-export async function updateWithOutbox<T extends Document>(options: UpdateWithOutboxOptions<T>): Promise<UpdateWithOutboxResult> {
+export async function updateWithOutbox<T extends Document>(
+  options: UpdateWithOutboxOptions<T>,
+): Promise<UpdateWithOutboxResult> {
   const entries = options.events.map((event) => createOutboxEntry(event, options));
-  const result = await options.collection.updateOne(options.filter, withOutboxUpdate(options.update, entries), { upsert: options.upsert ?? false });
+  const result = await options.collection.updateOne(options.filter, withOutboxUpdate(options.update, entries), {
+    upsert: options.upsert ?? false,
+  });
   const written = result.matchedCount > 0 || result.upsertedCount > 0;
   return { written, entries: written ? entries : [] };
 }

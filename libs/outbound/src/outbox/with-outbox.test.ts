@@ -2,12 +2,23 @@ import { createOutboxEntry } from './outbox-entry';
 import { withOutboxDocument, withOutboxUpdate } from './with-outbox';
 
 const at = new Date('2030-01-01T00:00:00Z');
-const entry = createOutboxEntry({ workspaceId: 'ws_1', eventType: 'invoice.paid', payload: { invoiceId: 'in_1' } }, { clock: () => at, newId: () => 'e1' });
+const entry = createOutboxEntry(
+  { workspaceId: 'ws_1', eventType: 'invoice.paid', payload: { invoiceId: 'in_1' } },
+  { clock: () => at, newId: () => 'e1' },
+);
 
 describe('createOutboxEntry', () => {
   it('freezes the payload as JSON text under a fresh UUID', () => {
-    expect(entry).toEqual({ id: 'e1', workspaceId: 'ws_1', eventType: 'invoice.paid', payload: '{"invoiceId":"in_1"}', createdAt: at });
-    const ids = new Set(Array.from({ length: 20 }, () => createOutboxEntry({ workspaceId: 'ws_1', eventType: 't', payload: null }).id));
+    expect(entry).toEqual({
+      id: 'e1',
+      workspaceId: 'ws_1',
+      eventType: 'invoice.paid',
+      payload: '{"invoiceId":"in_1"}',
+      createdAt: at,
+    });
+    const ids = new Set(
+      Array.from({ length: 20 }, () => createOutboxEntry({ workspaceId: 'ws_1', eventType: 't', payload: null }).id),
+    );
     expect(ids.size).toBe(20);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
@@ -23,11 +34,15 @@ describe('createOutboxEntry', () => {
 });
 
 describe('withOutboxUpdate', () => {
-  it('adds the entries with $push $each beside the caller\'s operators', () => {
+  it("adds the entries with $push $each beside the caller's operators", () => {
     expect(withOutboxUpdate({ $set: { status: 'paid' }, $inc: { version: 1 } }, [entry])).toEqual({
-      $set: { status: 'paid' }, $inc: { version: 1 }, $push: { _outbox: { $each: [entry] } },
+      $set: { status: 'paid' },
+      $inc: { version: 1 },
+      $push: { _outbox: { $each: [entry] } },
     });
-    expect(withOutboxUpdate<{ history: string[] }>({ $push: { history: 'paid' } }, [entry])).toEqual({ $push: { history: 'paid', _outbox: { $each: [entry] } } });
+    expect(withOutboxUpdate<{ history: string[] }>({ $push: { history: 'paid' } }, [entry])).toEqual({
+      $push: { history: 'paid', _outbox: { $each: [entry] } },
+    });
   });
 
   it.each([

@@ -8,12 +8,21 @@ import { OUTBOX_FIELD, type OutboxEntry } from './outbox-types';
  *
  * @throws RangeError when the update already touches the outbox field or is a replacement or pipeline.
  */
-export function withOutboxUpdate<T extends Document>(update: UpdateFilter<T>, entries: readonly OutboxEntry[]): UpdateFilter<T> {
+export function withOutboxUpdate<T extends Document>(
+  update: UpdateFilter<T>,
+  entries: readonly OutboxEntry[],
+): UpdateFilter<T> {
   if (Array.isArray(update) || Object.keys(update).some((key) => !key.startsWith('$'))) {
-    throw new RangeError('withOutboxUpdate takes an update made of operators ($set, $inc, …), not a replacement or pipeline');
+    throw new RangeError(
+      'withOutboxUpdate takes an update made of operators ($set, $inc, …), not a replacement or pipeline',
+    );
   }
   for (const [operator, fields] of Object.entries(update)) {
-    if (fields && typeof fields === 'object' && Object.keys(fields).some((path) => path === OUTBOX_FIELD || path.startsWith(`${OUTBOX_FIELD}.`))) {
+    if (
+      fields &&
+      typeof fields === 'object' &&
+      Object.keys(fields).some((path) => path === OUTBOX_FIELD || path.startsWith(`${OUTBOX_FIELD}.`))
+    ) {
       throw new RangeError(`the update's ${operator} touches ${OUTBOX_FIELD}, which belongs to the outbox`);
     }
   }
@@ -26,7 +35,11 @@ export function withOutboxUpdate<T extends Document>(update: UpdateFilter<T>, en
  *
  * @throws RangeError when the document already has an outbox field.
  */
-export function withOutboxDocument<T extends Document>(document: T, entries: readonly OutboxEntry[]): T & { _outbox: OutboxEntry[] } {
-  if (OUTBOX_FIELD in document) throw new RangeError(`the document already has ${OUTBOX_FIELD}, which belongs to the outbox`);
+export function withOutboxDocument<T extends Document>(
+  document: T,
+  entries: readonly OutboxEntry[],
+): T & { _outbox: OutboxEntry[] } {
+  if (OUTBOX_FIELD in document)
+    throw new RangeError(`the document already has ${OUTBOX_FIELD}, which belongs to the outbox`);
   return { ...document, [OUTBOX_FIELD]: [...entries] };
 }

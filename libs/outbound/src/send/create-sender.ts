@@ -1,7 +1,12 @@
 import { sendEvent, type SendEventDependencies, type SendOptions, type SentEvent } from './send-event';
 
 /** `send(workspaceId, eventType, payload, { idempotencyKey })`, bound to a JetStream connection. */
-export type SendOutboundEvent = (workspaceId: string, eventType: string, payload: unknown, options: SendOptions) => Promise<SentEvent>;
+export type SendOutboundEvent = (
+  workspaceId: string,
+  eventType: string,
+  payload: unknown,
+  options: SendOptions,
+) => Promise<SentEvent>;
 
 /**
  * The API product code (and the outbox relay) calls: `const send = createOutboundSender({ js: messaging.js });
@@ -9,5 +14,6 @@ export type SendOutboundEvent = (workspaceId: string, eventType: string, payload
  * See {@link sendEvent}.
  */
 export function createOutboundSender(dependencies: SendEventDependencies): SendOutboundEvent {
-  return (workspaceId, eventType, payload, options) => sendEvent(dependencies, workspaceId, eventType, payload, options);
+  return (workspaceId, eventType, payload, options) =>
+    sendEvent(dependencies, workspaceId, eventType, payload, options);
 }

@@ -35,10 +35,20 @@ export interface SentEvent {
  *
  * @throws TypeError for an invalid workspace id, event type, idempotency key, or a payload that is not JSON.
  */
-export async function sendEvent(dependencies: SendEventDependencies, workspaceId: string, eventType: string, payload: unknown, options: SendOptions): Promise<SentEvent> {
+export async function sendEvent(
+  dependencies: SendEventDependencies,
+  workspaceId: string,
+  eventType: string,
+  payload: unknown,
+  options: SendOptions,
+): Promise<SentEvent> {
   assertWorkspaceId(workspaceId);
   assertEventType(eventType);
-  if (typeof options?.idempotencyKey !== 'string' || options.idempotencyKey.length === 0 || options.idempotencyKey.length > 256) {
+  if (
+    typeof options?.idempotencyKey !== 'string' ||
+    options.idempotencyKey.length === 0 ||
+    options.idempotencyKey.length > 256
+  ) {
     throw new TypeError('send needs an idempotencyKey of 1-256 characters');
   }
   const sentAt = (dependencies.clock ?? (() => new Date()))();
@@ -53,12 +63,16 @@ export async function sendEvent(dependencies: SendEventDependencies, workspaceId
     idempotencyKey: options.idempotencyKey,
     sentAt: sentAt.toISOString(),
   };
-  const ack = await publishMessage(dependencies.js, {
-    subject: eventSubject(workspaceId),
-    data: JSON.stringify(event),
-    msgId: eventId,
-    expectedStream: OUTBOUND_EVENTS_STREAM,
-    headers: { 'Berth-Event-Type': eventType },
-  }, dependencies.timeoutMs);
+  const ack = await publishMessage(
+    dependencies.js,
+    {
+      subject: eventSubject(workspaceId),
+      data: JSON.stringify(event),
+      msgId: eventId,
+      expectedStream: OUTBOUND_EVENTS_STREAM,
+      headers: { 'Berth-Event-Type': eventType },
+    },
+    dependencies.timeoutMs,
+  );
   return { eventId, duplicate: ack.duplicate };
 }

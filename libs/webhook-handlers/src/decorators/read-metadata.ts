@@ -2,16 +2,22 @@ import 'reflect-metadata';
 import { ON_WEBHOOK_METADATA, WEBHOOK_PROCESSOR_METADATA } from './metadata-keys';
 import type { WebhookProcessorOptions } from './webhook-processor.decorator';
 
+type Constructor = abstract new (...args: never[]) => unknown;
+
 /** The `@WebhookProcessor` options of a class, if it has the decorator. */
-export function webhookProcessorOptionsOf(target: Function): WebhookProcessorOptions | undefined {
+export function webhookProcessorOptionsOf(target: Constructor): WebhookProcessorOptions | undefined {
   return Reflect.getMetadata(WEBHOOK_PROCESSOR_METADATA, target) as WebhookProcessorOptions | undefined;
 }
 
 /** The `@OnWebhook` methods of a class (own and inherited), with the types each handles, in declaration order. */
-export function onWebhookMethodsOf(target: Function): { methodName: string; types: string[] }[] {
+export function onWebhookMethodsOf(target: Constructor): { methodName: string; types: string[] }[] {
   const found: { methodName: string; types: string[] }[] = [];
   const seen = new Set<string>();
-  for (let proto = target.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = target.prototype as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const methodName of Object.getOwnPropertyNames(proto)) {
       if (methodName === 'constructor' || seen.has(methodName)) continue;
       const descriptor = Object.getOwnPropertyDescriptor(proto, methodName);

@@ -16,5 +16,8 @@ export interface WebhookProcessorOptions {
  * methods for the event types it names.
  */
 export function WebhookProcessor(options: WebhookProcessorOptions): ClassDecorator {
-  return applyDecorators(Injectable(), SetMetadata(WEBHOOK_PROCESSOR_METADATA, { provider: options.provider } satisfies WebhookProcessorOptions));
+  return applyDecorators(
+    Injectable(),
+    SetMetadata(WEBHOOK_PROCESSOR_METADATA, { provider: options.provider } satisfies WebhookProcessorOptions),
+  );
 }

@@ -1,6 +1,14 @@
 import {
-  inboxEventKey, isWebhookBatch, processWebhookMessage, readWebhookBatch, readWebhookMessage, reopenResentWebhookEvent, WEBHOOK_HEADERS,
-  type ProcessInboxEventResult, type ProcessWebhookMessageOptions, type WebhookEvent,
+  inboxEventKey,
+  isWebhookBatch,
+  processWebhookMessage,
+  readWebhookBatch,
+  readWebhookMessage,
+  reopenResentWebhookEvent,
+  WEBHOOK_HEADERS,
+  type ProcessInboxEventResult,
+  type ProcessWebhookMessageOptions,
+  type WebhookEvent,
 } from '@berth/inbox';
 
 /**
@@ -16,22 +24,39 @@ import {
 export async function handleWebhookMessage(options: ProcessWebhookMessageOptions): Promise<ProcessInboxEventResult[]> {
   if (options.message.headers?.get(WEBHOOK_HEADERS.resent)) {
     const event = readWebhookMessage(options.message);
-    const row = await options.inbox.events.findOne({ _id: inboxEventKey(event.provider, event.eventId) }, { projection: { _id: 1, abandonedAt: 1, processedAt: 1 } });
+    const row = await options.inbox.events.findOne(
+      { _id: inboxEventKey(event.provider, event.eventId) },
+      { projection: { _id: 1, abandonedAt: 1, processedAt: 1 } },
+    );
     if (row && (row.processedAt || !row.abandonedAt)) {
-      options.logger.info({ processed: Boolean(row.processedAt) }, 'Copy of a webhook event sent again by its provider; the event is not set aside, skipped');
+      options.logger.info(
+        { processed: Boolean(row.processedAt) },
+        'Copy of a webhook event sent again by its provider; the event is not set aside, skipped',
+      );
       return [];
     }
   }
   const results = await processWebhookMessage(options);
   if (!results.includes('abandoned')) return results;
-  const events: WebhookEvent[] = isWebhookBatch(options.message) ? readWebhookBatch(options.message) : [readWebhookMessage(options.message)];
+  const events: WebhookEvent[] = isWebhookBatch(options.message)
+    ? readWebhookBatch(options.message)
+    : [readWebhookMessage(options.message)];
   let reopened = 0;
   for (const [index, event] of events.entries()) {
     if (results[index] !== 'abandoned') continue;
-    const outcome = await reopenResentWebhookEvent({ inbox: options.inbox, provider: event.provider, eventId: event.eventId, receivedAt: event.receivedAt, clock: options.clock });
+    const outcome = await reopenResentWebhookEvent({
+      inbox: options.inbox,
+      provider: event.provider,
+      eventId: event.eventId,
+      receivedAt: event.receivedAt,
+      clock: options.clock,
+    });
     if (outcome !== 'reopened') continue;
     reopened += 1;
-    options.logger.warn({ provider: event.provider, eventId: event.eventId, receivedAt: event.receivedAt }, 'Set-aside webhook event sent again by its provider: reopened');
+    options.logger.warn(
+      { provider: event.provider, eventId: event.eventId, receivedAt: event.receivedAt },
+      'Set-aside webhook event sent again by its provider: reopened',
+    );
   }
   return reopened > 0 ? processWebhookMessage(options) : results;
 }

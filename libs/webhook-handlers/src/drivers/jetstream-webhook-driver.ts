@@ -1,5 +1,12 @@
 import { inboxCollections, webhookLogContext, webhookMessageWeight, type Clock, type Inbox } from '@berth/inbox';
-import { ensureConsumer, ensureWebhooksStreamExists, startConsumer, WEBHOOK_RETRY_POLICY, type ConsumerRunner, type Messaging } from '@berth/messaging';
+import {
+  ensureConsumer,
+  ensureWebhooksStreamExists,
+  startConsumer,
+  WEBHOOK_RETRY_POLICY,
+  type ConsumerRunner,
+  type Messaging,
+} from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
 import { providerFilterSubject } from '../names';
@@ -22,33 +29,63 @@ export class JetStreamWebhookDriver implements WebhookDriver {
   private started = false;
   private readonly inbox: Inbox;
 
-  constructor(
-    private readonly options: WebhooksModuleOptions & { messaging: Messaging; owner: string; clock: Clock },
-  ) {
+  constructor(private readonly options: WebhooksModuleOptions & { messaging: Messaging; owner: string; clock: Clock }) {
     this.inbox = inboxCollections(options.db);
   }
 
   async start(registry: WebhookRegistry): Promise<void> {
     const { messaging, logger, logContext, owner, clock } = this.options;
     const retryPolicy = this.options.retryPolicy ?? WEBHOOK_RETRY_POLICY;
-    if (registry.providers().length > 0) await ensureWebhooksStreamExists(messaging.jsm, { replicas: this.options.streamReplicas ?? 1 });
+    if (registry.providers().length > 0)
+      await ensureWebhooksStreamExists(messaging.jsm, { replicas: this.options.streamReplicas ?? 1 });
     for (const provider of registry.providers()) {
       const settings = consumerSettingsOf(this.options, provider);
       await ensureConsumer(messaging.jsm, {
-        stream: WEBHOOKS_STREAM_NAME, durable: settings.consumer, filterSubjects: [providerFilterSubject(provider)], ackWaitMs: settings.ackWaitMs, maxAckPending: settings.maxAckPending,
+        stream: WEBHOOKS_STREAM_NAME,
+        durable: settings.consumer,
+        filterSubjects: [providerFilterSubject(provider)],
+        ackWaitMs: settings.ackWaitMs,
+        maxAckPending: settings.maxAckPending,
         description: `Berth webhook handlers of ${provider}`,
       });
-      this.runners.push(await startConsumer({
-        js: messaging.js, stream: WEBHOOKS_STREAM_NAME, consumer: settings.consumer, concurrency: settings.concurrency, ackWaitMs: settings.ackWaitMs,
-        retryPolicy, logger, logContext, contextFor: webhookLogContext, weightOf: webhookMessageWeight, onOutcome: settings.onOutcome, onGiveUp: settings.onGiveUp,
-        handler: async (message) => {
-          await handleWebhookMessage({
-            inbox: this.inbox, message, owner, leaseMs: this.options.leaseMs ?? 30_000, clock, logger, retryPolicy, logContext, batchConcurrency: settings.concurrency,
-            handler: (event) => dispatchWebhook(registry, event, logger),
-          });
+      this.runners.push(
+        await startConsumer({
+          js: messaging.js,
+          stream: WEBHOOKS_STREAM_NAME,
+          consumer: settings.consumer,
+          concurrency: settings.concurrency,
+          ackWaitMs: settings.ackWaitMs,
+          retryPolicy,
+          logger,
+          logContext,
+          contextFor: webhookLogContext,
+          weightOf: webhookMessageWeight,
+          onOutcome: settings.onOutcome,
+          onGiveUp: settings.onGiveUp,
+          handler: async (message) => {
+            await handleWebhookMessage({
+              inbox: this.inbox,
+              message,
+              owner,
+              leaseMs: this.options.leaseMs ?? 30_000,
+              clock,
+              logger,
+              retryPolicy,
+              logContext,
+              batchConcurrency: settings.concurrency,
+              handler: (event) => dispatchWebhook(registry, event, logger),
+            });
+          },
+        }),
+      );
+      logger.info(
+        {
+          provider,
+          consumer: settings.consumer,
+          handlers: registry.handlersOf(provider).map((handler) => handler.name),
         },
-      }));
-      logger.info({ provider, consumer: settings.consumer, handlers: registry.handlersOf(provider).map((handler) => handler.name) }, `Consuming ${provider} webhooks (${settings.consumer})`);
+        `Consuming ${provider} webhooks (${settings.consumer})`,
+      );
     }
     this.started = true;
   }

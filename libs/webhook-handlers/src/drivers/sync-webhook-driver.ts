@@ -1,4 +1,13 @@
-import { applyInboxEvent, inboxCollections, reopenResentWebhookEvent, ScheduledRetryError, type Clock, type Inbox, type ProcessInboxEventResult, type WebhookEvent } from '@berth/inbox';
+import {
+  applyInboxEvent,
+  inboxCollections,
+  reopenResentWebhookEvent,
+  ScheduledRetryError,
+  type Clock,
+  type Inbox,
+  type ProcessInboxEventResult,
+  type WebhookEvent,
+} from '@berth/inbox';
 import { UnrecoverableError, WEBHOOK_RETRY_POLICY } from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
@@ -21,7 +30,14 @@ export interface WebhookDeliveryInput {
 
 /** The shape of the gateway's `WebhookPublisher`, so a gateway app built in a test can run handlers in its request. */
 export interface InProcessWebhookPublisher {
-  publish(event: { provider: string; eventId: string; type: string; receivedAt: string; data: Uint8Array; headers?: Readonly<Record<string, string>> }): Promise<'stored' | 'duplicate'>;
+  publish(event: {
+    provider: string;
+    eventId: string;
+    type: string;
+    receivedAt: string;
+    data: Uint8Array;
+    headers?: Readonly<Record<string, string>>;
+  }): Promise<'stored' | 'duplicate'>;
   isReady(): Promise<boolean>;
   close(): void;
 }
@@ -57,13 +73,28 @@ export class SyncWebhookDriver implements WebhookDriver {
   /** Delivers one event now; see the class. */
   async deliver(input: WebhookDeliveryInput): Promise<ProcessInboxEventResult> {
     const registry = this.registry;
-    if (!registry) throw new Error('WebhooksModule (sync driver): the application is not initialised (call app.init())');
+    if (!registry)
+      throw new Error('WebhooksModule (sync driver): the application is not initialised (call app.init())');
     const payload = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
-    const headers = input.headers && Object.keys(input.headers).length > 0 ? { headers: lowerCased(input.headers) } : {};
-    const event: WebhookEvent = { provider: input.provider, eventId: input.id, type: input.type, receivedAt: input.receivedAt ?? this.options.clock(), payload, ...headers };
+    const headers =
+      input.headers && Object.keys(input.headers).length > 0 ? { headers: lowerCased(input.headers) } : {};
+    const event: WebhookEvent = {
+      provider: input.provider,
+      eventId: input.id,
+      type: input.type,
+      receivedAt: input.receivedAt ?? this.options.clock(),
+      payload,
+      ...headers,
+    };
     const first = await this.run(registry, event);
     if (first !== 'abandoned') return first;
-    const reopened = await reopenResentWebhookEvent({ inbox: this.inbox, provider: event.provider, eventId: event.eventId, receivedAt: event.receivedAt, clock: this.options.clock });
+    const reopened = await reopenResentWebhookEvent({
+      inbox: this.inbox,
+      provider: event.provider,
+      eventId: event.eventId,
+      receivedAt: event.receivedAt,
+      clock: this.options.clock,
+    });
     return reopened === 'reopened' ? this.run(registry, event) : first;
   }
 
@@ -71,7 +102,14 @@ export class SyncWebhookDriver implements WebhookDriver {
   asPublisher(): InProcessWebhookPublisher {
     return {
       publish: async (event) => {
-        const outcome = await this.deliver({ provider: event.provider, id: event.eventId, type: event.type, body: Buffer.from(event.data).toString('utf8'), receivedAt: new Date(event.receivedAt), headers: event.headers });
+        const outcome = await this.deliver({
+          provider: event.provider,
+          id: event.eventId,
+          type: event.type,
+          body: Buffer.from(event.data).toString('utf8'),
+          receivedAt: new Date(event.receivedAt),
+          headers: event.headers,
+        });
         return outcome === 'already_processed' ? 'duplicate' : 'stored';
       },
       isReady: async () => this.registry !== undefined,
@@ -85,7 +123,14 @@ export class SyncWebhookDriver implements WebhookDriver {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await applyInboxEvent({
-          inbox: this.inbox, event, deliveryCount: attempt, owner, leaseMs: this.options.leaseMs ?? 30_000, clock, logger, retryPolicy,
+          inbox: this.inbox,
+          event,
+          deliveryCount: attempt,
+          owner,
+          leaseMs: this.options.leaseMs ?? 30_000,
+          clock,
+          logger,
+          retryPolicy,
           handler: (inboxEvent) => dispatchWebhook(registry, inboxEvent, logger),
         });
       } catch (error) {

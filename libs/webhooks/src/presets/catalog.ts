@@ -9,7 +9,19 @@ import { resendPreset, standardWebhooksPreset, svixPreset } from './v1-senders';
 
 /** Every provider of the catalog, by the name a `WEBHOOK_PROVIDERS` entry gives as its `preset`. */
 export const WEBHOOK_PRESETS: Readonly<Record<string, WebhookPreset>> = Object.freeze(
-  Object.fromEntries([githubPreset, shopifyPreset, slackPreset, twilioPreset, paddlePreset, linearPreset, resendPreset, standardWebhooksPreset, svixPreset].map((preset) => [preset.name, preset])),
+  Object.fromEntries(
+    [
+      githubPreset,
+      shopifyPreset,
+      slackPreset,
+      twilioPreset,
+      paddlePreset,
+      linearPreset,
+      resendPreset,
+      standardWebhooksPreset,
+      svixPreset,
+    ].map((preset) => [preset.name, preset]),
+  ),
 );
 
 /** The preset called `name`, or undefined. */

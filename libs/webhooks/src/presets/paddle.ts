@@ -1,7 +1,16 @@
 import { decodeUtf8Strict, parseJson } from '../input';
 import { fail } from '../result';
 import { isWithinTolerance, parseUnixSeconds, readClockMillis, toleranceMessage } from '../timing';
-import { fromHex, headerValue, hmac, macEquals, matchingSecret, MIN_HMAC_SECRET_LENGTH, stringField, type WebhookPreset } from './preset';
+import {
+  fromHex,
+  headerValue,
+  hmac,
+  macEquals,
+  matchingSecret,
+  MIN_HMAC_SECRET_LENGTH,
+  stringField,
+  type WebhookPreset,
+} from './preset';
 
 /** Paddle's SDK refuses a signature older than 5 seconds; the gateway allows the usual 5 minutes of clock skew. */
 const PADDLE_TOLERANCE_SECONDS = 300;
@@ -22,9 +31,11 @@ export const paddlePreset: WebhookPreset = {
     const timestampText = parts.find(([key]) => key === 'ts')?.[1];
     const offered = parts.filter(([key]) => key === 'h1').map(([, value]) => fromHex(value, 32));
     const timestamp = timestampText === undefined ? undefined : parseUnixSeconds(timestampText);
-    if (timestamp === undefined || offered.length === 0 || offered.some((value) => value === undefined)) return fail('malformed', 'paddle-signature is not ts=<seconds>;h1=<64 hex>');
+    if (timestamp === undefined || offered.length === 0 || offered.some((value) => value === undefined))
+      return fail('malformed', 'paddle-signature is not ts=<seconds>;h1=<64 hex>');
     const nowMillis = readClockMillis(now);
-    if (!isWithinTolerance(timestamp, nowMillis, PADDLE_TOLERANCE_SECONDS)) return fail('timestamp_out_of_tolerance', toleranceMessage(timestamp, nowMillis, PADDLE_TOLERANCE_SECONDS));
+    if (!isWithinTolerance(timestamp, nowMillis, PADDLE_TOLERANCE_SECONDS))
+      return fail('timestamp_out_of_tolerance', toleranceMessage(timestamp, nowMillis, PADDLE_TOLERANCE_SECONDS));
     const secretIndex = matchingSecret(secrets, (secret) => {
       const expected = hmac('sha256', secret, `${timestampText}:`, rawBody);
       return offered.some((value) => macEquals(expected, value));
@@ -36,6 +47,14 @@ export const paddlePreset: WebhookPreset = {
     const eventId = stringField(parsed.value, 'event_id');
     const type = stringField(parsed.value, 'event_type');
     if (!eventId || !type) return fail('malformed', 'verified body has no event_id or event_type');
-    return { ok: true, eventId, type, timestamp: new Date(timestamp * 1000), secretIndex, payload: parsed.value, storedBody: rawBody };
+    return {
+      ok: true,
+      eventId,
+      type,
+      timestamp: new Date(timestamp * 1000),
+      secretIndex,
+      payload: parsed.value,
+      storedBody: rawBody,
+    };
   },
 };

@@ -62,7 +62,9 @@ export function macEquals(expected: Buffer, offered: Buffer | undefined): boolea
 
 /** Decodes a hex string strictly; undefined when it is not hex of the wanted length. */
 export function fromHex(text: string | undefined, bytes: number): Buffer | undefined {
-  return text !== undefined && new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(text) ? Buffer.from(text, 'hex') : undefined;
+  return text !== undefined && new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(text)
+    ? Buffer.from(text, 'hex')
+    : undefined;
 }
 
 /** Decodes a base64 string strictly; undefined when it is not base64 of the wanted length. */
@@ -84,7 +86,11 @@ export function stringField(value: unknown, ...path: string[]): string | undefin
     if (typeof current !== 'object' || current === null) return undefined;
     current = (current as Record<string, unknown>)[key];
   }
-  return typeof current === 'string' && current !== '' ? current : typeof current === 'number' ? String(current) : undefined;
+  return typeof current === 'string' && current !== ''
+    ? current
+    : typeof current === 'number'
+      ? String(current)
+      : undefined;
 }
 
 /**

@@ -2,11 +2,26 @@ import { decodeUtf8Strict } from '../input';
 import { fail } from '../result';
 import { readClockMillis } from '../timing';
 import { formObject, formParams } from './form-body';
-import { fromBase64, headerValue, hmac, macEquals, matchingSecret, MIN_HMAC_SECRET_LENGTH, signedContentId, type WebhookPreset } from './preset';
+import {
+  fromBase64,
+  headerValue,
+  hmac,
+  macEquals,
+  matchingSecret,
+  MIN_HMAC_SECRET_LENGTH,
+  signedContentId,
+  type WebhookPreset,
+} from './preset';
 
 /** What Twilio signs: the URL, then every POST parameter's name and value, sorted by name. */
 export function twilioSignedContent(url: string, params: readonly [string, string][]): string {
-  return url + [...params].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, value]) => name + value).join('');
+  return (
+    url +
+    [...params]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, value]) => name + value)
+      .join('')
+  );
 }
 
 /**
@@ -22,7 +37,7 @@ export const twilioPreset: WebhookPreset = {
   needsUrl: true,
   minSecretLength: MIN_HMAC_SECRET_LENGTH,
   verify({ rawBody, headers, secrets, now, url }) {
-    if (!url) throw new TypeError('twilio: the endpoint\'s public url is required');
+    if (!url) throw new TypeError("twilio: the endpoint's public url is required");
     const signature = headerValue(headers, 'x-twilio-signature');
     if (!signature) return fail('missing_header', 'missing header(s): x-twilio-signature');
     const offered = fromBase64(signature, 20);
@@ -34,8 +49,20 @@ export const twilioPreset: WebhookPreset = {
     const secretIndex = matchingSecret(secrets, (secret) => macEquals(hmac('sha1', secret, signed), offered));
     if (secretIndex === -1) return fail('bad_signature', 'no Twilio signature matched any configured auth token');
     const fields = formObject(params);
-    const type = fields.MessageStatus ? `message.${fields.MessageStatus}` : fields.CallStatus ? `call.${fields.CallStatus}` : 'request';
+    const type = fields.MessageStatus
+      ? `message.${fields.MessageStatus}`
+      : fields.CallStatus
+        ? `call.${fields.CallStatus}`
+        : 'request';
     const eventId = headerValue(headers, 'i-twilio-idempotency-token') ?? signedContentId(signed);
-    return { ok: true, eventId, type, timestamp: new Date(readClockMillis(now)), secretIndex, payload: fields, storedBody: Buffer.from(JSON.stringify(fields)) };
+    return {
+      ok: true,
+      eventId,
+      type,
+      timestamp: new Date(readClockMillis(now)),
+      secretIndex,
+      payload: fields,
+      storedBody: Buffer.from(JSON.stringify(fields)),
+    };
   },
 };

@@ -23,7 +23,11 @@ export interface JobAdder {
  * asking again does nothing (the job reads the current subscriptions when it runs, so one run is enough).
  */
 export async function queueApplyWorkspaceMemberLimit(billingQueue: JobAdder, workspaceId: string): Promise<void> {
-  await billingQueue.add<ApplyWorkspaceMemberLimitJobData>(APPLY_WORKSPACE_MEMBER_LIMIT_JOB, { workspaceId }, { deduplicationId: workspaceId });
+  await billingQueue.add<ApplyWorkspaceMemberLimitJobData>(
+    APPLY_WORKSPACE_MEMBER_LIMIT_JOB,
+    { workspaceId },
+    { deduplicationId: workspaceId },
+  );
 }
 
 /** A subscription as billing-sync stores it under `workspaces.billing.subscriptions` (its `SubscriptionSummary`). */

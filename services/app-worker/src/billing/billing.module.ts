@@ -8,7 +8,11 @@ export class BillingModule {
   static register(options: { freePlanSeatLimit: number }): DynamicModule {
     return {
       module: BillingModule,
-      providers: [{ provide: FREE_PLAN_SEAT_LIMIT, useValue: options.freePlanSeatLimit }, WorkspaceMemberLimitService, ApplyWorkspaceMemberLimitJob],
+      providers: [
+        { provide: FREE_PLAN_SEAT_LIMIT, useValue: options.freePlanSeatLimit },
+        WorkspaceMemberLimitService,
+        ApplyWorkspaceMemberLimitJob,
+      ],
     };
   }
 }

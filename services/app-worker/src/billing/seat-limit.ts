@@ -10,7 +10,10 @@ const SEAT_GRANTING_STATUSES = new Set(['active', 'trialing', 'past_due']);
 export function seatLimitOf(billing: WorkspaceBillingState, freePlanSeatLimit: number): number {
   const live = billing.subscriptions.filter((subscription) => SEAT_GRANTING_STATUSES.has(subscription.status));
   if (live.length === 0) return freePlanSeatLimit;
-  return live.reduce((seats, subscription) => seats + itemsOf(subscription).reduce((sum, item) => sum + (item.quantity ?? 1), 0), 0);
+  return live.reduce(
+    (seats, subscription) => seats + itemsOf(subscription).reduce((sum, item) => sum + (item.quantity ?? 1), 0),
+    0,
+  );
 }
 
 function itemsOf(subscription: WorkspaceSubscription) {

@@ -19,12 +19,23 @@ afterAll(async () => {
   await ferret?.stop();
 });
 
-async function seed(workspaceId: string, billing: WorkspaceBillingState | undefined, members: Partial<WorkspaceMemberDocument>[]): Promise<void> {
+async function seed(
+  workspaceId: string,
+  billing: WorkspaceBillingState | undefined,
+  members: Partial<WorkspaceMemberDocument>[],
+): Promise<void> {
   const { workspaces, members: memberCollection } = billingCollections(db);
   await workspaces.insertOne({ _id: workspaceId, ...(billing ? { billing } : {}) });
-  await memberCollection.insertMany(members.map((member, index) => ({
-    _id: `${workspaceId}-m${index}`, workspaceId, userId: `u${index}`, role: 'member', joinedAt: new Date(Date.UTC(2026, 0, 1 + index)), ...member,
-  })));
+  await memberCollection.insertMany(
+    members.map((member, index) => ({
+      _id: `${workspaceId}-m${index}`,
+      workspaceId,
+      userId: `u${index}`,
+      role: 'member',
+      joinedAt: new Date(Date.UTC(2026, 0, 1 + index)),
+      ...member,
+    })),
+  );
 }
 
 async function suspendedOf(workspaceId: string): Promise<string[]> {
@@ -32,7 +43,9 @@ async function suspendedOf(workspaceId: string): Promise<string[]> {
   return members.map((member) => member.userId).sort();
 }
 
-const seats = (quantity: number): WorkspaceBillingState => ({ subscriptions: [{ id: 'sub_1', status: 'active', items: [{ priceId: 'seat', quantity }] }] });
+const seats = (quantity: number): WorkspaceBillingState => ({
+  subscriptions: [{ id: 'sub_1', status: 'active', items: [{ priceId: 'seat', quantity }] }],
+});
 
 describe('WorkspaceMemberLimitService', () => {
   const service = () => new WorkspaceMemberLimitService(db, () => now, 1);
@@ -58,7 +71,11 @@ describe('WorkspaceMemberLimitService', () => {
   });
 
   it('applies the free plan when no subscription is live, and nothing without billing state', async () => {
-    await seed('ws-c', { subscriptions: [{ id: 'sub_1', status: 'canceled', items: [{ quantity: 10 }] }] }, [{}, {}, {}]);
+    await seed('ws-c', { subscriptions: [{ id: 'sub_1', status: 'canceled', items: [{ quantity: 10 }] }] }, [
+      {},
+      {},
+      {},
+    ]);
     expect(await service().applyMemberLimit('ws-c')).toEqual({ seatLimit: 1, suspended: 2, reactivated: 0 });
     await seed('ws-d', undefined, [{}, {}]);
     expect(await service().applyMemberLimit('ws-d')).toEqual({ suspended: 0, reactivated: 0 });

@@ -41,7 +41,9 @@ export class WorkspaceMemberLimitService {
     const ranked = members.sort(bySeatPriority);
     const keep = ranked.slice(0, seatLimit);
     const over = ranked.slice(seatLimit);
-    const toReactivate = keep.filter((member) => member.suspended === true && member.suspendedReason === 'seat-limit').map((member) => member._id);
+    const toReactivate = keep
+      .filter((member) => member.suspended === true && member.suspendedReason === 'seat-limit')
+      .map((member) => member._id);
     const toSuspend = over.filter((member) => member.suspended !== true).map((member) => member._id);
     if (toSuspend.length > 0) {
       await this.collections.members.updateMany(

@@ -13,11 +13,20 @@ beforeAll(async () => {
   client = await MongoClient.connect(ferret.url);
   db = client.db(`client_summary_${process.pid}`);
   const { workspaces, clients } = clientsCollections(db);
-  await workspaces.insertMany([{ _id: 'ws-1', name: 'One' }, { _id: 'ws-gone', name: 'Gone', deletedAt: new Date('2026-01-01') }]);
+  await workspaces.insertMany([
+    { _id: 'ws-1', name: 'One' },
+    { _id: 'ws-gone', name: 'Gone', deletedAt: new Date('2026-01-01') },
+  ]);
   await clients.insertMany([
     { _id: 'c1', workspaceId: 'ws-1', name: 'Old', createdAt: new Date('2026-01-01') },
     { _id: 'c2', workspaceId: 'ws-1', name: 'New', createdAt: new Date('2026-11-28') },
-    { _id: 'c3', workspaceId: 'ws-1', name: 'Deleted', createdAt: new Date('2026-11-28'), deletedAt: new Date('2026-11-29') },
+    {
+      _id: 'c3',
+      workspaceId: 'ws-1',
+      name: 'Deleted',
+      createdAt: new Date('2026-11-28'),
+      deletedAt: new Date('2026-11-29'),
+    },
   ]);
 });
 afterAll(async () => {
@@ -32,7 +41,16 @@ describe('ClientSummaryService', () => {
     expect(await service.sendSummary('ws-1')).toBe('written');
     expect(await service.sendSummary('ws-1')).toBe('already-written');
     const summaries = await clientsCollections(db).summaries.find({ workspaceId: 'ws-1' }).toArray();
-    expect(summaries).toEqual([{ _id: 'ws-1:2026-W49', workspaceId: 'ws-1', week: '2026-W49', clientCount: 2, newClientCount: 1, createdAt: now }]);
+    expect(summaries).toEqual([
+      {
+        _id: 'ws-1:2026-W49',
+        workspaceId: 'ws-1',
+        week: '2026-W49',
+        clientCount: 2,
+        newClientCount: 1,
+        createdAt: now,
+      },
+    ]);
     now = new Date('2026-12-07T08:00:00Z');
     expect(await service.sendSummary('ws-1')).toBe('written');
     expect(await clientsCollections(db).summaries.countDocuments({ workspaceId: 'ws-1' })).toBe(2);

@@ -17,12 +17,18 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 export class ClientSummaryService implements OnModuleInit {
   private readonly collections: ClientsCollections;
 
-  constructor(@Inject(MONGO_DB) db: Db, @Inject(CLOCK) private readonly clock: Clock) {
+  constructor(
+    @Inject(MONGO_DB) db: Db,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
     this.collections = clientsCollections(db);
   }
 
   async onModuleInit(): Promise<void> {
-    await this.collections.summaries.createIndex({ workspaceId: 1, week: 1 }, { unique: true, name: 'workspace_week_unique' });
+    await this.collections.summaries.createIndex(
+      { workspaceId: 1, week: 1 },
+      { unique: true, name: 'workspace_week_unique' },
+    );
   }
 
   /** Summarizes this week's clients of one workspace, reading them fresh. */
@@ -37,7 +43,14 @@ export class ClientSummaryService implements OnModuleInit {
       this.collections.clients.countDocuments({ ...live, createdAt: { $gte: new Date(now.getTime() - WEEK_MS) } }),
     ]);
     try {
-      await this.collections.summaries.insertOne({ _id: `${workspaceId}:${week}`, workspaceId, week, clientCount, newClientCount, createdAt: now });
+      await this.collections.summaries.insertOne({
+        _id: `${workspaceId}:${week}`,
+        workspaceId,
+        week,
+        clientCount,
+        newClientCount,
+        createdAt: now,
+      });
       return 'written';
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'already-written';

@@ -10,7 +10,10 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       global: true,
-      providers: [{ provide: MONGO_DB, useValue: db }, { provide: CLOCK, useValue: clock }],
+      providers: [
+        { provide: MONGO_DB, useValue: db },
+        { provide: CLOCK, useValue: clock },
+      ],
       exports: [MONGO_DB, CLOCK],
     };
   }

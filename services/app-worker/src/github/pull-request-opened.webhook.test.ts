@@ -21,10 +21,17 @@ beforeAll(async () => {
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`app_worker_github_${process.pid}`);
   const logger = createLogger({ service: 'test', level: 'silent' });
-  app = await NestFactory.createApplicationContext({
-    module: class TestRoot {},
-    imports: [DatabaseModule.register(db, () => NOW), WebhooksModule.forRoot({ driver: 'sync', db, logger }), GithubModule],
-  }, { logger: false });
+  app = await NestFactory.createApplicationContext(
+    {
+      module: class TestRoot {},
+      imports: [
+        DatabaseModule.register(db, () => NOW),
+        WebhooksModule.forRoot({ driver: 'sync', db, logger }),
+        GithubModule,
+      ],
+    },
+    { logger: false },
+  );
 });
 
 afterAll(async () => {
@@ -33,20 +40,56 @@ afterAll(async () => {
   await ferret?.stop();
 });
 
-const pullRequest = (action: string, title: string) => ({ action, number: 12, pull_request: { title, user: { login: 'octocat' } }, repository: { full_name: 'berth/berth' } });
+const pullRequest = (action: string, title: string) => ({
+  action,
+  number: 12,
+  pull_request: { title, user: { login: 'octocat' } },
+  repository: { full_name: 'berth/berth' },
+});
 
 describe('PullRequestOpenedWebhook', () => {
   it('writes one document per pull request, whatever the number of deliveries', async () => {
     const driver = app.get(SyncWebhookDriver);
-    await driver.deliver({ provider: 'github', id: 'delivery-1', type: 'pull_request.opened', body: pullRequest('opened', 'Add handlers') });
-    await driver.deliver({ provider: 'github', id: 'delivery-1', type: 'pull_request.opened', body: pullRequest('opened', 'Add handlers') });
-    await driver.deliver({ provider: 'github', id: 'delivery-2', type: 'pull_request.reopened', body: pullRequest('reopened', 'Add handlers, again') });
+    await driver.deliver({
+      provider: 'github',
+      id: 'delivery-1',
+      type: 'pull_request.opened',
+      body: pullRequest('opened', 'Add handlers'),
+    });
+    await driver.deliver({
+      provider: 'github',
+      id: 'delivery-1',
+      type: 'pull_request.opened',
+      body: pullRequest('opened', 'Add handlers'),
+    });
+    await driver.deliver({
+      provider: 'github',
+      id: 'delivery-2',
+      type: 'pull_request.reopened',
+      body: pullRequest('reopened', 'Add handlers, again'),
+    });
     expect(await pullRequestsCollection(db).find().toArray()).toEqual([
-      { _id: 'berth/berth#12', repository: 'berth/berth', number: 12, title: 'Add handlers, again', author: 'octocat', lastAction: 'reopened', lastDeliveryId: 'delivery-2', updatedAt: NOW },
+      {
+        _id: 'berth/berth#12',
+        repository: 'berth/berth',
+        number: 12,
+        title: 'Add handlers, again',
+        author: 'octocat',
+        lastAction: 'reopened',
+        lastDeliveryId: 'delivery-2',
+        updatedAt: NOW,
+      },
     ]);
   });
 
   it('sets aside a delivery that names no repository: retrying cannot help', async () => {
-    await expect(app.get(SyncWebhookDriver).deliver({ provider: 'github', id: 'delivery-3', type: 'pull_request.opened', body: { action: 'opened', number: 1 } })).rejects.toThrow(/names no repository/);
+    await expect(
+      app.get(SyncWebhookDriver).deliver({
+        provider: 'github',
+        id: 'delivery-3',
+        type: 'pull_request.opened',
+        body: { action: 'opened', number: 1 },
+      }),
+    ).rejects.toThrow(/names no repository/);
   });
 });

@@ -8,6 +8,11 @@ export const APP_LOGGER = 'BerthAppLogger';
 @Module({})
 export class LoggerModule {
   static register(logger: BerthLogger): DynamicModule {
-    return { module: LoggerModule, global: true, providers: [{ provide: APP_LOGGER, useValue: logger }], exports: [APP_LOGGER] };
+    return {
+      module: LoggerModule,
+      global: true,
+      providers: [{ provide: APP_LOGGER, useValue: logger }],
+      exports: [APP_LOGGER],
+    };
   }
 }

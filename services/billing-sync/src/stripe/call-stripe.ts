@@ -30,7 +30,9 @@ export async function callStripe<T>(what: string, call: () => Promise<T>): Promi
 
 function classifyStripeError(what: string, error: unknown): Error {
   if (!(error instanceof Stripe.errors.StripeError)) {
-    return new StripeUnavailableError(`Stripe call failed (${what}): ${String((error as Error)?.message ?? error)}`, { cause: error });
+    return new StripeUnavailableError(`Stripe call failed (${what}): ${String((error as Error)?.message ?? error)}`, {
+      cause: error,
+    });
   }
   const status = error.statusCode;
   if (status === 429 || error.type === 'StripeRateLimitError') {
@@ -39,5 +41,7 @@ function classifyStripeError(what: string, error: unknown): Error {
   if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 409) {
     return new UnrecoverableError(`Stripe refused ${what}: ${status} ${error.message}`, { cause: error });
   }
-  return new StripeUnavailableError(`Stripe unavailable (${what}): ${status ?? error.type} ${error.message}`, { cause: error });
+  return new StripeUnavailableError(`Stripe unavailable (${what}): ${status ?? error.type} ${error.message}`, {
+    cause: error,
+  });
 }

@@ -14,14 +14,23 @@ export type StripeEventPayload = z.infer<typeof stripeEventSchema>;
 /** Validates an event body; a body without `data.object` can never be processed. */
 export function parseStripeEvent(body: unknown): StripeEventPayload {
   const result = stripeEventSchema.safeParse(body);
-  if (!result.success) throw new UnrecoverableError(`Not a Stripe event: ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!result.success)
+    throw new UnrecoverableError(
+      `Not a Stripe event: ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
   return result.data;
 }
 
 /** What an event type asks billing-sync to do. */
 export type StripeEventKind = 'customer_state' | 'dispute' | 'refund' | 'early_fraud_warning' | 'ignored';
 
-const CUSTOMER_STATE_TYPES = new Set(['customer.created', 'customer.updated', 'customer.deleted', 'checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+const CUSTOMER_STATE_TYPES = new Set([
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+]);
 
 /**
  * Sorts event types: subscription, invoice, customer and checkout events make billing-sync re-read the customer's
@@ -29,7 +38,8 @@ const CUSTOMER_STATE_TYPES = new Set(['customer.created', 'customer.updated', 'c
  * (processed, nothing written).
  */
 export function classifyStripeEvent(type: string): StripeEventKind {
-  if (CUSTOMER_STATE_TYPES.has(type) || type.startsWith('customer.subscription.') || type.startsWith('invoice.')) return 'customer_state';
+  if (CUSTOMER_STATE_TYPES.has(type) || type.startsWith('customer.subscription.') || type.startsWith('invoice.'))
+    return 'customer_state';
   if (type.startsWith('charge.dispute.')) return 'dispute';
   if (type.startsWith('refund.') || type === 'charge.refund.updated') return 'refund';
   if (type.startsWith('radar.early_fraud_warning.')) return 'early_fraud_warning';
@@ -39,7 +49,8 @@ export function classifyStripeEvent(type: string): StripeEventKind {
 /** The id in a Stripe field that is either an id or an expanded object. */
 export function stripeIdOf(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string') return (value as { id: string }).id;
+  if (value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string')
+    return (value as { id: string }).id;
   return null;
 }
 

@@ -25,7 +25,8 @@ export function isCheckoutSessionEvent(type: string): boolean {
  */
 export async function readCheckoutLink(stripe: Stripe, stripeEvent: StripeEventPayload): Promise<CheckoutLink> {
   const sessionId = stripeEvent.data.object.id;
-  if (!sessionId) throw new UnrecoverableError(`Stripe event ${stripeEvent.id} (${stripeEvent.type}) names no checkout session`);
+  if (!sessionId)
+    throw new UnrecoverableError(`Stripe event ${stripeEvent.id} (${stripeEvent.type}) names no checkout session`);
   const session = await callStripe(`checkout session ${sessionId}`, () => stripe.checkout.sessions.retrieve(sessionId));
   const reference = session.client_reference_id;
   return {

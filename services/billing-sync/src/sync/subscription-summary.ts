@@ -27,7 +27,16 @@ export interface SubscriptionSummary {
 export type BillingStatus = Stripe.Subscription.Status | 'none';
 
 /** Which status wins when a customer has several subscriptions: the one that grants the most. */
-const STATUS_PRIORITY: Stripe.Subscription.Status[] = ['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'paused', 'canceled', 'incomplete_expired'];
+const STATUS_PRIORITY: Stripe.Subscription.Status[] = [
+  'active',
+  'trialing',
+  'past_due',
+  'unpaid',
+  'incomplete',
+  'paused',
+  'canceled',
+  'incomplete_expired',
+];
 
 /** A Stripe epoch-seconds field as a Date. */
 export function fromStripeTime(seconds: number | null | undefined): Date | null {
@@ -37,11 +46,18 @@ export function fromStripeTime(seconds: number | null | undefined): Date | null 
 /** Summarizes a subscription from the Stripe API. */
 export function summarizeSubscription(subscription: Stripe.Subscription): SubscriptionSummary {
   const items = subscription.items?.data ?? [];
-  const periodEnds = items.map((item) => item.current_period_end).filter((value): value is number => typeof value === 'number');
+  const periodEnds = items
+    .map((item) => item.current_period_end)
+    .filter((value): value is number => typeof value === 'number');
   return {
     id: subscription.id,
     status: subscription.status,
-    items: items.map((item) => ({ id: item.id, priceId: item.price.id, productId: stripeIdOf(item.price.product), quantity: item.quantity ?? 1 })),
+    items: items.map((item) => ({
+      id: item.id,
+      priceId: item.price.id,
+      productId: stripeIdOf(item.price.product),
+      quantity: item.quantity ?? 1,
+    })),
     currentPeriodEnd: periodEnds.length > 0 ? fromStripeTime(Math.max(...periodEnds)) : null,
     cancelAtPeriodEnd: subscription.cancel_at_period_end ?? false,
     cancelAt: fromStripeTime(subscription.cancel_at),
@@ -53,6 +69,7 @@ export function summarizeSubscription(subscription: Stripe.Subscription): Subscr
 
 /** The workspace's overall status: the best status among its subscriptions, `none` without any. */
 export function billingStatusOf(subscriptions: Pick<SubscriptionSummary, 'status'>[]): BillingStatus {
-  for (const status of STATUS_PRIORITY) if (subscriptions.some((subscription) => subscription.status === status)) return status;
+  for (const status of STATUS_PRIORITY)
+    if (subscriptions.some((subscription) => subscription.status === status)) return status;
   return 'none';
 }

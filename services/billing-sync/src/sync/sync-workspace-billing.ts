@@ -31,11 +31,19 @@ const MAX_SUBSCRIPTIONS = 1000;
 export async function syncWorkspaceBilling(options: SyncWorkspaceBillingOptions): Promise<WorkspaceBilling> {
   const { stripe, customerId } = options;
   const subscriptions = await callStripe(`subscriptions of ${customerId}`, () =>
-    stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 }).autoPagingToArray({ limit: MAX_SUBSCRIPTIONS }),
+    stripe.subscriptions
+      .list({ customer: customerId, status: 'all', limit: 100 })
+      .autoPagingToArray({ limit: MAX_SUBSCRIPTIONS }),
   );
   const summaries = subscriptions.map(summarizeSubscription);
   const syncedAt = options.clock();
-  const billing: WorkspaceBilling = { customerId, subscriptions: summaries, status: billingStatusOf(summaries), syncedAt, lockGeneration: options.lockGeneration };
+  const billing: WorkspaceBilling = {
+    customerId,
+    subscriptions: summaries,
+    status: billingStatusOf(summaries),
+    syncedAt,
+    lockGeneration: options.lockGeneration,
+  };
   await linkCustomer(options.customers, customerId, options.workspace._id, syncedAt);
   await options.workspaces.updateOne({ _id: options.workspace._id }, { $set: { billing } });
   return billing;

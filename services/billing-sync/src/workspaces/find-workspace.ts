@@ -6,7 +6,10 @@ import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
  * The workspace with this id, or null: looked up as a string `_id`, then, for a hex id, as an ObjectId. Two exact
  * `_id` lookups rather than one `$in`, which FerretDB 1.24 answers by scanning the collection.
  */
-export async function findWorkspaceById(workspaces: Collection<WorkspaceDocument>, id: string): Promise<WorkspaceDocument | null> {
+export async function findWorkspaceById(
+  workspaces: Collection<WorkspaceDocument>,
+  id: string,
+): Promise<WorkspaceDocument | null> {
   const byString = await workspaces.findOne({ _id: id });
   if (byString || !/^[0-9a-f]{24}$/i.test(id)) return byString;
   return workspaces.findOne({ _id: new ObjectId(id) });
@@ -25,7 +28,10 @@ export interface CustomerLookup {
  * stale and ignored. Without a link document (billing written before links were kept) the workspaces are queried by
  * `billing.customerId` once, and the link is written, so the next lookup of that customer is by `_id`.
  */
-export async function findWorkspaceByCustomer(collections: CustomerLookup, customerId: string): Promise<WorkspaceDocument | null> {
+export async function findWorkspaceByCustomer(
+  collections: CustomerLookup,
+  customerId: string,
+): Promise<WorkspaceDocument | null> {
   const link = await collections.customers.findOne({ _id: customerId });
   if (link) {
     const workspace = await collections.workspaces.findOne({ _id: link.workspaceId });
@@ -37,6 +43,11 @@ export async function findWorkspaceByCustomer(collections: CustomerLookup, custo
 }
 
 /** Writes (or moves) the link of a Stripe customer to a workspace: an upsert by `_id`. */
-export async function linkCustomer(customers: Collection<CustomerLinkDocument>, customerId: string, workspaceId: string | ObjectId, linkedAt: Date): Promise<void> {
+export async function linkCustomer(
+  customers: Collection<CustomerLinkDocument>,
+  customerId: string,
+  workspaceId: string | ObjectId,
+  linkedAt: Date,
+): Promise<void> {
   await customers.updateOne({ _id: customerId }, { $set: { workspaceId, linkedAt } }, { upsert: true });
 }

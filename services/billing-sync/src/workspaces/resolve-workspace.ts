@@ -8,7 +8,10 @@ import { findWorkspaceByCustomer, findWorkspaceById } from './find-workspace';
 
 /** A workspace named by Stripe data does not exist here (yet): retried, in case identity-sync has not created it. */
 export class WorkspaceNotFoundError extends Error {
-  constructor(readonly workspaceId: string, readonly source: string) {
+  constructor(
+    readonly workspaceId: string,
+    readonly source: string,
+  ) {
     super(`Workspace ${workspaceId} named by ${source} does not exist`);
     this.name = 'WorkspaceNotFoundError';
   }
@@ -39,10 +42,14 @@ export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promis
   const { workspaces, stripe, customerId, logger } = options;
   if (options.checkoutWorkspaceId) {
     const workspace = await findWorkspaceById(workspaces, options.checkoutWorkspaceId);
-    if (!workspace) throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
+    if (!workspace)
+      throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
     return workspace;
   }
-  const linked = await findWorkspaceByCustomer({ workspaces, customers: options.customers, clock: options.clock }, customerId);
+  const linked = await findWorkspaceByCustomer(
+    { workspaces, customers: options.customers, clock: options.clock },
+    customerId,
+  );
   if (linked) return linked;
   const customer = await callStripe(`customer ${customerId}`, () => stripe.customers.retrieve(customerId));
   if (customer.deleted) return null;
@@ -51,7 +58,10 @@ export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promis
   const workspace = await findWorkspaceById(workspaces, workspaceId);
   if (!workspace) throw new WorkspaceNotFoundError(workspaceId, `metadata.workspaceId of ${customerId}`);
   if (workspace.billing?.customerId && workspace.billing.customerId !== customerId) {
-    logger.warn({ customerId, workspaceId, linkedCustomerId: workspace.billing.customerId }, 'Customer names a workspace linked to another customer; not relinked');
+    logger.warn(
+      { customerId, workspaceId, linkedCustomerId: workspace.billing.customerId },
+      'Customer names a workspace linked to another customer; not relinked',
+    );
     return null;
   }
   return workspace;

@@ -35,22 +35,37 @@ const PRUNE_EVERY_GENERATIONS = 100;
  * {@link RetryLaterError} for the rest of that lease. Released after `sync`, whether it succeeded or not. `sync`
  * is given the generation it holds, to keep as the next sync's {@link WorkspaceLockOptions.generationHint}.
  */
-export async function withWorkspaceLock<T>(options: WorkspaceLockOptions, sync: (generation: number) => Promise<T>): Promise<T> {
+export async function withWorkspaceLock<T>(
+  options: WorkspaceLockOptions,
+  sync: (generation: number) => Promise<T>,
+): Promise<T> {
   const key = `billing:${options.workspaceId}`;
   const deadline = Date.now() + options.waitMs;
-  const generationHint = options.generationHint !== undefined && options.generationHint > 1 ? options.generationHint : undefined;
+  const generationHint =
+    options.generationHint !== undefined && options.generationHint > 1 ? options.generationHint : undefined;
   for (;;) {
-    const result = await acquireLease({ leases: options.locks, key, owner: options.owner, leaseMs: options.leaseMs, clock: options.clock, generationHint });
+    const result = await acquireLease({
+      leases: options.locks,
+      key,
+      owner: options.owner,
+      leaseMs: options.leaseMs,
+      clock: options.clock,
+      generationHint,
+    });
     if (result.acquired) {
       try {
-        if (result.lease.generation % PRUNE_EVERY_GENERATIONS === 0) await pruneEndedGenerations(options, key, result.lease.generation);
+        if (result.lease.generation % PRUNE_EVERY_GENERATIONS === 0)
+          await pruneEndedGenerations(options, key, result.lease.generation);
         return await sync(result.lease.generation);
       } finally {
         await releaseLease({ leases: options.locks, lease: result.lease, clock: options.clock });
       }
     }
     if (Date.now() + POLL_MS > deadline) {
-      throw new RetryLaterError(`Workspace ${options.workspaceId} billing is being synced by ${result.holder}`, Math.max(result.remainingMs, POLL_MS));
+      throw new RetryLaterError(
+        `Workspace ${options.workspaceId} billing is being synced by ${result.holder}`,
+        Math.max(result.remainingMs, POLL_MS),
+      );
     }
     await sleep(Math.min(POLL_MS, result.remainingMs + 1));
   }

@@ -10,5 +10,13 @@ import { queuesCommand } from './jobs/queues.command';
 export const jobsCommands: CommandGroup = {
   name: 'jobs',
   description: 'Background and cron jobs: queue depths, dead letters, cancellation, limits',
-  commands: [queuesCommand, deadListCommand, deadReplayCommand, cancelCommand, cancelledCommand, limitedCommand, whyCommand],
+  commands: [
+    queuesCommand,
+    deadListCommand,
+    deadReplayCommand,
+    cancelCommand,
+    cancelledCommand,
+    limitedCommand,
+    whyCommand,
+  ],
 };

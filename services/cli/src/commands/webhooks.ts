@@ -7,6 +7,7 @@ import { webhooksRetryAbandonedCommand } from './webhooks/retry-abandoned.comman
 /** `berth webhooks …`: the webhook inbox (MongoDB `webhookEvents`; `MONGO_URL`, `MONGO_DB`). */
 export const webhooksCommands: CommandGroup = {
   name: 'webhooks',
-  description: 'The webhook inbox: list events by state, reopen set-aside events, redeliver one event; which providers have a consumer',
+  description:
+    'The webhook inbox: list events by state, reopen set-aside events, redeliver one event; which providers have a consumer',
   commands: [webhooksListCommand, webhooksRetryAbandonedCommand, webhooksRedeliverCommand, webhooksProvidersCommand],
 };

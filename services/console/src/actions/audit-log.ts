@@ -45,15 +45,32 @@ export function createAuditLog(db: Db, logger: BerthLogger, clock: () => Date): 
         ...entry,
         ...(actor.kind === 'portal' ? { workspaceId: actor.workspaceId } : {}),
       };
-      logger.info({ audit: true, actor: document.actor, role: document.role, action: entry.action, outcome: entry.outcome, params: entry.params }, `Console action ${entry.action} ${entry.outcome} by ${document.actor}: ${entry.summary}`);
+      logger.info(
+        {
+          audit: true,
+          actor: document.actor,
+          role: document.role,
+          action: entry.action,
+          outcome: entry.outcome,
+          params: entry.params,
+        },
+        `Console action ${entry.action} ${entry.outcome} by ${document.actor}: ${entry.summary}`,
+      );
       try {
         await entries.insertOne(document);
       } catch (error) {
-        logger.error({ err: error, action: entry.action }, 'Could not store the audit entry (the log line above is the record)');
+        logger.error(
+          { err: error, action: entry.action },
+          'Could not store the audit entry (the log line above is the record)',
+        );
       }
     },
     async latest(limit, workspaceId) {
-      const rows = await entries.find(workspaceId ? { workspaceId } : {}).sort({ at: -1 }).limit(limit).toArray();
+      const rows = await entries
+        .find(workspaceId ? { workspaceId } : {})
+        .sort({ at: -1 })
+        .limit(limit)
+        .toArray();
       return rows;
     },
   };

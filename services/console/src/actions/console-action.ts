@@ -32,6 +32,8 @@ export interface ConsoleAction<P = unknown> {
 }
 
 /** Declares an action with its parameter type inferred from its schema. */
-export function defineAction<S extends z.ZodType>(action: Omit<ConsoleAction<z.infer<S>>, 'params'> & { params: S }): ConsoleAction<z.infer<S>> {
+export function defineAction<S extends z.ZodType>(
+  action: Omit<ConsoleAction<z.infer<S>>, 'params'> & { params: S },
+): ConsoleAction<z.infer<S>> {
   return action as ConsoleAction<z.infer<S>>;
 }

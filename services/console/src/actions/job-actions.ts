@@ -13,15 +13,30 @@ export const replayDeadLettersAction = defineAction({
   audience: 'console',
   params: replayParams,
   async preview(params, dependencies) {
-    const letters = await listDeadLetters(dependencies.messaging, { queue: 'all' in params ? params.queue : undefined, limit: 10_000 });
-    const chosen = letters.filter((letter) => !letter.unreadable && ('all' in params || params.ids.includes(letter.id)));
+    const letters = await listDeadLetters(dependencies.messaging, {
+      queue: 'all' in params ? params.queue : undefined,
+      limit: 10_000,
+    });
+    const chosen = letters.filter(
+      (letter) => !letter.unreadable && ('all' in params || params.ids.includes(letter.id)),
+    );
     const where = 'all' in params ? (params.queue ? ` of queue ${params.queue}` : ' of every queue') : ' selected';
-    return { count: chosen.length, summary: `Queues ${chosen.length} dead-lettered job(s)${where} again with full attempts, and removes them from the dead letters`, items: chosen.slice(0, 20).map((letter) => ({ id: letter.id, queue: letter.queue, name: letter.name, error: `${letter.error.name}: ${letter.error.message}` })) };
+    return {
+      count: chosen.length,
+      summary: `Queues ${chosen.length} dead-lettered job(s)${where} again with full attempts, and removes them from the dead letters`,
+      items: chosen.slice(0, 20).map((letter) => ({
+        id: letter.id,
+        queue: letter.queue,
+        name: letter.name,
+        error: `${letter.error.name}: ${letter.error.message}`,
+      })),
+    };
   },
   async execute(params, dependencies) {
-    const results = 'all' in params
-      ? await replayAllDeadLetters(dependencies.messaging, dependencies.jobProducer, { queue: params.queue })
-      : await replayEach(params.ids, (id) => replayDeadLetter(dependencies.messaging, dependencies.jobProducer, id));
+    const results =
+      'all' in params
+        ? await replayAllDeadLetters(dependencies.messaging, dependencies.jobProducer, { queue: params.queue })
+        : await replayEach(params.ids, (id) => replayDeadLetter(dependencies.messaging, dependencies.jobProducer, id));
     return { summary: `Queued ${results.length} job(s) again`, result: { replayed: results } };
   },
 });

@@ -1,9 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
-  announceEndpointChange, createEndpoint, deleteEndpoint, getDeliveryView, listDeliveries, listEndpoints, recoverEndpoint,
-  replayDelivery, rotateEndpointSecret, sendEvent, setEndpointEnabled, subscribesTo, toEndpointView, updateEndpoint,
-  type EndpointDocument, type EndpointOperationDependencies, type ReplayDependencies,
+  announceEndpointChange,
+  createEndpoint,
+  deleteEndpoint,
+  getDeliveryView,
+  listDeliveries,
+  listEndpoints,
+  recoverEndpoint,
+  replayDelivery,
+  rotateEndpointSecret,
+  sendEvent,
+  setEndpointEnabled,
+  subscribesTo,
+  toEndpointView,
+  updateEndpoint,
+  type EndpointDocument,
+  type EndpointOperationDependencies,
+  type ReplayDependencies,
 } from '@berth/outbound';
 import type { Actor } from '../auth/roles';
 import type { ConsoleDependencies } from '../dependencies';
@@ -14,7 +28,11 @@ const endpointId = z.string().min(1).max(128);
 
 /** The endpoint operations of `@berth/outbound`, announcing each change to the dispatchers. */
 export function endpointOperations(dependencies: ConsoleDependencies): EndpointOperationDependencies {
-  return { collections: dependencies.outbound, clock: dependencies.clock, onChanged: (id) => announceEndpointChange(dependencies.messaging.nc, id) };
+  return {
+    collections: dependencies.outbound,
+    clock: dependencies.clock,
+    onChanged: (id) => announceEndpointChange(dependencies.messaging.nc, id),
+  };
 }
 
 function replayDependencies(dependencies: ConsoleDependencies): ReplayDependencies {
@@ -22,35 +40,63 @@ function replayDependencies(dependencies: ConsoleDependencies): ReplayDependenci
 }
 
 /** The endpoint, if the actor may act on it: any for an operator, only its workspace's for a portal session (else 404, telling nothing). */
-export async function endpointFor(dependencies: ConsoleDependencies, actor: Actor, id: string): Promise<EndpointDocument> {
+export async function endpointFor(
+  dependencies: ConsoleDependencies,
+  actor: Actor,
+  id: string,
+): Promise<EndpointDocument> {
   const endpoint = await dependencies.outbound.endpoints.findOne({ _id: id });
-  if (!endpoint || (actor.kind === 'portal' && endpoint.workspaceId !== actor.workspaceId)) throw new ConsoleError(404, 'not_found', `No endpoint ${id}`);
+  if (!endpoint || (actor.kind === 'portal' && endpoint.workspaceId !== actor.workspaceId))
+    throw new ConsoleError(404, 'not_found', `No endpoint ${id}`);
   return endpoint;
 }
 
 function describeEndpoint(endpoint: EndpointDocument, now: Date) {
   const view = toEndpointView(endpoint, now);
-  return { id: view.id, workspaceId: view.workspaceId, url: view.url, enabled: view.enabled, failingSince: view.failingSince };
+  return {
+    id: view.id,
+    workspaceId: view.workspaceId,
+    url: view.url,
+    enabled: view.enabled,
+    failingSince: view.failingSince,
+  };
 }
 
 /** Both audiences: the same operation, scoped to the workspace for the portal. */
-function forBoth<S extends z.ZodType>(name: string, action: Omit<ConsoleAction<z.infer<S>>, 'name' | 'audience' | 'params'> & { params: S }): ConsoleAction<z.infer<S>>[] {
-  return [defineAction({ ...action, name: `outbound.${name}`, audience: 'console' }), defineAction({ ...action, name: `portal.${name}`, audience: 'portal' })];
+function forBoth<S extends z.ZodType>(
+  name: string,
+  action: Omit<ConsoleAction<z.infer<S>>, 'name' | 'audience' | 'params'> & { params: S },
+): ConsoleAction<z.infer<S>>[] {
+  return [
+    defineAction({ ...action, name: `outbound.${name}`, audience: 'console' }),
+    defineAction({ ...action, name: `portal.${name}`, audience: 'portal' }),
+  ];
 }
 
 const replayActions = forBoth('replay', {
   params: z.object({ deliveryIds: z.array(z.string().min(1).max(256)).min(1).max(500) }).strict(),
   async preview(params, dependencies, actor) {
-    const views = (await Promise.all(params.deliveryIds.map((id) => getDeliveryView(dependencies.outbound, id))))
-      .filter((view) => view !== undefined && (actor.kind === 'console' || view.workspaceId === actor.workspaceId));
+    const views = (
+      await Promise.all(params.deliveryIds.map((id) => getDeliveryView(dependencies.outbound, id)))
+    ).filter((view) => view !== undefined && (actor.kind === 'console' || view.workspaceId === actor.workspaceId));
     const replayable = views.filter((view) => view!.status !== 'pending');
-    return { count: replayable.length, summary: `Sends ${replayable.length} delivery(ies) again with the same webhook-id (${views.length - replayable.length} still pending are left alone)`, items: replayable.slice(0, 20).map((view) => ({ id: view!.id, endpointId: view!.endpointId, status: view!.status, eventType: view!.eventType })) };
+    return {
+      count: replayable.length,
+      summary: `Sends ${replayable.length} delivery(ies) again with the same webhook-id (${views.length - replayable.length} still pending are left alone)`,
+      items: replayable.slice(0, 20).map((view) => ({
+        id: view!.id,
+        endpointId: view!.endpointId,
+        status: view!.status,
+        eventType: view!.eventType,
+      })),
+    };
   },
   async execute(params, dependencies, actor) {
     const done = [];
     for (const id of params.deliveryIds) {
       const view = await getDeliveryView(dependencies.outbound, id);
-      if (!view || (actor.kind === 'portal' && view.workspaceId !== actor.workspaceId) || view.status === 'pending') continue;
+      if (!view || (actor.kind === 'portal' && view.workspaceId !== actor.workspaceId) || view.status === 'pending')
+        continue;
       done.push(await replayDelivery(replayDependencies(dependencies), id));
     }
     return { summary: `Replayed ${done.length} delivery(ies)`, result: { replayed: done } };
@@ -61,8 +107,17 @@ const recoverActions = forBoth('recover', {
   params: z.object({ endpointId, since: z.iso.datetime({ offset: true }) }).strict(),
   async preview(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
-    const failed = await listDeliveries({ collections: dependencies.outbound }, { endpointId: endpoint._id, status: ['failed', 'skipped'], since: new Date(params.since), limit: 10_000 });
-    return { count: failed.length, summary: `Sends again the ${failed.length} failed or skipped delivery(ies) of ${endpoint.url} since ${params.since}`, items: failed.slice(0, 20).map((view) => ({ id: view.id, status: view.status, eventType: view.eventType, createdAt: view.createdAt })) };
+    const failed = await listDeliveries(
+      { collections: dependencies.outbound },
+      { endpointId: endpoint._id, status: ['failed', 'skipped'], since: new Date(params.since), limit: 10_000 },
+    );
+    return {
+      count: failed.length,
+      summary: `Sends again the ${failed.length} failed or skipped delivery(ies) of ${endpoint.url} since ${params.since}`,
+      items: failed
+        .slice(0, 20)
+        .map((view) => ({ id: view.id, status: view.status, eventType: view.eventType, createdAt: view.createdAt })),
+    };
   },
   async execute(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
@@ -76,7 +131,13 @@ const setEnabledActions = forBoth('set-enabled', {
   async preview(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
     const change = (endpoint.disabledAt === null) !== params.enabled;
-    return { count: change ? 1 : 0, summary: change ? `${params.enabled ? 'Enables' : 'Disables'} ${endpoint.url}${params.enabled ? '' : ': deliveries are skipped until it is enabled again'}` : `${endpoint.url} is already ${params.enabled ? 'enabled' : 'disabled'}`, items: [describeEndpoint(endpoint, dependencies.clock())] };
+    return {
+      count: change ? 1 : 0,
+      summary: change
+        ? `${params.enabled ? 'Enables' : 'Disables'} ${endpoint.url}${params.enabled ? '' : ': deliveries are skipped until it is enabled again'}`
+        : `${endpoint.url} is already ${params.enabled ? 'enabled' : 'disabled'}`,
+      items: [describeEndpoint(endpoint, dependencies.clock())],
+    };
   },
   async execute(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
@@ -89,12 +150,21 @@ const rotateActions = forBoth('rotate-secret', {
   params: z.object({ endpointId, overlapHours: z.number().min(0).max(168).optional() }).strict(),
   async preview(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
-    return { count: 1, summary: `Makes a new signing secret for ${endpoint.url}; the current one keeps signing beside it for ${params.overlapHours ?? 24} h`, items: [describeEndpoint(endpoint, dependencies.clock())] };
+    return {
+      count: 1,
+      summary: `Makes a new signing secret for ${endpoint.url}; the current one keeps signing beside it for ${params.overlapHours ?? 24} h`,
+      items: [describeEndpoint(endpoint, dependencies.clock())],
+    };
   },
   async execute(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
-    const rotated = await rotateEndpointSecret(endpointOperations(dependencies), endpoint._id, { overlapMs: params.overlapHours === undefined ? undefined : Math.round(params.overlapHours * 3_600_000) });
-    return { summary: `Rotated the secret of ${endpoint._id}; the previous one signs until ${rotated.previousExpiresAt}`, result: rotated };
+    const rotated = await rotateEndpointSecret(endpointOperations(dependencies), endpoint._id, {
+      overlapMs: params.overlapHours === undefined ? undefined : Math.round(params.overlapHours * 3_600_000),
+    });
+    return {
+      summary: `Rotated the secret of ${endpoint._id}; the previous one signs until ${rotated.previousExpiresAt}`,
+      result: rotated,
+    };
   },
 });
 
@@ -110,11 +180,18 @@ const createEndpointAction = defineAction({
   audience: 'portal',
   params: z.object(endpointFields).strict(),
   async preview(params) {
-    return { count: 1, summary: `Creates an endpoint at ${params.url} for ${params.eventTypes?.length ? params.eventTypes.join(', ') : 'every event type'}`, items: [params] };
+    return {
+      count: 1,
+      summary: `Creates an endpoint at ${params.url} for ${params.eventTypes?.length ? params.eventTypes.join(', ') : 'every event type'}`,
+      items: [params],
+    };
   },
   async execute(params, dependencies, actor) {
     if (actor.kind !== 'portal') throw new ConsoleError(403, 'forbidden', 'portal sessions only');
-    const created = await createEndpoint(endpointOperations(dependencies), { workspaceId: actor.workspaceId, ...params });
+    const created = await createEndpoint(endpointOperations(dependencies), {
+      workspaceId: actor.workspaceId,
+      ...params,
+    });
     return { summary: `Created ${created.endpoint.id} at ${params.url}`, result: created };
   },
 });
@@ -123,10 +200,26 @@ const createEndpointAction = defineAction({
 const updateEndpointAction = defineAction({
   name: 'portal.update-endpoint',
   audience: 'portal',
-  params: z.object({ endpointId, url: endpointFields.url.optional(), description: endpointFields.description, eventTypes: endpointFields.eventTypes }).strict(),
+  params: z
+    .object({
+      endpointId,
+      url: endpointFields.url.optional(),
+      description: endpointFields.description,
+      eventTypes: endpointFields.eventTypes,
+    })
+    .strict(),
   async preview(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
-    return { count: 1, summary: `Updates ${endpoint.url}`, items: [{ before: { url: endpoint.url, eventTypes: endpoint.eventTypes, description: endpoint.description }, after: params }] };
+    return {
+      count: 1,
+      summary: `Updates ${endpoint.url}`,
+      items: [
+        {
+          before: { url: endpoint.url, eventTypes: endpoint.eventTypes, description: endpoint.description },
+          after: params,
+        },
+      ],
+    };
   },
   async execute({ endpointId: id, ...changes }, dependencies, actor) {
     await endpointFor(dependencies, actor, id);
@@ -142,7 +235,11 @@ const deleteEndpointAction = defineAction({
   params: z.object({ endpointId }).strict(),
   async preview(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
-    return { count: 1, summary: `Deletes ${endpoint.url}: it receives nothing more, and deliveries still queued for it are dropped`, items: [describeEndpoint(endpoint, dependencies.clock())] };
+    return {
+      count: 1,
+      summary: `Deletes ${endpoint.url}: it receives nothing more, and deliveries still queued for it are dropped`,
+      items: [describeEndpoint(endpoint, dependencies.clock())],
+    };
   },
   async execute(params, dependencies, actor) {
     await endpointFor(dependencies, actor, params.endpointId);
@@ -159,21 +256,41 @@ const sendTestAction = defineAction({
   async preview(params, dependencies, actor) {
     if (actor.kind !== 'portal') throw new ConsoleError(403, 'forbidden', 'portal sessions only');
     const entry = await dependencies.dispatcher.eventType(params.eventType);
-    const endpoints = (await listEndpoints(endpointOperations(dependencies), { workspaceId: actor.workspaceId })).filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, entry.type));
-    return { count: endpoints.length, summary: `Sends an example ${entry.type} event to the ${endpoints.length} enabled endpoint(s) subscribed to it`, items: [{ type: entry.type, data: entry.example, endpoints: endpoints.map((endpoint) => endpoint.url) }] };
+    const endpoints = (
+      await listEndpoints(endpointOperations(dependencies), { workspaceId: actor.workspaceId })
+    ).filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, entry.type));
+    return {
+      count: endpoints.length,
+      summary: `Sends an example ${entry.type} event to the ${endpoints.length} enabled endpoint(s) subscribed to it`,
+      items: [{ type: entry.type, data: entry.example, endpoints: endpoints.map((endpoint) => endpoint.url) }],
+    };
   },
   async execute(params, dependencies, actor) {
     if (actor.kind !== 'portal') throw new ConsoleError(403, 'forbidden', 'portal sessions only');
     const entry = await dependencies.dispatcher.eventType(params.eventType);
-    const data = entry.type === 'webhook.test' ? { message: 'This is a test event from Berth.', sentAt: dependencies.clock().toISOString() } : entry.example;
-    const sent = await sendEvent({ js: dependencies.messaging.js, clock: dependencies.clock }, actor.workspaceId, entry.type, data, { idempotencyKey: `portal-test:${randomUUID()}` });
+    const data =
+      entry.type === 'webhook.test'
+        ? { message: 'This is a test event from Berth.', sentAt: dependencies.clock().toISOString() }
+        : entry.example;
+    const sent = await sendEvent(
+      { js: dependencies.messaging.js, clock: dependencies.clock },
+      actor.workspaceId,
+      entry.type,
+      data,
+      { idempotencyKey: `portal-test:${randomUUID()}` },
+    );
     return { summary: `Sent test event ${sent.eventId} (${entry.type})`, result: sent };
   },
 });
 
 /** Every outbound action, for operators (`outbound.*`) and for the portal (`portal.*`). */
 export const OUTBOUND_ACTIONS: ConsoleAction[] = [
-  ...replayActions, ...recoverActions, ...setEnabledActions, ...rotateActions,
-  createEndpointAction, updateEndpointAction, deleteEndpointAction, sendTestAction,
+  ...replayActions,
+  ...recoverActions,
+  ...setEnabledActions,
+  ...rotateActions,
+  createEndpointAction,
+  updateEndpointAction,
+  deleteEndpointAction,
+  sendTestAction,
 ] as ConsoleAction[];
-

@@ -5,5 +5,7 @@ import { redeliverAction, retryAbandonedAction } from './webhook-actions';
 
 /** Every action, by name: the one list the action routes, the UI's buttons and the audit trail share. */
 export const CONSOLE_ACTIONS: ReadonlyMap<string, ConsoleAction> = new Map(
-  ([redeliverAction, retryAbandonedAction, replayDeadLettersAction, ...OUTBOUND_ACTIONS] as ConsoleAction[]).map((action) => [action.name, action]),
+  ([redeliverAction, retryAbandonedAction, replayDeadLettersAction, ...OUTBOUND_ACTIONS] as ConsoleAction[]).map(
+    (action) => [action.name, action],
+  ),
 );

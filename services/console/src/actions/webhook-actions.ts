@@ -13,7 +13,14 @@ function ownerOf(actor: Actor, operation: string): string {
 
 /** Reads the listed events (by `_id`, the one filter FerretDB pushes down) and keeps those not processed. */
 async function unprocessedOf(dependencies: ConsoleDependencies, events: z.infer<typeof eventRef>[]) {
-  const rows = await Promise.all(events.map((ref) => dependencies.inbox.events.findOne({ _id: inboxEventKey(ref.provider, ref.eventId) }, { projection: { payload: 0 } })));
+  const rows = await Promise.all(
+    events.map((ref) =>
+      dependencies.inbox.events.findOne(
+        { _id: inboxEventKey(ref.provider, ref.eventId) },
+        { projection: { payload: 0 } },
+      ),
+    ),
+  );
   return rows.filter((row): row is NonNullable<typeof row> => row !== null && row.processedAt === null);
 }
 
@@ -25,11 +32,26 @@ export const redeliverAction = defineAction({
   async preview(params, dependencies) {
     const [row] = await unprocessedOf(dependencies, [params]);
     return row
-      ? { count: 1, summary: `Publishes ${row._id} again now${row.abandonedAt ? ', giving it its attempts back (it is set aside)' : ''}`, items: [{ id: row._id, type: row.type, attempts: row.attempts, lastError: row.lastError }] }
-      : { count: 0, summary: `Nothing to redeliver: ${inboxEventKey(params.provider, params.eventId)} is unknown or already processed`, items: [] };
+      ? {
+          count: 1,
+          summary: `Publishes ${row._id} again now${row.abandonedAt ? ', giving it its attempts back (it is set aside)' : ''}`,
+          items: [{ id: row._id, type: row.type, attempts: row.attempts, lastError: row.lastError }],
+        }
+      : {
+          count: 0,
+          summary: `Nothing to redeliver: ${inboxEventKey(params.provider, params.eventId)} is unknown or already processed`,
+          items: [],
+        };
   },
   async execute(params, dependencies, actor) {
-    const result = await redeliverWebhookEvent({ inbox: dependencies.inbox, messaging: dependencies.messaging, provider: params.provider, eventId: params.eventId, owner: ownerOf(actor, 'redeliver'), clock: dependencies.clock });
+    const result = await redeliverWebhookEvent({
+      inbox: dependencies.inbox,
+      messaging: dependencies.messaging,
+      provider: params.provider,
+      eventId: params.eventId,
+      owner: ownerOf(actor, 'redeliver'),
+      clock: dependencies.clock,
+    });
     return { summary: `${inboxEventKey(params.provider, params.eventId)}: ${result.status}`, result };
   },
 });
@@ -50,26 +72,62 @@ export const retryAbandonedAction = defineAction({
   async preview(params, dependencies) {
     if ('events' in params) {
       const rows = await unprocessedOf(dependencies, params.events);
-      return { count: rows.length, summary: `Publishes ${rows.length} selected unprocessed event(s) again, reopening those set aside`, items: rows.slice(0, 20).map((row) => ({ id: row._id, attempts: row.attempts, setAside: row.abandonedAt !== null })) };
+      return {
+        count: rows.length,
+        summary: `Publishes ${rows.length} selected unprocessed event(s) again, reopening those set aside`,
+        items: rows
+          .slice(0, 20)
+          .map((row) => ({ id: row._id, attempts: row.attempts, setAside: row.abandonedAt !== null })),
+      };
     }
-    const filter = { abandonedAt: { $ne: null }, processedAt: null, ...(params.provider ? { provider: params.provider } : {}) };
+    const filter = {
+      abandonedAt: { $ne: null },
+      processedAt: null,
+      ...(params.provider ? { provider: params.provider } : {}),
+    };
     const [count, sample] = await Promise.all([
       dependencies.inbox.events.countDocuments(filter),
-      dependencies.inbox.events.find(filter, { projection: { _id: 1, type: 1, lastError: 1 } }).limit(20).toArray(),
+      dependencies.inbox.events
+        .find(filter, { projection: { _id: 1, type: 1, lastError: 1 } })
+        .limit(20)
+        .toArray(),
     ]);
-    return { count, summary: `Reopens ${count} set-aside event(s)${params.provider ? ` of ${params.provider}` : ' of every provider'} and publishes them again`, items: sample.map((row) => ({ id: row._id, type: row.type, lastError: row.lastError })) };
+    return {
+      count,
+      summary: `Reopens ${count} set-aside event(s)${params.provider ? ` of ${params.provider}` : ' of every provider'} and publishes them again`,
+      items: sample.map((row) => ({ id: row._id, type: row.type, lastError: row.lastError })),
+    };
   },
   async execute(params, dependencies, actor) {
     if ('events' in params) {
       const results = [];
       for (const ref of params.events) {
-        const result = await redeliverWebhookEvent({ inbox: dependencies.inbox, messaging: dependencies.messaging, ...ref, owner: ownerOf(actor, 'retry-selection'), clock: dependencies.clock });
+        const result = await redeliverWebhookEvent({
+          inbox: dependencies.inbox,
+          messaging: dependencies.messaging,
+          ...ref,
+          owner: ownerOf(actor, 'retry-selection'),
+          clock: dependencies.clock,
+        });
         results.push({ id: inboxEventKey(ref.provider, ref.eventId), status: result.status });
       }
       const redelivered = results.filter((result) => result.status === 'redelivered').length;
-      return { summary: `Published ${redelivered} of ${results.length} selected event(s) again`, result: { redelivered, results } };
+      return {
+        summary: `Published ${redelivered} of ${results.length} selected event(s) again`,
+        result: { redelivered, results },
+      };
     }
-    const result = await retryAbandonedWebhookEvents({ inbox: dependencies.inbox, messaging: dependencies.messaging, provider: params.provider, owner: ownerOf(actor, 'retry-abandoned'), logger: dependencies.logger, clock: dependencies.clock });
-    return { summary: `Reopened ${result.reopened} set-aside event(s), ${result.requeued} published again, ${result.busy} busy, ${result.publishFailed} not published`, result };
+    const result = await retryAbandonedWebhookEvents({
+      inbox: dependencies.inbox,
+      messaging: dependencies.messaging,
+      provider: params.provider,
+      owner: ownerOf(actor, 'retry-abandoned'),
+      logger: dependencies.logger,
+      clock: dependencies.clock,
+    });
+    return {
+      summary: `Reopened ${result.reopened} set-aside event(s), ${result.requeued} published again, ${result.busy} busy, ${result.publishFailed} not published`,
+      result,
+    };
   },
 });

@@ -22,34 +22,77 @@ export function actionRoutes(options: {
   const router = new Router({ prefix: options.prefix });
   const resolve = (ctx: Context) => {
     const action = options.actions.get(ctx.params.name);
-    if (!action || action.audience !== options.audience) throw new ConsoleError(404, 'not_found', `No action ${ctx.params.name}`);
+    if (!action || action.audience !== options.audience)
+      throw new ConsoleError(404, 'not_found', `No action ${ctx.params.name}`);
     const body = (ctx.request as unknown as { body?: { params?: unknown; confirmation?: unknown } }).body ?? {};
     const parsed = action.params.safeParse(body.params ?? {});
-    if (!parsed.success) throw new ConsoleError(400, 'invalid_request', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`).join('; '));
-    return { action, params: parsed.data as Record<string, unknown>, confirmation: body.confirmation, actor: options.actorOf(ctx) };
+    if (!parsed.success)
+      throw new ConsoleError(
+        400,
+        'invalid_request',
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`).join('; '),
+      );
+    return {
+      action,
+      params: parsed.data as Record<string, unknown>,
+      confirmation: body.confirmation,
+      actor: options.actorOf(ctx),
+    };
   };
 
   router.post('/:name/preview', async (ctx) => {
     const { action, params, actor } = resolve(ctx);
     const preview = await action.preview(params, dependencies, actor);
-    await dependencies.audit.record(actor, { action: action.name, params, outcome: 'previewed', summary: preview.summary });
-    const confirmation = preview.count > 0 ? issueConfirmation(dependencies.signedTokens, action.name, params, actorName(actor), preview.count, dependencies.clock()) : null;
+    await dependencies.audit.record(actor, {
+      action: action.name,
+      params,
+      outcome: 'previewed',
+      summary: preview.summary,
+    });
+    const confirmation =
+      preview.count > 0
+        ? issueConfirmation(
+            dependencies.signedTokens,
+            action.name,
+            params,
+            actorName(actor),
+            preview.count,
+            dependencies.clock(),
+          )
+        : null;
     ctx.body = { ...preview, confirmation };
   });
 
   router.post('/:name', async (ctx) => {
     const { action, params, actor, confirmation } = resolve(ctx);
-    const refused = checkConfirmation(dependencies.signedTokens, confirmation, action.name, params, actorName(actor), dependencies.clock());
+    const refused = checkConfirmation(
+      dependencies.signedTokens,
+      confirmation,
+      action.name,
+      params,
+      actorName(actor),
+      dependencies.clock(),
+    );
     if (refused) {
       await dependencies.audit.record(actor, { action: action.name, params, outcome: 'refused', summary: refused });
       throw new ConsoleError(428, 'confirmation_required', refused);
     }
     try {
       const outcome = await action.execute(params, dependencies, actor);
-      await dependencies.audit.record(actor, { action: action.name, params, outcome: 'done', summary: outcome.summary });
+      await dependencies.audit.record(actor, {
+        action: action.name,
+        params,
+        outcome: 'done',
+        summary: outcome.summary,
+      });
       ctx.body = outcome;
     } catch (error) {
-      await dependencies.audit.record(actor, { action: action.name, params, outcome: 'failed', summary: (error as Error).message });
+      await dependencies.audit.record(actor, {
+        action: action.name,
+        params,
+        outcome: 'failed',
+        summary: (error as Error).message,
+      });
       throw error;
     }
   });

@@ -16,18 +16,35 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
     ctx.body = { queues: await getQueueDepths(dependencies.messaging) };
   });
   router.get('/dead', async (ctx) => {
-    const { queue, limit } = queryOf(ctx, z.object({ queue: z.string().max(128).optional().transform((value) => value || undefined), limit: z.coerce.number().int().min(1).max(5000).optional() }));
-    ctx.body = { deadLetters: (await listDeadLetters(dependencies.messaging, { queue, limit: limit ?? 500 })).reverse() };
+    const { queue, limit } = queryOf(
+      ctx,
+      z.object({
+        queue: z
+          .string()
+          .max(128)
+          .optional()
+          .transform((value) => value || undefined),
+        limit: z.coerce.number().int().min(1).max(5000).optional(),
+      }),
+    );
+    ctx.body = {
+      deadLetters: (await listDeadLetters(dependencies.messaging, { queue, limit: limit ?? 500 })).reverse(),
+    };
   });
   router.get('/dead/:id', async (ctx) => {
     const id = Number(ctx.params.id);
-    const letter = (await listDeadLetters(dependencies.messaging, { limit: 10_000 })).find((candidate) => candidate.id === id);
+    const letter = (await listDeadLetters(dependencies.messaging, { limit: 10_000 })).find(
+      (candidate) => candidate.id === id,
+    );
     if (!letter) throw new ConsoleError(404, 'not_found', `No dead letter ${ctx.params.id}`);
     ctx.body = letter;
   });
   router.get('/crons', async (ctx) => {
     const source = { messaging: dependencies.messaging };
-    const [crons, lease] = await Promise.all([listCrons(source), resolveBuckets(source).then((buckets) => readLease(buckets.lease))]);
+    const [crons, lease] = await Promise.all([
+      listCrons(source),
+      resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
+    ]);
     ctx.body = { crons, leader: lease ?? null };
   });
   return router;

@@ -5,14 +5,24 @@ import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { queryOf } from './query';
 
-const optional = z.string().max(256).optional().transform((value) => value || undefined);
+const optional = z
+  .string()
+  .max(256)
+  .optional()
+  .transform((value) => value || undefined);
 
 /** The delivery filter both the console and the portal take. */
 export const deliveriesQuery = z.object({
   endpointId: optional,
   eventId: optional,
-  status: z.enum(['pending', 'delivered', 'failed', 'skipped']).optional().or(z.literal('').transform(() => undefined)),
-  since: z.iso.datetime({ offset: true }).optional().or(z.literal('').transform(() => undefined)),
+  status: z
+    .enum(['pending', 'delivered', 'failed', 'skipped'])
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
@@ -30,7 +40,12 @@ export function outboundRoutes(dependencies: ConsoleDependencies): Router {
   });
   router.get('/deliveries', async (ctx) => {
     const query = queryOf(ctx, deliveriesQuery.extend({ workspaceId: optional }));
-    ctx.body = { deliveries: await listDeliveries({ collections: dependencies.outbound }, { ...query, since: query.since ? new Date(query.since) : undefined, limit: query.limit ?? 100 }) };
+    ctx.body = {
+      deliveries: await listDeliveries(
+        { collections: dependencies.outbound },
+        { ...query, since: query.since ? new Date(query.since) : undefined, limit: query.limit ?? 100 },
+      ),
+    };
   });
   router.get('/deliveries/:id', async (ctx) => {
     const view = await getDeliveryView(dependencies.outbound, ctx.params.id);

@@ -10,12 +10,14 @@ import { actionRoutes } from './action-routes';
 import { deliveriesQuery } from './outbound-routes';
 import { queryOf } from './query';
 
-const sessionBody = z.object({
-  workspaceId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'a workspace id'),
-  /** Who in the product the link is for (a user id): logged with every portal action. */
-  subject: z.string().min(1).max(128),
-  ttlSeconds: z.number().int().min(60).max(3600).optional(),
-}).strict();
+const sessionBody = z
+  .object({
+    workspaceId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'a workspace id'),
+    /** Who in the product the link is for (a user id): logged with every portal action. */
+    subject: z.string().min(1).max(128),
+    ttlSeconds: z.number().int().min(60).max(3600).optional(),
+  })
+  .strict();
 
 function workspaceOf(ctx: Parameters<typeof actorOf>[0]): string {
   const actor = actorOf(ctx);
@@ -33,10 +35,24 @@ export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
   const issuing = new Router({ prefix: '/api/portal-sessions' });
   issuing.post('/', async (ctx) => {
     const parsed = sessionBody.safeParse((ctx.request as unknown as { body?: unknown }).body ?? {});
-    if (!parsed.success) throw new ConsoleError(400, 'invalid_request', parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+    if (!parsed.success)
+      throw new ConsoleError(
+        400,
+        'invalid_request',
+        parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '),
+      );
     const ttlSeconds = parsed.data.ttlSeconds ?? dependencies.portalTokenTtlSeconds;
-    const { token, expiresAt } = issuePortalToken(dependencies.signedTokens, { ...parsed.data, ttlSeconds }, dependencies.clock());
-    await dependencies.audit.record(actorOf(ctx), { action: 'portal.issue-session', params: { workspaceId: parsed.data.workspaceId, subject: parsed.data.subject, ttlSeconds }, outcome: 'done', summary: `Portal session for ${parsed.data.workspaceId} (${parsed.data.subject}) until ${expiresAt.toISOString()}` });
+    const { token, expiresAt } = issuePortalToken(
+      dependencies.signedTokens,
+      { ...parsed.data, ttlSeconds },
+      dependencies.clock(),
+    );
+    await dependencies.audit.record(actorOf(ctx), {
+      action: 'portal.issue-session',
+      params: { workspaceId: parsed.data.workspaceId, subject: parsed.data.subject, ttlSeconds },
+      outcome: 'done',
+      summary: `Portal session for ${parsed.data.workspaceId} (${parsed.data.subject}) until ${expiresAt.toISOString()}`,
+    });
     ctx.status = 201;
     ctx.body = { token, expiresAt: expiresAt.toISOString(), path: `/portal#token=${token}` };
   });
@@ -44,20 +60,43 @@ export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
   const portal = new Router({ prefix: '/api/portal' });
   portal.get('/session', (ctx) => {
     const actor = actorOf(ctx);
-    ctx.body = actor.kind === 'portal' ? { workspaceId: actor.workspaceId, subject: actor.subject, expiresAt: actor.expiresAt.toISOString() } : {};
+    ctx.body =
+      actor.kind === 'portal'
+        ? { workspaceId: actor.workspaceId, subject: actor.subject, expiresAt: actor.expiresAt.toISOString() }
+        : {};
   });
   portal.get('/event-types', async (ctx) => {
     ctx.body = { eventTypes: await dependencies.dispatcher.eventTypes() };
   });
   portal.get('/endpoints', async (ctx) => {
     const now = dependencies.clock();
-    ctx.body = { endpoints: (await listEndpoints({ collections: dependencies.outbound }, { workspaceId: workspaceOf(ctx) })).map((endpoint) => toEndpointView(endpoint, now)) };
+    ctx.body = {
+      endpoints: (await listEndpoints({ collections: dependencies.outbound }, { workspaceId: workspaceOf(ctx) })).map(
+        (endpoint) => toEndpointView(endpoint, now),
+      ),
+    };
   });
   portal.get('/deliveries', async (ctx) => {
     const query = queryOf(ctx, deliveriesQuery);
-    ctx.body = { deliveries: await listDeliveries({ collections: dependencies.outbound }, { ...query, workspaceId: workspaceOf(ctx), since: query.since ? new Date(query.since) : undefined, limit: query.limit ?? 100 }) };
+    ctx.body = {
+      deliveries: await listDeliveries(
+        { collections: dependencies.outbound },
+        {
+          ...query,
+          workspaceId: workspaceOf(ctx),
+          since: query.since ? new Date(query.since) : undefined,
+          limit: query.limit ?? 100,
+        },
+      ),
+    };
   });
-  const actions = actionRoutes({ prefix: '/actions', audience: 'portal', actions: CONSOLE_ACTIONS, dependencies, actorOf });
+  const actions = actionRoutes({
+    prefix: '/actions',
+    audience: 'portal',
+    actions: CONSOLE_ACTIONS,
+    dependencies,
+    actorOf,
+  });
   portal.use(actions.routes());
   return [issuing, portal];
 }

@@ -24,7 +24,11 @@ describe('portal tokens', () => {
   const tokens = createSignedTokens(KEY);
 
   it('grant one workspace until they expire', () => {
-    const { token, expiresAt } = issuePortalToken(tokens, { workspaceId: 'ws_1', subject: 'user_9', ttlSeconds: 600 }, now);
+    const { token, expiresAt } = issuePortalToken(
+      tokens,
+      { workspaceId: 'ws_1', subject: 'user_9', ttlSeconds: 600 },
+      now,
+    );
     expect(expiresAt.toISOString()).toBe('2026-12-01T10:10:00.000Z');
     expect(verifyPortalToken(tokens, token, now)).toEqual({ workspaceId: 'ws_1', subject: 'user_9', expiresAt });
     expect(verifyPortalToken(tokens, token, new Date(expiresAt.getTime()))).toBeUndefined();
@@ -49,15 +53,32 @@ describe('confirmations', () => {
 
   it('confirm the previewed action, with the same parameters (in any key order), by the same actor, for five minutes', () => {
     const token = issueConfirmation(tokens, 'webhooks.retry-abandoned', params, 'alice', 3, now);
-    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', { all: true, provider: 'stripe' }, 'alice', now)).toBeNull();
-    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', params, 'alice', new Date(now.getTime() + CONFIRMATION_TTL_MS))).toMatch(/expired/);
+    expect(
+      checkConfirmation(tokens, token, 'webhooks.retry-abandoned', { all: true, provider: 'stripe' }, 'alice', now),
+    ).toBeNull();
+    expect(
+      checkConfirmation(
+        tokens,
+        token,
+        'webhooks.retry-abandoned',
+        params,
+        'alice',
+        new Date(now.getTime() + CONFIRMATION_TTL_MS),
+      ),
+    ).toMatch(/expired/);
   });
 
   it('refuse another action, other parameters, another actor, or none', () => {
     const token = issueConfirmation(tokens, 'webhooks.retry-abandoned', params, 'alice', 3, now);
     expect(checkConfirmation(tokens, token, 'jobs.replay-dead', params, 'alice', now)).toMatch(/another action/);
-    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', { all: true }, 'alice', now)).toMatch(/other parameters/);
-    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', params, 'mallory', now)).toMatch(/someone else/);
-    expect(checkConfirmation(tokens, undefined, 'webhooks.retry-abandoned', params, 'alice', now)).toMatch(/preview it first/);
+    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', { all: true }, 'alice', now)).toMatch(
+      /other parameters/,
+    );
+    expect(checkConfirmation(tokens, token, 'webhooks.retry-abandoned', params, 'mallory', now)).toMatch(
+      /someone else/,
+    );
+    expect(checkConfirmation(tokens, undefined, 'webhooks.retry-abandoned', params, 'alice', now)).toMatch(
+      /preview it first/,
+    );
   });
 });

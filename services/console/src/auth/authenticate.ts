@@ -27,7 +27,8 @@ export function requireConsoleRole(dependencies: ConsoleDependencies, roles: rea
     const token = bearerOf(ctx);
     const holder = token ? dependencies.consoleTokens.verify(token) : undefined;
     if (!holder) throw new ConsoleError(401, 'unauthorized', 'a valid console token is required');
-    if (!roles.includes(holder.role)) throw new ConsoleError(403, 'forbidden', `the ${holder.role} role may not do this (needs ${roles.join(' or ')})`);
+    if (!roles.includes(holder.role))
+      throw new ConsoleError(403, 'forbidden', `the ${holder.role} role may not do this (needs ${roles.join(' or ')})`);
     (ctx.state as { actor?: Actor }).actor = { kind: 'console', ...holder };
     await next();
   };
@@ -38,8 +39,18 @@ export function requirePortalSession(dependencies: ConsoleDependencies) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const token = bearerOf(ctx);
     const session = token ? verifyPortalToken(dependencies.signedTokens, token, dependencies.clock()) : undefined;
-    if (!session) throw new ConsoleError(401, 'unauthorized', 'this portal link is invalid or has expired: open the portal again from the product');
-    (ctx.state as { actor?: Actor }).actor = { kind: 'portal', workspaceId: session.workspaceId, subject: session.subject, expiresAt: session.expiresAt };
+    if (!session)
+      throw new ConsoleError(
+        401,
+        'unauthorized',
+        'this portal link is invalid or has expired: open the portal again from the product',
+      );
+    (ctx.state as { actor?: Actor }).actor = {
+      kind: 'portal',
+      workspaceId: session.workspaceId,
+      subject: session.subject,
+      expiresAt: session.expiresAt,
+    };
     await next();
   };
 }

@@ -13,7 +13,8 @@ export interface SignedTokens {
 
 /** Signed tokens under one key (`CONSOLE_SIGNING_KEY`). */
 export function createSignedTokens(key: string): SignedTokens {
-  const mac = (purpose: string, body: string): Buffer => createHmac('sha256', key).update(`${purpose}.${body}`).digest();
+  const mac = (purpose: string, body: string): Buffer =>
+    createHmac('sha256', key).update(`${purpose}.${body}`).digest();
   return {
     sign(purpose, claims) {
       const body = Buffer.from(JSON.stringify(claims), 'utf8').toString('base64url');
@@ -28,7 +29,9 @@ export function createSignedTokens(key: string): SignedTokens {
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
       try {
         const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
-        return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? (claims as Record<string, unknown>) : undefined;
+        return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
+          ? (claims as Record<string, unknown>)
+          : undefined;
       } catch {
         return undefined;
       }

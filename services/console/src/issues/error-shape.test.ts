@@ -11,19 +11,43 @@ describe('error shapes', () => {
   });
 
   it('reads the error class of "Name: message"', () => {
-    expect(errorClassOf('StripeConnectionError: socket hang up')).toEqual({ errorClass: 'StripeConnectionError', message: 'socket hang up' });
+    expect(errorClassOf('StripeConnectionError: socket hang up')).toEqual({
+      errorClass: 'StripeConnectionError',
+      message: 'socket hang up',
+    });
     expect(errorClassOf('something broke')).toEqual({ errorClass: 'Error', message: 'something broke' });
   });
 });
 
 describe('payload masking', () => {
   it('masks personal data and keeps ids, types and amounts', () => {
-    const masked = JSON.parse(maskPayload(JSON.stringify({
-      id: 'evt_1', type: 'customer.updated',
-      data: { object: { id: 'cus_1', email: 'ada@example.com', name: 'Ada Lovelace', address: { line1: '1 Road', city: 'London' }, amount: 4900, note: 'mail ada@example.com' } },
-    }))) as { id: string; data: { object: Record<string, unknown> } };
+    const masked = JSON.parse(
+      maskPayload(
+        JSON.stringify({
+          id: 'evt_1',
+          type: 'customer.updated',
+          data: {
+            object: {
+              id: 'cus_1',
+              email: 'ada@example.com',
+              name: 'Ada Lovelace',
+              address: { line1: '1 Road', city: 'London' },
+              amount: 4900,
+              note: 'mail ada@example.com',
+            },
+          },
+        }),
+      ),
+    ) as { id: string; data: { object: Record<string, unknown> } };
     expect(masked.id).toBe('evt_1');
-    expect(masked.data.object).toEqual({ id: 'cus_1', email: '•••', name: '•••', address: { line1: '•••', city: '•••' }, amount: 4900, note: 'mail •••' });
+    expect(masked.data.object).toEqual({
+      id: 'cus_1',
+      email: '•••',
+      name: '•••',
+      address: { line1: '•••', city: '•••' },
+      amount: 4900,
+      note: 'mail •••',
+    });
     expect(maskPayload('not json at all')).toMatch(/^••• \(15 bytes, not JSON\)$/);
   });
 });

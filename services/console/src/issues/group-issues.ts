@@ -50,18 +50,43 @@ const MAX_PER_SOURCE = 5000;
  * Groups every open failure by cause, as Hookdeck's issues do: unprocessed webhook events with an error (retrying
  * or set aside), dead-lettered jobs, and outbound deliveries that failed in the last `days`. Largest issue first.
  */
-export async function groupIssues(dependencies: ConsoleDependencies, options: { days?: number } = {}): Promise<Issue[]> {
+export async function groupIssues(
+  dependencies: ConsoleDependencies,
+  options: { days?: number } = {},
+): Promise<Issue[]> {
   const since = new Date(dependencies.clock().getTime() - (options.days ?? 7) * 24 * 60 * 60 * 1000);
   const [events, letters, deliveries, endpoints] = await Promise.all([
-    dependencies.inbox.events.find({ processedAt: null, lastError: { $ne: null } }, { projection: { payload: 0 } }).limit(MAX_PER_SOURCE).toArray(),
+    dependencies.inbox.events
+      .find({ processedAt: null, lastError: { $ne: null } }, { projection: { payload: 0 } })
+      .limit(MAX_PER_SOURCE)
+      .toArray(),
     listDeadLetters(dependencies.messaging, { limit: MAX_PER_SOURCE }),
     listDeliveries({ collections: dependencies.outbound }, { status: 'failed', since, limit: MAX_PER_SOURCE }),
     listEndpoints({ collections: dependencies.outbound }),
   ]);
   const urls = new Map(endpoints.map((endpoint) => [endpoint._id, endpoint.url]));
   const occurrences: Occurrence[] = [
-    ...events.map((row) => ({ source: 'webhooks' as const, scope: row.provider, ...errorClassOf(row.lastError ?? ''), error: row.lastError ?? '', at: row.lastAttemptAt ?? row.receivedAt, item: row._id, state: row.abandonedAt ? 'set-aside' : 'retrying', ref: { provider: row.provider, eventId: row.eventId } })),
-    ...letters.map((letter) => ({ source: 'jobs' as const, scope: `${letter.queue} / ${letter.name}`, errorClass: letter.error.name, message: letter.error.message, error: `${letter.error.name}: ${letter.error.message}`, at: new Date(letter.failedAt), item: String(letter.id), state: letter.reason, ref: letter.id })),
+    ...events.map((row) => ({
+      source: 'webhooks' as const,
+      scope: row.provider,
+      ...errorClassOf(row.lastError ?? ''),
+      error: row.lastError ?? '',
+      at: row.lastAttemptAt ?? row.receivedAt,
+      item: row._id,
+      state: row.abandonedAt ? 'set-aside' : 'retrying',
+      ref: { provider: row.provider, eventId: row.eventId },
+    })),
+    ...letters.map((letter) => ({
+      source: 'jobs' as const,
+      scope: `${letter.queue} / ${letter.name}`,
+      errorClass: letter.error.name,
+      message: letter.error.message,
+      error: `${letter.error.name}: ${letter.error.message}`,
+      at: new Date(letter.failedAt),
+      item: String(letter.id),
+      state: letter.reason,
+      ref: letter.id,
+    })),
     ...deliveries.map((view) => deliveryOccurrence(view, urls.get(view.endpointId))),
   ];
   const groups = new Map<string, { issue: Omit<Issue, 'action'>; refs: unknown[] }>();
@@ -71,7 +96,22 @@ export async function groupIssues(dependencies: ConsoleDependencies, options: { 
     const id = `${occurrence.source}|${occurrence.scope}|${errorClass}|${shape}`;
     let group = groups.get(id);
     if (!group) {
-      group = { issue: { id, source: occurrence.source, scope: occurrence.scope, errorClass, shape, sample: occurrence.error, count: 0, firstSeen: occurrence.at, lastSeen: occurrence.at, examples: [], states: {} }, refs: [] };
+      group = {
+        issue: {
+          id,
+          source: occurrence.source,
+          scope: occurrence.scope,
+          errorClass,
+          shape,
+          sample: occurrence.error,
+          count: 0,
+          firstSeen: occurrence.at,
+          lastSeen: occurrence.at,
+          examples: [],
+          states: {},
+        },
+        refs: [],
+      };
       groups.set(id, group);
     }
     const { issue } = group;
@@ -82,27 +122,48 @@ export async function groupIssues(dependencies: ConsoleDependencies, options: { 
     issue.states[occurrence.state] = (issue.states[occurrence.state] ?? 0) + 1;
     if (group.refs.length < 500) group.refs.push(occurrence.ref);
   }
-  return [...groups.values()].map(({ issue, refs }) => ({ ...issue, action: actionOf(issue.source, refs) })).sort((a, b) => b.count - a.count || b.lastSeen.getTime() - a.lastSeen.getTime());
+  return [...groups.values()]
+    .map(({ issue, refs }) => ({ ...issue, action: actionOf(issue.source, refs) }))
+    .sort((a, b) => b.count - a.count || b.lastSeen.getTime() - a.lastSeen.getTime());
 }
 
 /** A failed delivery as an occurrence: the class is the answer (`HTTP 500`) or how it failed; the message, what the endpoint said. */
 function deliveryOccurrence(view: DeliveryView, url: string | undefined): Occurrence {
   const last = [...view.log].reverse().find((entry) => entry.kind === 'attempt');
-  const errorClass = last?.statusCode ? `HTTP ${last.statusCode}` : last?.outcome === 'refused' ? 'Refused' : 'No answer';
+  const errorClass = last?.statusCode
+    ? `HTTP ${last.statusCode}`
+    : last?.outcome === 'refused'
+      ? 'Refused'
+      : 'No answer';
   const message = (last?.responseBody ?? last?.error ?? '').slice(0, 300);
   return {
-    source: 'outbound', scope: url ? `${url} (${view.endpointId})` : view.endpointId, errorClass, message,
-    error: [errorClass, last?.error, last?.responseBody].filter(Boolean).join(': '), at: new Date(last?.at ?? view.createdAt), item: view.id, state: 'failed', ref: view.id,
+    source: 'outbound',
+    scope: url ? `${url} (${view.endpointId})` : view.endpointId,
+    errorClass,
+    message,
+    error: [errorClass, last?.error, last?.responseBody].filter(Boolean).join(': '),
+    at: new Date(last?.at ?? view.createdAt),
+    item: view.id,
+    state: 'failed',
+    ref: view.id,
   };
 }
 
 function actionOf(source: Issue['source'], refs: unknown[]): IssueAction {
   switch (source) {
     case 'webhooks':
-      return { action: 'webhooks.retry-abandoned', label: `Retry these ${refs.length} event(s)`, params: { events: refs } };
+      return {
+        action: 'webhooks.retry-abandoned',
+        label: `Retry these ${refs.length} event(s)`,
+        params: { events: refs },
+      };
     case 'jobs':
       return { action: 'jobs.replay-dead', label: `Replay these ${refs.length} job(s)`, params: { ids: refs } };
     case 'outbound':
-      return { action: 'outbound.replay', label: `Replay these ${refs.length} delivery(ies)`, params: { deliveryIds: refs } };
+      return {
+        action: 'outbound.replay',
+        label: `Replay these ${refs.length} delivery(ies)`,
+        params: { deliveryIds: refs },
+      };
   }
 }

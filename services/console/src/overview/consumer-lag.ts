@@ -26,8 +26,13 @@ export async function consumerLag(messaging: Messaging): Promise<ConsumerLag[]> 
       for (const info of await messaging.jsm.consumers.list(stream).next()) {
         if (!info.config.durable_name) continue;
         rows.push({
-          stream, consumer: info.name, pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered,
-          waiting: info.num_waiting, lastActive: info.ack_floor.last_active ? String(info.ack_floor.last_active) : null,
+          stream,
+          consumer: info.name,
+          pending: info.num_pending,
+          ackPending: info.num_ack_pending,
+          redelivered: info.num_redelivered,
+          waiting: info.num_waiting,
+          lastActive: info.ack_floor.last_active ? String(info.ack_floor.last_active) : null,
         });
       }
     } catch (error) {

@@ -39,7 +39,12 @@ export interface QueueSampler {
  * A sampler keeping a day of readings in memory (one per `intervalMs` per queue): the job charts start when the
  * console does, and a restart starts them again; the webhook charts, computed from the inbox, do not depend on it.
  */
-export function createQueueSampler(options: { messaging: Messaging; logger: BerthLogger; clock: () => Date; intervalMs: number }): QueueSampler {
+export function createQueueSampler(options: {
+  messaging: Messaging;
+  logger: BerthLogger;
+  clock: () => Date;
+  intervalMs: number;
+}): QueueSampler {
   const readings: QueueReading[] = [];
   const keepMs = 24 * 60 * 60 * 1000 + 15 * 60 * 1000;
   let timer: NodeJS.Timeout | undefined;
@@ -47,7 +52,8 @@ export function createQueueSampler(options: { messaging: Messaging; logger: Bert
   const ackFloors = async (): Promise<Map<string, number>> => {
     const floors = new Map<string, number>();
     try {
-      for (const info of await options.messaging.jsm.consumers.list(JOBS_STREAM_NAME).next()) floors.set(info.name, info.ack_floor.consumer_seq);
+      for (const info of await options.messaging.jsm.consumers.list(JOBS_STREAM_NAME).next())
+        floors.set(info.name, info.ack_floor.consumer_seq);
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -56,7 +62,8 @@ export function createQueueSampler(options: { messaging: Messaging; logger: Bert
   const sample = async (): Promise<void> => {
     const at = options.clock().getTime();
     const [depths, floors] = await Promise.all([getQueueDepths(options.messaging), ackFloors()]);
-    for (const depth of depths) readings.push({ ...depth, at, acked: floors.get(queueConsumerName(depth.queue)) ?? null });
+    for (const depth of depths)
+      readings.push({ ...depth, at, acked: floors.get(queueConsumerName(depth.queue)) ?? null });
     while (readings.length > 0 && readings[0].at < at - keepMs) readings.shift();
   };
   return {
@@ -65,7 +72,8 @@ export function createQueueSampler(options: { messaging: Messaging; logger: Bert
     },
     start() {
       since = options.clock();
-      const tick = () => sample().catch((error: unknown) => options.logger.warn({ err: error }, 'Could not sample the queue depths'));
+      const tick = () =>
+        sample().catch((error: unknown) => options.logger.warn({ err: error }, 'Could not sample the queue depths'));
       void tick();
       timer = setInterval(tick, options.intervalMs);
       timer.unref();
@@ -78,21 +86,31 @@ export function createQueueSampler(options: { messaging: Messaging; logger: Bert
     series(window) {
       const byQueue = new Map<string, QueueReading[]>();
       for (const reading of readings) byQueue.set(reading.queue, [...(byQueue.get(reading.queue) ?? []), reading]);
-      return [...byQueue.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([queue, list]) => seriesOf(queue, list, window));
+      return [...byQueue.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([queue, list]) => seriesOf(queue, list, window));
     },
   };
 }
 
 function seriesOf(queue: string, list: QueueReading[], window: ChartWindow): QueueSeries {
   const zeros = () => new Array<number>(window.count).fill(0);
-  const series: QueueSeries = { queue, completedPerMinute: zeros(), failures: zeros(), backlog: zeros(), running: zeros(), current: list[list.length - 1] };
+  const series: QueueSeries = {
+    queue,
+    completedPerMinute: zeros(),
+    failures: zeros(),
+    backlog: zeros(),
+    running: zeros(),
+    current: list[list.length - 1],
+  };
   const minutesPerBucket = window.bucketMs / 60_000;
   for (let index = 1; index < list.length; index += 1) {
     const previous = list[index - 1];
     const reading = list[index];
     const bucket = bucketOf(window, reading.at);
     if (bucket < 0) continue;
-    if (reading.acked !== null && previous.acked !== null && reading.acked >= previous.acked) series.completedPerMinute[bucket] += (reading.acked - previous.acked) / minutesPerBucket;
+    if (reading.acked !== null && previous.acked !== null && reading.acked >= previous.acked)
+      series.completedPerMinute[bucket] += (reading.acked - previous.acked) / minutesPerBucket;
     series.failures[bucket] += Math.max(0, reading.deadLetters - previous.deadLetters);
   }
   for (const reading of list) {

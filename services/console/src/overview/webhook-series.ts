@@ -26,7 +26,11 @@ export interface ProviderSeries {
  * cover the whole window even right after the console starts, with nothing sampled. Reads the rows that matter to
  * the window: received in it, processed in it, or still unprocessed; payloads left out.
  */
-export async function webhookSeries(inbox: Inbox, window: ChartWindow, now: Date): Promise<{ providers: ProviderSeries[]; partial: boolean }> {
+export async function webhookSeries(
+  inbox: Inbox,
+  window: ChartWindow,
+  now: Date,
+): Promise<{ providers: ProviderSeries[]; partial: boolean }> {
   const since = new Date(window.start);
   const rows = await inbox.events
     .find(
@@ -39,7 +43,10 @@ export async function webhookSeries(inbox: Inbox, window: ChartWindow, now: Date
 }
 
 /** The inbox fields the charts read. */
-export type SeriesRow = Pick<InboxEventDocument, 'provider' | 'receivedAt' | 'processedAt' | 'abandonedAt' | 'lastAttemptAt' | 'lastError'>;
+export type SeriesRow = Pick<
+  InboxEventDocument,
+  'provider' | 'receivedAt' | 'processedAt' | 'abandonedAt' | 'lastAttemptAt' | 'lastError'
+>;
 
 /** The per-provider charts of a window from the rows that matter to it (see {@link webhookSeries}). */
 export function seriesFromRows(rows: readonly SeriesRow[], window: ChartWindow, now: Date): ProviderSeries[] {
@@ -49,7 +56,16 @@ export function seriesFromRows(rows: readonly SeriesRow[], window: ChartWindow, 
     let series = byProvider.get(provider);
     if (!series) {
       const zeros = () => new Array<number>(window.count).fill(0);
-      series = { provider, receivedPerMinute: zeros(), processedPerMinute: zeros(), failures: zeros(), backlog: zeros(), oldestUnprocessedSeconds: zeros(), current: { unprocessed: 0, setAside: 0, oldestUnprocessedSeconds: 0 }, open: [] };
+      series = {
+        provider,
+        receivedPerMinute: zeros(),
+        processedPerMinute: zeros(),
+        failures: zeros(),
+        backlog: zeros(),
+        oldestUnprocessedSeconds: zeros(),
+        current: { unprocessed: 0, setAside: 0, oldestUnprocessedSeconds: 0 },
+        open: [],
+      };
       byProvider.set(provider, series);
     }
     return series;
@@ -70,7 +86,10 @@ export function seriesFromRows(rows: readonly SeriesRow[], window: ChartWindow, 
     if (!row.processedAt) {
       series.current.unprocessed += 1;
       if (row.abandonedAt) series.current.setAside += 1;
-      series.current.oldestUnprocessedSeconds = Math.max(series.current.oldestUnprocessedSeconds, Math.round((now.getTime() - received) / 1000));
+      series.current.oldestUnprocessedSeconds = Math.max(
+        series.current.oldestUnprocessedSeconds,
+        Math.round((now.getTime() - received) / 1000),
+      );
     }
   }
   for (const series of byProvider.values()) {
@@ -90,7 +109,9 @@ export function seriesFromRows(rows: readonly SeriesRow[], window: ChartWindow, 
       series.processedPerMinute[index] = round(series.processedPerMinute[index] / minutesPerBucket);
     }
   }
-  return [...byProvider.values()].map(({ open: _open, ...series }) => series).sort((a, b) => a.provider.localeCompare(b.provider));
+  return [...byProvider.values()]
+    .map(({ open: _open, ...series }) => series)
+    .sort((a, b) => a.provider.localeCompare(b.provider));
 }
 
 function round(value: number): number {

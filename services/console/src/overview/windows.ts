@@ -26,5 +26,7 @@ export function bucketOf(window: ChartWindow, time: number): number {
 
 /** The end time of each bucket, as ISO text (the charts' x axis). */
 export function bucketEnds(window: ChartWindow): string[] {
-  return Array.from({ length: window.count }, (_, index) => new Date(window.start + (index + 1) * window.bucketMs).toISOString());
+  return Array.from({ length: window.count }, (_, index) =>
+    new Date(window.start + (index + 1) * window.bucketMs).toISOString(),
+  );
 }

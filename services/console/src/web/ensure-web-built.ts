@@ -15,10 +15,30 @@ export const DEFAULT_WEB_DIR = join(CONSOLE_PACKAGE_DIR, 'web', 'dist');
  * @throws when the build fails (the console has no pages to serve then).
  */
 export async function ensureWebBuilt(dir: string, logger: BerthLogger): Promise<void> {
-  if (await stat(join(dir, 'index.html')).then(() => true, () => false)) return;
+  if (
+    await stat(join(dir, 'index.html')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   logger.info({ dir }, 'Building the console front end (first start)');
   const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
-  const child = spawn(process.execPath, [vite, 'build', '--config', join(CONSOLE_PACKAGE_DIR, 'web', 'vite.config.mts'), '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: CONSOLE_PACKAGE_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      vite,
+      'build',
+      '--config',
+      join(CONSOLE_PACKAGE_DIR, 'web', 'vite.config.mts'),
+      '--outDir',
+      dir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: CONSOLE_PACKAGE_DIR, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`the console front end build failed (vite exited ${String(code)})`);
   logger.info({ dir }, 'Console front end built');

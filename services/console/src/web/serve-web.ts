@@ -4,13 +4,22 @@ import { extname, join, normalize, sep } from 'node:path';
 import type { Context, Next } from 'koa';
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.json': 'application/json', '.ico': 'image/x-icon', '.png': 'image/png', '.woff2': 'font/woff2',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
 };
 
 /** Content-Security-Policy of the pages: only this origin's scripts and styles, no inline script, framing as allowed. */
 function securityHeaders(ctx: Context, frameAncestors: string): void {
-  ctx.set('Content-Security-Policy', `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors ${frameAncestors}`);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors ${frameAncestors}`,
+  );
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   if (frameAncestors === "'none'") ctx.set('X-Frame-Options', 'DENY');
@@ -35,7 +44,10 @@ export function serveWeb(options: { dir: string; portalFrameAncestors: string })
       return;
     }
     const candidate = normalize(join(root, relative));
-    const file = candidate.startsWith(root) && (await stat(candidate).catch(() => null))?.isFile() ? candidate : join(root, 'index.html');
+    const file =
+      candidate.startsWith(root) && (await stat(candidate).catch(() => null))?.isFile()
+        ? candidate
+        : join(root, 'index.html');
     const info = await stat(file).catch(() => null);
     if (!info) {
       ctx.status = 503;

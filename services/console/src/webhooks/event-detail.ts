@@ -1,4 +1,10 @@
-import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type InboxAttemptError, type LeaseDocument } from '@berth/inbox';
+import {
+  inboxEventKey,
+  leaseDocumentId,
+  type InboxAlertDocument,
+  type InboxAttemptError,
+  type LeaseDocument,
+} from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
@@ -53,42 +59,74 @@ const OPERATION_OWNER = /^inbox-op:/;
  * An event with its payload (masked unless `reveal`), its lease log (each attempt: who, when, how it ended), its
  * alerts, the JetStream message it arrived in with its headers, and its trace. Every read is by `_id`.
  */
-export async function eventDetail(dependencies: ConsoleDependencies, provider: string, eventId: string, reveal: boolean): Promise<EventDetail | null> {
+export async function eventDetail(
+  dependencies: ConsoleDependencies,
+  provider: string,
+  eventId: string,
+  reveal: boolean,
+): Promise<EventDetail | null> {
   const key = inboxEventKey(provider, eventId);
   const row = await dependencies.inbox.events.findOne({ _id: key });
   if (!row) return null;
   const lastGeneration = row.leaseGeneration ?? row.attempts;
-  const generations = Array.from({ length: Math.min(lastGeneration, MAX_LEASES) }, (_, index) => lastGeneration - index);
+  const generations = Array.from(
+    { length: Math.min(lastGeneration, MAX_LEASES) },
+    (_, index) => lastGeneration - index,
+  );
   const [leases, alerts, message] = await Promise.all([
-    Promise.all(generations.map((generation) => dependencies.inbox.leases.findOne({ _id: leaseDocumentId(key, generation) }))),
-    Promise.all(Array.from({ length: row.setAsideCount ?? 0 }, (_, index) => dependencies.inbox.alerts.findOne({ _id: `${key}#${index + 1}` }))),
+    Promise.all(
+      generations.map((generation) => dependencies.inbox.leases.findOne({ _id: leaseDocumentId(key, generation) })),
+    ),
+    Promise.all(
+      Array.from({ length: row.setAsideCount ?? 0 }, (_, index) =>
+        dependencies.inbox.alerts.findOne({ _id: `${key}#${index + 1}` }),
+      ),
+    ),
     findStoredMessage(dependencies.messaging.js, row).catch((error: unknown) => {
       dependencies.logger.warn({ err: error, key }, 'Could not look the event up in WEBHOOKS');
       return null;
     }),
   ]);
-  const attemptLog = leases.filter((lease): lease is LeaseDocument => lease !== null).map((lease) => ({
-    generation: lease.generation,
-    kind: OPERATION_OWNER.test(lease.owner) ? ('operation' as const) : ('attempt' as const),
-    owner: lease.owner,
-    startedAt: lease.acquiredAt,
-    endedAt: lease.releasedAt,
-    error: null as string | null,
-  })).sort((a, b) => a.generation - b.generation);
+  const attemptLog = leases
+    .filter((lease): lease is LeaseDocument => lease !== null)
+    .map((lease) => ({
+      generation: lease.generation,
+      kind: OPERATION_OWNER.test(lease.owner) ? ('operation' as const) : ('attempt' as const),
+      owner: lease.owner,
+      startedAt: lease.acquiredAt,
+      endedAt: lease.releasedAt,
+      error: null as string | null,
+    }))
+    .sort((a, b) => a.generation - b.generation);
   const attemptErrors = row.attemptErrors ?? [];
   matchAttemptErrors(attemptLog, attemptErrors);
   const lastFailed = [...attemptLog].reverse().find((attempt) => attempt.kind === 'attempt');
   if (attemptErrors.length === 0 && lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
   return {
-    provider: row.provider, eventId: row.eventId, type: row.type, state: stateOf(row), receivedAt: row.receivedAt, attempts: row.attempts,
-    lastError: row.lastError, attemptErrors, providerHeaders: row.headers ?? {}, lastAttemptAt: row.lastAttemptAt, nextAttemptAt: row.nextAttemptAt ?? null, processedAt: row.processedAt,
-    abandonedAt: row.abandonedAt, requeueCount: row.requeueCount ?? 0, reopenedAt: row.reopenedAt ?? null,
+    provider: row.provider,
+    eventId: row.eventId,
+    type: row.type,
+    state: stateOf(row),
+    receivedAt: row.receivedAt,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    attemptErrors,
+    providerHeaders: row.headers ?? {},
+    lastAttemptAt: row.lastAttemptAt,
+    nextAttemptAt: row.nextAttemptAt ?? null,
+    processedAt: row.processedAt,
+    abandonedAt: row.abandonedAt,
+    requeueCount: row.requeueCount ?? 0,
+    reopenedAt: row.reopenedAt ?? null,
     payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),
     payloadMasked: !reveal,
     attemptLog,
     alerts: alerts.filter((alert): alert is InboxAlertDocument => alert !== null),
     message,
-    traceUrl: message?.traceId && dependencies.jaegerUiUrl ? `${dependencies.jaegerUiUrl.replace(/\/$/, '')}/trace/${message.traceId}` : null,
+    traceUrl:
+      message?.traceId && dependencies.jaegerUiUrl
+        ? `${dependencies.jaegerUiUrl.replace(/\/$/, '')}/trace/${message.traceId}`
+        : null,
   };
 }
 
@@ -99,7 +137,12 @@ export async function eventDetail(dependencies: ConsoleDependencies, provider: s
 function matchAttemptErrors(attemptLog: AttemptRow[], attemptErrors: readonly InboxAttemptError[]): void {
   for (const failed of attemptErrors) {
     const at = failed.at.getTime();
-    const held = attemptLog.find((attempt) => attempt.kind === 'attempt' && attempt.startedAt.getTime() <= at && (attempt.endedAt === null || attempt.endedAt.getTime() >= at));
+    const held = attemptLog.find(
+      (attempt) =>
+        attempt.kind === 'attempt' &&
+        attempt.startedAt.getTime() <= at &&
+        (attempt.endedAt === null || attempt.endedAt.getTime() >= at),
+    );
     if (held) held.error = failed.error;
   }
 }

@@ -27,7 +27,11 @@ export function traceIdOf(traceparent: string | undefined): string | null {
  * subject from a little before it was received, looking at no more than `maxMessages` messages. Null when the
  * message is past the stream's max age (7 days) or further than that from the start.
  */
-export async function findStoredMessage(js: JetStreamClient, event: Pick<InboxEventDocument, 'eventId' | 'subject' | 'provider' | 'type' | 'receivedAt'>, options: { maxMessages?: number; timeoutMs?: number } = {}): Promise<StoredMessage | null> {
+export async function findStoredMessage(
+  js: JetStreamClient,
+  event: Pick<InboxEventDocument, 'eventId' | 'subject' | 'provider' | 'type' | 'receivedAt'>,
+  options: { maxMessages?: number; timeoutMs?: number } = {},
+): Promise<StoredMessage | null> {
   const subject = event.subject ?? `webhooks.${event.provider}.${event.type}`;
   const consumer = await js.consumers.get(WEBHOOKS_STREAM, {
     filter_subjects: [subject],
@@ -55,7 +59,14 @@ export async function findStoredMessage(js: JetStreamClient, event: Pick<InboxEv
       } else {
         traceparent = headers.traceparent;
       }
-      return { streamSequence: msg.seq, subject: msg.subject, storedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)), headers, batchSize, traceId: traceIdOf(traceparent) };
+      return {
+        streamSequence: msg.seq,
+        subject: msg.subject,
+        storedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
+        headers,
+        batchSize,
+        traceId: traceIdOf(traceparent),
+      };
     }
     return null;
   } finally {

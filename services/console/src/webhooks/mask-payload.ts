@@ -1,12 +1,15 @@
 /** Keys whose values are personal data in provider payloads (Stripe customers, Clerk users…). */
-const PERSONAL_KEY = /(e-?mail|phone|name|address|line1|line2|city|postal|zip|birth|ssn|tax_?id|ip_?address|^ip$|last4|fingerprint|username|avatar|image_url|profile_image)/i;
+const PERSONAL_KEY =
+  /(e-?mail|phone|name|address|line1|line2|city|postal|zip|birth|ssn|tax_?id|ip_?address|^ip$|last4|fingerprint|username|avatar|image_url|profile_image)/i;
 const EMAIL = /[^\s@"]+@[^\s@"]+\.[^\s@"]+/g;
 const MASK = '•••';
 
 function maskValue(value: unknown, personal: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => maskValue(item, personal));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, maskValue(inner, personal || PERSONAL_KEY.test(key))]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, maskValue(inner, personal || PERSONAL_KEY.test(key))]),
+    );
   }
   if (typeof value === 'string') return personal ? MASK : value.replace(EMAIL, MASK);
   if (typeof value === 'number' && personal) return MASK;

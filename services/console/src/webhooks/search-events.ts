@@ -54,27 +54,43 @@ export interface EventRow {
  * one filter FerretDB 1.24 pushes down; any other search scans, so it is capped at `limit` rows (at most 500).
  */
 export async function searchEvents(inbox: Inbox, search: EventSearch): Promise<{ events: EventRow[]; total: number }> {
-  const filter: Filter<InboxEventDocument> = search.provider && search.eventId
-    ? { _id: inboxEventKey(search.provider, search.eventId) }
-    : {
-      ...(search.provider ? { provider: search.provider } : {}),
-      ...(search.eventId ? { eventId: search.eventId } : {}),
-    };
+  const filter: Filter<InboxEventDocument> =
+    search.provider && search.eventId
+      ? { _id: inboxEventKey(search.provider, search.eventId) }
+      : {
+          ...(search.provider ? { provider: search.provider } : {}),
+          ...(search.eventId ? { eventId: search.eventId } : {}),
+        };
   const and: Filter<InboxEventDocument>[] = [filter];
   if (search.type) and.push({ type: search.type });
   if (search.state) and.push(STATE_FILTERS[search.state]);
-  if (search.from || search.to) and.push({ receivedAt: { ...(search.from ? { $gte: search.from } : {}), ...(search.to ? { $lte: search.to } : {}) } });
+  if (search.from || search.to)
+    and.push({
+      receivedAt: { ...(search.from ? { $gte: search.from } : {}), ...(search.to ? { $lte: search.to } : {}) },
+    });
   const query: Filter<InboxEventDocument> = and.length === 1 ? filter : { $and: and };
   const limit = Math.min(Math.max(search.limit ?? 100, 1), 500);
   const [rows, total] = await Promise.all([
-    inbox.events.find(query, { projection: { payload: 0 } }).sort({ receivedAt: -1 }).limit(limit).toArray(),
+    inbox.events
+      .find(query, { projection: { payload: 0 } })
+      .sort({ receivedAt: -1 })
+      .limit(limit)
+      .toArray(),
     inbox.events.countDocuments(query),
   ]);
   return {
     total,
     events: rows.map((row) => ({
-      provider: row.provider, eventId: row.eventId, type: row.type, state: stateOf(row), receivedAt: row.receivedAt, attempts: row.attempts,
-      lastError: row.lastError, lastAttemptAt: row.lastAttemptAt, processedAt: row.processedAt, abandonedAt: row.abandonedAt,
+      provider: row.provider,
+      eventId: row.eventId,
+      type: row.type,
+      state: stateOf(row),
+      receivedAt: row.receivedAt,
+      attempts: row.attempts,
+      lastError: row.lastError,
+      lastAttemptAt: row.lastAttemptAt,
+      processedAt: row.processedAt,
+      abandonedAt: row.abandonedAt,
     })),
   };
 }

@@ -3,7 +3,11 @@ export type TokenSlot = 'berth-console-token' | 'berth-portal-token';
 
 /** An API error with its status and message. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -18,11 +22,18 @@ export function setToken(slot: TokenSlot, token: string | null): void {
 }
 
 /** Calls the console API with the slot's token; JSON in, JSON out. */
-export async function api<T>(slot: TokenSlot, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T>(
+  slot: TokenSlot,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
   const token = getToken(slot);
   const response = await fetch(path, {
     method: init.method ?? 'GET',
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   const text = await response.text();
@@ -37,7 +48,8 @@ export async function api<T>(slot: TokenSlot, path: string, init: { method?: str
 /** A query string from the set values. */
 export function query(values: Record<string, string | number | undefined | null>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(values))
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
 }

@@ -9,7 +9,9 @@ export function deliveryRoutes(replay: ReplayDependencies): Router {
   const router = new Router({ prefix: '/v1/deliveries' });
   router.get('/', async (ctx) => {
     const query = parseWith(listDeliveriesQuery, ctx.query);
-    ctx.body = { data: await listDeliveries(replay, { ...query, since: query.since ? new Date(query.since) : undefined }) };
+    ctx.body = {
+      data: await listDeliveries(replay, { ...query, since: query.since ? new Date(query.since) : undefined }),
+    };
   });
   router.get('/:id', async (ctx) => {
     const view = await getDeliveryView(replay.collections, ctx.params.id);

@@ -22,7 +22,11 @@ import { parseWith } from './parse-with';
  * `POST /v1/endpoints`, `GET /v1/endpoints?workspaceId=`, `GET|PATCH|DELETE /v1/endpoints/:id`,
  * `POST /v1/endpoints/:id/disable|enable|rotate-secret|recover`.
  */
-export function endpointRoutes(operations: EndpointOperationDependencies, replay: ReplayDependencies, clock: Clock): Router {
+export function endpointRoutes(
+  operations: EndpointOperationDependencies,
+  replay: ReplayDependencies,
+  clock: Clock,
+): Router {
   const router = new Router({ prefix: '/v1/endpoints' });
   router.post('/', async (ctx) => {
     const body = parseWith(createEndpointBody, await readJsonBody(ctx));
@@ -31,7 +35,9 @@ export function endpointRoutes(operations: EndpointOperationDependencies, replay
   });
   router.get('/', async (ctx) => {
     const workspaceId = typeof ctx.query.workspaceId === 'string' ? ctx.query.workspaceId : undefined;
-    ctx.body = { data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock())) };
+    ctx.body = {
+      data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock())),
+    };
   });
   router.get('/:id', async (ctx) => {
     ctx.body = toEndpointView(await getEndpoint(operations, ctx.params.id), clock());
@@ -51,7 +57,10 @@ export function endpointRoutes(operations: EndpointOperationDependencies, replay
   });
   router.post('/:id/rotate-secret', async (ctx) => {
     const body = parseWith(rotateSecretBody, await readJsonBody(ctx));
-    ctx.body = await rotateEndpointSecret(operations, ctx.params.id, { overlapMs: body.overlapSeconds === undefined ? undefined : body.overlapSeconds * 1000, secret: body.secret });
+    ctx.body = await rotateEndpointSecret(operations, ctx.params.id, {
+      overlapMs: body.overlapSeconds === undefined ? undefined : body.overlapSeconds * 1000,
+      secret: body.secret,
+    });
   });
   router.post('/:id/recover', async (ctx) => {
     const body = parseWith(recoverBody, await readJsonBody(ctx));

@@ -30,8 +30,14 @@ describe('GET /v1/event-types', () => {
   it('lists every registered type with its JSON Schema and example', async () => {
     const response = await fetch(`${base}/v1/event-types`);
     expect(response.status).toBe(200);
-    const { data } = (await response.json()) as { data: { type: string; schema: { type: string }; example: unknown }[] };
-    expect(data.map((entry) => entry.type)).toEqual(berthEventCatalog().list().map((entry) => entry.type));
+    const { data } = (await response.json()) as {
+      data: { type: string; schema: { type: string }; example: unknown }[];
+    };
+    expect(data.map((entry) => entry.type)).toEqual(
+      berthEventCatalog()
+        .list()
+        .map((entry) => entry.type),
+    );
     expect(data.every((entry) => entry.schema.type === 'object' && entry.example !== undefined)).toBe(true);
   });
 

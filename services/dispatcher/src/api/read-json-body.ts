@@ -5,7 +5,11 @@ export const MAX_API_BODY_BYTES = 64 * 1024;
 
 /** A request the API refuses, with its status and error code. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -15,7 +19,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether a Content-Type header is JSON in UTF-8 (`application/json`, optionally `; charset=utf-8`). */
 function isJsonContentType(header: string | undefined): boolean {
-  const [type, ...parameters] = (header ?? '').toLowerCase().split(';').map((part) => part.trim());
+  const [type, ...parameters] = (header ?? '')
+    .toLowerCase()
+    .split(';')
+    .map((part) => part.trim());
   if (type !== 'application/json') return false;
   return parameters.every((parameter) => parameter === '' || parameter === 'charset=utf-8');
 }
@@ -61,10 +68,12 @@ function collectBody(ctx: Context): Promise<Buffer> {
  * @throws ApiError 413, 415 or 400
  */
 export async function readJsonBody(ctx: Context): Promise<Record<string, unknown>> {
-  if (Number(ctx.get('content-length') || 0) > MAX_API_BODY_BYTES) throw new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
+  if (Number(ctx.get('content-length') || 0) > MAX_API_BODY_BYTES)
+    throw new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
   const raw = await collectBody(ctx);
   if (raw.length === 0) return {};
-  if (!isJsonContentType(ctx.get('content-type'))) throw new ApiError(415, 'unsupported_media_type', 'the body must be application/json (UTF-8)');
+  if (!isJsonContentType(ctx.get('content-type')))
+    throw new ApiError(415, 'unsupported_media_type', 'the body must be application/json (UTF-8)');
   let text: string;
   try {
     text = utf8.decode(raw).trim();
@@ -78,6 +87,7 @@ export async function readJsonBody(ctx: Context): Promise<Record<string, unknown
   } catch {
     throw new ApiError(400, 'invalid_json', 'the body is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError(400, 'invalid_json', 'the body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ApiError(400, 'invalid_json', 'the body must be a JSON object');
   return parsed as Record<string, unknown>;
 }

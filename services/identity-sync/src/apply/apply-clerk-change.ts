@@ -24,7 +24,9 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
  * applied at once by different events still leave the newer. An older or equal change, or any change to a deleted
  * document, writes nothing: `stale`. Other fields of the document (a workspace's `billing`) are never touched.
  */
-export function applyClerkChange<T extends ClerkSyncedFields>(options: ApplyClerkChangeOptions<T>): Promise<UpsertIfNewerResult> {
+export function applyClerkChange<T extends ClerkSyncedFields>(
+  options: ApplyClerkChangeOptions<T>,
+): Promise<UpsertIfNewerResult> {
   return upsertIfNewer({
     collection: options.collection,
     locks: options.locks,

@@ -25,11 +25,15 @@ export type SoftDeleteResult = 'deleted' | 'tombstoned' | 'already_deleted';
  * `updated_at`) leaves the document deleted. A deletion that arrives before the creation leaves a tombstone, so the
  * creation arriving later writes nothing either. The first deletion's time is kept.
  */
-export async function softDelete<T extends ClerkSyncedFields>(options: SoftDeleteOptions<T>): Promise<SoftDeleteResult> {
+export async function softDelete<T extends ClerkSyncedFields>(
+  options: SoftDeleteOptions<T>,
+): Promise<SoftDeleteResult> {
   const filter = { _id: options.id, deletedAt: null } as unknown as Filter<T>;
   const update = {
     $set: { deletedAt: options.deletedAt, clerkUpdatedAt: options.deletedAt, clerkSyncedAt: options.clock() },
-    $setOnInsert: Object.fromEntries(Object.entries(options.tombstoneFields).filter(([, value]) => value !== undefined)),
+    $setOnInsert: Object.fromEntries(
+      Object.entries(options.tombstoneFields).filter(([, value]) => value !== undefined),
+    ),
   } as unknown as UpdateFilter<T>;
   try {
     const result = await options.collection.updateOne(filter, update, { upsert: true });

@@ -47,7 +47,8 @@ export const clerkDeletedSchema = z.object({
 
 /** A user's stored fields. */
 export function userFields(user: z.infer<typeof clerkUserSchema>): Record<string, unknown> {
-  const primary = user.email_addresses?.find((address) => address.id === user.primary_email_address_id) ?? user.email_addresses?.[0];
+  const primary =
+    user.email_addresses?.find((address) => address.id === user.primary_email_address_id) ?? user.email_addresses?.[0];
   return {
     clerkUserId: user.id,
     email: primary?.email_address ?? null,

@@ -18,7 +18,11 @@ export type ClerkEntity = 'user' | 'organization' | 'membership';
 /** What an event type asks identity-sync to do. */
 export type ClerkChange = { entity: ClerkEntity; action: 'upsert' | 'delete' } | { entity: null; action: 'ignore' };
 
-const ENTITY_BY_PREFIX: Record<string, ClerkEntity> = { user: 'user', organization: 'organization', organizationMembership: 'membership' };
+const ENTITY_BY_PREFIX: Record<string, ClerkEntity> = {
+  user: 'user',
+  organization: 'organization',
+  organizationMembership: 'membership',
+};
 
 /** Sorts Clerk event types: `<user|organization|organizationMembership>.<created|updated|deleted>`, others ignored. */
 export function classifyClerkEvent(type: string): ClerkChange {
@@ -34,7 +38,9 @@ export function classifyClerkEvent(type: string): ClerkChange {
 export function parseOrGiveUp<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new UnrecoverableError(`Invalid ${what}: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+    throw new UnrecoverableError(
+      `Invalid ${what}: ${result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
+    );
   }
   return result.data;
 }

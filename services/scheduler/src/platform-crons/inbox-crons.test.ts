@@ -10,7 +10,13 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { MongoClient, type Db } from 'mongodb';
 import { Counter, Registry } from 'prom-client';
-import { defaultToolsBinDir, startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import {
+  defaultToolsBinDir,
+  startFerretDb,
+  startNatsServer,
+  type FerretDbHandle,
+  type NatsServerHandle,
+} from '@berth/local-infra';
 import { inboxCollections, WEBHOOK_SET_ASIDE_COUNTER, type Inbox, type InboxEventDocument } from '@berth/inbox';
 import { getMessageQueueToken, type MessageQueueService } from '@berth/jobs';
 import { createLogger } from '@berth/logger';
@@ -35,7 +41,11 @@ let alertServer: Server;
 let app: INestApplicationContext;
 const alerts: Array<{ text: string; alert: { alertId: string; eventId: string } }> = [];
 const registry = new Registry();
-const setAside = new Counter({ ...WEBHOOK_SET_ASIDE_COUNTER, labelNames: [...WEBHOOK_SET_ASIDE_COUNTER.labelNames], registers: [registry] });
+const setAside = new Counter({
+  ...WEBHOOK_SET_ASIDE_COUNTER,
+  labelNames: [...WEBHOOK_SET_ASIDE_COUNTER.labelNames],
+  registers: [registry],
+});
 
 beforeAll(async () => {
   [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
@@ -54,10 +64,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => alertServer.listen(0, '127.0.0.1', resolve));
   const operations = createInboxOperations({
-    db, messaging, logger: silent, retentionDays: 30, setAsideMetric: setAside,
+    db,
+    messaging,
+    logger: silent,
+    retentionDays: 30,
+    setAsideMetric: setAside,
     alertWebhookUrl: `http://127.0.0.1:${(alertServer.address() as AddressInfo).port}/alerts`,
   });
-  app = await NestFactory.createApplicationContext(PlatformCronsModule.register({ driver: 'sync', logger: silent, operations }), { logger: false });
+  app = await NestFactory.createApplicationContext(
+    PlatformCronsModule.register({ driver: 'sync', logger: silent, operations }),
+    { logger: false },
+  );
 }, 60000);
 
 afterAll(async () => {
@@ -71,13 +88,25 @@ afterAll(async () => {
 function event(eventId: string, fields: Partial<InboxEventDocument>): InboxEventDocument {
   const receivedAt = fields.receivedAt ?? new Date(Date.now() - 3600_000);
   return {
-    _id: `stripe:${eventId}`, provider: 'stripe', eventId, type: 'customer.subscription.updated', receivedAt,
-    payload: JSON.stringify({ id: eventId, type: 'customer.subscription.updated' }), attempts: 1, lastError: 'Error: boom', lastAttemptAt: receivedAt,
-    processedAt: null, abandonedAt: null, leaseOwner: null, leaseUntil: null, ...fields,
+    _id: `stripe:${eventId}`,
+    provider: 'stripe',
+    eventId,
+    type: 'customer.subscription.updated',
+    receivedAt,
+    payload: JSON.stringify({ id: eventId, type: 'customer.subscription.updated' }),
+    attempts: 1,
+    lastError: 'Error: boom',
+    lastAttemptAt: receivedAt,
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+    ...fields,
   };
 }
 
-const platformQueue = (): MessageQueueService => app.get<MessageQueueService>(getMessageQueueToken(PLATFORM_CRON_QUEUE));
+const platformQueue = (): MessageQueueService =>
+  app.get<MessageQueueService>(getMessageQueueToken(PLATFORM_CRON_QUEUE));
 
 async function webhookMessages(): Promise<number> {
   return (await messaging.jsm.streams.info('WEBHOOKS')).state.messages;
@@ -98,10 +127,15 @@ describe('WebhookRecoveryCronJob and WebhookRetentionCronJob with the inbox oper
     expect(lost?.processedAt).toBeNull();
     expect((await inbox.events.findOne({ _id: 'stripe:evt_exhausted' }))?.abandonedAt).toBeInstanceOf(Date);
     const young = await inbox.events.findOne({ _id: 'stripe:evt_young' });
-    expect({ requeuedAt: young?.requeuedAt ?? null, abandonedAt: young?.abandonedAt }).toEqual({ requeuedAt: null, abandonedAt: null });
+    expect({ requeuedAt: young?.requeuedAt ?? null, abandonedAt: young?.abandonedAt }).toEqual({
+      requeuedAt: null,
+      abandonedAt: null,
+    });
     expect(alerts.map((alert) => alert.alert.eventId)).toEqual(['evt_exhausted']);
     expect(alerts[0].text).toMatch(/evt_exhausted.*set aside after 33 attempt.*still failing/);
-    expect((await registry.getSingleMetric(WEBHOOK_SET_ASIDE_COUNTER.name)!.get()).values).toEqual([expect.objectContaining({ labels: { provider: 'stripe' }, value: 1 })]);
+    expect((await registry.getSingleMetric(WEBHOOK_SET_ASIDE_COUNTER.name)!.get()).values).toEqual([
+      expect.objectContaining({ labels: { provider: 'stripe' }, value: 1 }),
+    ]);
 
     // The next tick: the requeued event's message is live now, the set-aside one is not alerted twice.
     await platformQueue().add(WebhookRecoveryCronJob.name, {});
@@ -113,8 +147,16 @@ describe('WebhookRecoveryCronJob and WebhookRetentionCronJob with the inbox oper
     const old = new Date(Date.now() - 40 * DAY_MS);
     await inbox.events.insertMany([
       event('evt_old_done', { receivedAt: old, lastAttemptAt: old, processedAt: new Date(old.getTime() + 1000) }),
-      event('evt_recent_done', { receivedAt: new Date(Date.now() - DAY_MS), processedAt: new Date(Date.now() - DAY_MS) }),
-      event('evt_old_abandoned', { receivedAt: old, lastAttemptAt: old, attempts: 33, abandonedAt: new Date(old.getTime() + 1000) }),
+      event('evt_recent_done', {
+        receivedAt: new Date(Date.now() - DAY_MS),
+        processedAt: new Date(Date.now() - DAY_MS),
+      }),
+      event('evt_old_abandoned', {
+        receivedAt: old,
+        lastAttemptAt: old,
+        attempts: 33,
+        abandonedAt: new Date(old.getTime() + 1000),
+      }),
     ]);
     await platformQueue().add(WebhookRetentionCronJob.name, {});
     expect(await inbox.events.findOne({ _id: 'stripe:evt_old_done' })).toBeNull();

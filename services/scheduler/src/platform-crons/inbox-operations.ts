@@ -1,6 +1,11 @@
 import type { Db } from 'mongodb';
 import {
-  createWebhookAlertHook, deleteExpiredWebhookEvents, ensureInboxIndexes, inboxCollections, recoverWebhookEvents, type WebhookSetAsideMetric,
+  createWebhookAlertHook,
+  deleteExpiredWebhookEvents,
+  ensureInboxIndexes,
+  inboxCollections,
+  recoverWebhookEvents,
+  type WebhookSetAsideMetric,
 } from '@berth/inbox';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
@@ -39,7 +44,15 @@ export function createInboxOperations(options: InboxOperationsOptions): WebhookI
   return {
     async recoverWebhookEvents() {
       await ready();
-      return { ...(await recoverWebhookEvents({ inbox, messaging: options.messaging, logger, alert, metric: options.setAsideMetric })) };
+      return {
+        ...(await recoverWebhookEvents({
+          inbox,
+          messaging: options.messaging,
+          logger,
+          alert,
+          metric: options.setAsideMetric,
+        })),
+      };
     },
     async deleteExpiredWebhookEvents() {
       await ready();

@@ -4,7 +4,12 @@ import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { WebhookRecoveryCronJob } from './jobs/webhook-recovery.cron.job';
 import { WebhookRetentionCronJob } from './jobs/webhook-retention.cron.job';
-import { PLATFORM_CRON_QUEUE, PLATFORM_CRONS_LOGGER, WEBHOOK_INBOX_OPERATIONS, type WebhookInboxOperations } from './platform-crons.tokens';
+import {
+  PLATFORM_CRON_QUEUE,
+  PLATFORM_CRONS_LOGGER,
+  WEBHOOK_INBOX_OPERATIONS,
+  type WebhookInboxOperations,
+} from './platform-crons.tokens';
 
 /** What the platform crons' module is built from. */
 export interface PlatformCronsDependencies {

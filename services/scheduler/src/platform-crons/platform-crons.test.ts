@@ -45,7 +45,8 @@ function capture(): { lines: Line[]; destination: Writable } {
 
 /** True once no consumer of JOBS has a message left to deliver or an unacknowledged one: every delivery was handled. */
 async function jobsConsumersIdle(messaging: Messaging): Promise<boolean> {
-  for await (const consumer of messaging.jsm.consumers.list('JOBS')) if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) return false;
+  for await (const consumer of messaging.jsm.consumers.list('JOBS'))
+    if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) return false;
   return true;
 }
 
@@ -55,20 +56,43 @@ describe('platform crons (sync driver)', () => {
     const { lines, destination } = capture();
     const logContext = new LogContextStore();
     const logger = createLogger({ service: 'scheduler', level: 'info', context: logContext, destination });
-    const app = await NestFactory.createApplicationContext(PlatformCronsModule.register({ driver: 'sync', logger, logContext, operations }), { logger: false });
+    const app = await NestFactory.createApplicationContext(
+      PlatformCronsModule.register({ driver: 'sync', logger, logContext, operations }),
+      { logger: false },
+    );
     expect(app.get(JobRegistry).crons()).toEqual([
-      { name: 'WebhookRecoveryCronJob', pattern: '*/10 * * * *', timeZone: 'UTC', queue: PLATFORM_CRON_QUEUE, className: 'WebhookRecoveryCronJob' },
-      { name: 'WebhookRetentionCronJob', pattern: '30 3 * * *', timeZone: 'UTC', queue: PLATFORM_CRON_QUEUE, className: 'WebhookRetentionCronJob' },
+      {
+        name: 'WebhookRecoveryCronJob',
+        pattern: '*/10 * * * *',
+        timeZone: 'UTC',
+        queue: PLATFORM_CRON_QUEUE,
+        className: 'WebhookRecoveryCronJob',
+      },
+      {
+        name: 'WebhookRetentionCronJob',
+        pattern: '30 3 * * *',
+        timeZone: 'UTC',
+        queue: PLATFORM_CRON_QUEUE,
+        className: 'WebhookRetentionCronJob',
+      },
     ]);
 
     const queue = app.get<MessageQueueService>(getMessageQueueToken(PLATFORM_CRON_QUEUE));
     await queue.add(WebhookRecoveryCronJob.name, {});
     expect(operations.calls).toEqual(['recover']);
-    expect(lines.find((line) => line.msg === 'Webhook recovery done')).toMatchObject({ requeued: 2, abandoned: 0, jobName: 'WebhookRecoveryCronJob', queue: PLATFORM_CRON_QUEUE });
+    expect(lines.find((line) => line.msg === 'Webhook recovery done')).toMatchObject({
+      requeued: 2,
+      abandoned: 0,
+      jobName: 'WebhookRecoveryCronJob',
+      queue: PLATFORM_CRON_QUEUE,
+    });
 
     await queue.add(WebhookRetentionCronJob.name, {});
     expect(operations.calls).toEqual(['recover', 'retention']);
-    expect(lines.find((line) => line.msg === 'Webhook retention done')).toMatchObject({ deleted: 5, jobName: 'WebhookRetentionCronJob' });
+    expect(lines.find((line) => line.msg === 'Webhook retention done')).toMatchObject({
+      deleted: 5,
+      jobName: 'WebhookRetentionCronJob',
+    });
     await app.close();
   });
 });
@@ -94,16 +118,40 @@ describe('platform crons on JetStream (startPlatformCrons)', () => {
     const operations = countingOperations();
     const { lines, destination } = capture();
     const logger = createLogger({ service: 'scheduler', level: 'info', destination });
-    running = await startPlatformCrons({ messaging, logger, buckets, holder: 'scheduler-a', operations, shutdownGraceMs: 2000 });
+    running = await startPlatformCrons({
+      messaging,
+      logger,
+      buckets,
+      holder: 'scheduler-a',
+      operations,
+      shutdownGraceMs: 2000,
+    });
 
-    expect(running.registration).toEqual({ added: ['WebhookRecoveryCronJob', 'WebhookRetentionCronJob'], updated: [], unchanged: [], removed: [] });
+    expect(running.registration).toEqual({
+      added: ['WebhookRecoveryCronJob', 'WebhookRetentionCronJob'],
+      updated: [],
+      unchanged: [],
+      removed: [],
+    });
     const stored = await readCronSchedules(buckets.schedules);
-    expect(stored.get('WebhookRecoveryCronJob')?.schedule).toMatchObject({ pattern: '*/10 * * * *', timeZone: 'UTC', queue: PLATFORM_CRON_QUEUE, owner: 'scheduler' });
-    expect(stored.get('WebhookRetentionCronJob')?.schedule).toMatchObject({ pattern: '30 3 * * *', timeZone: 'UTC', queue: PLATFORM_CRON_QUEUE, owner: 'scheduler' });
-    expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining([
-      'Cron WebhookRecoveryCronJob scheduled: */10 * * * * (UTC).',
-      'Cron WebhookRetentionCronJob scheduled: 30 3 * * * (UTC).',
-    ]));
+    expect(stored.get('WebhookRecoveryCronJob')?.schedule).toMatchObject({
+      pattern: '*/10 * * * *',
+      timeZone: 'UTC',
+      queue: PLATFORM_CRON_QUEUE,
+      owner: 'scheduler',
+    });
+    expect(stored.get('WebhookRetentionCronJob')?.schedule).toMatchObject({
+      pattern: '30 3 * * *',
+      timeZone: 'UTC',
+      queue: PLATFORM_CRON_QUEUE,
+      owner: 'scheduler',
+    });
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining([
+        'Cron WebhookRecoveryCronJob scheduled: */10 * * * * (UTC).',
+        'Cron WebhookRetentionCronJob scheduled: 30 3 * * * (UTC).',
+      ]),
+    );
 
     // A tick as the scheduler's leader emits it; JetStream stores it once even if two leaders emit it.
     const tick = cronTickMessage(stored.get('WebhookRecoveryCronJob')!.schedule, new Date('2026-03-02T08:10:00.000Z'));
@@ -115,14 +163,30 @@ describe('platform crons on JetStream (startPlatformCrons)', () => {
     expect(operations.calls).toEqual(['recover']);
 
     // A product cron's tick (cron-queue) is not this worker's: it waits for app-worker.
-    await publishMessage(messaging.js, { subject: 'jobs.cron-queue.SendWeeklySummariesCronJob', data: JSON.stringify({ scheduledAt: '2026-03-02T08:00:00.000Z' }), expectedStream: 'JOBS' });
+    await publishMessage(messaging.js, {
+      subject: 'jobs.cron-queue.SendWeeklySummariesCronJob',
+      data: JSON.stringify({ scheduledAt: '2026-03-02T08:00:00.000Z' }),
+      expectedStream: 'JOBS',
+    });
     await waitFor(() => jobsConsumersIdle(messaging), { what: 'the JOBS consumers to have handled every delivery' });
     const jobs = await messaging.jsm.streams.info('JOBS', { subjects_filter: 'jobs.cron-queue.>' });
     expect(jobs.state.subjects?.['jobs.cron-queue.SendWeeklySummariesCronJob']).toBe(1);
 
     // A second start (another replica, or the next deploy) changes nothing.
-    const again = await startPlatformCrons({ messaging, logger: silent, buckets, holder: 'scheduler-b', operations, shutdownGraceMs: 2000 });
-    expect(again.registration).toEqual({ added: [], updated: [], unchanged: ['WebhookRecoveryCronJob', 'WebhookRetentionCronJob'], removed: [] });
+    const again = await startPlatformCrons({
+      messaging,
+      logger: silent,
+      buckets,
+      holder: 'scheduler-b',
+      operations,
+      shutdownGraceMs: 2000,
+    });
+    expect(again.registration).toEqual({
+      added: [],
+      updated: [],
+      unchanged: ['WebhookRecoveryCronJob', 'WebhookRetentionCronJob'],
+      removed: [],
+    });
     await again.stop();
   }, 60000);
 });

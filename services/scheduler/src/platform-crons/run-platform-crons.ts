@@ -17,7 +17,10 @@ export const PLATFORM_CRONS_SHUTDOWN_GRACE_MS = 10_000;
  * Loaded by `main.ts` after tracing started, so the MongoDB driver is instrumented.
  */
 export async function runPlatformCrons(options: {
-  config: Pick<SchedulerConfig, 'mongoUrl' | 'mongoDb' | 'webhookEventRetentionDays' | 'alertWebhookUrl' | 'streamReplicas'>;
+  config: Pick<
+    SchedulerConfig,
+    'mongoUrl' | 'mongoDb' | 'webhookEventRetentionDays' | 'alertWebhookUrl' | 'streamReplicas'
+  >;
   messaging: Messaging;
   logger: BerthLogger;
   logContext?: LogContextStore;
@@ -28,13 +31,33 @@ export async function runPlatformCrons(options: {
 }): Promise<RunningPlatformCrons> {
   const { config, messaging, logger } = options;
   const mongo = new MongoClient(config.mongoUrl);
-  const setAsideMetric = options.metricsRegistry ? new Counter({ ...WEBHOOK_SET_ASIDE_COUNTER, labelNames: [...WEBHOOK_SET_ASIDE_COUNTER.labelNames], registers: [options.metricsRegistry] }) : undefined;
+  const setAsideMetric = options.metricsRegistry
+    ? new Counter({
+        ...WEBHOOK_SET_ASIDE_COUNTER,
+        labelNames: [...WEBHOOK_SET_ASIDE_COUNTER.labelNames],
+        registers: [options.metricsRegistry],
+      })
+    : undefined;
   const operations = createInboxOperations({
-    db: mongo.db(config.mongoDb), messaging, logger, retentionDays: config.webhookEventRetentionDays, alertWebhookUrl: config.alertWebhookUrl, setAsideMetric,
+    db: mongo.db(config.mongoDb),
+    messaging,
+    logger,
+    retentionDays: config.webhookEventRetentionDays,
+    alertWebhookUrl: config.alertWebhookUrl,
+    setAsideMetric,
   });
   let crons: RunningPlatformCrons;
   try {
-    crons = await startPlatformCrons({ messaging, logger, logContext: options.logContext, buckets: options.buckets, holder: options.holder, operations, streamReplicas: config.streamReplicas, shutdownGraceMs: PLATFORM_CRONS_SHUTDOWN_GRACE_MS });
+    crons = await startPlatformCrons({
+      messaging,
+      logger,
+      logContext: options.logContext,
+      buckets: options.buckets,
+      holder: options.holder,
+      operations,
+      streamReplicas: config.streamReplicas,
+      shutdownGraceMs: PLATFORM_CRONS_SHUTDOWN_GRACE_MS,
+    });
   } catch (error) {
     await mongo.close().catch(() => undefined);
     throw error;

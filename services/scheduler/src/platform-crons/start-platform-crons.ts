@@ -54,7 +54,12 @@ export async function startPlatformCrons(options: StartPlatformCronsOptions): Pr
   );
   let registration: CronRegistration;
   try {
-    registration = await registerCronSchedules({ buckets, owner: PLATFORM_CRON_OWNER, definitions: app.get(JobRegistry).crons(), logger });
+    registration = await registerCronSchedules({
+      buckets,
+      owner: PLATFORM_CRON_OWNER,
+      definitions: app.get(JobRegistry).crons(),
+      logger,
+    });
   } catch (error) {
     await app.close().catch(() => undefined);
     throw error;

@@ -27,7 +27,13 @@ export async function readStoredTicks(jsm: JetStreamManager, subject: string): P
     if (!message || message.subject !== subject) continue;
     const headers: Record<string, string> = {};
     for (const key of message.header?.keys() ?? []) headers[key] = message.header.get(key);
-    ticks.push({ seq: message.seq, subject: message.subject, scheduledAt: message.json<{ scheduledAt: string }>().scheduledAt, headers, storedAt: message.time });
+    ticks.push({
+      seq: message.seq,
+      subject: message.subject,
+      scheduledAt: message.json<{ scheduledAt: string }>().scheduledAt,
+      headers,
+      storedAt: message.time,
+    });
   }
   return ticks;
 }

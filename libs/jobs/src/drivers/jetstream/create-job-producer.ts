@@ -1,7 +1,11 @@
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { resolveQueueOptions, type QueueOptions } from '../../job-options';
-import { provisionJobInfrastructure, type JobInfrastructure, type JobInfrastructureOptions } from './job-infrastructure';
+import {
+  provisionJobInfrastructure,
+  type JobInfrastructure,
+  type JobInfrastructureOptions,
+} from './job-infrastructure';
 import type { BatchingOptions } from './job-batch-publisher';
 import { JetStreamJobProducer } from './jetstream-job-producer';
 

@@ -36,15 +36,18 @@ export class JetStreamJobProducer {
   private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
-    this.batcher = new GroupCommitQueue((subject, jobs) =>
-      publishMessage(options.messaging.js, {
-        subject,
-        data: joinEncodedRecords(jobs.map((job) => job.encoded)),
-        // One job: its id, so a resent publish is dropped as a duplicate. Several: an id for this batch.
-        msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
-        expectedStream: JOBS_STREAM_NAME,
-        headers: { [JOB_COUNT_HEADER]: String(jobs.length) },
-      }), jobGroupCommitOptions(options.batching));
+    this.batcher = new GroupCommitQueue(
+      (subject, jobs) =>
+        publishMessage(options.messaging.js, {
+          subject,
+          data: joinEncodedRecords(jobs.map((job) => job.encoded)),
+          // One job: its id, so a resent publish is dropped as a duplicate. Several: an id for this batch.
+          msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
+          expectedStream: JOBS_STREAM_NAME,
+          headers: { [JOB_COUNT_HEADER]: String(jobs.length) },
+        }),
+      jobGroupCommitOptions(options.batching),
+    );
   }
 
   /** Queues a job; see `MessageQueueService.add`. */
@@ -62,8 +65,12 @@ export class JetStreamJobProducer {
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: { key: options.concurrency.key, limit: options.concurrency.limit } } : {}),
-      ...(options.rateLimit !== undefined ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } } : {}),
+      ...(options.concurrency !== undefined
+        ? { concurrency: { key: options.concurrency.key, limit: options.concurrency.limit } }
+        : {}),
+      ...(options.rateLimit !== undefined
+        ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } }
+        : {}),
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
     };
     if (options.throttle) {
@@ -82,12 +89,27 @@ export class JetStreamJobProducer {
     try {
       location = await this.store(queue, name, record, options.debounce?.ms ?? options.delayInMilliseconds ?? 0);
     } catch (error) {
-      if (claim) await deduplication.abandon(claim).catch((abandonError: unknown) => this.options.logger.warn({ err: abandonError }, 'Could not free a deduplication claim; it expires on its own'));
+      if (claim)
+        await deduplication
+          .abandon(claim)
+          .catch((abandonError: unknown) =>
+            this.options.logger.warn(
+              { err: abandonError },
+              'Could not free a deduplication claim; it expires on its own',
+            ),
+          );
       throw error;
     }
     if (claim) {
       // The job is stored whatever happens now; if this fails the claim expires after its TTL.
-      await deduplication.confirm(claim, location).catch((error: unknown) => this.options.logger.warn({ err: error, jobId: record.id }, 'Could not confirm a deduplication claim; it expires after its TTL'));
+      await deduplication
+        .confirm(claim, location)
+        .catch((error: unknown) =>
+          this.options.logger.warn(
+            { err: error, jobId: record.id },
+            'Could not confirm a deduplication claim; it expires after its TTL',
+          ),
+        );
     }
     return { id: record.id, deduplicated: false };
   }
@@ -97,13 +119,28 @@ export class JetStreamJobProducer {
    * batch (the batch message can't be retried for one of its jobs). Its attempts so far travel in the record.
    */
   async requeueForRetry(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
-    const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `retry:${record.id}:${record.attemptsMade}`, 'retry');
+    const ack = await publishScheduledJob(
+      this.options.messaging.js,
+      queue,
+      name,
+      record,
+      new Date(Date.now() + delayMs),
+      `retry:${record.id}:${record.attemptsMade}`,
+      'retry',
+    );
     return { stream: ack.stream, seq: ack.seq, scheduled: true };
   }
 
   private async store(queue: string, name: string, record: JobRecord, delayMs: number): Promise<JobLocation> {
     if (delayMs > 0) {
-      const ack = await publishScheduledJob(this.options.messaging.js, queue, name, record, new Date(Date.now() + delayMs), `delayed:${record.id}`);
+      const ack = await publishScheduledJob(
+        this.options.messaging.js,
+        queue,
+        name,
+        record,
+        new Date(Date.now() + delayMs),
+        `delayed:${record.id}`,
+      );
       return { stream: ack.stream, seq: ack.seq, scheduled: true };
     }
     const encoded = encodeJobRecord(record);

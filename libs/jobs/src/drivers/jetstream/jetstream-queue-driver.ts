@@ -5,7 +5,11 @@ import type { JobObserver } from '../../job-observer';
 import type { AddedJob, AddJobOptions, ResolvedQueueOptions } from '../../job-options';
 import type { CancellationRecord } from '../cancellations';
 import type { QueueDriver } from '../queue-driver';
-import { provisionJobInfrastructure, type JobInfrastructure, type JobInfrastructureOptions } from './job-infrastructure';
+import {
+  provisionJobInfrastructure,
+  type JobInfrastructure,
+  type JobInfrastructureOptions,
+} from './job-infrastructure';
 import type { BatchingOptions } from './job-batch-publisher';
 import { JetStreamJobProducer } from './jetstream-job-producer';
 import { JetStreamQueueWorker } from './jetstream-queue-worker';
@@ -83,8 +87,14 @@ export class JetStreamQueueDriver implements QueueDriver {
       });
       await worker.start();
       this.workers.push(worker);
-      const names = registry.jobsOf(queue).map((job) => job.name).join(', ');
-      this.options.logger.info({ queue, concurrency: settings.concurrency }, `Queue ${queue}: running ${names} (concurrency ${settings.concurrency})`);
+      const names = registry
+        .jobsOf(queue)
+        .map((job) => job.name)
+        .join(', ');
+      this.options.logger.info(
+        { queue, concurrency: settings.concurrency },
+        `Queue ${queue}: running ${names} (concurrency ${settings.concurrency})`,
+      );
     }
   }
 

@@ -1,7 +1,15 @@
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import {
-  describeError, ensureConsumer, RetryLaterError, startConsumer, UnrecoverableError,
-  type ConsumerRunner, type GiveUpReason, type Messaging, type ReceivedMessage, type RetryPolicy,
+  describeError,
+  ensureConsumer,
+  RetryLaterError,
+  startConsumer,
+  UnrecoverableError,
+  type ConsumerRunner,
+  type GiveUpReason,
+  type Messaging,
+  type ReceivedMessage,
+  type RetryPolicy,
 } from '@berth/messaging';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
@@ -12,7 +20,14 @@ import { runAttempt } from '../../flow/run-attempt';
 import type { JobObserver } from '../../job-observer';
 import { decodeJobMessage, type JobRecord } from '../../job-record';
 import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
-import { DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject, JOBS_STREAM_NAME, parseJobSubject, queueConsumerName, queueFilterSubject } from '../../names';
+import {
+  DELAYED_JOBS_STREAM_NAME,
+  dueQueueFilterSubject,
+  JOBS_STREAM_NAME,
+  parseJobSubject,
+  queueConsumerName,
+  queueFilterSubject,
+} from '../../names';
 import { Semaphore } from '../../semaphore';
 import type { CancellationWatch } from '../cancellations';
 import type { KeyLimit } from './kv-key-slots';
@@ -146,7 +161,11 @@ export class JetStreamQueueWorker {
       parsed = {
         name,
         records: decodeJobMessage(message.text(), {
-          headers: message.headers, msgId: message.msgId, stream, streamSequence: message.streamSequence, storedAt: message.storedAt,
+          headers: message.headers,
+          msgId: message.msgId,
+          stream,
+          streamSequence: message.streamSequence,
+          storedAt: message.storedAt,
           defaultRetryLimit: this.options.settings.retryLimit,
         }),
       };
@@ -166,11 +185,33 @@ export class JetStreamQueueWorker {
   }
 
   /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
-  private observeSingle(message: ReceivedMessage, outcome: 'acked' | 'retried' | 'terminated', durationMs: number): void {
+  private observeSingle(
+    message: ReceivedMessage,
+    outcome: 'acked' | 'retried' | 'terminated',
+    durationMs: number,
+  ): void {
     const parsed = this.parse(message);
-    if (!this.options.observer?.jobFinished || !('records' in parsed) || parsed.records.length !== 1 || this.parkedMessages.has(message)) return;
-    const finished = this.cancelledMessages.has(message) ? 'cancelled' : outcome === 'acked' ? 'completed' : outcome === 'retried' ? 'retried' : 'dead-lettered';
-    this.options.observer.jobFinished({ queue: this.options.queue, name: parsed.name, attempt: this.attemptOf(message), durationMs, outcome: finished });
+    if (
+      !this.options.observer?.jobFinished ||
+      !('records' in parsed) ||
+      parsed.records.length !== 1 ||
+      this.parkedMessages.has(message)
+    )
+      return;
+    const finished = this.cancelledMessages.has(message)
+      ? 'cancelled'
+      : outcome === 'acked'
+        ? 'completed'
+        : outcome === 'retried'
+          ? 'retried'
+          : 'dead-lettered';
+    this.options.observer.jobFinished({
+      queue: this.options.queue,
+      name: parsed.name,
+      attempt: this.attemptOf(message),
+      durationMs,
+      outcome: finished,
+    });
   }
 
   /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
@@ -181,12 +222,15 @@ export class JetStreamQueueWorker {
 
   private attemptOf(message: ReceivedMessage): number {
     const parsed = this.parse(message);
-    return 'records' in parsed && parsed.records.length === 1 ? parsed.records[0].attemptsMade + message.deliveryCount : message.deliveryCount;
+    return 'records' in parsed && parsed.records.length === 1
+      ? parsed.records[0].attemptsMade + message.deliveryCount
+      : message.deliveryCount;
   }
 
   private retryPolicyOf(message: ReceivedMessage): RetryPolicy {
     const parsed = this.parse(message);
-    if ('records' in parsed && parsed.records.length === 1) return jobRetryPolicy(this.options.settings.backoff, parsed.records[0].retryLimit, this.options.random);
+    if ('records' in parsed && parsed.records.length === 1)
+      return jobRetryPolicy(this.options.settings.backoff, parsed.records[0].retryLimit, this.options.random);
     return BATCH_RETRY_POLICY;
   }
 
@@ -200,13 +244,25 @@ export class JetStreamQueueWorker {
       await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream));
       return;
     }
-    const outcomes = await Promise.allSettled(parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message))));
+    const outcomes = await Promise.allSettled(
+      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message))),
+    );
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) throw new RetryLaterError(`Could not settle every job of a batch: ${describeError(failed.reason)}`, BATCH_RETRY_POLICY.delayAfter(message.deliveryCount), { cause: failed.reason });
+    if (failed)
+      throw new RetryLaterError(
+        `Could not settle every job of a batch: ${describeError(failed.reason)}`,
+        BATCH_RETRY_POLICY.delayAfter(message.deliveryCount),
+        { cause: failed.reason },
+      );
   }
 
   /** One job alone in its message; the log context (job name, id, attempt) is the runner's. */
-  private async runSingle(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
+  private async runSingle(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+  ): Promise<void> {
     await this.relocateIfMoved(record, message, stream);
     const started = performance.now();
     try {
@@ -228,10 +284,18 @@ export class JetStreamQueueWorker {
    * One attempt of a job under its deadline, cancellation and per-key concurrency: already cancelled, it throws
    * without running; its key full, it is parked (`'parked'`, the caller acks its message without an attempt).
    */
-  private async runJob(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string): Promise<'ran' | 'parked'> {
+  private async runJob(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+  ): Promise<'ran' | 'parked'> {
     const cancelled = this.cancellations?.get(record.id);
     if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
-    if (record.debounceKey !== undefined && !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))) {
+    if (
+      record.debounceKey !== undefined &&
+      !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))
+    ) {
       throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
     }
     for (const rate of this.rateLimitsOf(job, record)) {
@@ -248,22 +312,43 @@ export class JetStreamQueueWorker {
       await this.park(job, record, message, stream, limit);
       return 'parked';
     }
-    const renew = limit ? setInterval(() => {
-      keySlots.renew(this.options.queue, limit, record.id, leaseMs).catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'));
-    }, Math.max(leaseMs / 3, 250)) : undefined;
+    const renew = limit
+      ? setInterval(
+          () => {
+            keySlots
+              .renew(this.options.queue, limit, record.id, leaseMs)
+              .catch((error: unknown) =>
+                this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
+              );
+          },
+          Math.max(leaseMs / 3, 250),
+        )
+      : undefined;
     const attempt = record.attemptsMade + message.deliveryCount;
-    const info: JobInfo = { id: record.id, name: job.name, queue: this.options.queue, attempt, addedAt: record.addedAt };
+    const info: JobInfo = {
+      id: record.id,
+      name: job.name,
+      queue: this.options.queue,
+      attempt,
+      addedAt: record.addedAt,
+    };
     try {
       await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
         timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-        watch: this.cancellations ? (abort) => (this.cancellations as CancellationWatch).onCancel(record.id, (c) => abort(new JobCancelledError(c.jobId, c.reason))) : undefined,
+        watch: this.cancellations
+          ? (abort) =>
+              (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
+                abort(new JobCancelledError(c.jobId, c.reason)),
+              )
+          : undefined,
       });
     } finally {
       clearInterval(renew);
       if (limit) await this.releaseKey(limit, record);
     }
     if (record.debounceKey !== undefined) {
-      await this.options.infrastructure.windows.settleDebounce(this.options.queue, record.debounceKey, record.id)
+      await this.options.infrastructure.windows
+        .settleDebounce(this.options.queue, record.debounceKey, record.id)
         .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
     }
     return 'ran';
@@ -284,25 +369,56 @@ export class JetStreamQueueWorker {
     if (record.rateLimit) limits.push(record.rateLimit);
     else if (job.rateLimit) {
       const key = job.rateLimit.key(record.data);
-      if (typeof key === 'string' && key.length > 0) limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
+      if (typeof key === 'string' && key.length > 0)
+        limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
     }
     return limits;
   }
 
   /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
-  private async waitForRate(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, rate: KeyedRateLimit, retryAt: number): Promise<void> {
+  private async waitForRate(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+    rate: KeyedRateLimit,
+    retryAt: number,
+  ): Promise<void> {
     const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const ack = await publishScheduledJob(this.options.messaging.js, this.options.queue, job.name, waiting, new Date(retryAt), `rate:${record.id}:${stream}:${message.streamSequence}`, `rate-limit ${rate.key ?? '(queue)'}`);
-    this.options.logger.debug({ rateKey: rate.key, retryAt: new Date(retryAt).toISOString() }, `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`);
+    const ack = await publishScheduledJob(
+      this.options.messaging.js,
+      this.options.queue,
+      job.name,
+      waiting,
+      new Date(retryAt),
+      `rate:${record.id}:${stream}:${message.streamSequence}`,
+      `rate-limit ${rate.key ?? '(queue)'}`,
+    );
+    this.options.logger.debug(
+      { rateKey: rate.key, retryAt: new Date(retryAt).toISOString() },
+      `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`,
+    );
     if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: ack.stream, seq: ack.seq, scheduled: true })
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'));
+      await this.options.infrastructure.deduplication
+        .relocate(this.options.queue, record.deduplicationId, record.id, {
+          stream: ack.stream,
+          seq: ack.seq,
+          scheduled: true,
+        })
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'),
+        );
     }
   }
 
   private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {
     try {
-      await this.options.infrastructure.keySlots.release(this.options.queue, limit, record.id, this.options.settings.ackWaitMs);
+      await this.options.infrastructure.keySlots.release(
+        this.options.queue,
+        limit,
+        record.id,
+        this.options.settings.ackWaitMs,
+      );
     } catch (error) {
       // The slot frees itself when its lease runs out; parked jobs of the key wait for the next release.
       this.options.logger.warn({ err: error, concurrencyKey: limit.key }, 'Could not release a concurrency slot');
@@ -310,13 +426,36 @@ export class JetStreamQueueWorker {
   }
 
   /** Stores the job on its key's parked subject with the attempts it has made, and moves its deduplication id there. */
-  private async park(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, stream: string, limit: KeyLimit): Promise<void> {
+  private async park(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+    limit: KeyLimit,
+  ): Promise<void> {
     const parkedRecord = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const { seq } = await this.options.infrastructure.keySlots.park(this.options.queue, job.name, limit, parkedRecord, `park:${record.id}:${stream}:${message.streamSequence}`, this.options.settings.ackWaitMs);
-    this.options.logger.debug({ concurrencyKey: limit.key }, `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`);
+    const { seq } = await this.options.infrastructure.keySlots.park(
+      this.options.queue,
+      job.name,
+      limit,
+      parkedRecord,
+      `park:${record.id}:${stream}:${message.streamSequence}`,
+      this.options.settings.ackWaitMs,
+    );
+    this.options.logger.debug(
+      { concurrencyKey: limit.key },
+      `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`,
+    );
     if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true })
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a parked job went'));
+      await this.options.infrastructure.deduplication
+        .relocate(this.options.queue, record.deduplicationId, record.id, {
+          stream: PARKED_JOBS_STREAM_NAME,
+          seq,
+          scheduled: true,
+        })
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, 'Could not record where a parked job went'),
+        );
     }
   }
 
@@ -335,28 +474,46 @@ export class JetStreamQueueWorker {
     try {
       ended = await this.options.infrastructure.deliveries.endedDeliveries(this.delivered(message, stream));
     } catch (error) {
-      this.options.logger.warn({ err: error }, 'Could not read how often this message was delivered; not checking its poison limit');
+      this.options.logger.warn(
+        { err: error },
+        'Could not read how often this message was delivered; not checking its poison limit',
+      );
       return;
     }
     this.endedBefore.set(message, ended);
     const deaths = message.deliveryCount - 1 - ended;
     if (deaths >= this.options.settings.poisonLimit) throw new PoisonMessageError(deaths);
-    if (deaths > 0) this.options.logger.warn({ deaths, deliveryCount: message.deliveryCount }, `A worker died ${deaths} time(s) while holding this message`);
+    if (deaths > 0)
+      this.options.logger.warn(
+        { deaths, deliveryCount: message.deliveryCount },
+        `A worker died ${deaths} time(s) while holding this message`,
+      );
   }
 
   private async recordEnded(message: ReceivedMessage, stream: string): Promise<void> {
     const delivered = this.delivered(message, stream);
-    const before = this.endedBefore.get(message) ?? (message.deliveryCount === 1 ? 0 : await this.options.infrastructure.deliveries.endedDeliveries(delivered));
+    const before =
+      this.endedBefore.get(message) ??
+      (message.deliveryCount === 1 ? 0 : await this.options.infrastructure.deliveries.endedDeliveries(delivered));
     await this.options.infrastructure.deliveries.recordEnded(delivered, before + 1);
   }
 
   private forgetDeliveries(message: ReceivedMessage, stream: string): void {
     if (message.deliveryCount === 1) return;
-    this.options.infrastructure.deliveries.forget(this.delivered(message, stream))
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not drop the delivery count of a settled message; it expires on its own'));
+    this.options.infrastructure.deliveries
+      .forget(this.delivered(message, stream))
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error },
+          'Could not drop the delivery count of a settled message; it expires on its own',
+        ),
+      );
   }
 
-  private delivered(message: ReceivedMessage, stream: string): { queue: string; stream: string; streamSequence: number } {
+  private delivered(
+    message: ReceivedMessage,
+    stream: string,
+  ): { queue: string; stream: string; streamSequence: number } {
     return { queue: this.options.queue, stream, streamSequence: message.streamSequence };
   }
 
@@ -366,7 +523,13 @@ export class JetStreamQueueWorker {
     const run = async (): Promise<void> => {
       const started = performance.now();
       const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
-        this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs: performance.now() - started });
+        this.options.observer?.jobFinished?.({
+          queue: this.options.queue,
+          name: job.name,
+          outcome,
+          attempt,
+          durationMs: performance.now() - started,
+        });
       try {
         if ((await this.runJob(job, record, message, JOBS_STREAM_NAME)) === 'parked') return;
       } catch (error) {
@@ -386,21 +549,42 @@ export class JetStreamQueueWorker {
     await (this.options.logContext ? this.options.logContext.run(fields, run) : run());
   }
 
-  private async settleBatchedFailure(job: RegisteredJob, record: JobRecord, message: ReceivedMessage, attempt: number, error: unknown): Promise<'retried' | 'dead-lettered'> {
+  private async settleBatchedFailure(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    attempt: number,
+    error: unknown,
+  ): Promise<'retried' | 'dead-lettered'> {
     const policy = jobRetryPolicy(this.options.settings.backoff, record.retryLimit, this.options.random);
-    const reason: GiveUpReason | undefined = error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
+    const reason: GiveUpReason | undefined =
+      error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
     if (reason) {
       await this.deadLetter(job.name, record, message, error, reason, attempt);
-      this.options.logger.error({ err: error, attempt, reason }, `Gave up after attempt ${attempt}: ${describeError(error)}`);
+      this.options.logger.error(
+        { err: error, attempt, reason },
+        `Gave up after attempt ${attempt}: ${describeError(error)}`,
+      );
       return 'dead-lettered';
     }
     const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
-    const location = await this.options.producer.requeueForRetry(this.options.queue, job.name, { ...record, attemptsMade: attempt }, delayMs);
+    const location = await this.options.producer.requeueForRetry(
+      this.options.queue,
+      job.name,
+      { ...record, attemptsMade: attempt },
+      delayMs,
+    );
     if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, location)
-        .catch((relocateError: unknown) => this.options.logger.warn({ err: relocateError }, 'Could not record where a retried job went'));
+      await this.options.infrastructure.deduplication
+        .relocate(this.options.queue, record.deduplicationId, record.id, location)
+        .catch((relocateError: unknown) =>
+          this.options.logger.warn({ err: relocateError }, 'Could not record where a retried job went'),
+        );
     }
-    this.options.logger.warn({ err: error, attempt, retryInMs: delayMs }, `Attempt ${attempt} failed: ${describeError(error)}`);
+    this.options.logger.warn(
+      { err: error, attempt, retryInMs: delayMs },
+      `Attempt ${attempt} failed: ${describeError(error)}`,
+    );
     return 'retried';
   }
 
@@ -409,19 +593,43 @@ export class JetStreamQueueWorker {
     const origin = { queue: this.options.queue, name: parsed.name, message };
     if ('invalid' in parsed) {
       const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
-      this.options.logger.info({ deadLetterId: ack.seq, deadLetterReason: 'invalid' }, `Unreadable job message copied to the dead letters (id ${ack.seq})`);
+      this.options.logger.info(
+        { deadLetterId: ack.seq, deadLetterReason: 'invalid' },
+        `Unreadable job message copied to the dead letters (id ${ack.seq})`,
+      );
       this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name: parsed.name, reason: 'invalid' });
       return;
     }
-    const letterReason: DeadLetterReason = error instanceof UnknownJobError ? 'invalid' : error instanceof PoisonMessageError ? 'poison' : reason;
+    const letterReason: DeadLetterReason =
+      error instanceof UnknownJobError ? 'invalid' : error instanceof PoisonMessageError ? 'poison' : reason;
     for (const record of parsed.records) {
-      await this.deadLetter(parsed.name, record, message, error, letterReason, record.attemptsMade + message.deliveryCount);
+      await this.deadLetter(
+        parsed.name,
+        record,
+        message,
+        error,
+        letterReason,
+        record.attemptsMade + message.deliveryCount,
+      );
     }
   }
 
-  private async deadLetter(name: string, record: JobRecord, message: ReceivedMessage, error: unknown, reason: DeadLetterReason, attempts: number): Promise<void> {
-    const ack = await writeDeadLetter(this.options.messaging.js, jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts));
-    this.options.logger.info({ jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason }, `Job ${record.id} copied to the dead letters (id ${ack.seq})`);
+  private async deadLetter(
+    name: string,
+    record: JobRecord,
+    message: ReceivedMessage,
+    error: unknown,
+    reason: DeadLetterReason,
+    attempts: number,
+  ): Promise<void> {
+    const ack = await writeDeadLetter(
+      this.options.messaging.js,
+      jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts),
+    );
+    this.options.logger.info(
+      { jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason },
+      `Job ${record.id} copied to the dead letters (id ${ack.seq})`,
+    );
     this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
     const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
@@ -431,7 +639,12 @@ export class JetStreamQueueWorker {
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */
   private async relocateIfMoved(record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
     if (record.deduplicationId === undefined || stream !== DELAYED_JOBS_STREAM_NAME) return;
-    await this.options.infrastructure.deduplication.relocate(this.options.queue, record.deduplicationId, record.id, { stream, seq: message.streamSequence, scheduled: false })
+    await this.options.infrastructure.deduplication
+      .relocate(this.options.queue, record.deduplicationId, record.id, {
+        stream,
+        seq: message.streamSequence,
+        scheduled: false,
+      })
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a delayed job went'));
   }
 
@@ -441,7 +654,10 @@ export class JetStreamQueueWorker {
       await this.options.infrastructure.deduplication.release(this.options.queue, record.deduplicationId, record.id);
     } catch (error) {
       // The entry then points at a message about to be acked: the next add finds it stale and replaces it.
-      this.options.logger.warn({ err: error, deduplicationId: record.deduplicationId }, 'Could not release a deduplication id');
+      this.options.logger.warn(
+        { err: error, deduplicationId: record.deduplicationId },
+        'Could not release a deduplication id',
+      );
     }
   }
 }

@@ -12,5 +12,9 @@ export interface BatchingOptions {
 
 /** The queue's options for jobs: one key per job subject. */
 export function jobGroupCommitOptions(options: BatchingOptions = {}): GroupCommitOptions {
-  return { maxItemsPerMessage: options.maxJobsPerMessage, maxBytesPerMessage: options.maxBytesPerMessage, maxInFlightPerKey: options.maxInFlightPerSubject };
+  return {
+    maxItemsPerMessage: options.maxJobsPerMessage,
+    maxBytesPerMessage: options.maxBytesPerMessage,
+    maxInFlightPerKey: options.maxInFlightPerSubject,
+  };
 }

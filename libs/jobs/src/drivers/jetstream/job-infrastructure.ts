@@ -1,4 +1,11 @@
-import { deadLettersStream, delayedJobsStream, ensureStream, jobsStream, type Messaging, type StreamSizing } from '@berth/messaging';
+import {
+  deadLettersStream,
+  delayedJobsStream,
+  ensureStream,
+  jobsStream,
+  type Messaging,
+  type StreamSizing,
+} from '@berth/messaging';
 import type { Cancellations } from '../cancellations';
 import type { DeduplicationRegistry } from '../deduplication-registry';
 import { openKvCancellations, type KvCancellationOptions } from './kv-cancellations';
@@ -36,7 +43,10 @@ export interface JobInfrastructureOptions {
  * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS` and `JOBS_PARKED` streams and the KV buckets of deduplication ids,
  * cancellations and ended deliveries exist. Idempotent, safe from every replica at every start.
  */
-export async function provisionJobInfrastructure(messaging: Messaging, options: JobInfrastructureOptions = {}): Promise<JobInfrastructure> {
+export async function provisionJobInfrastructure(
+  messaging: Messaging,
+  options: JobInfrastructureOptions = {},
+): Promise<JobInfrastructure> {
   if (options.provisionStreams !== false) {
     await ensureStream(messaging.jsm, jobsStream(options.sizing));
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));

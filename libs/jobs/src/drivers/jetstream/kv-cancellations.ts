@@ -21,7 +21,10 @@ export const CANCELLATIONS_BUCKET = 'berth_job_cancel';
  * cancelled while it waits is dropped when a worker takes it, a running one has its signal fired and its
  * attempt settled at once. Entries expire after `maxAgeMs` (a job can't wait longer than the JOBS stream keeps it).
  */
-export async function openKvCancellations(js: JetStreamClient, options: KvCancellationOptions = {}): Promise<Cancellations> {
+export async function openKvCancellations(
+  js: JetStreamClient,
+  options: KvCancellationOptions = {},
+): Promise<Cancellations> {
   const kv = await new Kvm(js).create(options.bucket ?? CANCELLATIONS_BUCKET, {
     history: 1,
     ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
@@ -35,7 +38,12 @@ class KvCancellations implements Cancellations {
   constructor(private readonly kv: KV) {}
 
   async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
-    const record: CancellationRecord = { queue, jobId, cancelledAt: new Date().toISOString(), ...(reason ? { reason } : {}) };
+    const record: CancellationRecord = {
+      queue,
+      jobId,
+      cancelledAt: new Date().toISOString(),
+      ...(reason ? { reason } : {}),
+    };
     await this.kv.put(cancellationKey(queue, jobId), JSON.stringify(record));
     return record;
   }
@@ -43,7 +51,11 @@ class KvCancellations implements Cancellations {
   async watch(queue: string): Promise<CancellationWatch> {
     const set = new CancellationSet();
     // Updates first, then what is stored: a cancellation written in between is seen by both, none by neither.
-    const updates = await this.kv.watch({ key: `${queue}.>`, include: KvWatchInclude.UpdatesOnly, ignoreDeletes: true });
+    const updates = await this.kv.watch({
+      key: `${queue}.>`,
+      include: KvWatchInclude.UpdatesOnly,
+      ignoreDeletes: true,
+    });
     const pump = (async () => {
       for await (const entry of updates) {
         const record = decodeRecord(entry);

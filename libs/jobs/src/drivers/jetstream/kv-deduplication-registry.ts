@@ -42,7 +42,11 @@ const WRONG_LAST_SEQUENCE = /wrong last sequence|10071/i;
  *   by an operator) is stale, and the next `claim` replaces it. A delayed job's entry stays live from its schedule
  *   until a worker takes the job and records its new message.
  */
-export async function openKvDeduplicationRegistry(js: JetStreamClient, jsm: JetStreamManager, options: KvDeduplicationOptions = {}): Promise<DeduplicationRegistry> {
+export async function openKvDeduplicationRegistry(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  options: KvDeduplicationOptions = {},
+): Promise<DeduplicationRegistry> {
   const claimTtlMs = options.claimTtlMs ?? 30000;
   const kv = await ensureKvBucket(js, options.bucket ?? 'berth_job_dedup', {
     history: 1,
@@ -83,7 +87,9 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
         // Another caller replaced or removed it first: look again.
       }
     }
-    throw new Error(`Could not claim deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}: the entry keeps changing`);
+    throw new Error(
+      `Could not claim deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}: the entry keeps changing`,
+    );
   }
 
   async confirm(claim: DeduplicationClaim, location: JobLocation): Promise<void> {
@@ -101,7 +107,12 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
     const entry = await this.kv.get(key);
     const current = entry && entry.operation === 'PUT' ? decode(entry) : undefined;
     if (!entry || current?.jobId !== jobId) return;
-    if (current.stream === location.stream && current.seq === location.seq && !!current.scheduled === location.scheduled) return;
+    if (
+      current.stream === location.stream &&
+      current.seq === location.seq &&
+      !!current.scheduled === location.scheduled
+    )
+      return;
     await this.kv.update(key, encode({ ...current, ...location }), entry.revision);
   }
 

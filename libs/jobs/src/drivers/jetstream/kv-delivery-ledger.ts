@@ -36,12 +36,16 @@ export interface DeliveryLedger {
  * count. It is written only when a delivery fails or is handed back, and read only on a redelivery, so a job
  * that succeeds the first time costs nothing here.
  */
-export async function openKvDeliveryLedger(js: JetStreamClient, options: KvDeliveryLedgerOptions = {}): Promise<DeliveryLedger> {
+export async function openKvDeliveryLedger(
+  js: JetStreamClient,
+  options: KvDeliveryLedgerOptions = {},
+): Promise<DeliveryLedger> {
   const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_deliveries', {
     history: 1,
     ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
     replicas: options.replicas ?? 1,
-    description: 'Deliveries of Berth job messages ended by a worker, to tell worker deaths apart (key: <queue>.<stream>.<seq>)',
+    description:
+      'Deliveries of Berth job messages ended by a worker, to tell worker deaths apart (key: <queue>.<stream>.<seq>)',
   });
   return new KvDeliveryLedger(kv);
 }

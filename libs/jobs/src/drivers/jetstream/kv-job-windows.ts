@@ -34,11 +34,18 @@ export class JobWindows {
   constructor(private readonly kv: KV) {}
 
   /** Opens a throttle window for this job, or returns the job holding the open one. */
-  async throttle(queue: string, key: string, ms: number, jobId: string, now: () => number = Date.now): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
+  async throttle(
+    queue: string,
+    key: string,
+    ms: number,
+    jobId: string,
+    now: () => number = Date.now,
+  ): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
     const kvKey = `t.${queue}.${encodeKey(key)}`;
     for (let round = 0; round < 100; round++) {
       const current = await this.kv.get(kvKey);
-      const window = current && current.operation === 'PUT' ? current.json<{ jobId: string; openedAt: number }>() : undefined;
+      const window =
+        current && current.operation === 'PUT' ? current.json<{ jobId: string; openedAt: number }>() : undefined;
       const at = now();
       if (window && at - window.openedAt < ms) return { admitted: false, jobId: window.jobId };
       try {

@@ -50,7 +50,11 @@ const JOB_NAME_HEADER = 'Berth-Job-Name';
  * parked) hands it to the oldest parked job: records it as holder, puts it back on `JOBS`, deletes it from
  * `JOBS_PARKED`. Parked jobs hold no worker, no consumer slot and no `max_ack_pending`, so other keys are not held up.
  */
-export async function openKvKeySlots(js: JetStreamClient, jsm: JetStreamManager, options: KvKeySlotOptions = {}): Promise<KeySlots> {
+export async function openKvKeySlots(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  options: KvKeySlotOptions = {},
+): Promise<KeySlots> {
   const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_keys', {
     history: 1,
     replicas: options.replicas ?? 1,
@@ -64,7 +68,11 @@ export class KeySlots {
   /** The entries this process wrote last, with their revision (see `change`). */
   private readonly known = new Map<string, { entry: SlotEntry | undefined; revision: number }>();
 
-  constructor(private readonly kv: KV, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager) {}
+  constructor(
+    private readonly kv: KV,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+  ) {}
 
   /** Takes a slot of the key for this job (a job already holding one keeps it); false when every slot is taken. */
   async acquire(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<boolean> {
@@ -103,7 +111,14 @@ export class KeySlots {
    * Parks a job that found its key full (the record carries the attempts made so far), then wakes parked jobs in
    * case a slot was freed meanwhile. `parkId` makes a second park of the same delivery a duplicate JetStream drops.
    */
-  async park(queue: string, name: string, limit: KeyLimit, record: JobRecord, parkId: string, leaseMs: number): Promise<{ seq: number }> {
+  async park(
+    queue: string,
+    name: string,
+    limit: KeyLimit,
+    record: JobRecord,
+    parkId: string,
+    leaseMs: number,
+  ): Promise<{ seq: number }> {
     const ack = await publishMessage(this.js, {
       subject: parkedSubject(queue, encodeKey(limit.key)),
       data: encodeJobRecords([record]),
@@ -132,9 +147,17 @@ export class KeySlots {
       const slot = entry ? decode(entry) : undefined;
       if (!slot) continue;
       const [entryQueue, encoded] = kvKey.split('.');
-      const running = Object.entries(slot.holders).filter(([, expires]) => expires > now).map(([id]) => id);
+      const running = Object.entries(slot.holders)
+        .filter(([, expires]) => expires > now)
+        .map(([id]) => id);
       if (running.length === 0 && slot.waiting === 0) continue;
-      states.push({ queue: entryQueue, key: Buffer.from(encoded, 'base64url').toString('utf8'), limit: slot.limit, running, waiting: slot.waiting });
+      states.push({
+        queue: entryQueue,
+        key: Buffer.from(encoded, 'base64url').toString('utf8'),
+        limit: slot.limit,
+        running,
+        waiting: slot.waiting,
+      });
     }
     return states.sort((a, b) => b.waiting - a.waiting || a.key.localeCompare(b.key));
   }
@@ -149,7 +172,10 @@ export class KeySlots {
     let from = 0;
     for (;;) {
       // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
-      const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, { seq: from, next_by_subj: subject } as unknown as MsgRequest);
+      const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, {
+        seq: from,
+        next_by_subj: subject,
+      } as unknown as MsgRequest);
       // Nothing parked: the count stays as it is (resetting it could race a parker that just counted itself; an
       // overcount only costs this lookup on the next release).
       if (!parked) return;
@@ -173,7 +199,10 @@ export class KeySlots {
       if (outcome === 'full') return;
       const name = parked.header.get(JOB_NAME_HEADER);
       await publishMessage(this.js, {
-        subject: jobSubject(queue, name), data: parked.data, msgId: `unpark:${record.id}:${parked.seq}`, expectedStream: JOBS_STREAM_NAME,
+        subject: jobSubject(queue, name),
+        data: parked.data,
+        msgId: `unpark:${record.id}:${parked.seq}`,
+        expectedStream: JOBS_STREAM_NAME,
         headers: { [JOB_COUNT_HEADER]: '1' },
       });
       await this.jsm.streams.deleteMessage(PARKED_JOBS_STREAM_NAME, parked.seq, false).catch(() => false);
@@ -185,7 +214,11 @@ export class KeySlots {
    * it. The entry this process last wrote is reused without reading it again (one round trip instead of two while no
    * other worker touched the key); a conflict means it is stale, and the entry is read afresh.
    */
-  private async change(queue: string, limit: KeyLimit, update: (entry: SlotEntry, now: number) => SlotEntry | undefined): Promise<void> {
+  private async change(
+    queue: string,
+    limit: KeyLimit,
+    update: (entry: SlotEntry, now: number) => SlotEntry | undefined,
+  ): Promise<void> {
     const kvKey = `${queue}.${encodeKey(limit.key)}`;
     for (let round = 0; round < 100; round++) {
       let known = this.known.get(kvKey);
@@ -196,7 +229,9 @@ export class KeySlots {
         known = { entry, revision: current?.revision ?? 0 };
       }
       const now = Date.now();
-      const entry: SlotEntry = known.entry ? { ...known.entry, holders: { ...known.entry.holders } } : { limit: limit.limit, holders: {}, waiting: 0 };
+      const entry: SlotEntry = known.entry
+        ? { ...known.entry, holders: { ...known.entry.holders } }
+        : { limit: limit.limit, holders: {}, waiting: 0 };
       entry.limit = limit.limit;
       for (const [id, expires] of Object.entries(entry.holders)) if (expires <= now) delete entry.holders[id];
       const next = update(entry, now);
@@ -207,7 +242,10 @@ export class KeySlots {
       }
       if (!next) return;
       try {
-        const revision = known.revision > 0 ? await this.kv.update(kvKey, JSON.stringify(next), known.revision) : await this.kv.create(kvKey, JSON.stringify(next));
+        const revision =
+          known.revision > 0
+            ? await this.kv.update(kvKey, JSON.stringify(next), known.revision)
+            : await this.kv.create(kvKey, JSON.stringify(next));
         if (this.known.size >= 10000) this.known.clear();
         this.known.set(kvKey, { entry: next, revision });
         return;
@@ -228,7 +266,9 @@ export function encodeKey(key: string): string {
 function decode(entry: KvEntry): SlotEntry | undefined {
   try {
     const value = entry.json<SlotEntry>();
-    return value && typeof value.holders === 'object' ? { limit: value.limit, holders: value.holders, waiting: value.waiting ?? 0 } : undefined;
+    return value && typeof value.holders === 'object'
+      ? { limit: value.limit, holders: value.holders, waiting: value.waiting ?? 0 }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -51,11 +51,18 @@ export class RateLimits {
   constructor(private readonly kv: KV) {}
 
   /** Records a start now if the limit allows it; otherwise says when to come back. */
-  async take(queue: string, limit: KeyedRateLimit, now: () => number = Date.now): Promise<{ allowed: true } | { allowed: false; retryAt: number }> {
+  async take(
+    queue: string,
+    limit: KeyedRateLimit,
+    now: () => number = Date.now,
+  ): Promise<{ allowed: true } | { allowed: false; retryAt: number }> {
     const kvKey = `${queue}.${limit.key === undefined ? QUEUE_WIDE : encodeKey(limit.key)}`;
     for (let round = 0; round < 100; round++) {
       const current = await this.kv.get(kvKey);
-      const window = (current && current.operation === 'PUT' ? decode(current) : undefined) ?? { starts: [], nextReserved: 0 };
+      const window = (current && current.operation === 'PUT' ? decode(current) : undefined) ?? {
+        starts: [],
+        nextReserved: 0,
+      };
       const decision = takeStart(window, limit, now());
       try {
         if (current) await this.kv.update(kvKey, JSON.stringify(decision.window), current.revision);
@@ -82,8 +89,10 @@ export class RateLimits {
       const latest = window.starts[window.starts.length - 1] ?? 0;
       if (!waiting && latest < now - 60000) continue;
       states.push({
-        queue: entryQueue, ...(encoded === QUEUE_WIDE ? {} : { key: Buffer.from(encoded, 'base64url').toString('utf8') }),
-        startsInWindow: window.starts.length, ...(waiting ? { waitingUntil: window.nextReserved } : {}),
+        queue: entryQueue,
+        ...(encoded === QUEUE_WIDE ? {} : { key: Buffer.from(encoded, 'base64url').toString('utf8') }),
+        startsInWindow: window.starts.length,
+        ...(waiting ? { waitingUntil: window.nextReserved } : {}),
       });
     }
     return states;

@@ -14,7 +14,15 @@ import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-re
 /** The header naming why a scheduled job waits: `delay`, `retry`, or `rate-limit` (for `berth jobs why`). */
 export const WAIT_REASON_HEADER = 'Berth-Wait-Reason';
 
-export async function publishScheduledJob(js: JetStreamClient, queue: string, name: string, record: JobRecord, runAt: Date, msgId: string, reason = 'delay'): Promise<PublishResult> {
+export async function publishScheduledJob(
+  js: JetStreamClient,
+  queue: string,
+  name: string,
+  record: JobRecord,
+  runAt: Date,
+  msgId: string,
+  reason = 'delay',
+): Promise<PublishResult> {
   return publishMessage(js, {
     subject: delayedJobSubject(queue, record.id),
     data: encodeJobRecords([record]),

@@ -63,15 +63,25 @@ export class SyncQueueDriver implements QueueDriver {
     const addedAt = new Date().toISOString();
     try {
       for (let attempt = 1; ; attempt++) {
-        const run = () => runAttempt((signal) => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt, signal }), {
-          timeoutMs: options.timeoutMs ?? job.timeoutMs ?? this.options.settingsOf(queue).timeoutMs,
-          watch: (abort) => this.cancellationsOf(queue).onCancel(jobId, (c) => abort(new JobCancelledError(jobId, c.reason))),
-        });
+        const run = () =>
+          runAttempt((signal) => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt, signal }), {
+            timeoutMs: options.timeoutMs ?? job.timeoutMs ?? this.options.settingsOf(queue).timeoutMs,
+            watch: (abort) =>
+              this.cancellationsOf(queue).onCancel(jobId, (c) => abort(new JobCancelledError(jobId, c.reason))),
+          });
         const started = performance.now();
         const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
-          this.options.observer?.jobFinished?.({ queue, name, outcome, attempt, durationMs: performance.now() - started });
+          this.options.observer?.jobFinished?.({
+            queue,
+            name,
+            outcome,
+            attempt,
+            durationMs: performance.now() - started,
+          });
         try {
-          await (this.options.logContext ? this.options.logContext.run({ queue, jobName: name, jobId, attempt }, run) : run());
+          await (this.options.logContext
+            ? this.options.logContext.run({ queue, jobName: name, jobId, attempt }, run)
+            : run());
           finished('completed');
           return { id: jobId, deduplicated: false };
         } catch (error) {
@@ -81,27 +91,50 @@ export class SyncQueueDriver implements QueueDriver {
           }
           const last = error instanceof UnrecoverableError || attempt > retryLimit;
           finished(last ? 'dead-lettered' : 'retried');
-          const log = () => last
-            ? this.options.logger.error({ err: error, attempt }, `Gave up after attempt ${attempt}: ${describeError(error)}`)
-            : this.options.logger.warn({ err: error, attempt, retryInMs: 0 }, `Attempt ${attempt} failed: ${describeError(error)}`);
+          const log = () =>
+            last
+              ? this.options.logger.error(
+                  { err: error, attempt },
+                  `Gave up after attempt ${attempt}: ${describeError(error)}`,
+                )
+              : this.options.logger.warn(
+                  { err: error, attempt, retryInMs: 0 },
+                  `Attempt ${attempt} failed: ${describeError(error)}`,
+                );
           if (this.options.logContext) this.options.logContext.run({ queue, jobName: name, jobId, attempt }, log);
           else log();
           if (!last) continue;
           this.options.deadLetters.add({
-            jobId, queue, name, data: JSON.parse(payload), reason: error instanceof UnrecoverableError ? 'unrecoverable' : 'exhausted',
-            error: describeJobError(error), attempts: attempt, retryLimit, deduplicationId: options.deduplicationId, addedAt,
-            failedAt: new Date().toISOString(), originalSubject: jobSubject(queue, name), originalStreamSequence: 0,
+            jobId,
+            queue,
+            name,
+            data: JSON.parse(payload),
+            reason: error instanceof UnrecoverableError ? 'unrecoverable' : 'exhausted',
+            error: describeJobError(error),
+            attempts: attempt,
+            retryLimit,
+            deduplicationId: options.deduplicationId,
+            addedAt,
+            failedAt: new Date().toISOString(),
+            originalSubject: jobSubject(queue, name),
+            originalStreamSequence: 0,
           });
           throw error;
         }
       }
     } finally {
-      if (options.deduplicationId !== undefined) await this.deduplication.release(queue, options.deduplicationId, jobId);
+      if (options.deduplicationId !== undefined)
+        await this.deduplication.release(queue, options.deduplicationId, jobId);
     }
   }
 
   async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
-    const record: CancellationRecord = { queue, jobId, cancelledAt: new Date().toISOString(), ...(reason ? { reason } : {}) };
+    const record: CancellationRecord = {
+      queue,
+      jobId,
+      cancelledAt: new Date().toISOString(),
+      ...(reason ? { reason } : {}),
+    };
     this.cancellationsOf(queue).add(record);
     return record;
   }

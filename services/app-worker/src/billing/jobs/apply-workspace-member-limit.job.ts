@@ -23,6 +23,9 @@ export class ApplyWorkspaceMemberLimitJob {
       this.logger.info({ workspaceId }, 'No billing state for this workspace: nothing to apply');
       return;
     }
-    this.logger.info({ workspaceId, ...outcome }, `Member limit ${outcome.seatLimit} applied: ${outcome.suspended} suspended, ${outcome.reactivated} reactivated`);
+    this.logger.info(
+      { workspaceId, ...outcome },
+      `Member limit ${outcome.seatLimit} applied: ${outcome.suspended} suspended, ${outcome.reactivated} reactivated`,
+    );
   }
 }

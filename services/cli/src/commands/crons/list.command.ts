@@ -6,7 +6,8 @@ import { writeList } from '../../output';
 export const cronsListCommand: Command = {
   path: ['list'],
   usage: '[--json]',
-  description: 'List every registered cron: schedule, time zone, last tick emitted, next tick, and the scheduler replica leading now',
+  description:
+    'List every registered cron: schedule, time zone, last tick emitted, next tick, and the scheduler replica leading now',
   options: { json: { type: 'boolean' } },
   async run({ values, positionals }, context) {
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
@@ -15,8 +16,17 @@ export const cronsListCommand: Command = {
       json: values.json === true,
       empty: 'No crons registered (a service registers its crons when it starts).',
       headers: ['NAME', 'SCHEDULE', 'ZONE', 'LAST TICK', 'NEXT TICK', 'QUEUE', 'OWNER'],
-      row: (row) => [row.name, row.pattern, row.timeZone, row.lastTick?.toISOString() ?? '-', row.error ? `error: ${row.error}` : (row.nextTick?.toISOString() ?? 'never'), row.queue, row.owner],
-      footer: (listed) => `\nLeader: ${listed[0].leader ?? 'none (no scheduler holds the lease: ticks are not being emitted)'}\n`,
+      row: (row) => [
+        row.name,
+        row.pattern,
+        row.timeZone,
+        row.lastTick?.toISOString() ?? '-',
+        row.error ? `error: ${row.error}` : (row.nextTick?.toISOString() ?? 'never'),
+        row.queue,
+        row.owner,
+      ],
+      footer: (listed) =>
+        `\nLeader: ${listed[0].leader ?? 'none (no scheduler holds the lease: ticks are not being emitted)'}\n`,
     });
     return 0;
   },

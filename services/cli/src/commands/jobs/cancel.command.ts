@@ -11,7 +11,9 @@ export const cancelCommand: Command = {
   async run({ values, positionals }, context) {
     if (positionals.length !== 2) throw new UsageError('give the queue and the job id');
     const [queue, jobId] = positionals;
-    const record = await cancelJob(await context.messaging(), queue, jobId, { reason: values.reason as string | undefined });
+    const record = await cancelJob(await context.messaging(), queue, jobId, {
+      reason: values.reason as string | undefined,
+    });
     writeList(context.stdout, [record], {
       json: values.json === true,
       empty: '',

@@ -10,13 +10,22 @@ export const deadListCommand: Command = {
   options: { queue: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, context) {
     const limit = values.limit === undefined ? 100 : Number(values.limit);
-    const letters = await listDeadLetters(await context.messaging(), { queue: values.queue as string | undefined, limit });
+    const letters = await listDeadLetters(await context.messaging(), {
+      queue: values.queue as string | undefined,
+      limit,
+    });
     writeList(context.stdout, letters, {
       json: values.json === true,
       empty: 'No dead letters.',
       headers: ['ID', 'QUEUE', 'JOB', 'JOB ID', 'REASON', 'ATTEMPTS', 'FAILED AT', 'ERROR'],
       row: (letter) => [
-        letter.id, letter.queue, letter.name, letter.jobId, letter.reason, letter.attempts, letter.failedAt,
+        letter.id,
+        letter.queue,
+        letter.name,
+        letter.jobId,
+        letter.reason,
+        letter.attempts,
+        letter.failedAt,
         truncate(`${letter.error.name}: ${letter.error.message}`, 80),
       ],
       footer: (listed) => `\n${listed.length} dead letter(s). Replay one with: berth jobs dead replay <ID>\n`,

@@ -2,7 +2,14 @@ import { Writable } from 'node:stream';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
-import { createJobProducer, listCancellations, provisionJobInfrastructure, type CancellationRecord, type JobExplanation, type LimitedKeys } from '@berth/jobs';
+import {
+  createJobProducer,
+  listCancellations,
+  provisionJobInfrastructure,
+  type CancellationRecord,
+  type JobExplanation,
+  type LimitedKeys,
+} from '@berth/jobs';
 import { runCli } from '../../run-cli';
 
 const logger = createLogger({ service: 'cli-flow-test', level: 'silent' });
@@ -23,8 +30,18 @@ afterAll(async () => {
 async function berth(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const sink = (append: (text: string) => void) => new Writable({ write(chunk, _encoding, done) { append(chunk.toString()); done(); } });
-  const code = await runCli(argv, { config: { natsUrl: server.url }, stdout: sink((text) => (out += text)), stderr: sink((text) => (err += text)) });
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(argv, {
+    config: { natsUrl: server.url },
+    stdout: sink((text) => (out += text)),
+    stderr: sink((text) => (err += text)),
+  });
   return { code, out, err };
 }
 
@@ -34,11 +51,16 @@ describe('berth jobs cancel / cancelled', () => {
     expect(cancelled.code).toBe(0);
     expect(cancelled.out).toMatch(/^QUEUE\s+JOB\s+CANCELLED AT\s+REASON$/m);
     expect(cancelled.out).toMatch(/client-queue\s+job-42\s+\S+\s+customer left/);
-    expect(await listCancellations(messaging, 'client-queue')).toEqual([expect.objectContaining({ queue: 'client-queue', jobId: 'job-42', reason: 'customer left' })]);
+    expect(await listCancellations(messaging, 'client-queue')).toEqual([
+      expect.objectContaining({ queue: 'client-queue', jobId: 'job-42', reason: 'customer left' }),
+    ]);
 
     await berth('jobs', 'cancel', 'billing-queue', 'job-43');
     const json = JSON.parse((await berth('jobs', 'cancelled', '--json')).out) as CancellationRecord[];
-    expect(json.map((r) => [r.queue, r.jobId])).toEqual([['client-queue', 'job-42'], ['billing-queue', 'job-43']]);
+    expect(json.map((r) => [r.queue, r.jobId])).toEqual([
+      ['client-queue', 'job-42'],
+      ['billing-queue', 'job-43'],
+    ]);
     expect((await berth('jobs', 'cancelled', '--queue', 'billing-queue')).out).toMatch(/billing-queue\s+job-43/);
   });
 
@@ -55,16 +77,29 @@ describe('berth jobs limited / why', () => {
     const limit = { key: 'ws_busy', limit: 1 };
     expect(await slots.acquire('report-queue', limit, 'running-job', 30000)).toBe(true);
     expect(await slots.acquire('report-queue', limit, 'parked-job', 30000)).toBe(false);
-    await slots.park('report-queue', 'BuildReportJob', limit, { id: 'parked-job', data: {}, retryLimit: 3, attemptsMade: 0, addedAt: new Date().toISOString() }, 'park:parked-job', 30000);
-    expect((await infrastructure.rateLimits.take('report-queue', { key: 'ws_rate', limit: 1, perMs: 60000 })).allowed).toBe(true);
-    expect((await infrastructure.rateLimits.take('report-queue', { key: 'ws_rate', limit: 1, perMs: 60000 })).allowed).toBe(false);
+    await slots.park(
+      'report-queue',
+      'BuildReportJob',
+      limit,
+      { id: 'parked-job', data: {}, retryLimit: 3, attemptsMade: 0, addedAt: new Date().toISOString() },
+      'park:parked-job',
+      30000,
+    );
+    expect(
+      (await infrastructure.rateLimits.take('report-queue', { key: 'ws_rate', limit: 1, perMs: 60000 })).allowed,
+    ).toBe(true);
+    expect(
+      (await infrastructure.rateLimits.take('report-queue', { key: 'ws_rate', limit: 1, perMs: 60000 })).allowed,
+    ).toBe(false);
 
     const table = await berth('jobs', 'limited', '--queue', 'report-queue');
     expect(table.out).toMatch(/^QUEUE\s+KEY\s+LIMIT\s+RUNNING\s+WAITING$/m);
     expect(table.out).toMatch(/report-queue\s+ws_busy\s+1\s+1\s+1/);
     expect(table.out).toMatch(/report-queue\s+ws_rate\s+1\s+\d{4}-/);
     const json = JSON.parse((await berth('jobs', 'limited', '--json')).out) as LimitedKeys;
-    expect(json.concurrency).toEqual([{ queue: 'report-queue', key: 'ws_busy', limit: 1, running: ['running-job'], waiting: 1 }]);
+    expect(json.concurrency).toEqual([
+      { queue: 'report-queue', key: 'ws_busy', limit: 1, running: ['running-job'], waiting: 1 },
+    ]);
 
     const depths = JSON.parse((await berth('jobs', 'queues', '--json')).out) as { queue: string; parked: number }[];
     expect(depths.find((depth) => depth.queue === 'report-queue')?.parked).toBe(1);
@@ -76,13 +111,22 @@ describe('berth jobs limited / why', () => {
   it('says why a job waits: delayed, waiting for a worker, cancelled, or not found', async () => {
     const producer = createJobProducer({ messaging, logger });
     const delayed = await producer.add('why-queue', 'SomeJob', {}, { delayInMilliseconds: 3_600_000 });
-    expect((await berth('jobs', 'why', 'why-queue', delayed.id)).out).toMatch(new RegExp(`^${delayed.id} \\(why-queue\\): delayed: waits in JOBS_DELAYED \\(delay\\) until \\d{4}-`));
+    expect((await berth('jobs', 'why', 'why-queue', delayed.id)).out).toMatch(
+      new RegExp(`^${delayed.id} \\(why-queue\\): delayed: waits in JOBS_DELAYED \\(delay\\) until \\d{4}-`),
+    );
     await producer.add('why-queue', 'SomeJob', {});
     const second = await producer.add('why-queue', 'SomeJob', {});
     const waiting = JSON.parse((await berth('jobs', 'why', 'why-queue', second.id, '--json')).out) as JobExplanation;
-    expect(waiting).toMatchObject({ state: 'waiting', reason: 'waits in JOBS, and no worker of this queue has ever started (no consumer)' });
+    expect(waiting).toMatchObject({
+      state: 'waiting',
+      reason: 'waits in JOBS, and no worker of this queue has ever started (no consumer)',
+    });
     await berth('jobs', 'cancel', 'why-queue', second.id);
-    expect(JSON.parse((await berth('jobs', 'why', 'why-queue', second.id, '--json')).out)).toMatchObject({ state: 'cancelled' });
-    expect(JSON.parse((await berth('jobs', 'why', 'why-queue', 'no-such-job', '--json')).out)).toMatchObject({ state: 'not-found' });
+    expect(JSON.parse((await berth('jobs', 'why', 'why-queue', second.id, '--json')).out)).toMatchObject({
+      state: 'cancelled',
+    });
+    expect(JSON.parse((await berth('jobs', 'why', 'why-queue', 'no-such-job', '--json')).out)).toMatchObject({
+      state: 'not-found',
+    });
   });
 });

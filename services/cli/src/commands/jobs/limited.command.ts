@@ -19,11 +19,26 @@ export const limitedCommand: Command = {
       return 0;
     }
     if (limited.concurrency.length > 0) {
-      context.stdout.write(formatTable(['QUEUE', 'KEY', 'LIMIT', 'RUNNING', 'WAITING'], limited.concurrency.map((s) => [s.queue, s.key, s.limit, s.running.length, s.waiting])));
+      context.stdout.write(
+        formatTable(
+          ['QUEUE', 'KEY', 'LIMIT', 'RUNNING', 'WAITING'],
+          limited.concurrency.map((s) => [s.queue, s.key, s.limit, s.running.length, s.waiting]),
+        ),
+      );
       context.stdout.write('\n');
     }
     if (limited.rates.length > 0) {
-      context.stdout.write(formatTable(['QUEUE', 'RATE KEY', 'STARTS IN WINDOW', 'REFUSED JOBS WAIT UNTIL'], limited.rates.map((r) => [r.queue, r.key ?? '(whole queue)', r.startsInWindow, r.waitingUntil ? new Date(r.waitingUntil).toISOString() : ''])));
+      context.stdout.write(
+        formatTable(
+          ['QUEUE', 'RATE KEY', 'STARTS IN WINDOW', 'REFUSED JOBS WAIT UNTIL'],
+          limited.rates.map((r) => [
+            r.queue,
+            r.key ?? '(whole queue)',
+            r.startsInWindow,
+            r.waitingUntil ? new Date(r.waitingUntil).toISOString() : '',
+          ]),
+        ),
+      );
       context.stdout.write('\n');
     }
     return 0;

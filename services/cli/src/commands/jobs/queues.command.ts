@@ -14,7 +14,14 @@ export const queuesCommand: Command = {
       json: values.json === true,
       empty: 'No queues yet (a queue appears once a worker of it has started).',
       headers: ['QUEUE', 'PENDING', 'ACK PENDING', 'REDELIVERED', 'DELAYED', 'DEAD'],
-      row: (depth) => [depth.queue, depth.pending, depth.ackPending, depth.redelivered, depth.delayed, depth.deadLetters],
+      row: (depth) => [
+        depth.queue,
+        depth.pending,
+        depth.ackPending,
+        depth.redelivered,
+        depth.delayed,
+        depth.deadLetters,
+      ],
       footer: () => '\nPending, ack pending and redelivered count messages; jobs queued in one burst may share one.\n',
     });
     return 0;

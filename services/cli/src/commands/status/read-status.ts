@@ -89,24 +89,43 @@ export async function readInboxStatus(db: Db, now: Date): Promise<InboxBacklog> 
   const [unprocessed, setAside, oldest] = await Promise.all([
     events.countDocuments({ processedAt: null, abandonedAt: null }),
     events.countDocuments({ abandonedAt: { $ne: null }, processedAt: null }),
-    events.find({ processedAt: null, abandonedAt: null }, { projection: { _id: 0, provider: 1, eventId: 1, receivedAt: 1 } }).sort({ receivedAt: 1 }).limit(1).next(),
+    events
+      .find(
+        { processedAt: null, abandonedAt: null },
+        { projection: { _id: 0, provider: 1, eventId: 1, receivedAt: 1 } },
+      )
+      .sort({ receivedAt: 1 })
+      .limit(1)
+      .next(),
   ]);
   return {
     unprocessed,
     setAside,
-    oldestUnprocessedAgeSeconds: oldest ? Math.max(0, Math.round((now.getTime() - oldest.receivedAt.getTime()) / 1000)) : null,
-    oldestUnprocessed: oldest ? { provider: oldest.provider, eventId: oldest.eventId, receivedAt: oldest.receivedAt.toISOString() } : null,
+    oldestUnprocessedAgeSeconds: oldest
+      ? Math.max(0, Math.round((now.getTime() - oldest.receivedAt.getTime()) / 1000))
+      : null,
+    oldestUnprocessed: oldest
+      ? { provider: oldest.provider, eventId: oldest.eventId, receivedAt: oldest.receivedAt.toISOString() }
+      : null,
   };
 }
 
 /** Reads the three parts side by side; one that fails is reported, not thrown. */
-export async function readMeshStatus(options: { targets: readonly HealthTarget[]; source: string; messaging: () => Promise<Messaging>; db: () => Promise<Db>; now?: () => Date }): Promise<MeshStatus> {
-  const orError = <T>(work: Promise<T>): Promise<T | { error: string }> => work.catch((error: unknown) => ({ error: describeError(error) }));
+export async function readMeshStatus(options: {
+  targets: readonly HealthTarget[];
+  source: string;
+  messaging: () => Promise<Messaging>;
+  db: () => Promise<Db>;
+  now?: () => Date;
+}): Promise<MeshStatus> {
+  const orError = <T>(work: Promise<T>): Promise<T | { error: string }> =>
+    work.catch((error: unknown) => ({ error: describeError(error) }));
   const [services, consumers, inbox] = await Promise.all([
     readServiceHealth(options.targets),
     orError(options.messaging().then(readConsumerLag)),
     orError(options.db().then((db) => readInboxStatus(db, (options.now ?? (() => new Date()))()))),
   ]);
-  const healthy = services.every((service) => service.state === 'ready') && !('error' in consumers) && !('error' in inbox);
+  const healthy =
+    services.every((service) => service.state === 'ready') && !('error' in consumers) && !('error' in inbox);
   return { source: options.source, services, consumers, inbox, healthy };
 }

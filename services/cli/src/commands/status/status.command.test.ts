@@ -17,9 +17,15 @@ describe('berth status', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("tells a service that answers 503 (not ready) from one that does not answer (down)", async () => {
+  it('tells a service that answers 503 (not ready) from one that does not answer (down)', async () => {
     const closed = `http://127.0.0.1:${await getFreePort()}`;
-    const health = await readServiceHealth([{ name: 'identity-sync', url }, { name: 'billing-sync', url: closed }], 1000);
+    const health = await readServiceHealth(
+      [
+        { name: 'identity-sync', url },
+        { name: 'billing-sync', url: closed },
+      ],
+      1000,
+    );
     expect(health).toEqual([
       { name: 'identity-sync', url, state: 'not ready', detail: '503 {"status":"not_ready"}' },
       { name: 'billing-sync', url: closed, state: 'down', detail: 'ECONNREFUSED' },
@@ -30,8 +36,23 @@ describe('berth status', () => {
     const status: MeshStatus = {
       source: 'npm start (pid 1)',
       services: [{ name: 'identity-sync', url: 'http://127.0.0.1:9465', state: 'not ready', detail: '503' }],
-      consumers: [{ stream: 'WEBHOOKS', consumer: 'identity-sync', pending: 40, ackPending: 2, redelivered: 1, waitingPulls: 0, lag: 42 }],
-      inbox: { unprocessed: 42, setAside: 1, oldestUnprocessedAgeSeconds: 600, oldestUnprocessed: { provider: 'clerk', eventId: 'msg_1', receivedAt: '2026-01-01T00:00:00.000Z' } },
+      consumers: [
+        {
+          stream: 'WEBHOOKS',
+          consumer: 'identity-sync',
+          pending: 40,
+          ackPending: 2,
+          redelivered: 1,
+          waitingPulls: 0,
+          lag: 42,
+        },
+      ],
+      inbox: {
+        unprocessed: 42,
+        setAside: 1,
+        oldestUnprocessedAgeSeconds: 600,
+        oldestUnprocessed: { provider: 'clerk', eventId: 'msg_1', receivedAt: '2026-01-01T00:00:00.000Z' },
+      },
       healthy: false,
     };
     const text = formatStatus(status);
@@ -43,7 +64,13 @@ describe('berth status', () => {
   });
 
   it('says what could not be read instead of failing', () => {
-    const text = formatStatus({ source: 'defaults', services: [], consumers: { error: 'CONNECTION_REFUSED' }, inbox: { error: 'timeout' }, healthy: false });
+    const text = formatStatus({
+      source: 'defaults',
+      services: [],
+      consumers: { error: 'CONNECTION_REFUSED' },
+      inbox: { error: 'timeout' },
+      healthy: false,
+    });
     expect(text).toContain('Services: none known');
     expect(text).toContain('Consumers: could not read NATS: CONNECTION_REFUSED');
     expect(text).toContain('Inbox: could not read MongoDB: timeout');

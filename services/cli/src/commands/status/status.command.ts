@@ -6,10 +6,16 @@ import { readMeshStatus, type MeshStatus } from './read-status';
 export const statusCommand: Command = {
   path: [],
   usage: '[--json]',
-  description: "Every service's readiness, each consumer's lag, and the age of the oldest unprocessed webhook event, on one screen",
+  description:
+    "Every service's readiness, each consumer's lag, and the age of the oldest unprocessed webhook event, on one screen",
   options: { json: { type: 'boolean' } },
   async run({ values }, context) {
-    const status = await readMeshStatus({ targets: context.health, source: context.source, messaging: context.messaging, db: context.db });
+    const status = await readMeshStatus({
+      targets: context.health,
+      source: context.source,
+      messaging: context.messaging,
+      db: context.db,
+    });
     context.stdout.write(values.json === true ? formatJson(status) : formatStatus(status));
     return status.healthy ? 0 : 1;
   },
@@ -27,17 +33,35 @@ export function formatStatus(status: MeshStatus): string {
   parts.push(
     status.services.length === 0
       ? 'Services: none known (set BERTH_HEALTH_URLS=name=url,… or run npm start, which writes them to .data/berth-local.json)\n'
-      : formatTable(['SERVICE', 'STATE', 'URL', 'DETAIL'], status.services.map((service) => [service.name, service.state, service.url, truncate(service.detail, 60)])),
+      : formatTable(
+          ['SERVICE', 'STATE', 'URL', 'DETAIL'],
+          status.services.map((service) => [service.name, service.state, service.url, truncate(service.detail, 60)]),
+        ),
   );
   if ('error' in status.consumers) parts.push(`Consumers: could not read NATS: ${status.consumers.error}\n`);
   else if (status.consumers.length === 0) parts.push('Consumers: none yet\n');
-  else parts.push(formatTable(['STREAM', 'CONSUMER', 'LAG', 'PENDING', 'ACK PENDING', 'REDELIVERED', 'PULLING'], status.consumers.map((c) => [c.stream, c.consumer, c.lag, c.pending, c.ackPending, c.redelivered, c.waitingPulls > 0 ? 'yes' : 'no'])));
+  else
+    parts.push(
+      formatTable(
+        ['STREAM', 'CONSUMER', 'LAG', 'PENDING', 'ACK PENDING', 'REDELIVERED', 'PULLING'],
+        status.consumers.map((c) => [
+          c.stream,
+          c.consumer,
+          c.lag,
+          c.pending,
+          c.ackPending,
+          c.redelivered,
+          c.waitingPulls > 0 ? 'yes' : 'no',
+        ]),
+      ),
+    );
   if ('error' in status.inbox) parts.push(`Inbox: could not read MongoDB: ${status.inbox.error}\n`);
   else {
     const { inbox } = status;
-    const oldest = inbox.oldestUnprocessed && inbox.oldestUnprocessedAgeSeconds !== null
-      ? `oldest ${formatAge(inbox.oldestUnprocessedAgeSeconds)} (${inbox.oldestUnprocessed.provider} ${inbox.oldestUnprocessed.eventId})`
-      : 'none waiting';
+    const oldest =
+      inbox.oldestUnprocessed && inbox.oldestUnprocessedAgeSeconds !== null
+        ? `oldest ${formatAge(inbox.oldestUnprocessedAgeSeconds)} (${inbox.oldestUnprocessed.provider} ${inbox.oldestUnprocessed.eventId})`
+        : 'none waiting';
     parts.push(`Inbox: ${inbox.unprocessed} unprocessed, ${inbox.setAside} set aside; ${oldest}\n`);
   }
   return parts.join('\n');

@@ -17,10 +17,16 @@ export const webhooksProvidersCommand: Command = {
       json: values.json === true,
       empty: 'No webhook provider has events stored.',
       headers: ['PROVIDER', 'CONSUMERS', 'STORED'],
-      row: (entry) => [entry.provider, entry.consumers.length > 0 ? entry.consumers.join(', ') : 'NONE', String(entry.storedMessages)],
+      row: (entry) => [
+        entry.provider,
+        entry.consumers.length > 0 ? entry.consumers.join(', ') : 'NONE',
+        String(entry.storedMessages),
+      ],
       footer: (entries) => {
         const unread = entries.filter((entry) => entry.consumers.length === 0).map((entry) => entry.provider);
-        return unread.length > 0 ? `\nNo consumer reads ${unread.join(', ')}: start the worker that handles it, or its events expire unprocessed with the stream's max age.\n` : '';
+        return unread.length > 0
+          ? `\nNo consumer reads ${unread.join(', ')}: start the worker that handles it, or its events expire unprocessed with the stream's max age.\n`
+          : '';
       },
     });
     return coverage.some((entry) => entry.consumers.length === 0) ? 1 : 0;

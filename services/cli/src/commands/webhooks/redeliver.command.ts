@@ -11,7 +11,8 @@ export const webhooksRedeliverCommand: Command = {
     'Refused for an unknown event, a processed one (the consumer would skip it) and one being processed right now',
   options: { json: { type: 'boolean' } },
   async run({ values, positionals }, context) {
-    if (positionals.length !== 2) throw new UsageError('give the provider and the provider event id, e.g. stripe evt_123');
+    if (positionals.length !== 2)
+      throw new UsageError('give the provider and the provider event id, e.g. stripe evt_123');
     const [provider, eventId] = positionals;
     const result = await redeliverWebhookEvent({
       inbox: inboxCollections(await context.db()),
@@ -28,16 +29,24 @@ export const webhooksRedeliverCommand: Command = {
     const name = `${provider}:${eventId}`;
     switch (result.status) {
       case 'redelivered':
-        context.stdout.write(`Redelivered ${name} as ${result.msgId} (WEBHOOKS sequence ${result.streamSequence})${result.reopened ? '; it was set aside and got its attempts back' : ''}.\n`);
+        context.stdout.write(
+          `Redelivered ${name} as ${result.msgId} (WEBHOOKS sequence ${result.streamSequence})${result.reopened ? '; it was set aside and got its attempts back' : ''}.\n`,
+        );
         break;
       case 'unknown':
-        context.stderr.write(`No webhook event ${name} in the inbox: nothing to redeliver (resend it from the provider's dashboard).\n`);
+        context.stderr.write(
+          `No webhook event ${name} in the inbox: nothing to redeliver (resend it from the provider's dashboard).\n`,
+        );
         break;
       case 'processed':
-        context.stderr.write(`Webhook event ${name} was already processed at ${result.processedAt.toISOString()}: not redelivered, the consumer would skip it.\n`);
+        context.stderr.write(
+          `Webhook event ${name} was already processed at ${result.processedAt.toISOString()}: not redelivered, the consumer would skip it.\n`,
+        );
         break;
       case 'busy':
-        context.stderr.write(`Webhook event ${name} is being processed right now (by ${result.holder}): not redelivered; try again in ${Math.ceil(result.remainingMs / 1000)} s if it is still unprocessed.\n`);
+        context.stderr.write(
+          `Webhook event ${name} is being processed right now (by ${result.holder}): not redelivered; try again in ${Math.ceil(result.remainingMs / 1000)} s if it is still unprocessed.\n`,
+        );
         break;
     }
     return code;

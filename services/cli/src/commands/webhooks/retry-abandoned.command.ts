@@ -25,12 +25,23 @@ export const webhooksRetryAbandonedCommand: Command = {
       return code;
     }
     if (result.events.length > 0) {
-      context.stdout.write(formatTable(['PROVIDER', 'EVENT ID', 'TYPE', 'PUBLISHED AS'], result.events.map((event) => [event.provider, event.eventId, event.type, event.msgId ?? '-'])));
+      context.stdout.write(
+        formatTable(
+          ['PROVIDER', 'EVENT ID', 'TYPE', 'PUBLISHED AS'],
+          result.events.map((event) => [event.provider, event.eventId, event.type, event.msgId ?? '-']),
+        ),
+      );
       context.stdout.write('\n');
     }
-    context.stdout.write(`Reopened ${result.reopened} set-aside webhook event(s); ${result.requeued} published again.\n`);
-    if (result.publishFailed > 0) context.stdout.write(`${result.publishFailed} could not be published: the recovery cron requeues them within about 20 minutes.\n`);
-    if (result.busy > 0) context.stdout.write(`${result.busy} set-aside event(s) were busy (being alerted on); run the command again.\n`);
+    context.stdout.write(
+      `Reopened ${result.reopened} set-aside webhook event(s); ${result.requeued} published again.\n`,
+    );
+    if (result.publishFailed > 0)
+      context.stdout.write(
+        `${result.publishFailed} could not be published: the recovery cron requeues them within about 20 minutes.\n`,
+      );
+    if (result.busy > 0)
+      context.stdout.write(`${result.busy} set-aside event(s) were busy (being alerted on); run the command again.\n`);
     return code;
   },
 };

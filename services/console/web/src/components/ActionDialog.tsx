@@ -20,7 +20,19 @@ export interface PendingAction {
  * many, then the action runs only when "Confirm" is pressed, with the preview's confirmation. A native modal dialog:
  * focus moves into it, Escape cancels, focus returns to the page after.
  */
-export function ActionDialog({ slot, base, pending, onClose, onDone }: { slot: TokenSlot; base: string; pending: PendingAction | null; onClose: () => void; onDone: (summary: string, result: unknown) => void }) {
+export function ActionDialog({
+  slot,
+  base,
+  pending,
+  onClose,
+  onDone,
+}: {
+  slot: TokenSlot;
+  base: string;
+  pending: PendingAction | null;
+  onClose: () => void;
+  onDone: (summary: string, result: unknown) => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -34,14 +46,20 @@ export function ActionDialog({ slot, base, pending, onClose, onDone }: { slot: T
       return;
     }
     dialog.current?.showModal();
-    api<Preview>(slot, `${base}/${pending.action}/preview`, { method: 'POST', body: { params: pending.params } }).then(setPreview, (failure: Error) => setError(failure.message));
+    api<Preview>(slot, `${base}/${pending.action}/preview`, { method: 'POST', body: { params: pending.params } }).then(
+      setPreview,
+      (failure: Error) => setError(failure.message),
+    );
   }, [pending, slot, base]);
 
   const confirm = async () => {
     if (!pending || !preview?.confirmation) return;
     setRunning(true);
     try {
-      const outcome = await api<{ summary: string; result: unknown }>(slot, `${base}/${pending.action}`, { method: 'POST', body: { params: pending.params, confirmation: preview.confirmation } });
+      const outcome = await api<{ summary: string; result: unknown }>(slot, `${base}/${pending.action}`, {
+        method: 'POST',
+        body: { params: pending.params, confirmation: preview.confirmation },
+      });
       onDone(outcome.summary, outcome.result);
       onClose();
     } catch (failure) {
@@ -58,14 +76,28 @@ export function ActionDialog({ slot, base, pending, onClose, onDone }: { slot: T
       {preview && (
         <div role="status">
           <p className="preview-summary">{preview.summary}</p>
-          <p><strong data-testid="preview-count">{preview.count}</strong> item(s) would change.</p>
+          <p>
+            <strong data-testid="preview-count">{preview.count}</strong> item(s) would change.
+          </p>
           {preview.items.length > 0 && <pre className="json small">{JSON.stringify(preview.items, null, 2)}</pre>}
         </div>
       )}
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       <div className="dialog-buttons">
-        <button type="button" onClick={onClose}>Cancel</button>
-        <button type="button" className="primary" disabled={!preview?.confirmation || running} onClick={() => void confirm()} autoFocus={false}>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={!preview?.confirmation || running}
+          onClick={() => void confirm()}
+          autoFocus={false}
+        >
           {running ? 'Running…' : preview && preview.count === 0 ? 'Nothing to do' : `Confirm: ${pending?.label ?? ''}`}
         </button>
       </div>

@@ -4,34 +4,118 @@ import { dateTime, relative } from './format';
 
 /** A delivery with its log, as the API answers it. */
 export interface Delivery {
-  id: string; eventId: string; endpointId: string; workspaceId: string; eventType: string; status: string; attemptCount: number; replays: number;
-  createdAt: string; lastAttemptAt: string | null; nextAttemptAt: string | null; deliveredAt: string | null;
-  log: { round: number; attempt: number; kind: string; outcome: string | null; status: string; statusCode: number | null; durationMs: number | null; at: string; responseBody: string | null; error: string | null; address: string | null }[];
+  id: string;
+  eventId: string;
+  endpointId: string;
+  workspaceId: string;
+  eventType: string;
+  status: string;
+  attemptCount: number;
+  replays: number;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  log: {
+    round: number;
+    attempt: number;
+    kind: string;
+    outcome: string | null;
+    status: string;
+    statusCode: number | null;
+    durationMs: number | null;
+    at: string;
+    responseBody: string | null;
+    error: string | null;
+    address: string | null;
+  }[];
 }
 
 /** The delivery log: one row per delivery, opening to every attempt with its response; optional selection and replay. */
-export function DeliveryLog({ deliveries, selected, onToggle, onReplay, endpointLabel = (id) => id }: { deliveries: Delivery[]; selected?: Set<string>; onToggle?: (id: string) => void; onReplay?: (delivery: Delivery) => void; endpointLabel?: (endpointId: string) => string }) {
+export function DeliveryLog({
+  deliveries,
+  selected,
+  onToggle,
+  onReplay,
+  endpointLabel = (id) => id,
+}: {
+  deliveries: Delivery[];
+  selected?: Set<string>;
+  onToggle?: (id: string) => void;
+  onReplay?: (delivery: Delivery) => void;
+  endpointLabel?: (endpointId: string) => string;
+}) {
   const [open, setOpen] = useState<string | null>(null);
   const columns = 7 + (selected ? 1 : 0);
   return (
     <table className="deliveries">
       <caption className="visually-hidden">Deliveries, newest first</caption>
-      <thead><tr>{selected && <th scope="col"><span className="visually-hidden">Select</span></th>}<th scope="col">Delivery</th><th scope="col">Endpoint</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+      <thead>
+        <tr>
+          {selected && (
+            <th scope="col">
+              <span className="visually-hidden">Select</span>
+            </th>
+          )}
+          <th scope="col">Delivery</th>
+          <th scope="col">Endpoint</th>
+          <th scope="col">Type</th>
+          <th scope="col">Status</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Created</th>
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
       <tbody>
-        {deliveries.length === 0 && <tr><td colSpan={columns}>No deliveries.</td></tr>}
+        {deliveries.length === 0 && (
+          <tr>
+            <td colSpan={columns}>No deliveries.</td>
+          </tr>
+        )}
         {deliveries.map((delivery) => (
           <Fragment key={delivery.id}>
             <tr>
-              {selected && <td><input type="checkbox" aria-label={`Select delivery ${delivery.id}`} checked={selected.has(delivery.id)} onChange={() => onToggle?.(delivery.id)} /></td>}
-              <td><code>{delivery.id}</code></td>
-              <td><code>{endpointLabel(delivery.endpointId)}</code></td>
+              {selected && (
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select delivery ${delivery.id}`}
+                    checked={selected.has(delivery.id)}
+                    onChange={() => onToggle?.(delivery.id)}
+                  />
+                </td>
+              )}
+              <td>
+                <code>{delivery.id}</code>
+              </td>
+              <td>
+                <code>{endpointLabel(delivery.endpointId)}</code>
+              </td>
               <td>{delivery.eventType}</td>
-              <td><Badge value={delivery.status} /></td>
-              <td>{delivery.attemptCount}{delivery.replays > 0 ? ` (${delivery.replays} replay)` : ''}</td>
+              <td>
+                <Badge value={delivery.status} />
+              </td>
+              <td>
+                {delivery.attemptCount}
+                {delivery.replays > 0 ? ` (${delivery.replays} replay)` : ''}
+              </td>
               <td title={dateTime(delivery.createdAt)}>{relative(delivery.createdAt)}</td>
               <td className="row-actions">
-                <button type="button" aria-expanded={open === delivery.id} aria-controls={`log-${delivery.id}`} onClick={() => setOpen(open === delivery.id ? null : delivery.id)}>{open === delivery.id ? 'Hide attempts' : 'Attempts'}</button>
-                {onReplay && delivery.status !== 'pending' && <button type="button" onClick={() => onReplay(delivery)}>Replay…</button>}
+                <button
+                  type="button"
+                  aria-expanded={open === delivery.id}
+                  aria-controls={`log-${delivery.id}`}
+                  onClick={() => setOpen(open === delivery.id ? null : delivery.id)}
+                >
+                  {open === delivery.id ? 'Hide attempts' : 'Attempts'}
+                </button>
+                {onReplay && delivery.status !== 'pending' && (
+                  <button type="button" onClick={() => onReplay(delivery)}>
+                    Replay…
+                  </button>
+                )}
               </td>
             </tr>
             {open === delivery.id && (
@@ -40,10 +124,23 @@ export function DeliveryLog({ deliveries, selected, onToggle, onReplay, endpoint
                   <ol className="attempts">
                     {delivery.log.map((entry, index) => (
                       <li key={index}>
-                        <strong>{entry.kind === 'replay' ? `Replay ${entry.round}` : entry.kind === 'skipped' ? 'Skipped (endpoint disabled)' : `Attempt ${entry.attempt}${entry.round > 0 ? ` of replay ${entry.round}` : ''}`}</strong>
-                        {' '}{dateTime(entry.at)} · <Badge value={entry.outcome ?? entry.status} />{entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}{entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}{entry.address ? ` · ${entry.address}` : ''}
+                        <strong>
+                          {entry.kind === 'replay'
+                            ? `Replay ${entry.round}`
+                            : entry.kind === 'skipped'
+                              ? 'Skipped (endpoint disabled)'
+                              : `Attempt ${entry.attempt}${entry.round > 0 ? ` of replay ${entry.round}` : ''}`}
+                        </strong>{' '}
+                        {dateTime(entry.at)} · <Badge value={entry.outcome ?? entry.status} />
+                        {entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}
+                        {entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}
+                        {entry.address ? ` · ${entry.address}` : ''}
                         {entry.error && <div className="error-text">{entry.error}</div>}
-                        {entry.responseBody && <pre className="json small" aria-label="Response body">{entry.responseBody}</pre>}
+                        {entry.responseBody && (
+                          <pre className="json small" aria-label="Response body">
+                            {entry.responseBody}
+                          </pre>
+                        )}
                       </li>
                     ))}
                   </ol>

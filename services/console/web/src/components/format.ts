@@ -3,14 +3,28 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
   if (!iso) return '–';
   const ms = new Date(iso).getTime() - now;
   const abs = Math.abs(ms);
-  const text = abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 86_400_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+  const text =
+    abs < 60_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 3_600_000
+        ? `${Math.round(abs / 60_000)} min`
+        : abs < 86_400_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} d`;
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
 /** A local date and time, to the second. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '–';
-  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(iso).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 }
 
 /** Seconds as "4 min 10 s", "2 h 5 min". */

@@ -1,7 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /** Loads data, reloads on `deps` change, on `reload()` and every `refreshMs` (when set). */
-export function useData<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): { data: T | undefined; error: Error | undefined; loading: boolean; reload: () => void } {
+export function useData<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+  refreshMs?: number,
+): { data: T | undefined; error: Error | undefined; loading: boolean; reload: () => void } {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((value) => value + 1), []);

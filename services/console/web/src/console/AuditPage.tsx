@@ -4,7 +4,16 @@ import { dateTime } from '../components/format';
 import { useData } from '../components/useData';
 import type { PageProps } from './ConsoleApp';
 
-interface Entry { _id: string; at: string; actor: string; role: string; action: string; params: Record<string, unknown>; outcome: string; summary: string }
+interface Entry {
+  _id: string;
+  at: string;
+  actor: string;
+  role: string;
+  action: string;
+  params: Record<string, unknown>;
+  outcome: string;
+  summary: string;
+}
 
 /** Audit: every previewed, confirmed, refused or failed action, and every read of unmasked personal data, with who. */
 export function AuditPage(_props: PageProps) {
@@ -12,13 +21,37 @@ export function AuditPage(_props: PageProps) {
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
-      {error && <p role="alert" className="error">{error.message}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      )}
       <table>
         <caption className="visually-hidden">Latest actions, newest first</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">What</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">What</th>
+          </tr>
+        </thead>
         <tbody>
           {data?.entries.map((entry) => (
-            <tr key={entry._id}><td>{dateTime(entry.at)}</td><td>{entry.actor} ({entry.role})</td><td><code>{entry.action}</code></td><td><Badge value={entry.outcome} /></td><td>{entry.summary}</td></tr>
+            <tr key={entry._id}>
+              <td>{dateTime(entry.at)}</td>
+              <td>
+                {entry.actor} ({entry.role})
+              </td>
+              <td>
+                <code>{entry.action}</code>
+              </td>
+              <td>
+                <Badge value={entry.outcome} />
+              </td>
+              <td>{entry.summary}</td>
+            </tr>
           ))}
         </tbody>
       </table>

@@ -40,11 +40,21 @@ export function ConsoleApp() {
       setChecked(true);
       return;
     }
-    api<Me>('berth-console-token', '/api/me').then(setMe, () => setToken('berth-console-token', null)).finally(() => setChecked(true));
+    api<Me>('berth-console-token', '/api/me')
+      .then(setMe, () => setToken('berth-console-token', null))
+      .finally(() => setChecked(true));
   }, []);
   if (!checked) return null;
   if (!me) return <SignIn onSignedIn={setMe} />;
-  return <Shell me={me} onSignOut={() => { setToken('berth-console-token', null); setMe(null); }} />;
+  return (
+    <Shell
+      me={me}
+      onSignOut={() => {
+        setToken('berth-console-token', null);
+        setMe(null);
+      }}
+    />
+  );
 }
 
 function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
@@ -55,7 +65,12 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     setToken('berth-console-token', token.trim());
     try {
       const me = await api<Me>('berth-console-token', '/api/me');
-      if (me.actor.role === 'issuer') throw new ApiError(403, 'forbidden', 'an issuer token only mints portal links; sign in with a viewer or operator token');
+      if (me.actor.role === 'issuer')
+        throw new ApiError(
+          403,
+          'forbidden',
+          'an issuer token only mints portal links; sign in with a viewer or operator token',
+        );
       onSignedIn(me);
     } catch (failure) {
       setToken('berth-console-token', null);
@@ -67,10 +82,24 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       <h1>Berth console</h1>
       <form onSubmit={(event) => void submit(event)}>
         <label htmlFor="token">Console token</label>
-        <input id="token" name="token" type="password" autoComplete="current-password" value={token} onChange={(event) => setTokenText(event.target.value)} required />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autoComplete="current-password"
+          value={token}
+          onChange={(event) => setTokenText(event.target.value)}
+          required
+        />
         <p className="hint">Kept in this tab only. Ask whoever runs Berth for a viewer or operator token.</p>
-        {error && <p role="alert" className="error">{error}</p>}
-        <button type="submit" className="primary">Sign in</button>
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="primary">
+          Sign in
+        </button>
       </form>
     </main>
   );
@@ -89,24 +118,42 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const eventMatch = /^\/events\/([^/]+)\/(.+)$/.exec(path);
   return (
     <div className="shell">
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="top">
         <span className="brand">Berth console</span>
-        <span className="who">Signed in as <strong>{me.actor.name}</strong> ({me.actor.role})</span>
-        <button type="button" onClick={onSignOut}>Sign out</button>
+        <span className="who">
+          Signed in as <strong>{me.actor.name}</strong> ({me.actor.role})
+        </span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
       </header>
       <nav aria-label="Pages" className="side">
         <ul>
           {PAGES.map((page) => (
-            <li key={page.path}><Link to={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>{page.label}</Link></li>
+            <li key={page.path}>
+              <Link to={page.path} aria-current={current?.path === page.path ? 'page' : undefined}>
+                {page.label}
+              </Link>
+            </li>
           ))}
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>{notice}</p>
+        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
+          {notice}
+        </p>
         {path === '/' && <OverviewPage {...props} />}
         {path === '/events' && <EventsPage {...props} />}
-        {eventMatch && <EventPage {...props} provider={decodeURIComponent(eventMatch[1])} eventId={decodeURIComponent(eventMatch[2])} />}
+        {eventMatch && (
+          <EventPage
+            {...props}
+            provider={decodeURIComponent(eventMatch[1])}
+            eventId={decodeURIComponent(eventMatch[2])}
+          />
+        )}
         {path.startsWith('/jobs') && <JobsPage {...props} />}
         {path.startsWith('/outbound') && <OutboundPage {...props} />}
         {path === '/issues' && <IssuesPage {...props} />}

@@ -7,14 +7,40 @@ import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 
 interface EventDetail {
-  provider: string; eventId: string; type: string; state: string; receivedAt: string; attempts: number; lastError: string | null;
-  lastAttemptAt: string | null; nextAttemptAt: string | null; processedAt: string | null; abandonedAt: string | null; requeueCount: number; reopenedAt: string | null;
-  payload: string; payloadMasked: boolean;
+  provider: string;
+  eventId: string;
+  type: string;
+  state: string;
+  receivedAt: string;
+  attempts: number;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  processedAt: string | null;
+  abandonedAt: string | null;
+  requeueCount: number;
+  reopenedAt: string | null;
+  payload: string;
+  payloadMasked: boolean;
   attemptErrors: { attempt: number; at: string; error: string }[];
   providerHeaders: Record<string, string>;
-  attemptLog: { generation: number; kind: 'attempt' | 'operation'; owner: string; startedAt: string; endedAt: string | null; error: string | null }[];
+  attemptLog: {
+    generation: number;
+    kind: 'attempt' | 'operation';
+    owner: string;
+    startedAt: string;
+    endedAt: string | null;
+    error: string | null;
+  }[];
   alerts: { _id: string; raisedAt: string; attempts: number; lastError: string | null; hookError: string | null }[];
-  message: { streamSequence: number; subject: string; storedAt: string; headers: Record<string, string>; batchSize: number; traceId: string | null } | null;
+  message: {
+    streamSequence: number;
+    subject: string;
+    storedAt: string;
+    headers: Record<string, string>;
+    batchSize: number;
+    traceId: string | null;
+  } | null;
   traceUrl: string | null;
 }
 
@@ -22,27 +48,83 @@ interface EventDetail {
 export function EventPage({ me, act, provider, eventId }: PageProps & { provider: string; eventId: string }) {
   const [reveal, setReveal] = useState(false);
   const { data, error, reload } = useData(
-    () => api<EventDetail>('berth-console-token', `/api/webhooks/events/${encodeURIComponent(provider)}/${encodeURIComponent(eventId)}${query({ reveal: reveal ? 'true' : undefined })}`),
+    () =>
+      api<EventDetail>(
+        'berth-console-token',
+        `/api/webhooks/events/${encodeURIComponent(provider)}/${encodeURIComponent(eventId)}${query({ reveal: reveal ? 'true' : undefined })}`,
+      ),
     [provider, eventId, reveal],
   );
   return (
     <section aria-labelledby="event-title">
-      <p><Link to="/events">← Webhook events</Link></p>
-      <h1 id="event-title">{provider}:{eventId}</h1>
-      {error && <p role="alert" className="error">{error.message}</p>}
+      <p>
+        <Link to="/events">← Webhook events</Link>
+      </p>
+      <h1 id="event-title">
+        {provider}:{eventId}
+      </h1>
+      {error && (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      )}
       {data && (
         <>
           <dl className="facts">
-            <div><dt>State</dt><dd><Badge value={data.state} /></dd></div>
-            <div><dt>Type</dt><dd>{data.type}</dd></div>
-            <div><dt>Received</dt><dd>{dateTime(data.receivedAt)}</dd></div>
-            <div><dt>Attempts</dt><dd>{data.attempts}</dd></div>
-            <div><dt>Last attempt</dt><dd>{dateTime(data.lastAttemptAt)}</dd></div>
-            <div><dt>Next attempt</dt><dd>{data.state === 'processed' || data.state === 'set-aside' ? '–' : dateTime(data.nextAttemptAt)}</dd></div>
-            <div><dt>Processed</dt><dd>{dateTime(data.processedAt)}</dd></div>
-            <div><dt>Set aside</dt><dd>{dateTime(data.abandonedAt)}</dd></div>
-            <div><dt>Requeued</dt><dd>{data.requeueCount} time(s)</dd></div>
-            <div><dt>Trace</dt><dd>{data.message?.traceId ? (data.traceUrl ? <a href={data.traceUrl} target="_blank" rel="noreferrer">{data.message.traceId} (Jaeger)</a> : <code>{data.message.traceId}</code>) : '–'}</dd></div>
+            <div>
+              <dt>State</dt>
+              <dd>
+                <Badge value={data.state} />
+              </dd>
+            </div>
+            <div>
+              <dt>Type</dt>
+              <dd>{data.type}</dd>
+            </div>
+            <div>
+              <dt>Received</dt>
+              <dd>{dateTime(data.receivedAt)}</dd>
+            </div>
+            <div>
+              <dt>Attempts</dt>
+              <dd>{data.attempts}</dd>
+            </div>
+            <div>
+              <dt>Last attempt</dt>
+              <dd>{dateTime(data.lastAttemptAt)}</dd>
+            </div>
+            <div>
+              <dt>Next attempt</dt>
+              <dd>{data.state === 'processed' || data.state === 'set-aside' ? '–' : dateTime(data.nextAttemptAt)}</dd>
+            </div>
+            <div>
+              <dt>Processed</dt>
+              <dd>{dateTime(data.processedAt)}</dd>
+            </div>
+            <div>
+              <dt>Set aside</dt>
+              <dd>{dateTime(data.abandonedAt)}</dd>
+            </div>
+            <div>
+              <dt>Requeued</dt>
+              <dd>{data.requeueCount} time(s)</dd>
+            </div>
+            <div>
+              <dt>Trace</dt>
+              <dd>
+                {data.message?.traceId ? (
+                  data.traceUrl ? (
+                    <a href={data.traceUrl} target="_blank" rel="noreferrer">
+                      {data.message.traceId} (Jaeger)
+                    </a>
+                  ) : (
+                    <code>{data.message.traceId}</code>
+                  )
+                ) : (
+                  '–'
+                )}
+              </dd>
+            </div>
           </dl>
           {data.lastError && (
             <div className="callout">
@@ -52,20 +134,57 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           )}
           {canAct(me) && data.state !== 'processed' && (
             <div className="toolbar">
-              <button type="button" className="primary" onClick={() => act({ action: data.state === 'set-aside' ? 'webhooks.retry-abandoned' : 'webhooks.redeliver', params: data.state === 'set-aside' ? { events: [{ provider, eventId }] } : { provider, eventId }, label: data.state === 'set-aside' ? `Retry set-aside event ${provider}:${eventId}` : `Redeliver ${provider}:${eventId}` }, reload)}>
+              <button
+                type="button"
+                className="primary"
+                onClick={() =>
+                  act(
+                    {
+                      action: data.state === 'set-aside' ? 'webhooks.retry-abandoned' : 'webhooks.redeliver',
+                      params: data.state === 'set-aside' ? { events: [{ provider, eventId }] } : { provider, eventId },
+                      label:
+                        data.state === 'set-aside'
+                          ? `Retry set-aside event ${provider}:${eventId}`
+                          : `Redeliver ${provider}:${eventId}`,
+                    },
+                    reload,
+                  )
+                }
+              >
                 {data.state === 'set-aside' ? 'Retry this set-aside event…' : 'Redeliver now…'}
               </button>
             </div>
           )}
 
           <h2>Attempts</h2>
-          <p className="hint">Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver), with the error of each failed attempt.</p>
+          <p className="hint">
+            Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver), with the
+            error of each failed attempt.
+          </p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
-            <thead><tr><th scope="col">#</th><th scope="col">Kind</th><th scope="col">By</th><th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Error</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Kind</th>
+                <th scope="col">By</th>
+                <th scope="col">Started</th>
+                <th scope="col">Ended</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
             <tbody>
               {data.attemptLog.map((attempt) => (
-                <tr key={attempt.generation}><td>{attempt.generation}</td><td>{attempt.kind}</td><td><code>{attempt.owner}</code></td><td>{dateTime(attempt.startedAt)}</td><td>{attempt.endedAt ? dateTime(attempt.endedAt) : 'lease ran out'}</td><td className="error-text">{attempt.error ?? ''}</td></tr>
+                <tr key={attempt.generation}>
+                  <td>{attempt.generation}</td>
+                  <td>{attempt.kind}</td>
+                  <td>
+                    <code>{attempt.owner}</code>
+                  </td>
+                  <td>{dateTime(attempt.startedAt)}</td>
+                  <td>{attempt.endedAt ? dateTime(attempt.endedAt) : 'lease ran out'}</td>
+                  <td className="error-text">{attempt.error ?? ''}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -74,50 +193,111 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           {data.attemptErrors.length > 0 ? (
             <table>
               <caption className="visually-hidden">Failed attempts</caption>
-              <thead><tr><th scope="col">Attempt</th><th scope="col">Failed at</th><th scope="col">Error</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Failed at</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
               <tbody>
                 {data.attemptErrors.map((failed) => (
-                  <tr key={`${failed.attempt}-${failed.at}`}><td>{failed.attempt}</td><td>{dateTime(failed.at)}</td><td className="error-text">{failed.error}</td></tr>
+                  <tr key={`${failed.attempt}-${failed.at}`}>
+                    <td>{failed.attempt}</td>
+                    <td>{dateTime(failed.at)}</td>
+                    <td className="error-text">{failed.error}</td>
+                  </tr>
                 ))}
               </tbody>
             </table>
-          ) : <p>{data.lastError ? 'This event was stored before every attempt\'s error was kept; the last error is above.' : 'No attempt has failed.'}</p>}
+          ) : (
+            <p>
+              {data.lastError
+                ? "This event was stored before every attempt's error was kept; the last error is above."
+                : 'No attempt has failed.'}
+            </p>
+          )}
 
           {data.alerts.length > 0 && (
             <>
               <h2>Alerts</h2>
-              <ul>{data.alerts.map((alert) => <li key={alert._id}>{dateTime(alert.raisedAt)}: set aside after {alert.attempts} attempts{alert.hookError ? ` (alert hook failed: ${alert.hookError})` : ''}</li>)}</ul>
+              <ul>
+                {data.alerts.map((alert) => (
+                  <li key={alert._id}>
+                    {dateTime(alert.raisedAt)}: set aside after {alert.attempts} attempts
+                    {alert.hookError ? ` (alert hook failed: ${alert.hookError})` : ''}
+                  </li>
+                ))}
+              </ul>
             </>
           )}
 
           <h2>Provider headers</h2>
           {Object.keys(data.providerHeaders).length > 0 ? (
             <>
-              <p className="hint">The headers the provider signed or identified the event with, kept in the inbox and given to the handler on every attempt.</p>
+              <p className="hint">
+                The headers the provider signed or identified the event with, kept in the inbox and given to the handler
+                on every attempt.
+              </p>
               <table className="headers">
                 <caption className="visually-hidden">Provider headers</caption>
-                <tbody>{Object.entries(data.providerHeaders).map(([name, value]) => <tr key={name}><th scope="row">{name}</th><td><code>{value}</code></td></tr>)}</tbody>
+                <tbody>
+                  {Object.entries(data.providerHeaders).map(([name, value]) => (
+                    <tr key={name}>
+                      <th scope="row">{name}</th>
+                      <td>
+                        <code>{value}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </>
-          ) : <p>None kept (the event was stored before provider headers were).</p>}
+          ) : (
+            <p>None kept (the event was stored before provider headers were).</p>
+          )}
 
           <h2>Message headers</h2>
           {data.message ? (
             <>
-              <p className="hint">WEBHOOKS sequence {data.message.streamSequence} on <code>{data.message.subject}</code>, stored {dateTime(data.message.storedAt)}{data.message.batchSize > 1 ? `, one of ${data.message.batchSize} events in a batch message` : ''}.</p>
+              <p className="hint">
+                WEBHOOKS sequence {data.message.streamSequence} on <code>{data.message.subject}</code>, stored{' '}
+                {dateTime(data.message.storedAt)}
+                {data.message.batchSize > 1 ? `, one of ${data.message.batchSize} events in a batch message` : ''}.
+              </p>
               <table className="headers">
                 <caption className="visually-hidden">Headers</caption>
-                <tbody>{Object.entries(data.message.headers).map(([name, value]) => <tr key={name}><th scope="row">{name}</th><td><code>{value}</code></td></tr>)}</tbody>
+                <tbody>
+                  {Object.entries(data.message.headers).map(([name, value]) => (
+                    <tr key={name}>
+                      <th scope="row">{name}</th>
+                      <td>
+                        <code>{value}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </>
-          ) : <p>The message is no longer in the WEBHOOKS stream (older than its max age); the inbox row below is the record.</p>}
+          ) : (
+            <p>
+              The message is no longer in the WEBHOOKS stream (older than its max age); the inbox row below is the
+              record.
+            </p>
+          )}
 
           <h2>Payload</h2>
           <div className="toolbar">
-            <button type="button" aria-pressed={reveal} onClick={() => setReveal(!reveal)}>{reveal ? 'Mask personal data' : 'Show personal data (logged)'}</button>
-            <span className="hint">{data.payloadMasked ? 'Personal data is masked.' : 'Unmasked: this read was written to the audit trail.'}</span>
+            <button type="button" aria-pressed={reveal} onClick={() => setReveal(!reveal)}>
+              {reveal ? 'Mask personal data' : 'Show personal data (logged)'}
+            </button>
+            <span className="hint">
+              {data.payloadMasked ? 'Personal data is masked.' : 'Unmasked: this read was written to the audit trail.'}
+            </span>
           </div>
-          <pre className="json" aria-label="Payload">{data.payload}</pre>
+          <pre className="json" aria-label="Payload">
+            {data.payload}
+          </pre>
         </>
       )}
     </section>

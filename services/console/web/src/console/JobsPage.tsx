@@ -5,15 +5,48 @@ import { dateTime, relative } from '../components/format';
 import { useData } from '../components/useData';
 import { canAct, type PageProps } from './ConsoleApp';
 
-interface Depth { queue: string; pending: number; ackPending: number; redelivered: number; waitingPulls: number; delayed: number; deadLetters: number }
-interface DeadLetter { id: number; queue: string; name: string; jobId: string; data: unknown; reason: string; error: { name: string; message: string; stack?: string }; attempts: number; retryLimit: number; failedAt: string; unreadable?: boolean }
-interface Cron { name: string; pattern: string; timeZone: string; queue: string; owner: string; lastTick: string | null; nextTick: string | null; error?: string }
+interface Depth {
+  queue: string;
+  pending: number;
+  ackPending: number;
+  redelivered: number;
+  waitingPulls: number;
+  delayed: number;
+  deadLetters: number;
+}
+interface DeadLetter {
+  id: number;
+  queue: string;
+  name: string;
+  jobId: string;
+  data: unknown;
+  reason: string;
+  error: { name: string; message: string; stack?: string };
+  attempts: number;
+  retryLimit: number;
+  failedAt: string;
+  unreadable?: boolean;
+}
+interface Cron {
+  name: string;
+  pattern: string;
+  timeZone: string;
+  queue: string;
+  owner: string;
+  lastTick: string | null;
+  nextTick: string | null;
+  error?: string;
+}
 
 /** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
 export function JobsPage({ me, act }: PageProps) {
   const queues = useData(() => api<{ queues: Depth[] }>('berth-console-token', '/api/jobs/queues'), [], 10_000);
   const dead = useData(() => api<{ deadLetters: DeadLetter[] }>('berth-console-token', '/api/jobs/dead'), []);
-  const crons = useData(() => api<{ crons: Cron[]; leader: { holder: string } | null }>('berth-console-token', '/api/jobs/crons'), [], 30_000);
+  const crons = useData(
+    () => api<{ crons: Cron[]; leader: { holder: string } | null }>('berth-console-token', '/api/jobs/crons'),
+    [],
+    30_000,
+  );
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [open, setOpen] = useState<number | null>(null);
   const reload = () => {
@@ -21,53 +54,163 @@ export function JobsPage({ me, act }: PageProps) {
     dead.reload();
     queues.reload();
   };
-  const toggle = (id: number) => setSelected((previous) => {
-    const next = new Set(previous);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    return next;
-  });
+  const toggle = (id: number) =>
+    setSelected((previous) => {
+      const next = new Set(previous);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
   return (
     <section aria-labelledby="jobs-title">
       <h1 id="jobs-title">Jobs</h1>
       <h2>Queues</h2>
       <table>
         <caption className="visually-hidden">Queue depths</caption>
-        <thead><tr><th scope="col">Queue</th><th scope="col">Waiting</th><th scope="col">Running</th><th scope="col">Redelivered</th><th scope="col">Delayed</th><th scope="col">Dead letters</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Queue</th>
+            <th scope="col">Waiting</th>
+            <th scope="col">Running</th>
+            <th scope="col">Redelivered</th>
+            <th scope="col">Delayed</th>
+            <th scope="col">Dead letters</th>
+          </tr>
+        </thead>
         <tbody>
-          {queues.data?.queues.length === 0 && <tr><td colSpan={6}>No queues yet.</td></tr>}
+          {queues.data?.queues.length === 0 && (
+            <tr>
+              <td colSpan={6}>No queues yet.</td>
+            </tr>
+          )}
           {queues.data?.queues.map((depth) => (
-            <tr key={depth.queue}><td>{depth.queue}</td><td>{depth.pending}</td><td>{depth.ackPending}</td><td>{depth.redelivered}</td><td>{depth.delayed}</td><td>{depth.deadLetters}</td></tr>
+            <tr key={depth.queue}>
+              <td>{depth.queue}</td>
+              <td>{depth.pending}</td>
+              <td>{depth.ackPending}</td>
+              <td>{depth.redelivered}</td>
+              <td>{depth.delayed}</td>
+              <td>{depth.deadLetters}</td>
+            </tr>
           ))}
         </tbody>
       </table>
 
       <h2>Dead letters</h2>
-      {dead.error && <p role="alert" className="error">{dead.error.message}</p>}
+      {dead.error && (
+        <p role="alert" className="error">
+          {dead.error.message}
+        </p>
+      )}
       {canAct(me) && (
         <div className="toolbar" role="group" aria-label="Dead-letter actions">
-          <button type="button" disabled={selected.size === 0} onClick={() => act({ action: 'jobs.replay-dead', params: { ids: [...selected] }, label: `Replay ${selected.size} selected dead letter(s)` }, reload)}>Replay selected ({selected.size})</button>
-          <button type="button" disabled={(dead.data?.deadLetters.length ?? 0) === 0} onClick={() => act({ action: 'jobs.replay-dead', params: { all: true }, label: 'Replay every dead letter' }, reload)}>Replay all…</button>
+          <button
+            type="button"
+            disabled={selected.size === 0}
+            onClick={() =>
+              act(
+                {
+                  action: 'jobs.replay-dead',
+                  params: { ids: [...selected] },
+                  label: `Replay ${selected.size} selected dead letter(s)`,
+                },
+                reload,
+              )
+            }
+          >
+            Replay selected ({selected.size})
+          </button>
+          <button
+            type="button"
+            disabled={(dead.data?.deadLetters.length ?? 0) === 0}
+            onClick={() =>
+              act({ action: 'jobs.replay-dead', params: { all: true }, label: 'Replay every dead letter' }, reload)
+            }
+          >
+            Replay all…
+          </button>
         </div>
       )}
       <table>
         <caption className="visually-hidden">Dead-lettered jobs, latest first</caption>
-        <thead><tr>{canAct(me) && <th scope="col"><span className="visually-hidden">Select</span></th>}<th scope="col">Id</th><th scope="col">Queue / job</th><th scope="col">Reason</th><th scope="col">Attempts</th><th scope="col">Failed</th><th scope="col">Error</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            {canAct(me) && (
+              <th scope="col">
+                <span className="visually-hidden">Select</span>
+              </th>
+            )}
+            <th scope="col">Id</th>
+            <th scope="col">Queue / job</th>
+            <th scope="col">Reason</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Failed</th>
+            <th scope="col">Error</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
-          {dead.data?.deadLetters.length === 0 && <tr><td colSpan={8}>No dead letters.</td></tr>}
+          {dead.data?.deadLetters.length === 0 && (
+            <tr>
+              <td colSpan={8}>No dead letters.</td>
+            </tr>
+          )}
           {dead.data?.deadLetters.map((letter) => (
             <Fragment key={letter.id}>
               <tr>
-                {canAct(me) && <td><input type="checkbox" aria-label={`Select dead letter ${letter.id}`} checked={selected.has(letter.id)} onChange={() => toggle(letter.id)} disabled={letter.unreadable} /></td>}
+                {canAct(me) && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select dead letter ${letter.id}`}
+                      checked={selected.has(letter.id)}
+                      onChange={() => toggle(letter.id)}
+                      disabled={letter.unreadable}
+                    />
+                  </td>
+                )}
                 <td>{letter.id}</td>
-                <td>{letter.queue} / {letter.name}</td>
-                <td><Badge value={letter.reason} /></td>
-                <td>{letter.attempts} / {letter.retryLimit + 1}</td>
+                <td>
+                  {letter.queue} / {letter.name}
+                </td>
+                <td>
+                  <Badge value={letter.reason} />
+                </td>
+                <td>
+                  {letter.attempts} / {letter.retryLimit + 1}
+                </td>
                 <td title={dateTime(letter.failedAt)}>{relative(letter.failedAt)}</td>
-                <td className="error-text">{letter.error.name}: {letter.error.message}</td>
+                <td className="error-text">
+                  {letter.error.name}: {letter.error.message}
+                </td>
                 <td className="row-actions">
-                  <button type="button" aria-expanded={open === letter.id} aria-controls={`dead-${letter.id}`} onClick={() => setOpen(open === letter.id ? null : letter.id)}>{open === letter.id ? 'Hide' : 'Details'}</button>
-                  {canAct(me) && !letter.unreadable && <button type="button" onClick={() => act({ action: 'jobs.replay-dead', params: { ids: [letter.id] }, label: `Replay dead letter ${letter.id} (${letter.name})` }, reload)}>Replay…</button>}
+                  <button
+                    type="button"
+                    aria-expanded={open === letter.id}
+                    aria-controls={`dead-${letter.id}`}
+                    onClick={() => setOpen(open === letter.id ? null : letter.id)}
+                  >
+                    {open === letter.id ? 'Hide' : 'Details'}
+                  </button>
+                  {canAct(me) && !letter.unreadable && (
+                    <button
+                      type="button"
+                      onClick={() =>
+                        act(
+                          {
+                            action: 'jobs.replay-dead',
+                            params: { ids: [letter.id] },
+                            label: `Replay dead letter ${letter.id} (${letter.name})`,
+                          },
+                          reload,
+                        )
+                      }
+                    >
+                      Replay…
+                    </button>
+                  )}
                 </td>
               </tr>
               {open === letter.id && (
@@ -86,14 +229,40 @@ export function JobsPage({ me, act }: PageProps) {
       </table>
 
       <h2>Crons</h2>
-      <p>Scheduler leader: <strong>{crons.data?.leader?.holder ?? 'none (ticks are not being emitted)'}</strong></p>
+      <p>
+        Scheduler leader: <strong>{crons.data?.leader?.holder ?? 'none (ticks are not being emitted)'}</strong>
+      </p>
       <table>
         <caption className="visually-hidden">Registered crons</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Pattern</th><th scope="col">Zone</th><th scope="col">Last tick</th><th scope="col">Next tick</th><th scope="col">Queue</th><th scope="col">Owner</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Pattern</th>
+            <th scope="col">Zone</th>
+            <th scope="col">Last tick</th>
+            <th scope="col">Next tick</th>
+            <th scope="col">Queue</th>
+            <th scope="col">Owner</th>
+          </tr>
+        </thead>
         <tbody>
-          {crons.data?.crons.length === 0 && <tr><td colSpan={7}>No crons registered.</td></tr>}
+          {crons.data?.crons.length === 0 && (
+            <tr>
+              <td colSpan={7}>No crons registered.</td>
+            </tr>
+          )}
           {crons.data?.crons.map((cron) => (
-            <tr key={cron.name}><td>{cron.name}</td><td><code>{cron.pattern}</code></td><td>{cron.timeZone}</td><td title={dateTime(cron.lastTick)}>{relative(cron.lastTick)}</td><td>{cron.error ? <span className="error-text">{cron.error}</span> : dateTime(cron.nextTick)}</td><td>{cron.queue}</td><td>{cron.owner}</td></tr>
+            <tr key={cron.name}>
+              <td>{cron.name}</td>
+              <td>
+                <code>{cron.pattern}</code>
+              </td>
+              <td>{cron.timeZone}</td>
+              <td title={dateTime(cron.lastTick)}>{relative(cron.lastTick)}</td>
+              <td>{cron.error ? <span className="error-text">{cron.error}</span> : dateTime(cron.nextTick)}</td>
+              <td>{cron.queue}</td>
+              <td>{cron.owner}</td>
+            </tr>
           ))}
         </tbody>
       </table>

@@ -6,7 +6,19 @@ import { relative } from '../components/format';
 import { useData } from '../components/useData';
 import { canAct, type PageProps } from './ConsoleApp';
 
-interface Endpoint { id: string; workspaceId: string; url: string; description: string; eventTypes: string[]; enabled: boolean; disabledReason: string | null; failingSince: string | null; activeSecrets: number; rateLimitPerSecond: number | null; ordered: boolean }
+interface Endpoint {
+  id: string;
+  workspaceId: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  failingSince: string | null;
+  activeSecrets: number;
+  rateLimitPerSecond: number | null;
+  ordered: boolean;
+}
 
 /** Outbound: endpoints per workspace (state, failure run; enable/disable, rotate, recover since) and deliveries (attempts; replay). */
 export function OutboundPage({ me, act }: PageProps) {
@@ -16,22 +28,52 @@ export function OutboundPage({ me, act }: PageProps) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [secret, setSecret] = useState<{ endpointId: string; secret: string } | null>(null);
   const [recoverSince, setRecoverSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600 * 1000)));
-  const endpoints = useData(() => api<{ endpoints: Endpoint[] }>('berth-console-token', `/api/outbound/endpoints${query({ workspaceId: workspace || undefined })}`), [workspace]);
-  const deliveries = useData(() => api<{ deliveries: Delivery[] }>('berth-console-token', `/api/outbound/deliveries${query({ ...filter, limit: 100 })}`), [filter]);
+  const endpoints = useData(
+    () =>
+      api<{ endpoints: Endpoint[] }>(
+        'berth-console-token',
+        `/api/outbound/endpoints${query({ workspaceId: workspace || undefined })}`,
+      ),
+    [workspace],
+  );
+  const deliveries = useData(
+    () =>
+      api<{ deliveries: Delivery[] }>(
+        'berth-console-token',
+        `/api/outbound/deliveries${query({ ...filter, limit: 100 })}`,
+      ),
+    [filter],
+  );
   const reload = () => {
     endpoints.reload();
     deliveries.reload();
     setSelected(new Set());
   };
   const byWorkspace = new Map<string, Endpoint[]>();
-  for (const endpoint of endpoints.data?.endpoints ?? []) byWorkspace.set(endpoint.workspaceId, [...(byWorkspace.get(endpoint.workspaceId) ?? []), endpoint]);
-  const rotate = (endpoint: Endpoint) => act({ action: 'outbound.rotate-secret', params: { endpointId: endpoint.id }, label: `Rotate the secret of ${endpoint.url}` }, (result) => {
-    setSecret({ endpointId: endpoint.id, secret: (result as { secret: string }).secret });
-    reload();
-  });
+  for (const endpoint of endpoints.data?.endpoints ?? [])
+    byWorkspace.set(endpoint.workspaceId, [...(byWorkspace.get(endpoint.workspaceId) ?? []), endpoint]);
+  const rotate = (endpoint: Endpoint) =>
+    act(
+      {
+        action: 'outbound.rotate-secret',
+        params: { endpointId: endpoint.id },
+        label: `Rotate the secret of ${endpoint.url}`,
+      },
+      (result) => {
+        setSecret({ endpointId: endpoint.id, secret: (result as { secret: string }).secret });
+        reload();
+      },
+    );
   const recover = (endpoint: Endpoint) => {
     const since = new Date(recoverSince).toISOString();
-    act({ action: 'outbound.recover', params: { endpointId: endpoint.id, since }, label: `Replay failed deliveries of ${endpoint.url} since ${new Date(recoverSince).toLocaleString()}` }, reload);
+    act(
+      {
+        action: 'outbound.recover',
+        params: { endpointId: endpoint.id, since },
+        label: `Replay failed deliveries of ${endpoint.url} since ${new Date(recoverSince).toLocaleString()}`,
+      },
+      reload,
+    );
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -40,33 +82,103 @@ export function OutboundPage({ me, act }: PageProps) {
   return (
     <section aria-labelledby="outbound-title">
       <h1 id="outbound-title">Outbound</h1>
-      {secret && <div className="callout" role="alert"><h2>New secret of {secret.endpointId}</h2><p>Shown once: give it to the endpoint's owner.</p><code className="secret">{secret.secret}</code> <button type="button" onClick={() => setSecret(null)}>Done</button></div>}
+      {secret && (
+        <div className="callout" role="alert">
+          <h2>New secret of {secret.endpointId}</h2>
+          <p>Shown once: give it to the endpoint's owner.</p>
+          <code className="secret">{secret.secret}</code>{' '}
+          <button type="button" onClick={() => setSecret(null)}>
+            Done
+          </button>
+        </div>
+      )}
       <h2>Endpoints</h2>
       <div className="filters compact">
-        <div><label htmlFor="o-ws">Workspace</label><input id="o-ws" value={workspace} onChange={(event) => setWorkspace(event.target.value)} placeholder="every workspace" /></div>
-        <div><label htmlFor="o-since">Recover failed deliveries since</label><input id="o-since" type="datetime-local" required value={recoverSince} onChange={(event) => setRecoverSince(event.target.value)} /></div>
+        <div>
+          <label htmlFor="o-ws">Workspace</label>
+          <input
+            id="o-ws"
+            value={workspace}
+            onChange={(event) => setWorkspace(event.target.value)}
+            placeholder="every workspace"
+          />
+        </div>
+        <div>
+          <label htmlFor="o-since">Recover failed deliveries since</label>
+          <input
+            id="o-since"
+            type="datetime-local"
+            required
+            value={recoverSince}
+            onChange={(event) => setRecoverSince(event.target.value)}
+          />
+        </div>
       </div>
       {[...byWorkspace.entries()].map(([workspaceId, list]) => (
         <article key={workspaceId} aria-label={`Workspace ${workspaceId}`}>
           <h3>Workspace {workspaceId}</h3>
           <table>
             <caption className="visually-hidden">Endpoints of {workspaceId}</caption>
-            <thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Failing since</th><th scope="col">Types</th><th scope="col">Secrets</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">State</th>
+                <th scope="col">Failing since</th>
+                <th scope="col">Types</th>
+                <th scope="col">Secrets</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {list.map((endpoint) => (
                 <tr key={endpoint.id}>
-                  <td><code>{endpoint.id}</code><br />{endpoint.url}</td>
-                  <td><Badge value={endpoint.enabled ? 'enabled' : 'disabled'} />{endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}</td>
+                  <td>
+                    <code>{endpoint.id}</code>
+                    <br />
+                    {endpoint.url}
+                  </td>
+                  <td>
+                    <Badge value={endpoint.enabled ? 'enabled' : 'disabled'} />
+                    {endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}
+                  </td>
                   <td>{endpoint.failingSince ? relative(endpoint.failingSince) : '–'}</td>
                   <td>{endpoint.eventTypes.length ? endpoint.eventTypes.join(', ') : 'all'}</td>
                   <td>{endpoint.activeSecrets}</td>
                   <td className="row-actions">
-                    <button type="button" onClick={() => { setDraft({ ...draft, endpointId: endpoint.id }); setFilter({ ...filter, endpointId: endpoint.id }); }}>Deliveries</button>
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setDraft({ ...draft, endpointId: endpoint.id });
+                        setFilter({ ...filter, endpointId: endpoint.id });
+                      }}
+                    >
+                      Deliveries
+                    </button>
                     {canAct(me) && (
                       <>
-                        <button type="button" onClick={() => act({ action: 'outbound.set-enabled', params: { endpointId: endpoint.id, enabled: !endpoint.enabled }, label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}` }, reload)}>{endpoint.enabled ? 'Disable…' : 'Enable…'}</button>
-                        <button type="button" onClick={() => rotate(endpoint)}>Rotate secret…</button>
-                        <button type="button" disabled={!recoverSince} onClick={() => recover(endpoint)}>Recover…</button>
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(
+                              {
+                                action: 'outbound.set-enabled',
+                                params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
+                                label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
+                              },
+                              reload,
+                            )
+                          }
+                        >
+                          {endpoint.enabled ? 'Disable…' : 'Enable…'}
+                        </button>
+                        <button type="button" onClick={() => rotate(endpoint)}>
+                          Rotate secret…
+                        </button>
+                        <button type="button" disabled={!recoverSince} onClick={() => recover(endpoint)}>
+                          Recover…
+                        </button>
                       </>
                     )}
                   </td>
@@ -80,23 +192,91 @@ export function OutboundPage({ me, act }: PageProps) {
 
       <h2>Deliveries</h2>
       <form className="filters" onSubmit={submit} aria-label="Filter deliveries">
-        <div><label htmlFor="d-endpoint">Endpoint id</label><input id="d-endpoint" value={draft.endpointId} onChange={(event) => setDraft({ ...draft, endpointId: event.target.value })} /></div>
-        <div><label htmlFor="d-ws">Workspace</label><input id="d-ws" value={draft.workspaceId} onChange={(event) => setDraft({ ...draft, workspaceId: event.target.value })} /></div>
-        <div><label htmlFor="d-status">Status</label>
-          <select id="d-status" value={draft.status} onChange={(event) => setDraft({ ...draft, status: event.target.value })}>
-            <option value="">Any</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option><option value="skipped">Skipped</option>
-          </select></div>
-        <div className="filter-buttons"><button type="submit" className="primary">Filter</button></div>
+        <div>
+          <label htmlFor="d-endpoint">Endpoint id</label>
+          <input
+            id="d-endpoint"
+            value={draft.endpointId}
+            onChange={(event) => setDraft({ ...draft, endpointId: event.target.value })}
+          />
+        </div>
+        <div>
+          <label htmlFor="d-ws">Workspace</label>
+          <input
+            id="d-ws"
+            value={draft.workspaceId}
+            onChange={(event) => setDraft({ ...draft, workspaceId: event.target.value })}
+          />
+        </div>
+        <div>
+          <label htmlFor="d-status">Status</label>
+          <select
+            id="d-status"
+            value={draft.status}
+            onChange={(event) => setDraft({ ...draft, status: event.target.value })}
+          >
+            <option value="">Any</option>
+            <option value="pending">Pending</option>
+            <option value="delivered">Delivered</option>
+            <option value="failed">Failed</option>
+            <option value="skipped">Skipped</option>
+          </select>
+        </div>
+        <div className="filter-buttons">
+          <button type="submit" className="primary">
+            Filter
+          </button>
+        </div>
       </form>
       {canAct(me) && (
-        <div className="toolbar"><button type="button" disabled={selected.size === 0} onClick={() => act({ action: 'outbound.replay', params: { deliveryIds: [...selected] }, label: `Replay ${selected.size} selected delivery(ies)` }, reload)}>Replay selected ({selected.size})</button></div>
+        <div className="toolbar">
+          <button
+            type="button"
+            disabled={selected.size === 0}
+            onClick={() =>
+              act(
+                {
+                  action: 'outbound.replay',
+                  params: { deliveryIds: [...selected] },
+                  label: `Replay ${selected.size} selected delivery(ies)`,
+                },
+                reload,
+              )
+            }
+          >
+            Replay selected ({selected.size})
+          </button>
+        </div>
       )}
-      {deliveries.error && <p role="alert" className="error">{deliveries.error.message}</p>}
+      {deliveries.error && (
+        <p role="alert" className="error">
+          {deliveries.error.message}
+        </p>
+      )}
       <DeliveryLog
         deliveries={deliveries.data?.deliveries ?? []}
         selected={canAct(me) ? selected : undefined}
-        onToggle={(id) => setSelected((previous) => { const next = new Set(previous); if (next.has(id)) next.delete(id); else next.add(id); return next; })}
-        onReplay={canAct(me) ? (delivery) => act({ action: 'outbound.replay', params: { deliveryIds: [delivery.id] }, label: `Replay delivery ${delivery.id}` }, reload) : undefined}
+        onToggle={(id) =>
+          setSelected((previous) => {
+            const next = new Set(previous);
+            if (next.has(id)) next.delete(id);
+            else next.add(id);
+            return next;
+          })
+        }
+        onReplay={
+          canAct(me)
+            ? (delivery) =>
+                act(
+                  {
+                    action: 'outbound.replay',
+                    params: { deliveryIds: [delivery.id] },
+                    label: `Replay delivery ${delivery.id}`,
+                  },
+                  reload,
+                )
+            : undefined
+        }
       />
     </section>
   );

@@ -11,18 +11,55 @@ interface Overview {
   generatedAt: string;
   webhooks: {
     partial: boolean;
-    providers: { provider: string; receivedPerMinute: number[]; processedPerMinute: number[]; failures: number[]; backlog: number[]; oldestUnprocessedSeconds: number[]; current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number } }[];
+    providers: {
+      provider: string;
+      receivedPerMinute: number[];
+      processedPerMinute: number[];
+      failures: number[];
+      backlog: number[];
+      oldestUnprocessedSeconds: number[];
+      current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number };
+    }[];
   };
-  queues: { sampledSince: string; series: { queue: string; completedPerMinute: number[]; failures: number[]; backlog: number[]; running: number[]; current: { pending: number; ackPending: number; delayed: number; deadLetters: number } }[] };
-  services: { name: string; url: string; status: string; httpStatus: number | null; latencyMs: number | null; error: string | null }[];
-  consumers: { stream: string; consumer: string; pending: number; ackPending: number; redelivered: number; waiting: number; lastActive: string | null }[];
+  queues: {
+    sampledSince: string;
+    series: {
+      queue: string;
+      completedPerMinute: number[];
+      failures: number[];
+      backlog: number[];
+      running: number[];
+      current: { pending: number; ackPending: number; delayed: number; deadLetters: number };
+    }[];
+  };
+  services: {
+    name: string;
+    url: string;
+    status: string;
+    httpStatus: number | null;
+    latencyMs: number | null;
+    error: string | null;
+  }[];
+  consumers: {
+    stream: string;
+    consumer: string;
+    pending: number;
+    ackPending: number;
+    redelivered: number;
+    waiting: number;
+    lastActive: string | null;
+  }[];
   scheduler: { leader: string | null; renewedAt: string | null };
 }
 
 /** Overview: per provider and per queue, the charts of the last hour or day; services, consumers and the scheduler. */
 export function OverviewPage(_props: PageProps) {
   const [window, setWindow] = useState<'hour' | 'day'>('hour');
-  const { data, error } = useData(() => api<Overview>('berth-console-token', `/api/overview${query({ window })}`), [window], 15_000);
+  const { data, error } = useData(
+    () => api<Overview>('berth-console-token', `/api/overview${query({ window })}`),
+    [window],
+    15_000,
+  );
   return (
     <section aria-labelledby="overview-title">
       <div className="page-head">
@@ -30,18 +67,53 @@ export function OverviewPage(_props: PageProps) {
         <fieldset className="segmented">
           <legend className="visually-hidden">Time range of the charts</legend>
           {(['hour', 'day'] as const).map((name) => (
-            <label key={name}><input type="radio" name="window" value={name} checked={window === name} onChange={() => setWindow(name)} />Last {name}</label>
+            <label key={name}>
+              <input
+                type="radio"
+                name="window"
+                value={name}
+                checked={window === name}
+                onChange={() => setWindow(name)}
+              />
+              Last {name}
+            </label>
           ))}
         </fieldset>
       </div>
-      {error && <p role="alert" className="error">{error.message}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      )}
       {data && (
         <>
           <div className="cards">
-            <div className="card"><h2>Scheduler leader</h2><p className="big">{data.scheduler.leader ?? <Badge value="none" />}</p><p className="hint">{data.scheduler.leader ? `renewed ${relative(data.scheduler.renewedAt)}` : 'No scheduler holds the lease: cron ticks are not being emitted.'}</p></div>
-            <div className="card"><h2>Unprocessed webhook events</h2><p className="big">{data.webhooks.providers.reduce((sum, p) => sum + p.current.unprocessed, 0)}</p><p className="hint">{data.webhooks.providers.reduce((sum, p) => sum + p.current.setAside, 0)} set aside</p></div>
-            <div className="card"><h2>Dead-lettered jobs</h2><p className="big">{data.queues.series.reduce((sum, q) => sum + q.current.deadLetters, 0)}</p></div>
-            <div className="card"><h2>Services</h2><p className="big">{data.services.filter((s) => s.status === 'ready').length} / {data.services.length} ready</p></div>
+            <div className="card">
+              <h2>Scheduler leader</h2>
+              <p className="big">{data.scheduler.leader ?? <Badge value="none" />}</p>
+              <p className="hint">
+                {data.scheduler.leader
+                  ? `renewed ${relative(data.scheduler.renewedAt)}`
+                  : 'No scheduler holds the lease: cron ticks are not being emitted.'}
+              </p>
+            </div>
+            <div className="card">
+              <h2>Unprocessed webhook events</h2>
+              <p className="big">{data.webhooks.providers.reduce((sum, p) => sum + p.current.unprocessed, 0)}</p>
+              <p className="hint">
+                {data.webhooks.providers.reduce((sum, p) => sum + p.current.setAside, 0)} set aside
+              </p>
+            </div>
+            <div className="card">
+              <h2>Dead-lettered jobs</h2>
+              <p className="big">{data.queues.series.reduce((sum, q) => sum + q.current.deadLetters, 0)}</p>
+            </div>
+            <div className="card">
+              <h2>Services</h2>
+              <p className="big">
+                {data.services.filter((s) => s.status === 'ready').length} / {data.services.length} ready
+              </p>
+            </div>
           </div>
 
           <h2>Webhooks by provider</h2>
@@ -49,12 +121,37 @@ export function OverviewPage(_props: PageProps) {
           {data.webhooks.providers.length === 0 && <p>No webhook events in this window.</p>}
           {data.webhooks.providers.map((series) => (
             <article key={series.provider} className="chart-row" aria-label={`Provider ${series.provider}`}>
-              <h3>{series.provider} <span className="hint">{series.current.unprocessed} unprocessed, oldest {duration(series.current.oldestUnprocessedSeconds)}</span></h3>
+              <h3>
+                {series.provider}{' '}
+                <span className="hint">
+                  {series.current.unprocessed} unprocessed, oldest {duration(series.current.oldestUnprocessedSeconds)}
+                </span>
+              </h3>
               <div className="charts">
-                <Chart title="Events per minute" buckets={data.window.buckets} lines={[{ label: 'received', values: series.receivedPerMinute, tone: 'a' }, { label: 'processed', values: series.processedPerMinute, tone: 'b' }]} />
-                <Chart title="Failing (last attempt failed)" buckets={data.window.buckets} lines={[{ label: 'failures', values: series.failures, tone: 'c' }]} />
-                <Chart title="Backlog (unprocessed)" buckets={data.window.buckets} lines={[{ label: 'backlog', values: series.backlog, tone: 'd' }]} />
-                <Chart title="Oldest unprocessed" buckets={data.window.buckets} format={duration} lines={[{ label: 'age', values: series.oldestUnprocessedSeconds, tone: 'c' }]} />
+                <Chart
+                  title="Events per minute"
+                  buckets={data.window.buckets}
+                  lines={[
+                    { label: 'received', values: series.receivedPerMinute, tone: 'a' },
+                    { label: 'processed', values: series.processedPerMinute, tone: 'b' },
+                  ]}
+                />
+                <Chart
+                  title="Failing (last attempt failed)"
+                  buckets={data.window.buckets}
+                  lines={[{ label: 'failures', values: series.failures, tone: 'c' }]}
+                />
+                <Chart
+                  title="Backlog (unprocessed)"
+                  buckets={data.window.buckets}
+                  lines={[{ label: 'backlog', values: series.backlog, tone: 'd' }]}
+                />
+                <Chart
+                  title="Oldest unprocessed"
+                  buckets={data.window.buckets}
+                  format={duration}
+                  lines={[{ label: 'age', values: series.oldestUnprocessedSeconds, tone: 'c' }]}
+                />
               </div>
             </article>
           ))}
@@ -64,11 +161,32 @@ export function OverviewPage(_props: PageProps) {
           {data.queues.series.length === 0 && <p>No queues yet.</p>}
           {data.queues.series.map((series) => (
             <article key={series.queue} className="chart-row" aria-label={`Queue ${series.queue}`}>
-              <h3>{series.queue} <span className="hint">{series.current.pending} waiting, {series.current.ackPending} running, {series.current.delayed} delayed, {series.current.deadLetters} dead</span></h3>
+              <h3>
+                {series.queue}{' '}
+                <span className="hint">
+                  {series.current.pending} waiting, {series.current.ackPending} running, {series.current.delayed}{' '}
+                  delayed, {series.current.deadLetters} dead
+                </span>
+              </h3>
               <div className="charts">
-                <Chart title="Job messages finished per minute (done or dead-lettered)" buckets={data.window.buckets} lines={[{ label: 'finished', values: series.completedPerMinute, tone: 'b' }]} />
-                <Chart title="Dead-lettered" buckets={data.window.buckets} lines={[{ label: 'failures', values: series.failures, tone: 'c' }]} />
-                <Chart title="Backlog and running" buckets={data.window.buckets} lines={[{ label: 'waiting + delayed', values: series.backlog, tone: 'd' }, { label: 'running', values: series.running, tone: 'a' }]} />
+                <Chart
+                  title="Job messages finished per minute (done or dead-lettered)"
+                  buckets={data.window.buckets}
+                  lines={[{ label: 'finished', values: series.completedPerMinute, tone: 'b' }]}
+                />
+                <Chart
+                  title="Dead-lettered"
+                  buckets={data.window.buckets}
+                  lines={[{ label: 'failures', values: series.failures, tone: 'c' }]}
+                />
+                <Chart
+                  title="Backlog and running"
+                  buckets={data.window.buckets}
+                  lines={[
+                    { label: 'waiting + delayed', values: series.backlog, tone: 'd' },
+                    { label: 'running', values: series.running, tone: 'a' },
+                  ]}
+                />
               </div>
             </article>
           ))}
@@ -78,11 +196,30 @@ export function OverviewPage(_props: PageProps) {
               <h2>Services</h2>
               <table>
                 <caption className="visually-hidden">Readiness of each service</caption>
-                <thead><tr><th scope="col">Service</th><th scope="col">State</th><th scope="col">Answer</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Service</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Answer</th>
+                  </tr>
+                </thead>
                 <tbody>
-                  {data.services.length === 0 && <tr><td colSpan={3}>None configured (CONSOLE_HEALTH_URLS).</td></tr>}
+                  {data.services.length === 0 && (
+                    <tr>
+                      <td colSpan={3}>None configured (CONSOLE_HEALTH_URLS).</td>
+                    </tr>
+                  )}
                   {data.services.map((service) => (
-                    <tr key={service.name}><td>{service.name}</td><td><Badge value={service.status} /></td><td>{service.httpStatus ?? service.error}{service.latencyMs !== null ? ` · ${service.latencyMs} ms` : ''}</td></tr>
+                    <tr key={service.name}>
+                      <td>{service.name}</td>
+                      <td>
+                        <Badge value={service.status} />
+                      </td>
+                      <td>
+                        {service.httpStatus ?? service.error}
+                        {service.latencyMs !== null ? ` · ${service.latencyMs} ms` : ''}
+                      </td>
+                    </tr>
                   ))}
                 </tbody>
               </table>
@@ -91,10 +228,26 @@ export function OverviewPage(_props: PageProps) {
               <h2>Consumer lag</h2>
               <table>
                 <caption className="visually-hidden">Durable consumers and their lag</caption>
-                <thead><tr><th scope="col">Stream / consumer</th><th scope="col">Pending</th><th scope="col">Ack pending</th><th scope="col">Redelivered</th><th scope="col">Last ack</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Stream / consumer</th>
+                    <th scope="col">Pending</th>
+                    <th scope="col">Ack pending</th>
+                    <th scope="col">Redelivered</th>
+                    <th scope="col">Last ack</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {data.consumers.map((consumer) => (
-                    <tr key={`${consumer.stream}/${consumer.consumer}`}><td>{consumer.stream} / {consumer.consumer}</td><td>{consumer.pending}</td><td>{consumer.ackPending}</td><td>{consumer.redelivered}</td><td>{relative(consumer.lastActive)}</td></tr>
+                    <tr key={`${consumer.stream}/${consumer.consumer}`}>
+                      <td>
+                        {consumer.stream} / {consumer.consumer}
+                      </td>
+                      <td>{consumer.pending}</td>
+                      <td>{consumer.ackPending}</td>
+                      <td>{consumer.redelivered}</td>
+                      <td>{relative(consumer.lastActive)}</td>
+                    </tr>
                   ))}
                 </tbody>
               </table>

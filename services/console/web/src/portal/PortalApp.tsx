@@ -6,9 +6,28 @@ import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
 import { useData } from '../components/useData';
 
-interface Session { workspaceId: string; subject: string; expiresAt: string }
-interface EventType { type: string; description: string; group?: string; schema: unknown; example: unknown }
-interface Endpoint { id: string; url: string; description: string; eventTypes: string[]; enabled: boolean; disabledReason: string | null; failingSince: string | null; activeSecrets: number }
+interface Session {
+  workspaceId: string;
+  subject: string;
+  expiresAt: string;
+}
+interface EventType {
+  type: string;
+  description: string;
+  group?: string;
+  schema: unknown;
+  example: unknown;
+}
+interface Endpoint {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  failingSince: string | null;
+  activeSecrets: number;
+}
 
 const SLOT = 'berth-portal-token' as const;
 
@@ -40,8 +59,21 @@ export function PortalApp() {
   useEffect(() => {
     document.title = 'Webhooks · endpoint portal';
   }, []);
-  if (failure) return <main className="portal"><h1>Webhooks</h1><p role="alert" className="error">{failure}</p></main>;
-  if (!session) return <main className="portal"><p role="status">Loading…</p></main>;
+  if (failure)
+    return (
+      <main className="portal">
+        <h1>Webhooks</h1>
+        <p role="alert" className="error">
+          {failure}
+        </p>
+      </main>
+    );
+  if (!session)
+    return (
+      <main className="portal">
+        <p role="status">Loading…</p>
+      </main>
+    );
   return <Portal session={session} />;
 }
 
@@ -53,7 +85,15 @@ function Portal({ session }: { session: Session }) {
   const [statusFilter, setStatusFilter] = useState('');
   const catalog = useData(() => api<{ eventTypes: EventType[] }>(SLOT, '/api/portal/event-types'), []);
   const endpoints = useData(() => api<{ endpoints: Endpoint[] }>(SLOT, '/api/portal/endpoints'), []);
-  const deliveries = useData(() => api<{ deliveries: Delivery[] }>(SLOT, `/api/portal/deliveries${query({ endpointId: endpointFilter, status: statusFilter, limit: 50 })}`), [endpointFilter, statusFilter], 10_000);
+  const deliveries = useData(
+    () =>
+      api<{ deliveries: Delivery[] }>(
+        SLOT,
+        `/api/portal/deliveries${query({ endpointId: endpointFilter, status: statusFilter, limit: 50 })}`,
+      ),
+    [endpointFilter, statusFilter],
+    10_000,
+  );
   const act = (action: PendingAction, then?: (result: unknown) => void) => setPending({ action, then });
   const reload = () => {
     endpoints.reload();
@@ -62,77 +102,239 @@ function Portal({ session }: { session: Session }) {
   const types = catalog.data?.eventTypes ?? [];
   return (
     <div className="portal">
-      <a className="skip" href="#portal-main">Skip to content</a>
+      <a className="skip" href="#portal-main">
+        Skip to content
+      </a>
       <header className="top">
         <span className="brand">Webhooks</span>
-        <span className="who">Workspace <strong>{session.workspaceId}</strong> · this page's access ends {relative(session.expiresAt)}</span>
+        <span className="who">
+          Workspace <strong>{session.workspaceId}</strong> · this page's access ends {relative(session.expiresAt)}
+        </span>
       </header>
       <main id="portal-main" tabIndex={-1}>
         <h1>Your webhook endpoints</h1>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>{notice}</p>
+        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
+          {notice}
+        </p>
         {secret && (
           <div className="callout" role="alert">
             <h2>Signing secret of {secret.url}</h2>
-            <p>Shown once. Verify our <code>webhook-signature</code> header with it (Standard Webhooks); the previous secret keeps signing for 24 hours.</p>
-            <code className="secret" data-testid="new-secret">{secret.secret}</code> <button type="button" onClick={() => setSecret(null)}>I saved it</button>
+            <p>
+              Shown once. Verify our <code>webhook-signature</code> header with it (Standard Webhooks); the previous
+              secret keeps signing for 24 hours.
+            </p>
+            <code className="secret" data-testid="new-secret">
+              {secret.secret}
+            </code>{' '}
+            <button type="button" onClick={() => setSecret(null)}>
+              I saved it
+            </button>
           </div>
         )}
-        {endpoints.error && <p role="alert" className="error">{endpoints.error.message}</p>}
+        {endpoints.error && (
+          <p role="alert" className="error">
+            {endpoints.error.message}
+          </p>
+        )}
         <table>
           <caption className="visually-hidden">Endpoints</caption>
-          <thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Event types</th><th scope="col">Failing since</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">State</th>
+              <th scope="col">Event types</th>
+              <th scope="col">Failing since</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
-            {endpoints.data?.endpoints.length === 0 && <tr><td colSpan={5}>No endpoints yet: add one below.</td></tr>}
+            {endpoints.data?.endpoints.length === 0 && (
+              <tr>
+                <td colSpan={5}>No endpoints yet: add one below.</td>
+              </tr>
+            )}
             {endpoints.data?.endpoints.map((endpoint) => (
               <tr key={endpoint.id}>
-                <td>{endpoint.url}<br /><span className="hint">{endpoint.description || endpoint.id}</span></td>
-                <td><Badge value={endpoint.enabled ? 'enabled' : 'disabled'} />{endpoint.disabledReason === 'failing' ? ' (kept failing)' : endpoint.disabledReason === 'gone' ? ' (answered 410)' : ''}</td>
+                <td>
+                  {endpoint.url}
+                  <br />
+                  <span className="hint">{endpoint.description || endpoint.id}</span>
+                </td>
+                <td>
+                  <Badge value={endpoint.enabled ? 'enabled' : 'disabled'} />
+                  {endpoint.disabledReason === 'failing'
+                    ? ' (kept failing)'
+                    : endpoint.disabledReason === 'gone'
+                      ? ' (answered 410)'
+                      : ''}
+                </td>
                 <td>{endpoint.eventTypes.length ? endpoint.eventTypes.join(', ') : 'all types'}</td>
                 <td>{endpoint.failingSince ? relative(endpoint.failingSince) : '–'}</td>
                 <td className="row-actions">
-                  <button type="button" onClick={() => setEndpointFilter(endpoint.id)}>Deliveries</button>
-                  <button type="button" onClick={() => act({ action: 'portal.set-enabled', params: { endpointId: endpoint.id, enabled: !endpoint.enabled }, label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}` }, reload)}>{endpoint.enabled ? 'Disable…' : 'Enable…'}</button>
-                  <button type="button" onClick={() => act({ action: 'portal.rotate-secret', params: { endpointId: endpoint.id }, label: `Rotate the signing secret of ${endpoint.url}` }, (result) => { setSecret({ url: endpoint.url, secret: (result as { secret: string }).secret }); reload(); })}>Rotate secret…</button>
-                  <button type="button" onClick={() => act({ action: 'portal.delete-endpoint', params: { endpointId: endpoint.id }, label: `Delete ${endpoint.url}` }, reload)}>Delete…</button>
+                  <button type="button" onClick={() => setEndpointFilter(endpoint.id)}>
+                    Deliveries
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(
+                        {
+                          action: 'portal.set-enabled',
+                          params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
+                          label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
+                        },
+                        reload,
+                      )
+                    }
+                  >
+                    {endpoint.enabled ? 'Disable…' : 'Enable…'}
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(
+                        {
+                          action: 'portal.rotate-secret',
+                          params: { endpointId: endpoint.id },
+                          label: `Rotate the signing secret of ${endpoint.url}`,
+                        },
+                        (result) => {
+                          setSecret({ url: endpoint.url, secret: (result as { secret: string }).secret });
+                          reload();
+                        },
+                      )
+                    }
+                  >
+                    Rotate secret…
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(
+                        {
+                          action: 'portal.delete-endpoint',
+                          params: { endpointId: endpoint.id },
+                          label: `Delete ${endpoint.url}`,
+                        },
+                        reload,
+                      )
+                    }
+                  >
+                    Delete…
+                  </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
 
-        <AddEndpoint types={types} onAdd={(params) => act({ action: 'portal.create-endpoint', params, label: `Add endpoint ${params.url as string}` }, (result) => { setSecret({ url: params.url as string, secret: (result as { secret: string }).secret }); reload(); })} />
+        <AddEndpoint
+          types={types}
+          onAdd={(params) =>
+            act(
+              { action: 'portal.create-endpoint', params, label: `Add endpoint ${params.url as string}` },
+              (result) => {
+                setSecret({ url: params.url as string, secret: (result as { secret: string }).secret });
+                reload();
+              },
+            )
+          }
+        />
 
         <h2>Send a test event</h2>
-        <TestEvent types={types} onSend={(eventType) => act({ action: 'portal.send-test', params: { eventType }, label: `Send a test ${eventType} event` }, () => setTimeout(reload, 1000))} />
+        <TestEvent
+          types={types}
+          onSend={(eventType) =>
+            act({ action: 'portal.send-test', params: { eventType }, label: `Send a test ${eventType} event` }, () =>
+              setTimeout(reload, 1000),
+            )
+          }
+        />
 
         <h2 id="log-title">Delivery log</h2>
         <div className="filters compact" role="group" aria-labelledby="log-title">
-          <div><label htmlFor="p-endpoint">Endpoint</label>
+          <div>
+            <label htmlFor="p-endpoint">Endpoint</label>
             <select id="p-endpoint" value={endpointFilter} onChange={(event) => setEndpointFilter(event.target.value)}>
               <option value="">All endpoints</option>
-              {endpoints.data?.endpoints.map((endpoint) => <option key={endpoint.id} value={endpoint.id}>{endpoint.url}</option>)}
-            </select></div>
-          <div><label htmlFor="p-status">Status</label>
+              {endpoints.data?.endpoints.map((endpoint) => (
+                <option key={endpoint.id} value={endpoint.id}>
+                  {endpoint.url}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="p-status">Status</label>
             <select id="p-status" value={statusFilter} onChange={(event) => setStatusFilter(event.target.value)}>
-              <option value="">Any</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option><option value="skipped">Skipped</option>
-            </select></div>
+              <option value="">Any</option>
+              <option value="pending">Pending</option>
+              <option value="delivered">Delivered</option>
+              <option value="failed">Failed</option>
+              <option value="skipped">Skipped</option>
+            </select>
+          </div>
         </div>
-        <DeliveryLog deliveries={deliveries.data?.deliveries ?? []} endpointLabel={(id) => endpoints.data?.endpoints.find((candidate) => candidate.id === id)?.url ?? id} onReplay={(delivery) => act({ action: 'portal.replay', params: { deliveryIds: [delivery.id] }, label: `Replay ${delivery.eventType} delivery` }, reload)} />
+        <DeliveryLog
+          deliveries={deliveries.data?.deliveries ?? []}
+          endpointLabel={(id) => endpoints.data?.endpoints.find((candidate) => candidate.id === id)?.url ?? id}
+          onReplay={(delivery) =>
+            act(
+              {
+                action: 'portal.replay',
+                params: { deliveryIds: [delivery.id] },
+                label: `Replay ${delivery.eventType} delivery`,
+              },
+              reload,
+            )
+          }
+        />
 
         <h2>Event types you can subscribe to</h2>
-        {catalog.error && <p role="alert" className="error">{catalog.error.message}</p>}
+        {catalog.error && (
+          <p role="alert" className="error">
+            {catalog.error.message}
+          </p>
+        )}
         <ul className="catalog">
           {types.map((entry) => (
             <li key={entry.type}>
-              <h3><code>{entry.type}</code> {entry.group && <span className="hint">{entry.group}</span>}</h3>
+              <h3>
+                <code>{entry.type}</code> {entry.group && <span className="hint">{entry.group}</span>}
+              </h3>
               <p>{entry.description}</p>
-              <details><summary>JSON Schema of <code>data</code></summary><pre className="json small">{JSON.stringify(entry.schema, null, 2)}</pre></details>
-              <details><summary>Example</summary><pre className="json small">{JSON.stringify({ type: entry.type, timestamp: '2026-01-01T00:00:00.000Z', data: entry.example }, null, 2)}</pre></details>
+              <details>
+                <summary>
+                  JSON Schema of <code>data</code>
+                </summary>
+                <pre className="json small">{JSON.stringify(entry.schema, null, 2)}</pre>
+              </details>
+              <details>
+                <summary>Example</summary>
+                <pre className="json small">
+                  {JSON.stringify(
+                    { type: entry.type, timestamp: '2026-01-01T00:00:00.000Z', data: entry.example },
+                    null,
+                    2,
+                  )}
+                </pre>
+              </details>
             </li>
           ))}
         </ul>
       </main>
-      <ActionDialog slot={SLOT} base="/api/portal/actions" pending={pending?.action ?? null} onClose={() => setPending(null)} onDone={(summary, result) => { setNotice(summary); pending?.then?.(result); }} />
+      <ActionDialog
+        slot={SLOT}
+        base="/api/portal/actions"
+        pending={pending?.action ?? null}
+        onClose={() => setPending(null)}
+        onDone={(summary, result) => {
+          setNotice(summary);
+          pending?.then?.(result);
+        }}
+      />
     </div>
   );
 }
@@ -148,15 +350,44 @@ function AddEndpoint({ types, onAdd }: { types: EventType[]; onAdd: (params: Rec
   return (
     <form className="add-endpoint" onSubmit={submit} aria-labelledby="add-title">
       <h2 id="add-title">Add an endpoint</h2>
-      <div><label htmlFor="a-url">URL</label><input id="a-url" type="url" required value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://example.com/webhooks" /></div>
-      <div><label htmlFor="a-description">Description (optional)</label><input id="a-description" value={description} onChange={(event) => setDescription(event.target.value)} /></div>
+      <div>
+        <label htmlFor="a-url">URL</label>
+        <input
+          id="a-url"
+          type="url"
+          required
+          value={url}
+          onChange={(event) => setUrl(event.target.value)}
+          placeholder="https://example.com/webhooks"
+        />
+      </div>
+      <div>
+        <label htmlFor="a-description">Description (optional)</label>
+        <input id="a-description" value={description} onChange={(event) => setDescription(event.target.value)} />
+      </div>
       <fieldset>
         <legend>Event types (none chosen: every type)</legend>
         {types.map((entry) => (
-          <label key={entry.type} className="check"><input type="checkbox" checked={chosen.has(entry.type)} onChange={() => setChosen((previous) => { const next = new Set(previous); if (next.has(entry.type)) next.delete(entry.type); else next.add(entry.type); return next; })} /> <code>{entry.type}</code></label>
+          <label key={entry.type} className="check">
+            <input
+              type="checkbox"
+              checked={chosen.has(entry.type)}
+              onChange={() =>
+                setChosen((previous) => {
+                  const next = new Set(previous);
+                  if (next.has(entry.type)) next.delete(entry.type);
+                  else next.add(entry.type);
+                  return next;
+                })
+              }
+            />{' '}
+            <code>{entry.type}</code>
+          </label>
         ))}
       </fieldset>
-      <button type="submit" className="primary">Add endpoint…</button>
+      <button type="submit" className="primary">
+        Add endpoint…
+      </button>
     </form>
   );
 }
@@ -164,12 +395,27 @@ function AddEndpoint({ types, onAdd }: { types: EventType[]; onAdd: (params: Rec
 function TestEvent({ types, onSend }: { types: EventType[]; onSend: (eventType: string) => void }) {
   const [eventType, setEventType] = useState('webhook.test');
   return (
-    <form className="filters compact" onSubmit={(event) => { event.preventDefault(); onSend(eventType); }} aria-label="Send a test event">
-      <div><label htmlFor="t-type">Event type</label>
+    <form
+      className="filters compact"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSend(eventType);
+      }}
+      aria-label="Send a test event"
+    >
+      <div>
+        <label htmlFor="t-type">Event type</label>
         <select id="t-type" value={eventType} onChange={(event) => setEventType(event.target.value)}>
-          {types.map((entry) => <option key={entry.type} value={entry.type}>{entry.type}</option>)}
-        </select></div>
-      <div className="filter-buttons"><button type="submit">Send test event…</button></div>
+          {types.map((entry) => (
+            <option key={entry.type} value={entry.type}>
+              {entry.type}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="filter-buttons">
+        <button type="submit">Send test event…</button>
+      </div>
     </form>
   );
 }

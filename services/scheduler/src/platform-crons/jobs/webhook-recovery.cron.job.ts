@@ -1,7 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CronProcessor, Process } from '@berth/jobs';
 import type { BerthLogger } from '@berth/logger';
-import { PLATFORM_CRON_QUEUE, PLATFORM_CRONS_LOGGER, WEBHOOK_INBOX_OPERATIONS, type WebhookInboxOperations } from '../platform-crons.tokens';
+import {
+  PLATFORM_CRON_QUEUE,
+  PLATFORM_CRONS_LOGGER,
+  WEBHOOK_INBOX_OPERATIONS,
+  type WebhookInboxOperations,
+} from '../platform-crons.tokens';
 
 // Every 10 minutes (UTC).
 export const WEBHOOK_RECOVERY_CRON_PATTERN = '*/10 * * * *';

@@ -1,7 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CronProcessor, Process } from '@berth/jobs';
 import type { BerthLogger } from '@berth/logger';
-import { PLATFORM_CRON_QUEUE, PLATFORM_CRONS_LOGGER, WEBHOOK_INBOX_OPERATIONS, type WebhookInboxOperations } from '../platform-crons.tokens';
+import {
+  PLATFORM_CRON_QUEUE,
+  PLATFORM_CRONS_LOGGER,
+  WEBHOOK_INBOX_OPERATIONS,
+  type WebhookInboxOperations,
+} from '../platform-crons.tokens';
 
 // Every day at 03:30 UTC.
 export const WEBHOOK_RETENTION_CRON_PATTERN = '30 3 * * *';
