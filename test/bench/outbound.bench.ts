@@ -12,6 +12,7 @@
  * Options: --rounds <n> (3), --events <n> per round (1000), --endpoints <n> (20), --window <n> concurrent sends (64),
  * --rate <events/s> (0: burst).
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
@@ -28,7 +29,7 @@ import {
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
 import { startServiceProcess } from '../support/service-process';
-import { mapWithConcurrency, waitFor } from '../support/wait-for';
+import { mapWithConcurrency } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { median, table } from './jobs/stats';
 
@@ -109,8 +110,7 @@ async function main(): Promise<void> {
               () => true,
               (error: unknown) => (isNotFound(error) ? false : Promise.reject(error)),
             ),
-          Boolean,
-          { what: `the lane of ${endpoint.id}`, timeoutMs: 30_000 },
+          { what: `the lane of ${endpoint.id}`, timeoutMs: 30_000, intervalMs: 100, until: Boolean },
         );
       }
       receivers.push(...roundReceivers);

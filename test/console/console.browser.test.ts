@@ -6,13 +6,13 @@
  * authentication (roles, confirmations, the portal's workspace scope) is checked black-box over HTTP. A screenshot
  * of every page is saved under test/console/screenshots/ (gitignored).
  */
+import { waitFor } from '@berth/local-infra/testing';
 import type { Page } from 'playwright-core';
 import { getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
 import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import { createLogger } from '@berth/logger';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
 import { RECEIPTS_QUEUE, receiptsWorld, SendReceiptJob } from './receipts-job';
 import { accessibilityViolations, signIn, startConsoleWorld, TOKENS, type ConsoleWorld } from './support';
 
@@ -58,11 +58,12 @@ beforeAll(async () => {
     expect((await mesh.sender.sendStripe(disputeEvent(`evt_console_${n}`, `du_console_${n}`))).status).toBe(200);
   }
   expect((await mesh.sender.sendStripe(disputeEvent(GHOST.eventId, GHOST.disputeId))).status).toBe(200);
-  await waitFor(
-    () => mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }),
-    (row) => row?.abandonedAt instanceof Date,
-    { what: 'the ghost dispute event to be set aside', timeoutMs: 60_000 },
-  );
+  await waitFor(() => mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), {
+    what: 'the ghost dispute event to be set aside',
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    until: (row) => row?.abandonedAt instanceof Date,
+  });
 
   // Jobs: a cron registered and a scheduler leader; one receipt job that fails for good, one that runs.
   await registerCronSchedules({
@@ -81,11 +82,12 @@ beforeAll(async () => {
   const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_ok' });
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_broken' });
-  const [letter] = await waitFor(
-    () => listDeadLetters(mesh.messaging, { queue: RECEIPTS_QUEUE }),
-    (letters) => letters.length === 1,
-    { what: 'the broken receipt in the dead letters', timeoutMs: 30_000 },
-  );
+  const [letter] = await waitFor(() => listDeadLetters(mesh.messaging, { queue: RECEIPTS_QUEUE }), {
+    what: 'the broken receipt in the dead letters',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    until: (letters) => letters.length === 1,
+  });
   deadLetterId = letter.id;
 
   // Outbound: workspace ws_acme has a healthy endpoint and one that answers 500 to everything.
@@ -109,11 +111,13 @@ beforeAll(async () => {
       { invoiceId: `in_${n}`, amount: 4900, currency: 'eur', paidAt: new Date().toISOString() },
       { idempotencyKey: `invoice-${n}` },
     );
-  await waitFor(
-    () => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }),
-    (views) => views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'),
-    { what: 'the four deliveries to settle', timeoutMs: 30_000 },
-  );
+  await waitFor(() => listDeliveries({ collections: operations.collections }, { workspaceId: 'ws_acme' }), {
+    what: 'the four deliveries to settle',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    until: (views) =>
+      views.length === 4 && views.every((view) => view.status === 'delivered' || view.status === 'failed'),
+  });
 }, 420_000);
 
 afterAll(async () => {
@@ -263,11 +267,12 @@ describe('the console in a browser', () => {
     expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
     await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event(s) again' }).waitFor();
 
-    const row = await waitFor(
-      () => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }),
-      (found) => found?.processedAt instanceof Date,
-      { what: 'the retried event to be processed', timeoutMs: 30_000 },
-    );
+    const row = await waitFor(() => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), {
+      what: 'the retried event to be processed',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (found) => found?.processedAt instanceof Date,
+    });
     expect(row).toMatchObject({ abandonedAt: null, reopenedAt: expect.any(Date), requeueCount: 1 });
     expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: GHOST.disputeId as never })).toMatchObject({
       status: 'won',
@@ -316,11 +321,12 @@ describe('the console in a browser', () => {
     expect(await confirmDialog(page, '07-confirm-replay')).toBe('1');
     await page.getByRole('status').filter({ hasText: 'Queued 1 job(s) again' }).waitFor();
 
-    await waitFor(
-      () => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }),
-      (receipt) => receipt !== null,
-      { what: 'the replayed job to run', timeoutMs: 30_000 },
-    );
+    await waitFor(() => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }), {
+      what: 'the replayed job to run',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (receipt) => receipt !== null,
+    });
     expect(await listDeadLetters(world.mesh.messaging, { queue: RECEIPTS_QUEUE })).toEqual([]);
     expect(
       await world.mesh.db.collection('consoleAudit').findOne({ action: 'jobs.replay-dead', outcome: 'done' }),

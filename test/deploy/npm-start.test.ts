@@ -4,6 +4,7 @@
  * `berth status` with no variables reads the file npm start wrote; a consumer that cannot pull makes its service not
  * ready; Ctrl-C (SIGINT to the whole group) stops the services first, each draining cleanly, then the servers.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
@@ -14,7 +15,6 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { readLocalMesh, type LocalMesh } from '@berth/config';
 import { repoRoot } from '../support/service-process';
-import { waitFor } from '../support/wait-for';
 
 jest.setTimeout(300_000);
 const run = promisify(execFile);
@@ -84,10 +84,11 @@ beforeAll(async () => {
   start.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   start.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   exited = new Promise((resolve) => start.once('exit', (code) => resolve(code)));
-  await waitFor(async () => existsSync(join(dataDir, 'berth-local.json')), Boolean, {
+  await waitFor(async () => existsSync(join(dataDir, 'berth-local.json')), {
     what: 'berth-local.json',
     timeoutMs: 120_000,
     intervalMs: 500,
+    until: Boolean,
   });
   started = mesh();
 });
@@ -124,10 +125,11 @@ describe('npm start', () => {
   });
 
   it('is healthy in `berth status` with no variables set', async () => {
-    const { status, code } = await waitFor(berthStatus, (result) => result.code === 0, {
+    const { status, code } = await waitFor(berthStatus, {
       what: 'every service ready',
       timeoutMs: 180_000,
       intervalMs: 2000,
+      until: (result) => result.code === 0,
     });
     expect(code).toBe(0);
     expect(status.services.every((service) => service.state === 'ready')).toBe(true);
@@ -144,15 +146,17 @@ describe('npm start', () => {
     const target = mesh().health.find((service) => service.name === 'identity-sync')!;
     const pid = await pidListeningOn(target.url);
     process.kill(pid, 'SIGKILL');
-    await waitFor(
-      async () => output,
-      (text) => /\[identity-sync\] exited unexpectedly \(killed by SIGKILL\).*restarting in/.test(text),
-      { what: 'the restart notice', timeoutMs: 30_000 },
-    );
-    await waitFor(berthStatus, (result) => result.code === 0, {
+    await waitFor(async () => output, {
+      what: 'the restart notice',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (text) => /\[identity-sync\] exited unexpectedly \(killed by SIGKILL\).*restarting in/.test(text),
+    });
+    await waitFor(berthStatus, {
       what: 'identity-sync ready again',
       timeoutMs: 120_000,
       intervalMs: 2000,
+      until: (result) => result.code === 0,
     });
     expect(await pidListeningOn(target.url)).not.toBe(pid);
   });
@@ -163,19 +167,21 @@ describe('npm start', () => {
       const jsm = await jetstreamManager(nc);
       const { config } = await jsm.consumers.info('WEBHOOKS', 'identity-sync');
       await jsm.consumers.delete('WEBHOOKS', 'identity-sync');
-      const broken = await waitFor(
-        berthStatus,
-        (result) =>
+      const broken = await waitFor(berthStatus, {
+        what: 'identity-sync not ready',
+        timeoutMs: 60_000,
+        intervalMs: 1000,
+        until: (result) =>
           result.status.services.some((service) => service.name === 'identity-sync' && service.state === 'not ready'),
-        { what: 'identity-sync not ready', timeoutMs: 60_000, intervalMs: 1000 },
-      );
+      });
       expect(broken.code).toBe(1);
       expect(broken.status.healthy).toBe(false);
       await jsm.consumers.add('WEBHOOKS', config);
-      await waitFor(berthStatus, (result) => result.code === 0, {
+      await waitFor(berthStatus, {
         what: 'identity-sync ready once its consumer is back',
         timeoutMs: 60_000,
         intervalMs: 1000,
+        until: (result) => result.code === 0,
       });
     } finally {
       await nc.close();

@@ -10,6 +10,7 @@
  * Services don't import each other: billing-sync spells the queue and job name, and this test keeps them in step
  * with app-worker's class and contract.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { Writable } from 'node:stream';
 import {
@@ -103,16 +104,6 @@ async function waitingJobs(): Promise<{ messages: number; records: JobRecord[] }
   return { messages, records: stored!.json<JobRecord[]>() };
 }
 
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription change', () => {
   it('spells the queue and job name app-worker runs', () => {
     expect(BILLING_QUEUE).toBe(workerContract.BILLING_QUEUE);
@@ -181,11 +172,10 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
         }),
       },
     );
-    const applied = await waitFor(
-      () => workerLines.find((line) => line.msg.startsWith('Member limit 2 applied')),
-      15000,
-      'the member limit applied',
-    );
+    const applied = await waitFor(() => workerLines.find((line) => line.msg.startsWith('Member limit 2 applied')), {
+      what: 'the member limit applied',
+      timeoutMs: 15000,
+    });
     expect(applied).toMatchObject({
       jobName: 'ApplyWorkspaceMemberLimitJob',
       queue: 'billing-queue',
@@ -197,7 +187,7 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
       suspended: true,
       suspendedReason: 'seat-limit',
     });
-    await waitFor(async () => (await waitingJobs()).messages === 0, 5000, 'the job acked');
+    await waitFor(async () => (await waitingJobs()).messages === 0, { what: 'the job acked', timeoutMs: 5000 });
   }, 90000);
 
   it('queues a new job for the next change once the previous one has finished', async () => {
@@ -205,11 +195,10 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
       { id: 'sub_team', status: 'active', items: [{ priceId: 'price_team', quantity: 3 }] },
     ]);
     await publishTestWebhook(messaging.js, subscriptionEvent('evt_team_3', 'cus_team'));
-    await waitFor(
-      () => workerLines.find((line) => line.msg.startsWith('Member limit 3 applied')),
-      20000,
-      'the new limit applied',
-    );
+    await waitFor(() => workerLines.find((line) => line.msg.startsWith('Member limit 3 applied')), {
+      what: 'the new limit applied',
+      timeoutMs: 20000,
+    });
     expect(await db.collection('workspaceMembers').findOne({ _id: 'm-c' as never })).toMatchObject({
       suspended: false,
     });

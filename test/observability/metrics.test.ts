@@ -13,11 +13,11 @@
  * `job_completed_total{queue,outcome}`, `job_duration_seconds`, `queue_depth{queue,state}`, `webhook_dlq_depth` and
  * `webhook_oldest_unprocessed_age_seconds`; and each service's `/healthz` and `/readyz`.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import { sampleValue, parsePrometheusText, type PrometheusSample } from '@berth/metrics/src/testing';
 import { newStripeSecret } from '../support/webhook-senders';
 import { startMesh, type Mesh, type MeshServiceName } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 
 const run = randomUUID().slice(0, 8);
 /** How long the stand-in holds each Stripe answer while the test looks at the queue. */
@@ -134,19 +134,16 @@ describe('/metrics after known traffic', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 400, 400, 200, 200]);
 
     // queue_depth while one event runs (concurrency 1) and two wait; the running one is the oldest unprocessed.
-    const held = await waitFor(
-      () => scrape('billing-sync'),
-      (samples) =>
+    const held = await waitFor(() => scrape('billing-sync'), {
+      what: 'billing-sync to show 2 events waiting, 1 in flight and unprocessed',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (samples) =>
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'pending' }) === 2 &&
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'ack_pending' }) === 1 &&
         // Once the running event's inbox row is written (the first thing its handler does).
         (sampleValue(samples, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }) ?? 0) > 0,
-      {
-        what: 'billing-sync to show 2 events waiting, 1 in flight and unprocessed',
-        timeoutMs: 30_000,
-        intervalMs: 100,
-      },
-    );
+    });
     expect(sampleValue(held, 'queue_depth', { queue: 'billing-sync', state: 'redelivered' })).toBe(0);
     expect(sampleValue(held, 'job_duration_seconds_count', { queue: 'billing-sync' })).toBe(0);
     standIn.setLatency(0);
@@ -176,11 +173,12 @@ describe('/metrics after known traffic', () => {
     expect(sampleValue(gateway, 'webhook_inbound_total', { provider: 'clerk', outcome: 'accepted' })).toBe(1);
 
     // billing-sync: three runs (the duplicate never reached it), one set aside; all read after the runs.
-    const billing = await waitFor(
-      () => scrape('billing-sync'),
-      (samples) => sampleValue(samples, 'job_duration_seconds_count', { queue: 'billing-sync' }) === 3,
-      { what: 'billing-sync to record its three runs', timeoutMs: 10_000 },
-    );
+    const billing = await waitFor(() => scrape('billing-sync'), {
+      what: 'billing-sync to record its three runs',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (samples) => sampleValue(samples, 'job_duration_seconds_count', { queue: 'billing-sync' }) === 3,
+    });
     expect({
       completed: sampleValue(billing, 'job_completed_total', { queue: 'billing-sync', outcome: 'completed' }),
       failed: sampleValue(billing, 'job_completed_total', { queue: 'billing-sync', outcome: 'failed' }),
@@ -208,11 +206,13 @@ describe('/metrics after known traffic', () => {
     expect(sampleValue(billing, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
     // identity-sync: the one Clerk event.
-    const identity = await waitFor(
-      () => scrape('identity-sync'),
-      (samples) => sampleValue(samples, 'job_completed_total', { queue: 'identity-sync', outcome: 'completed' }) === 1,
-      { what: 'identity-sync to record its run', timeoutMs: 10_000 },
-    );
+    const identity = await waitFor(() => scrape('identity-sync'), {
+      what: 'identity-sync to record its run',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (samples) =>
+        sampleValue(samples, 'job_completed_total', { queue: 'identity-sync', outcome: 'completed' }) === 1,
+    });
     expect({
       failed: sampleValue(identity, 'job_completed_total', { queue: 'identity-sync', outcome: 'failed' }),
       deadLettered: sampleValue(identity, 'job_completed_total', { queue: 'identity-sync', outcome: 'dead_lettered' }),

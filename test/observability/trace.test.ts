@@ -15,9 +15,9 @@
  *             ├ billing-sync CLIENT MongoDB operations            (the inbox, the workspace lock, the billing write)
  *             └ billing-sync CLIENT GET /v1/subscriptions        (the Stripe call, to the stand-in)
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import { startMesh, type Mesh } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 import {
   ancestry,
   installJaeger,
@@ -105,14 +105,12 @@ describe('one webhook, one trace', () => {
 
     // Log lines written while handling the event carry the trace id of the consumer span.
     const billingSync = mesh!.service('billing-sync');
-    await waitFor(
-      async () => billingSync.logged('Webhook event processed', { eventId }),
-      (lines) => lines.length === 1,
-      {
-        what: 'billing-sync to process the event',
-        timeoutMs: 30_000,
-      },
-    );
+    await waitFor(async () => billingSync.logged('Webhook event processed', { eventId }), {
+      what: 'billing-sync to process the event',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (lines) => lines.length === 1,
+    });
     const [synced] = billingSync.logged('Workspace billing synced', { customerId });
     const traceId = synced.traceId;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -122,14 +120,15 @@ describe('one webhook, one trace', () => {
 
     // Jaeger receives the spans of both processes (batched) within a few seconds.
     const standInUrl = standIn.url.replace(/\/$/, '');
-    const trace = await waitFor(
-      () => jaeger!.trace(String(traceId)),
-      (found) => {
+    const trace = await waitFor(() => jaeger!.trace(String(traceId)), {
+      what: `trace ${String(traceId)} to hold every part in Jaeger`,
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      until: (found) => {
         const parts = partsOf(found, standInUrl);
         return Boolean(parts.httpServer && parts.publish && parts.consume && parts.stripe && parts.mongo.length > 0);
       },
-      { what: `trace ${String(traceId)} to hold every part in Jaeger`, timeoutMs: 30_000, intervalMs: 250 },
-    );
+    });
     const parts = partsOf(trace, standInUrl);
     const [httpServer, publish, consume, stripe] = [parts.httpServer!, parts.publish!, parts.consume!, parts.stripe!];
     const mongo = parts.mongo;
@@ -161,14 +160,12 @@ describe('one webhook, one trace', () => {
     expect(tagOf(stripe, 'http.response.status_code') ?? tagOf(stripe, 'http.status_code')).toBe(200);
 
     // And the UI's search by service finds it.
-    const listed = await waitFor(
-      () => jaeger!.findTraces('gateway'),
-      (traces) => traces.some((candidate) => candidate.traceID === traceId),
-      {
-        what: 'the trace in the gateway service search',
-        timeoutMs: 10_000,
-      },
-    );
+    const listed = await waitFor(() => jaeger!.findTraces('gateway'), {
+      what: 'the trace in the gateway service search',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (traces) => traces.some((candidate) => candidate.traceID === traceId),
+    });
     expect(listed.length).toBeGreaterThan(0);
   }, 120_000);
 });

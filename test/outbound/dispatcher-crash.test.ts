@@ -1,7 +1,8 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { createEndpoint, createOutboundSender, outboundCollections } from '@berth/outbound';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { mapWithConcurrency, waitFor } from '../support/wait-for';
+import { mapWithConcurrency } from '../support/wait-for';
 import { OutboundTestServers } from './support';
 
 const ENDPOINTS = 20;
@@ -84,11 +85,12 @@ describe('dispatcher killed during a burst', () => {
     // server had not stored: each is attempted again, and the receivers dedupe it by webhook-id.
     expect(duplicates).toBeLessThanOrEqual(ENDPOINTS * 16 * 2);
     // Every delivery ends logged as delivered (the log entry is written right after the receiver's 2xx).
-    await waitFor(
-      () => collections.attempts.countDocuments({ status: 'delivered' }),
-      (count) => count >= EVENTS * ENDPOINTS,
-      { what: 'every delivery logged as delivered', timeoutMs: 30_000 },
-    );
+    await waitFor(() => collections.attempts.countDocuments({ status: 'delivered' }), {
+      what: 'every delivery logged as delivered',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (count) => count >= EVENTS * ENDPOINTS,
+    });
     await dispatcher.stop();
     dispatcher = undefined;
   }, 300_000);

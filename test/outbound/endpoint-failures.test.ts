@@ -1,8 +1,8 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
 import { sampleValue } from '@berth/metrics/src/testing';
 import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
-import { waitFor } from '../support/wait-for';
 import { newKey, outboundTestHarness, TestClock } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,11 +29,12 @@ describe('endpoint failures', () => {
     const failing = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
     await hook.waitUntil(() => hook.requests.length >= 1, 10_000, 'the first failing request');
     const gone = await test.send('ws_test', 'a.gone', {}, { idempotencyKey: newKey() });
-    await waitFor(
-      () => test.collections.endpoints.findOne({ _id: endpoint.id }),
-      (row) => row?.disabledAt !== null,
-      { what: 'the endpoint disabled', timeoutMs: 10_000 },
-    );
+    await waitFor(() => test.collections.endpoints.findOne({ _id: endpoint.id }), {
+      what: 'the endpoint disabled',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (row) => row?.disabledAt !== null,
+    });
 
     const goneDelivery = await test.deliveryOf(gone.eventId);
     expect(goneDelivery).toMatchObject({ status: 'failed', attemptCount: 1 });
@@ -44,11 +45,12 @@ describe('endpoint failures', () => {
     const requestsAfterDisable = hook.requests.length;
     // A new event is not fanned out to the disabled endpoint.
     const later = await test.send('ws_test', 'a.fail', {}, { idempotencyKey: newKey() });
-    const event = await waitFor(
-      () => test.collections.events.findOne({ _id: later.eventId }),
-      (row) => row !== null,
-      { what: 'the later event fanned out', timeoutMs: 10_000 },
-    );
+    const event = await waitFor(() => test.collections.events.findOne({ _id: later.eventId }), {
+      what: 'the later event fanned out',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (row) => row !== null,
+    });
     expect(event?.endpointIds).toEqual([]);
     expect(hook.requests.length).toBe(requestsAfterDisable);
     expect(
@@ -110,12 +112,18 @@ describe('endpoint failures', () => {
     await Promise.all(
       Array.from({ length: 10 }, (_, n) => test.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })),
     );
-    await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
-    await waitFor(
-      () => listDeliveries({ collections: test.collections }, { status: 'pending' }),
-      (pending) => pending.length === 0,
-      { what: 'every delivery settled', timeoutMs: 15_000 },
-    );
+    await waitFor(endpointRow, {
+      what: 'the endpoint disabled',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (row) => row.disabledAt !== null,
+    });
+    await waitFor(() => listDeliveries({ collections: test.collections }, { status: 'pending' }), {
+      what: 'every delivery settled',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (pending) => pending.length === 0,
+    });
 
     expect(await endpointRow()).toMatchObject({ disabledReason: 'failing', autoDisableAlertedAt: expect.any(Date) });
     expect(await test.collections.alerts.countDocuments({ endpointId: endpoint.id })).toBe(1);
@@ -138,12 +146,18 @@ describe('endpoint failures', () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, n) => first.send('ws_test', 'invoice.paid', { n }, { idempotencyKey: newKey() })),
     );
-    await waitFor(endpointRow, (row) => row.disabledAt !== null, { what: 'the endpoint disabled', timeoutMs: 15_000 });
-    await waitFor(
-      () => listDeliveries({ collections: first.collections }, { status: 'pending' }),
-      (pending) => pending.length === 0,
-      { what: 'every delivery settled', timeoutMs: 15_000 },
-    );
+    await waitFor(endpointRow, {
+      what: 'the endpoint disabled',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (row) => row.disabledAt !== null,
+    });
+    await waitFor(() => listDeliveries({ collections: first.collections }, { status: 'pending' }), {
+      what: 'every delivery settled',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (pending) => pending.length === 0,
+    });
 
     // Both replicas took deliveries of the endpoint; one alert in all.
     const attemptsPerReplica = await Promise.all(

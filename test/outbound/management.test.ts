@@ -1,9 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { Writable } from 'node:stream';
 import { runCli } from '../../services/cli/src/run-cli';
 import { loadConfig } from '../../services/dispatcher/src/config';
 import { runDispatcher, type RunningDispatcher } from '../../services/dispatcher/src/run-dispatcher';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers } from './support';
 import { sampleValue } from '@berth/metrics/src/testing';
 import {
@@ -141,18 +141,21 @@ describe('endpoint management API and CLI', () => {
     const created = await berth('endpoints', 'create', '--workspace', 'ws_log', '--url', receiver.url, '--json');
     expect(created.code).toBe(0);
     const endpointId = (JSON.parse(created.out) as { id: string }).id;
-    await waitFor(async () => running.dispatcher.endpoints.get(endpointId), Boolean, {
+    await waitFor(async () => running.dispatcher.endpoints.get(endpointId), {
       what: 'the dispatcher to know the endpoint',
       timeoutMs: 10_000,
+      intervalMs: 100,
+      until: Boolean,
     });
     const send = createOutboundSender({ js: servers.messaging.js });
 
     await send('ws_log', 'invoice.paid', { n: 1 }, { idempotencyKey: newKey() });
-    const [delivered] = await waitFor(
-      () => deliveriesOf(endpointId),
-      (rows) => rows[0]?.status === 'delivered',
-      { what: 'a delivered delivery', timeoutMs: 10_000 },
-    );
+    const [delivered] = await waitFor(() => deliveriesOf(endpointId), {
+      what: 'a delivered delivery',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (rows) => rows[0]?.status === 'delivered',
+    });
     expect(delivered.log[0]).toMatchObject({
       kind: 'attempt',
       outcome: 'delivered',
@@ -168,22 +171,24 @@ describe('endpoint management API and CLI', () => {
     failing = true;
     await send('ws_log', 'invoice.paid', { n: 2 }, { idempotencyKey: newKey() });
     await send('ws_log', 'invoice.paid', { n: 3 }, { idempotencyKey: newKey() });
-    await waitFor(
-      () => deliveriesOf(endpointId),
-      (rows) => rows.filter((row) => row.status === 'failed').length === 2,
-      { what: 'two failed deliveries', timeoutMs: 15_000 },
-    );
+    await waitFor(() => deliveriesOf(endpointId), {
+      what: 'two failed deliveries',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (rows) => rows.filter((row) => row.status === 'failed').length === 2,
+    });
     const listed = await berth('deliveries', 'list', '--endpoint', endpointId, '--status', 'failed');
     expect(listed.out).toContain('500');
 
     failing = false;
     const recovered = await api<{ replayed: number }>('POST', `/v1/endpoints/${endpointId}/recover`, { since });
     expect(recovered).toEqual({ status: 202, body: expect.objectContaining({ replayed: 2 }) });
-    const rows = await waitFor(
-      () => deliveriesOf(endpointId),
-      (found) => found.every((row) => row.status === 'delivered'),
-      { what: 'every delivery delivered', timeoutMs: 15_000 },
-    );
+    const rows = await waitFor(() => deliveriesOf(endpointId), {
+      what: 'every delivery delivered',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      until: (found) => found.every((row) => row.status === 'delivered'),
+    });
     expect(rows.map((row) => row.attemptCount).sort()).toEqual([2, 4, 4]);
     expect((await berth('deliveries', 'recover', endpointId, '--since', since)).out).toContain('0 deliveries');
 
@@ -207,11 +212,12 @@ describe('endpoint management API and CLI', () => {
         {},
         { idempotencyKey: newKey() },
       );
-      await waitFor(
-        () => deliveriesOf(id),
-        (rows) => rows[0]?.log.length === 1,
-        { what: 'the first attempt logged, its retry queued', timeoutMs: 10_000 },
-      );
+      await waitFor(() => deliveriesOf(id), {
+        what: 'the first attempt logged, its retry queued',
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        until: (rows) => rows[0]?.log.length === 1,
+      });
       const queued = () =>
         servers.messaging.jsm.streams
           .info(OUTBOUND_DELIVERIES_STREAM, { subjects_filter: `outbound.*.${id}.>` })
@@ -226,7 +232,12 @@ describe('endpoint management API and CLI', () => {
           })
         ).status,
       ).toBe(204);
-      await waitFor(queued, (count) => count === 0, { what: 'the queued retry purged', timeoutMs: 10_000 });
+      await waitFor(queued, {
+        what: 'the queued retry purged',
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        until: (count) => count === 0,
+      });
       await expect(
         servers.messaging.jsm.consumers.info(OUTBOUND_DELIVERIES_STREAM, endpointConsumerName(id)),
       ).rejects.toThrow(/not found/i);

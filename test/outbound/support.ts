@@ -3,6 +3,7 @@
  * (free ports, temporary data), a database per test, and a dispatcher with a compressed retry schedule, an
  * injectable clock and an address policy that lets it reach the loopback receivers.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
@@ -27,7 +28,6 @@ import {
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
 
 /** A clock tests move forward: real time plus an offset. */
 export class TestClock {
@@ -137,11 +137,12 @@ export class TestDispatcher {
     what: string,
     timeoutMs = 15_000,
   ): Promise<DeliveryView> {
-    return (await waitFor(
-      () => this.deliveryOf(eventId),
-      (delivery) => delivery !== undefined && done(delivery),
-      { what, timeoutMs },
-    )) as DeliveryView;
+    return (await waitFor(() => this.deliveryOf(eventId), {
+      what,
+      timeoutMs,
+      intervalMs: 100,
+      until: (delivery) => delivery !== undefined && done(delivery),
+    })) as DeliveryView;
   }
 
   /** Stops the dispatcher. */

@@ -8,6 +8,7 @@
  *   with a log line, and runs never overlap;
  * - a second start without the test cron's class removes its schedule (no command), the other stays unchanged.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { Module } from '@nestjs/common';
 import { Writable } from 'node:stream';
 import {
@@ -45,16 +46,6 @@ function lineSink(lines: Line[]): Writable {
       done();
     },
   });
-}
-
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** What the slow cron saw: its runs (by tick) and the most runs going at once. */
@@ -147,13 +138,11 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
 
     await waitFor(
       () => schedulerLines.some((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).'),
-      10000,
-      "the scheduler's line",
+      { what: "the scheduler's line", timeoutMs: 10000 },
     );
     await waitFor(
       () => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob scheduled: * * * * * * (UTC).'),
-      10000,
-      'the test cron scheduled',
+      { what: 'the test cron scheduled', timeoutMs: 10000 },
     );
   }, 60000);
 
@@ -162,7 +151,10 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
       workerLines.filter((line) =>
         /^Cron SlowEverySecondCronJob: tick \S+ skipped, the run of tick \S+ is still going on /.test(line.msg),
       );
-    await waitFor(() => slow.ticks.length >= 2 && skipped().length >= 2, 20000, 'two runs and two skipped ticks');
+    await waitFor(() => slow.ticks.length >= 2 && skipped().length >= 2, {
+      what: 'two runs and two skipped ticks',
+      timeoutMs: 20000,
+    });
 
     expect(slow.maxRunning).toBe(1);
     const skip = skipped()[0];
@@ -197,10 +189,9 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
     expect(
       workerLines.find((line) => line.msg === 'Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).'),
     ).toMatchObject({ change: 'unchanged' });
-    await waitFor(
-      () => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob unscheduled.'),
-      10000,
-      'the scheduler to drop the schedule',
-    );
+    await waitFor(() => schedulerLines.some((line) => line.msg === 'Cron SlowEverySecondCronJob unscheduled.'), {
+      what: 'the scheduler to drop the schedule',
+      timeoutMs: 10000,
+    });
   }, 60000);
 });

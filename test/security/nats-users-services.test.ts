@@ -5,6 +5,7 @@
  * A signed Stripe and a signed Clerk event are applied end to end, the scheduler takes the lease, the worker
  * registers its crons, an outbound event reaches its endpoint, and no service logged a permissions violation.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -22,7 +23,6 @@ import { repoRoot, startServiceProcess, type ServiceProcess } from '../support/s
 import { StripeStandIn } from '../support/stripe-stand-in';
 import { newStripeSecret, newSvixSecret, WebhookSender } from '../support/webhook-senders';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
 import { Writable } from 'node:stream';
 import { runCli } from '../../services/cli/src/run-cli';
 
@@ -176,11 +176,12 @@ describe('every service as its own NATS user', () => {
 
   it('lets the scheduler hold the lease and the worker and the scheduler register their crons', async () => {
     const buckets = await openCronBuckets(operator.js);
-    const lease = await waitFor(
-      () => readLease(buckets.lease),
-      (value) => value !== null,
-      { what: 'a scheduler leading', timeoutMs: 20_000 },
-    );
+    const lease = await waitFor(() => readLease(buckets.lease), {
+      what: 'a scheduler leading',
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      until: (value) => value !== null,
+    });
     expect(lease?.holder).toBeTruthy();
     const owners = new Set(
       [...(await readCronSchedules(buckets.schedules)).values()].map(({ schedule }) => schedule.owner),

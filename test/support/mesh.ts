@@ -26,7 +26,7 @@ import { inboxCollections, isWebhookBatch, readWebhookBatch, type Inbox } from '
 import { repoRoot } from './service-process';
 import { StripeStandIn } from './stripe-stand-in';
 import { WebhookSender, newStripeSecret, newSvixSecret } from './webhook-senders';
-import { waitFor } from './wait-for';
+import { waitFor } from '@berth/local-infra/testing';
 
 /** The folder holding nats-server and berth-ferretdb (deploy/local/install-tools.sh). */
 export const toolsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
@@ -326,11 +326,12 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         return ids;
       },
       async waitForConsumerSettled(durable, timeoutMs) {
-        await waitFor(
-          () => messaging.jsm.consumers.info('WEBHOOKS', durable),
-          (info) => info.num_pending === 0 && info.num_ack_pending === 0,
-          { what: `consumer ${durable} to have nothing pending`, timeoutMs, intervalMs: 200 },
-        );
+        await waitFor(() => messaging.jsm.consumers.info('WEBHOOKS', durable), {
+          what: `consumer ${durable} to have nothing pending`,
+          timeoutMs,
+          intervalMs: 200,
+          until: (info) => info.num_pending === 0 && info.num_ack_pending === 0,
+        });
       },
       stop: runCleanups,
     };

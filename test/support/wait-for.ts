@@ -1,48 +1,7 @@
 /**
- * Waiting on conditions in cross-service tests, where another process does the work and there is no event to
- * subscribe to: poll with a deadline, never sleep a fixed time.
+ * Helpers of cross-service tests that are not waits on a condition: a deadline on a promise and a bounded map. To
+ * wait on a condition, use `waitFor` and `waitForEvent` of `@berth/local-infra/testing`.
  */
-
-/** Options for {@link waitFor}. */
-export interface WaitForOptions {
-  /** What is waited for, for the error message. */
-  what: string;
-  timeoutMs: number;
-  /** Pause between probes (default 100 ms: cheap enough for FerretDB on a loaded 2-core machine). */
-  intervalMs?: number;
-}
-
-/**
- * Calls `probe` until `done(value)` holds and returns that value. A probe that throws (a server briefly away) is
- * retried. Past the deadline, rejects naming `what` with the last value seen (or the last probe error).
- */
-export async function waitFor<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  options: WaitForOptions,
-): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
-  let last: { value: T } | { error: unknown } | undefined;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (done(value)) return value;
-      last = { value };
-    } catch (error) {
-      last = { error };
-    }
-    if (Date.now() >= deadline) {
-      const seen =
-        last === undefined
-          ? 'nothing'
-          : 'value' in last
-            ? JSON.stringify(last.value)
-            : `error ${String((last.error as Error)?.message ?? last.error)}`;
-      throw new Error(`Timed out after ${options.timeoutMs} ms waiting for ${options.what}; last seen: ${seen}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
-  }
-}
 
 /** Rejects after `timeoutMs` unless `promise` settles first. */
 export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {

@@ -3,6 +3,7 @@
  * GitHub, Shopify and Standard Webhooks events in JetStream, and a worker whose `WebhooksModule` consumes them
  * through the inbox on FerretDB.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -23,7 +24,6 @@ import { WebhooksModule } from '@berth/webhook-handlers';
 import { startGateway, startNatsFixture, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';
 import { runCli } from '@berth/cli/src/run-cli';
 import { binDir, testRetryPolicy } from '../inbox-crons/support';
-import { waitFor } from '../support/wait-for';
 import {
   callsOf,
   failFirst,
@@ -169,9 +169,11 @@ describe('webhook handlers on JetStream', () => {
     // The copies GitHub sent again may be acked before the first finishes: wait for the line itself.
     const processedLines = async () =>
       logs.lines.filter((line) => line.eventId === delivery && line.msg === 'Webhook event processed');
-    const lines = await waitFor(processedLines, (found) => found.length > 0, {
+    const lines = await waitFor(processedLines, {
       what: 'the processed line',
       timeoutMs: 10_000,
+      intervalMs: 100,
+      until: (found) => found.length > 0,
     });
     expect(lines).toEqual([expect.objectContaining({ provider: 'gh', eventType: 'pull_request.opened', attempt: 1 })]);
   });

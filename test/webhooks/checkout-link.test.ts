@@ -4,7 +4,7 @@
  * workspace or customer, or a session that is not complete, links nothing it should not.
  * Runs the gateway and billing-sync as processes; events are signed as Stripe signs them.
  */
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@berth/local-infra/testing';
 import { startMesh, type Mesh } from '../support/mesh';
 
 let mesh: Mesh;
@@ -31,8 +31,12 @@ function checkoutEvent(id: string, session: Record<string, unknown>): Record<str
 async function processed(eventId: string): Promise<Record<string, unknown>> {
   return waitFor(
     async () => (await mesh.inbox.events.findOne({ _id: `stripe:${eventId}` })) as Record<string, unknown> | null,
-    (row) => Boolean(row?.processedAt) || Boolean(row?.abandonedAt),
-    { timeoutMs: 30_000, what: `event ${eventId} settled` },
+    {
+      timeoutMs: 30_000,
+      what: `event ${eventId} settled`,
+      intervalMs: 100,
+      until: (row) => Boolean(row?.processedAt) || Boolean(row?.abandonedAt),
+    },
   ) as Promise<Record<string, unknown>>;
 }
 

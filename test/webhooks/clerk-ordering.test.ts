@@ -7,11 +7,11 @@
  * the document after the late event equals the document before it (its `clerkSyncedAt` included), and the late
  * event is processed (not left to retry, not set aside).
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import type { Collection, Document } from 'mongodb';
 import type { ClerkEventBody } from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 
 const run = randomUUID().slice(0, 8);
 /** Clerk times of the changes below: T(1) < T(2) < … (ms). */
@@ -33,11 +33,12 @@ async function deliver(event: ClerkEventBody): Promise<void> {
   const msgId = `msg_order_${run}_${sent}`;
   const answer = await mesh.sender.sendClerk(msgId, event);
   expect(answer.status).toBe(200);
-  const row = await waitFor(
-    () => mesh.inbox.events.findOne({ _id: `clerk:${msgId}` }),
-    (found) => found?.processedAt != null || found?.abandonedAt != null,
-    { what: `clerk:${msgId} (${event.type}) processed`, timeoutMs: 30_000 },
-  );
+  const row = await waitFor(() => mesh.inbox.events.findOne({ _id: `clerk:${msgId}` }), {
+    what: `clerk:${msgId} (${event.type}) processed`,
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    until: (found) => found?.processedAt != null || found?.abandonedAt != null,
+  });
   expect(row).toMatchObject({ processedAt: expect.any(Date), abandonedAt: null, lastError: null, attempts: 1 });
 }
 

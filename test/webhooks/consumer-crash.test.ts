@@ -5,10 +5,11 @@
  * Consumers run with short ack waits and inbox leases (3-5 s instead of 30/60 s) so that the redelivery after the
  * crash, and the expiry of the dead process's claim, happen within the test's bounds; the mechanism is the same.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import type { InboxEventDocument } from '@berth/inbox';
 import { startMesh, type Mesh } from '../support/mesh';
-import { mapWithConcurrency, waitFor, withTimeout } from '../support/wait-for';
+import { mapWithConcurrency, withTimeout } from '../support/wait-for';
 
 const run = randomUUID().slice(0, 8);
 const IDENTITY_CONCURRENCY = 16;
@@ -85,14 +86,12 @@ describe('a consumer killed with SIGKILL', () => {
     ]);
     await billingSync.start();
 
-    const processed = await waitFor(
-      () => mesh.inbox.events.findOne({ _id: key }),
-      (row) => row?.processedAt != null,
-      {
-        what: `${key} processed after the restart`,
-        timeoutMs: 60_000,
-      },
-    );
+    const processed = await waitFor(() => mesh.inbox.events.findOne({ _id: key }), {
+      what: `${key} processed after the restart`,
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      until: (row) => row?.processedAt != null,
+    });
     await mesh.waitForConsumerSettled('billing-sync', 30_000);
 
     expect(processed).toMatchObject({ attempts: 2, abandonedAt: null, leaseOwner: null });
@@ -178,11 +177,12 @@ describe('a consumer killed with SIGKILL', () => {
 
       // Progress is read from identity-sync's log lines, not from MongoDB: on FerretDB every query not by _id reads
       // the whole collection, and polling it would slow the consumer under test. MongoDB is read at the kill and at the end.
-      const atKill = await waitFor(
-        async () => processedByLogs().size,
-        (count) => count >= TOTAL / 3,
-        { what: 'a third of the events processed', timeoutMs: 120_000, intervalMs: 20 },
-      );
+      const atKill = await waitFor(async () => processedByLogs().size, {
+        what: 'a third of the events processed',
+        timeoutMs: 120_000,
+        intervalMs: 20,
+        until: (count) => count >= TOTAL / 3,
+      });
       const killed = await identitySync.kill();
       expect(killed.signal).toBe('SIGKILL');
       const killedAtMs = performance.now() - startedAt;
@@ -204,11 +204,12 @@ describe('a consumer killed with SIGKILL', () => {
       );
       const sentAtMs = performance.now() - startedAt;
 
-      await waitFor(
-        async () => processedByLogs().size,
-        (count) => count === TOTAL,
-        { what: "all 1,000 events processed (per identity-sync's log)", timeoutMs: 420_000, intervalMs: 100 },
-      );
+      await waitFor(async () => processedByLogs().size, {
+        what: "all 1,000 events processed (per identity-sync's log)",
+        timeoutMs: 420_000,
+        intervalMs: 100,
+        until: (count) => count === TOTAL,
+      });
       await mesh.waitForConsumerSettled('identity-sync', 60_000);
       const doneAtMs = performance.now() - startedAt;
 

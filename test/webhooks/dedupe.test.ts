@@ -15,11 +15,11 @@
  *   `clerkSyncedAt` included), from just after processing to the end.
  * And for both: the inbox row has `attempts: 1`, so the handler ran once.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import type { InboxEventDocument } from '@berth/inbox';
 import type { GatewayAnswer } from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 
 const run = randomUUID().slice(0, 8);
 let mesh: Mesh;
@@ -44,11 +44,12 @@ async function sendTenTimes(
 }
 
 function waitProcessed(key: string): Promise<InboxEventDocument | null> {
-  return waitFor(
-    () => mesh.inbox.events.findOne({ _id: key }),
-    (row) => row?.processedAt != null,
-    { what: `${key} processed`, timeoutMs: 30_000 },
-  );
+  return waitFor(() => mesh.inbox.events.findOne({ _id: key }), {
+    what: `${key} processed`,
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    until: (row) => row?.processedAt != null,
+  });
 }
 
 describe('the same event delivered 10 times, 5 at once', () => {

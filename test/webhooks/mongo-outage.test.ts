@@ -8,10 +8,10 @@
  * one subscriptions read and one "Workspace billing synced" per Stripe customer, one "Clerk user change applied" per
  * user, every inbox row processed.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import type { GatewayAnswer } from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 
 const run = randomUUID().slice(0, 8);
 const OUTAGE_MS = 30_000;
@@ -91,8 +91,7 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
           _id: { $in: [`stripe:${stripeEventId(0)}`, `clerk:${clerkMsgId(0)}`] },
           processedAt: { $ne: null },
         }),
-      (count) => count === 2,
-      { what: 'the warm-up events processed', timeoutMs: 30_000 },
+      { what: 'the warm-up events processed', timeoutMs: 30_000, intervalMs: 100, until: (count) => count === 2 },
     );
 
     // The outage: 50 events arrive while FerretDB is down.
@@ -129,11 +128,11 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
         processedIds('billing-sync', `evt_outage_${run}_`).size,
         processedIds('identity-sync', `msg_outage_${run}_`).size,
       ],
-      ([stripe, clerk]) => stripe === PER_PROVIDER + 1 && clerk === PER_PROVIDER + 1,
       {
         what: 'all 50 events (and the 2 warm-ups) processed after MongoDB came back',
         timeoutMs: 180_000,
         intervalMs: 250,
+        until: ([stripe, clerk]) => stripe === PER_PROVIDER + 1 && clerk === PER_PROVIDER + 1,
       },
     );
     const recoveredInMs = Date.now() - backAt;

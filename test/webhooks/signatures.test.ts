@@ -4,6 +4,7 @@
  * let through would show up as a stream message and an inbox row. A correctly signed request per provider at the end
  * shows the same path does deliver: the emptiness before it is not an idle pipeline.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import {
   newStripeSecret,
@@ -12,7 +13,6 @@ import {
   type StripeSendOptions,
 } from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
-import { waitFor } from '../support/wait-for';
 
 const SIX_MINUTES_S = 6 * 60;
 const run = randomUUID().slice(0, 8);
@@ -141,11 +141,12 @@ describe('signed webhooks through the gateway process: bad signatures are refuse
     expect((await mesh.sender.sendStripe(stripeEvent(goodStripeId))).status).toBe(200);
     expect((await mesh.sender.sendClerk(`msg_sig_${goodUserId}`, clerkEvent(goodUserId))).status).toBe(200);
     expect(await mesh.streamMessageCount()).toBe(2);
-    const rows = await waitFor(
-      () => mesh.inbox.events.find({}).toArray(),
-      (found) => found.length === 2 && found.every((row) => row.processedAt !== null),
-      { what: 'both good events processed', timeoutMs: 30_000 },
-    );
+    const rows = await waitFor(() => mesh.inbox.events.find({}).toArray(), {
+      what: 'both good events processed',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (found) => found.length === 2 && found.every((row) => row.processedAt !== null),
+    });
     expect(rows.map((row) => row._id).sort()).toEqual([`clerk:msg_sig_${goodUserId}`, `stripe:${goodStripeId}`]);
     expect(await mesh.db.collection('users').countDocuments({})).toBe(1);
   }, 60_000);

@@ -3,6 +3,7 @@
  * deploy/local/install-jaeger.sh) for tests: in-memory storage, an OTLP/HTTP receiver and the query API on free
  * loopback ports, a temporary config folder, stopped by {@link JaegerHandle.stop}.
  */
+import { waitFor } from '@berth/local-infra/testing';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { getFreePort, spawnManaged, type ManagedProcess } from '@berth/local-infra';
 import { repoRoot } from '../../support/service-process';
-import { waitFor } from '../../support/wait-for';
 
 /**
  * Builds Jaeger unless it is cached (minutes the first time on a machine, see the script) and returns its path.
@@ -165,8 +165,12 @@ export async function startJaeger(options: {
         async () =>
           (await fetch(`http://127.0.0.1:${ports.healthHttp}/status`)).status === 200 &&
           (await fetch(`${queryUrl}/api/services`)).ok,
-        (ready) => ready,
-        { what: 'Jaeger to report healthy', timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
+        {
+          what: 'Jaeger to report healthy',
+          timeoutMs: options.readyTimeoutMs ?? 30_000,
+          intervalMs: 100,
+          until: (ready) => ready,
+        },
       ),
     ]);
     exitedEarly.catch(() => undefined);

@@ -9,19 +9,28 @@ export interface WaitForOptions {
 }
 
 /**
- * Calls `check` until it returns a truthy value, and returns that value: for a state that no event announces (a
- * row another process writes, a stream's counters). A check that throws (a server briefly away) is tried again.
+ * Calls `check` until it returns a truthy value, or one `options.until` accepts, and returns that value: for a state
+ * that no event announces (a row another process writes, a stream's counters). A check that throws (a server briefly away) is tried again.
  * Past the deadline, rejects naming `what` with the last value or error seen. Where the code under test emits an
  * event, wait on it with {@link waitForEvent} instead.
  */
-export async function waitFor<T>(check: () => T | Promise<T>, options: WaitForOptions): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: WaitForOptions & { until: (value: T) => boolean },
+): Promise<T>;
+export async function waitFor<T>(check: () => T | Promise<T>, options: WaitForOptions): Promise<NonNullable<T>>;
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: WaitForOptions & { until?: (value: T) => boolean },
+): Promise<T> {
+  const done = options.until ?? ((value: T): boolean => Boolean(value));
   const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;
   let last: { value: T } | { error: unknown } | undefined;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (done(value)) return value;
       last = { value };
     } catch (error) {
       last = { error };
