@@ -52,8 +52,7 @@ export type { UpsertIfNewerOptions, UpsertIfNewerResult } from './upsert-if-newe
 export { isDuplicateKeyError, DUPLICATE_KEY_ERROR_CODE } from './mongo-errors';
 export { waitForInboxEvent } from './wait-for-inbox-event';
 export type { WaitForInboxEventOptions } from './wait-for-inbox-event';
-export { planNextAttempt, ScheduledRetryError } from './scheduled-retry';
-export type { NextAttempt } from './scheduled-retry';
+export { ScheduledRetryError } from '@berth/messaging';
 export { messageState, DEFAULT_LIVE_MESSAGE_GRACE_MS } from './round-state';
 export type { MessageState } from './round-state';
 export { withEventLease } from './with-event-lease';

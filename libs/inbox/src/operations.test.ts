@@ -151,7 +151,7 @@ describe('processInboxEvent with the consumer retry policy', () => {
   const policy: RetryPolicy = { maxAttempts: 3, delayAfter: (failed) => 1000 * failed };
   const base = { owner: 'replica-1', leaseMs: 60000, logger: silent, retryPolicy: policy };
 
-  it('records when the retry is due and naks with that very delay, reading as the original error', async () => {
+  it('records when the retry is due and naks with that very delay, in an error carrying the original', async () => {
     const message = fakeWebhookMessage({
       provider: 'stripe',
       eventId: `evt_rp${++counter}`,
@@ -169,8 +169,8 @@ describe('processInboxEvent with the consumer retry policy', () => {
       },
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScheduledRetryError);
-    expect(error).toMatchObject({ delayMs: 2000, name: 'Error', message: 'Stripe 503' });
-    expect(describeError(error)).toBe('Error: Stripe 503');
+    expect(error).toMatchObject({ delayMs: 2000, name: 'ScheduledRetryError', message: 'Error: Stripe 503' });
+    expect(describeError((error as ScheduledRetryError).original)).toBe('Error: Stripe 503');
     expect(await read(message.msgId!)).toMatchObject({
       attempts: 1,
       lastError: 'Error: Stripe 503',

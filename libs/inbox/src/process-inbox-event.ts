@@ -1,5 +1,13 @@
 import type { BerthLogger } from '@berth/logger';
-import { RetryLaterError, UnrecoverableError, type ReceivedMessage, type RetryPolicy } from '@berth/messaging';
+import {
+  decideRetry,
+  RetryLaterError,
+  ScheduledRetryError,
+  UnrecoverableError,
+  type ReceivedMessage,
+  type RetryDecision,
+  type RetryPolicy,
+} from '@berth/messaging';
 import { claimEvent } from './claim-event';
 import { inboxEventKey } from './collections';
 import { extendEventLease } from './extend-event-lease';
@@ -8,7 +16,6 @@ import { markProcessed } from './mark-processed';
 import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
 import { recordAndClaimEvent } from './record-and-claim';
-import { planNextAttempt, ScheduledRetryError, type NextAttempt } from './scheduled-retry';
 import type { Clock, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
 
@@ -121,9 +128,12 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
     await options.handler({ ...event, body: parseBody(event.payload), attempt });
   } catch (error) {
     await stopRenewing();
-    const next = planNextAttempt(error, options.deliveryCount, options.retryPolicy);
+    // The transport's own decision, taken here once so the inbox records the very delay the nak will use.
+    const next = options.retryPolicy
+      ? decideRetry(options.retryPolicy, { attempt: options.deliveryCount, error })
+      : undefined;
     await recordFailureSafely(inbox, { lease, attempt }, error, clock, logger, next);
-    throw next.kind === 'retry' && !(error instanceof RetryLaterError)
+    throw next?.kind === 'retry' && !(error instanceof RetryLaterError)
       ? new ScheduledRetryError(error, next.delayMs)
       : error;
   }
@@ -188,7 +198,7 @@ async function recordFailureSafely(
   error: unknown,
   clock: Clock,
   logger: BerthLogger,
-  next: NextAttempt,
+  next: RetryDecision | undefined,
 ): Promise<void> {
   try {
     await recordFailure({
@@ -196,11 +206,12 @@ async function recordFailureSafely(
       ...failed,
       error,
       clock,
-      abandon: next.kind === 'abandon',
+      // Set aside on an UnrecoverableError, the policy known or not.
+      abandon: error instanceof UnrecoverableError,
       next:
-        next.kind === 'retry'
+        next?.kind === 'retry'
           ? { retryAt: new Date(clock().getTime() + next.delayMs) }
-          : next.kind === 'round-ended'
+          : next?.reason === 'exhausted'
             ? 'round-ended'
             : undefined,
     });

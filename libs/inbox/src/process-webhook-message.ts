@@ -4,6 +4,7 @@ import {
   createHeaders,
   describeError,
   extractTraceContext,
+  failureOf,
   RetryLaterError,
   UnrecoverableError,
 } from '@berth/messaging';
@@ -47,7 +48,7 @@ export async function processWebhookMessage(options: ProcessWebhookMessageOption
   if (retries.length > 0) {
     const soonest = retries.reduce((first, next) => (next.delayMs < first.delayMs ? next : first));
     throw new RetryLaterError(
-      `${failures.length} of ${events.length} events of the batch failed; first: ${describeError(soonest)}`,
+      `${failures.length} of ${events.length} events of the batch failed; first: ${describeError(failureOf(soonest))}`,
       soonest.delayMs,
       { cause: soonest },
     );

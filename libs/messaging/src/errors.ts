@@ -29,3 +29,26 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+/**
+ * A handler's failure whose retry the handler already decided (`decideRetry`) and recorded (the inbox's
+ * `nextAttemptAt`), so the transport naks with exactly that delay instead of drawing its own jitter. Its name says
+ * what it is; its message is the original's description and the original is its `cause`. The consumer's
+ * "Attempt n failed: …" line describes the original ({@link failureOf}).
+ */
+export class ScheduledRetryError extends RetryLaterError {
+  constructor(original: unknown, delayMs: number) {
+    super(describeError(original), delayMs, { cause: original });
+    this.name = 'ScheduledRetryError';
+  }
+
+  /** The handler's own error (a getter, so loggers that walk `cause` do not serialise it twice). */
+  get original(): unknown {
+    return this.cause;
+  }
+}
+
+/** The failure an error reports: a {@link ScheduledRetryError}'s original, any other error itself. */
+export function failureOf(error: unknown): unknown {
+  return error instanceof ScheduledRetryError ? error.original : error;
+}

@@ -1,3 +1,5 @@
+import { decideRetry, type RetryPolicy } from '@berth/messaging';
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -32,17 +34,29 @@ export interface NextRetryDelayOptions {
 }
 
 /**
+ * The schedule as a retry policy for `decideRetry`: `schedule.length` attempts, the delay after attempt `n` being
+ * entry `n` spread by the jitter.
+ *
+ * @throws RangeError for a jitter outside [0, 1].
+ */
+export function retrySchedulePolicy(options: NextRetryDelayOptions = {}): RetryPolicy {
+  const { schedule = SVIX_RETRY_SCHEDULE_MS, jitter = DEFAULT_RETRY_JITTER, random = Math.random } = options;
+  if (!(jitter >= 0 && jitter <= 1)) throw new RangeError(`jitter must be between 0 and 1, got ${jitter}`);
+  return {
+    maxAttempts: schedule.length,
+    delayAfter: (attempt) => Math.max(0, Math.round(schedule[attempt] * (1 + jitter * (2 * random() - 1)))),
+  };
+}
+
+/**
  * How long to wait before attempt `attempt + 1`, after attempt `attempt` (1-based) failed, with jitter; or
  * undefined when the schedule has no more attempts and the message should be given up (dead-lettered).
  *
  * @throws RangeError for an attempt that is not a positive integer or a jitter outside [0, 1].
  */
 export function nextRetryDelayMs(attempt: number, options: NextRetryDelayOptions = {}): number | undefined {
-  const { schedule = SVIX_RETRY_SCHEDULE_MS, jitter = DEFAULT_RETRY_JITTER, random = Math.random } = options;
   if (!Number.isInteger(attempt) || attempt < 1)
     throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
-  if (!(jitter >= 0 && jitter <= 1)) throw new RangeError(`jitter must be between 0 and 1, got ${jitter}`);
-  const base = schedule[attempt];
-  if (base === undefined) return undefined;
-  return Math.max(0, Math.round(base * (1 + jitter * (2 * random() - 1))));
+  const decision = decideRetry(retrySchedulePolicy(options), { attempt });
+  return decision.kind === 'retry' ? decision.delayMs : undefined;
 }

@@ -1,13 +1,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { RetryLaterError, type ReceivedMessage } from '@berth/messaging';
-import {
-  deliverWebhook,
-  nextRetryDelayMs,
-  type AddressPolicy,
-  type DeliveryAttempt,
-  type ResolveHost,
-} from '../delivery';
+import { decideRetry, RetryLaterError, type ReceivedMessage } from '@berth/messaging';
+import { deliverWebhook, type AddressPolicy, type DeliveryAttempt, type ResolveHost } from '../delivery';
 import type { OutboundCollections } from '../collections';
+import { retrySchedulePolicy } from '../delivery/retry-schedule';
 import { scheduleDeliveryRetry, type DeliveryMessage } from '../deliveries/delivery-message';
 import { activeSecrets } from '../endpoints/endpoint-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
@@ -157,12 +152,9 @@ function retryDelay(
   roundAttempt: number,
   attempt: DeliveryAttempt,
 ): number | undefined {
-  const scheduled = nextRetryDelayMs(roundAttempt, {
-    schedule: dependencies.retrySchedule,
-    jitter: dependencies.retryJitter,
-  });
-  if (scheduled === undefined) return undefined;
-  return Math.max(scheduled, attempt.retryAfterMs ?? 0);
+  const policy = retrySchedulePolicy({ schedule: dependencies.retrySchedule, jitter: dependencies.retryJitter });
+  const decision = decideRetry(policy, { attempt: roundAttempt, minDelayMs: attempt.retryAfterMs ?? 0 });
+  return decision.kind === 'retry' ? decision.delayMs : undefined;
 }
 
 function describeAttempt(attempt: DeliveryAttempt): string {

@@ -2,13 +2,12 @@ import {
   applyInboxEvent,
   inboxCollections,
   reopenResentWebhookEvent,
-  ScheduledRetryError,
   type Clock,
   type Inbox,
   type ProcessInboxEventResult,
   type WebhookEvent,
 } from '@berth/inbox';
-import { UnrecoverableError, WEBHOOK_RETRY_POLICY } from '@berth/messaging';
+import { decideRetry, failureOf, WEBHOOK_RETRY_POLICY } from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
 import type { WebhooksModuleOptions } from '../webhooks-module-options';
@@ -134,15 +133,11 @@ export class SyncWebhookDriver implements WebhookDriver {
           handler: (inboxEvent) => dispatchWebhook(registry, inboxEvent, logger),
         });
       } catch (error) {
-        if (error instanceof UnrecoverableError || attempt >= retryPolicy.maxAttempts) throw unwrap(error);
+        // The handler's own error, not the inbox's retry wrapper around it.
+        if (decideRetry(retryPolicy, { attempt, error }).kind === 'give-up') throw failureOf(error);
       }
     }
   }
-}
-
-/** The handler's own error, not the inbox's retry wrapper around it. */
-function unwrap(error: unknown): unknown {
-  return error instanceof ScheduledRetryError ? error.original : error;
 }
 
 function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {

@@ -1,10 +1,10 @@
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import {
+  decideRetry,
   describeError,
   ensureConsumer,
   RetryLaterError,
   startConsumer,
-  UnrecoverableError,
   type ConsumerRunner,
   type GiveUpReason,
   type Messaging,
@@ -557,9 +557,9 @@ export class JetStreamQueueWorker {
     error: unknown,
   ): Promise<'retried' | 'dead-lettered'> {
     const policy = jobRetryPolicy(this.options.settings.backoff, record.retryLimit, this.options.random);
-    const reason: GiveUpReason | undefined =
-      error instanceof UnrecoverableError ? 'unrecoverable' : attempt >= policy.maxAttempts ? 'exhausted' : undefined;
-    if (reason) {
+    const decision = decideRetry(policy, { attempt, error });
+    if (decision.kind === 'give-up') {
+      const { reason } = decision;
       await this.deadLetter(job.name, record, message, error, reason, attempt);
       this.options.logger.error(
         { err: error, attempt, reason },
@@ -567,7 +567,7 @@ export class JetStreamQueueWorker {
       );
       return 'dead-lettered';
     }
-    const delayMs = error instanceof RetryLaterError ? error.delayMs : policy.delayAfter(attempt);
+    const { delayMs } = decision;
     const location = await this.options.producer.requeueForRetry(
       this.options.queue,
       job.name,

@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
-import { describeError, UnrecoverableError } from '@berth/messaging';
+import { decideRetry, describeError, type RetryPolicy } from '@berth/messaging';
 import { describeJobError } from '../../dead-letters/dead-letter';
 import type { JobRegistry } from '../../discovery/job-registry';
 import { JobCancelledError, UnknownJobError } from '../../errors';
 import { runAttempt } from '../../flow/run-attempt';
 import type { JobObserver } from '../../job-observer';
-import { assertAddJobOptions, type AddedJob, type AddJobOptions, type ResolvedQueueOptions } from '../../job-options';
+import {
+  assertAddJobOptions,
+  jobRetryPolicy,
+  type AddedJob,
+  type AddJobOptions,
+  type ResolvedQueueOptions,
+} from '../../job-options';
 import { assertJobName, assertQueueName, jobSubject } from '../../names';
 import { CancellationSet, type CancellationRecord } from '../cancellations';
 import type { QueueDriver } from '../queue-driver';
@@ -59,6 +65,11 @@ export class SyncQueueDriver implements QueueDriver {
       }
     }
     this.options.observer?.jobQueued?.({ queue, name, deduplicated: false });
+    // The JetStream driver's attempts, with no wait between them.
+    const immediateRetries: RetryPolicy = {
+      maxAttempts: jobRetryPolicy(this.options.settingsOf(queue).backoff, retryLimit).maxAttempts,
+      delayAfter: () => 0,
+    };
     const payload = JSON.stringify(data === undefined ? null : data);
     const addedAt = new Date().toISOString();
     try {
@@ -89,7 +100,8 @@ export class SyncQueueDriver implements QueueDriver {
             finished('cancelled');
             return { id: jobId, deduplicated: false };
           }
-          const last = error instanceof UnrecoverableError || attempt > retryLimit;
+          const decision = decideRetry(immediateRetries, { attempt, error });
+          const last = decision.kind === 'give-up';
           finished(last ? 'dead-lettered' : 'retried');
           const log = () =>
             last
@@ -109,7 +121,7 @@ export class SyncQueueDriver implements QueueDriver {
             queue,
             name,
             data: JSON.parse(payload),
-            reason: error instanceof UnrecoverableError ? 'unrecoverable' : 'exhausted',
+            reason: decision.reason,
             error: describeJobError(error),
             attempts: attempt,
             retryLimit,

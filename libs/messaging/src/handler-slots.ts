@@ -1,0 +1,76 @@
+/**
+ * The handler slots of one consumer runner: how many messages it runs and how much work they carry, against its
+ * concurrency, and how many messages the next pull may ask for. The pull loop waits here for a free slot; `stop`
+ * wakes it.
+ */
+export class HandlerSlots {
+  private running = 0;
+  private weightInHand = 0;
+  /**
+   * Recent weight per message. It starts high, and goes back up whenever the consumer was idle, so the first pull
+   * of a burst asks for one message, and pulls grow as the messages turn out to be light.
+   */
+  private averageWeight: number;
+  private waiter: (() => void) | undefined;
+  private readonly idle: (() => void)[] = [];
+
+  constructor(private readonly concurrency: number) {
+    this.averageWeight = concurrency;
+  }
+
+  /** Messages running now. */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
+  pullSize(): number {
+    const free = this.concurrency - this.running;
+    return Math.max(1, Math.min(free, Math.floor((this.concurrency - this.weightInHand) / this.averageWeight)));
+  }
+
+  /** Resolves once a slot is free, or when `stopped()` is true after a {@link wake}. */
+  async waitForFree(stopped: () => boolean): Promise<void> {
+    while ((this.running >= this.concurrency || this.weightInHand >= this.concurrency) && !stopped())
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+  }
+
+  /** A message of `weight` starts running. */
+  take(weight: number): void {
+    this.averageWeight = Math.max(1, (this.averageWeight + weight) / 2);
+    this.running += 1;
+    this.weightInHand += weight;
+  }
+
+  /** A pull brought no message: the consumer is idle, the next burst starts with small pulls again. */
+  sawNoMessages(): void {
+    this.averageWeight = this.concurrency;
+  }
+
+  /** A message of `weight` is settled. */
+  release(weight: number): void {
+    this.running -= 1;
+    this.weightInHand -= weight;
+    this.wake();
+    if (this.running === 0) this.idle.splice(0).forEach((resolve) => resolve());
+  }
+
+  /** Lets {@link waitForFree} check again (a slot was freed, or the runner stops). */
+  wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  /** Resolves when no message runs, or after `graceMs`; true when none runs. */
+  async drained(graceMs: number): Promise<boolean> {
+    if (this.running === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idle.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    return this.running === 0;
+  }
+}
