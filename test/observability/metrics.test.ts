@@ -14,7 +14,7 @@
  * `webhook_oldest_unprocessed_age_seconds`; and each service's `/healthz` and `/readyz`.
  */
 import { randomUUID } from 'node:crypto';
-import { sampleValue, parsePrometheusText, type PrometheusSample } from '@berth/metrics/src/testing';
+import { sampleValue, parsePrometheusText, type PrometheusSample } from '@berth/metrics/testing';
 import { newStripeSecret } from '../support/webhook-senders';
 import { startMesh, type Mesh, type MeshServiceName } from '../support/mesh';
 import { waitFor } from '../support/wait-for';

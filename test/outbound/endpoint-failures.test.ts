@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
-import { sampleValue } from '@berth/metrics/src/testing';
+import { sampleValue } from '@berth/metrics/testing';
 import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
 import { waitFor } from '../support/wait-for';
 import { newKey, outboundTestHarness, TestClock } from './support';

@@ -5,7 +5,7 @@ import { runDispatcher, type RunningDispatcher } from '../../services/dispatcher
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
 import { newKey, OutboundTestServers } from './support';
-import { sampleValue } from '@berth/metrics/src/testing';
+import { sampleValue } from '@berth/metrics/testing';
 import {
   createOutboundSender,
   endpointConsumerName,
