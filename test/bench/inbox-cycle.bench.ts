@@ -9,7 +9,7 @@ import { MongoClient } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { ensureInboxIndexes, inboxCollections, processInboxEvent } from '@berth/inbox';
-import { fakeWebhookMessage } from '@berth/inbox/src/testing';
+import { fakeWebhookMessage } from '@berth/inbox/testing';
 import { cpuSeconds, subscriptionUpdatedEvent } from './harness';
 
 function envInt(name: string, fallback: number): number {

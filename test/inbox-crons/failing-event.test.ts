@@ -13,7 +13,7 @@ import {
   type RecoverWebhookEventsResult,
   type WebhookEventAlert,
 } from '@berth/inbox';
-import { captureLogLines, publishTestWebhook } from '@berth/inbox/src/testing';
+import { captureLogLines, publishTestWebhook } from '@berth/inbox/testing';
 import { disputeEvent, shiftedClock, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
 
 const policy = testRetryPolicy({ baseMs: 20, maxMs: 160 });

@@ -5,7 +5,7 @@
  */
 import { createLogger } from '@berth/logger';
 import { recoverWebhookEvents } from '@berth/inbox';
-import { publishTestWebhook } from '@berth/inbox/src/testing';
+import { publishTestWebhook } from '@berth/inbox/testing';
 import { disputeEvent, shiftedClock, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
 
 /** The first retry comes a minute after a failure: long enough for the test to lose the message meanwhile. */

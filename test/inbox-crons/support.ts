@@ -16,7 +16,7 @@ import {
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
 import { ensureInboxIndexes, inboxCollections, type Inbox } from '@berth/inbox';
-import { captureLogLines, OutcomeLog } from '@berth/inbox/src/testing';
+import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
 import { createBillingSyncApp, createStripeClient, loadConfig } from '@berth/billing-sync';
 import { runCli } from '@berth/cli/src/run-cli';
 import { StripeStandIn } from '../support/stripe-stand-in';

@@ -21,7 +21,7 @@ import {
   type NatsServerHandle,
 } from '@berth/local-infra';
 import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
-import { publishTestWebhook } from '@berth/inbox/src/testing';
+import { publishTestWebhook } from '@berth/inbox/testing';
 import { JOBS_STREAM_NAME, jobSubject, type JobRecord } from '@berth/jobs';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';

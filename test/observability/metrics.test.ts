@@ -15,7 +15,7 @@
  */
 import { waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
-import { sampleValue, parsePrometheusText, type PrometheusSample } from '@berth/metrics/src/testing';
+import { sampleValue, parsePrometheusText, type PrometheusSample } from '@berth/metrics/testing';
 import { newStripeSecret } from '../support/webhook-senders';
 import { startMesh, type Mesh, type MeshServiceName } from '../support/mesh';
 

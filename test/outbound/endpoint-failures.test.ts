@@ -1,7 +1,7 @@
 import { waitFor } from '@berth/local-infra/testing';
 import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
-import { sampleValue } from '@berth/metrics/src/testing';
+import { sampleValue } from '@berth/metrics/testing';
 import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
 import { newKey, outboundTestHarness, TestClock } from './support';
 

@@ -5,7 +5,7 @@ import { loadConfig } from '../../services/dispatcher/src/config';
 import { runDispatcher, type RunningDispatcher } from '../../services/dispatcher/src/run-dispatcher';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { newKey, OutboundTestServers } from './support';
-import { sampleValue } from '@berth/metrics/src/testing';
+import { sampleValue } from '@berth/metrics/testing';
 import {
   createOutboundSender,
   endpointConsumerName,

@@ -22,7 +22,7 @@ import {
   recordReceivedEvent,
   type Inbox,
 } from '@berth/inbox';
-import { fakeWebhookBatchMessage, fakeWebhookMessage } from '@berth/inbox/src/testing';
+import { fakeWebhookBatchMessage, fakeWebhookMessage } from '@berth/inbox/testing';
 import { outboundCollections } from '@berth/outbound';
 import { expectIndexed, expectQueriesIndexed, monitorQueries, planOf, queriesOf } from './support/query-plans';
 

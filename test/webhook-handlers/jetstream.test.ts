@@ -18,7 +18,7 @@ import {
   type Inbox,
   type WebhookEventAlert,
 } from '@berth/inbox';
-import { captureLogLines, OutcomeLog } from '@berth/inbox/src/testing';
+import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
 import { webhookProviderCoverage } from '@berth/messaging';
 import { WebhooksModule } from '@berth/webhook-handlers';
 import { startGateway, startNatsFixture, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';

@@ -1,3 +1,4 @@
+import { BUCKETS } from '@berth/contract';
 import { ensureKvBucket, ensureStream } from '@berth/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
@@ -17,10 +18,10 @@ export interface CronBucketNames {
 
 /** Berth's bucket names (see `nats kv ls`). */
 export const CRON_BUCKET_NAMES: Readonly<CronBucketNames> = Object.freeze({
-  schedules: 'berth_cron_schedules',
-  lastTicks: 'berth_cron_last_tick',
-  lease: 'berth_scheduler_lease',
-  runLocks: 'berth_cron_run_locks',
+  schedules: BUCKETS.cronSchedules,
+  lastTicks: BUCKETS.cronLastTicks,
+  lease: BUCKETS.schedulerLease,
+  runLocks: BUCKETS.cronRunLocks,
 });
 
 /** The open buckets, with the JetStream client (TTL writes go through it) and their names. */

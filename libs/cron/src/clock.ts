@@ -2,8 +2,9 @@
  * The clocks and the timer the cron code reads. Every function and class of this library takes one, so tests move
  * time by hand instead of waiting for wall-clock minutes, and a {@link ManualClock} fires the timers of the lease
  * rounds and the tick loop when a test lets time pass (as Temporal's time-skipping test environment does).
+ * More than `@berth/contract`'s `Clock` (a plain `() => Date`): leases need a monotonic reading and timers.
  */
-export interface Clock {
+export interface CronClock {
   /** Wall-clock time: what cron patterns and tick times are about. */
   now(): Date;
   /**
@@ -17,7 +18,7 @@ export interface Clock {
 }
 
 /** The process's real clocks and timers: `new Date()`, `performance.now()` and `setTimeout`. */
-export const systemClock: Clock = {
+export const systemClock: CronClock = {
   now: () => new Date(),
   monotonic: () => performance.now(),
   setTimer: (ms, callback) => {
@@ -37,7 +38,7 @@ interface PendingTimer {
  * in order, each at its own time), `set(date)` lets time pass up to a wall-clock date, `stepWall(ms)` moves the
  * wall clock alone (an NTP step, which no lease may be fooled by).
  */
-export class ManualClock implements Clock {
+export class ManualClock implements CronClock {
   private wall: number;
   private mono = 0;
   private timers: PendingTimer[] = [];

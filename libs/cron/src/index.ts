@@ -1,5 +1,5 @@
 export { systemClock, ManualClock } from './clock';
-export type { Clock } from './clock';
+export type { CronClock } from './clock';
 export {
   compileCronPattern,
   validateCronPattern,

@@ -1,15 +1,10 @@
 import { headers } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { kvKeySubject, NATS_HEADERS } from '@berth/contract';
+import { isWrongLastSequence } from '@berth/messaging';
 
-/** JetStream's answer when `Nats-Expected-Last-Subject-Sequence` does not match (someone else wrote the key). */
-const WRONG_LAST_SEQUENCE = 10071;
-
-/** True when a KV write failed its compare-and-set: the key changed (or appeared) since the revision given. */
-export function isWrongLastSequence(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(String((error as Error)?.message ?? error));
-}
+export { isWrongLastSequence };
 
 /**
  * A per-message TTL as the server reads it (`Nats-TTL`). The server counts TTLs in whole seconds and truncates
@@ -43,9 +38,9 @@ export async function updateWithTtl(
   timeoutMs?: number,
 ): Promise<number> {
   const h = headers();
-  h.set('Nats-Expected-Last-Subject-Sequence', String(revision));
-  h.set('Nats-TTL', ttlHeaderValue(ttlMs));
-  const ack = await js.publish(`$KV.${bucket}.${key}`, value, { headers: h, timeout: timeoutMs });
+  h.set(NATS_HEADERS.expectedLastSubjectSequence, String(revision));
+  h.set(NATS_HEADERS.ttl, ttlHeaderValue(ttlMs));
+  const ack = await js.publish(kvKeySubject(bucket, key), value, { headers: h, timeout: timeoutMs });
   return ack.seq;
 }
 

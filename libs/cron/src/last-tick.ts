@@ -1,5 +1,5 @@
 import type { KV, KvEntry } from '@nats-io/kv';
-import { systemClock, type Clock } from './clock';
+import { systemClock, type CronClock } from './clock';
 import { isWrongLastSequence } from './kv-ttl';
 
 /** The last tick emitted for a schedule, as stored under its name in the last-tick bucket. */
@@ -33,7 +33,7 @@ export class LastTickStore {
   constructor(
     private readonly kv: KV,
     private readonly by: string,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: CronClock = systemClock,
   ) {}
 
   /** The last emitted tick of `name`, if any (read from the bucket the first time). */

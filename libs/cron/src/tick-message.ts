@@ -1,12 +1,13 @@
+import { JOB_HEADERS, jobSubject, STREAMS } from '@berth/contract';
 import type { OutgoingMessage } from '@berth/messaging';
 import type { CronSchedule } from './schedule';
 
-/** The headers of a cron tick job, read by the job engine. */
+/** The headers of a cron tick job, read by the job engine (the job headers of `@berth/contract`). */
 export const CRON_JOB_HEADERS = Object.freeze({
-  jobName: 'Berth-Job-Name',
-  jobId: 'Berth-Job-Id',
-  queue: 'Berth-Queue',
-  scheduledAt: 'Berth-Scheduled-At',
+  jobName: JOB_HEADERS.jobName,
+  jobId: JOB_HEADERS.jobId,
+  queue: JOB_HEADERS.queue,
+  scheduledAt: JOB_HEADERS.scheduledAt,
 });
 
 /** The body of a cron tick job. */
@@ -22,7 +23,7 @@ export function cronTickId(name: string, tick: Date): string {
 
 /** `jobs.<queue>.<name>`: the JOBS subject of a cron's ticks. */
 export function cronTickSubject(queue: string, name: string): string {
-  return `jobs.${queue}.${name}`;
+  return jobSubject(queue, name);
 }
 
 /**
@@ -38,7 +39,7 @@ export function cronTickMessage(schedule: Pick<CronSchedule, 'name' | 'queue'>, 
     subject: cronTickSubject(schedule.queue, schedule.name),
     data: JSON.stringify(payload),
     msgId: id,
-    expectedStream: 'JOBS',
+    expectedStream: STREAMS.jobs,
     headers: {
       [CRON_JOB_HEADERS.jobName]: schedule.name,
       [CRON_JOB_HEADERS.jobId]: id,

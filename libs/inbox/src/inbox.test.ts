@@ -4,13 +4,13 @@ import {
   claimEvent,
   ensureInboxIndexes,
   inboxEventKey,
-  markProcessed,
   processInboxEvent,
-  recordFailure,
   recordReceivedEvent,
   type Inbox,
   type WebhookEvent,
 } from './index';
+import { markProcessed } from './mark-processed';
+import { recordFailure } from './record-failure';
 import { fakeWebhookMessage, manualClock } from './testing';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 

@@ -5,9 +5,7 @@ import {
   acquireLease,
   createWebhookAlertHook,
   deleteExpiredWebhookEvents,
-  messageState,
   processInboxEvent,
-  raiseSetAsideAlert,
   recordReceivedEvent,
   recoverWebhookEvents,
   redeliverWebhookEvent,
@@ -17,6 +15,8 @@ import {
   type InboxEventDocument,
   type WebhookEventAlert,
 } from './index';
+import { messageState } from './round-state';
+import { raiseSetAsideAlert } from './webhook-alerts';
 import { captureLogLines, fakeWebhookMessage } from './testing';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 

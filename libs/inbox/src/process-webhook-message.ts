@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { LogContextStore } from '@berth/logger';
+import { WEBHOOK_HEADERS } from '@berth/contract';
 import {
   createHeaders,
   describeError,
@@ -76,7 +77,7 @@ async function applyBatchedEvent(
         'messaging.system': 'nats',
         'messaging.destination.name': event.subject ?? message.subject,
         'messaging.message.id': `${event.provider}:${event.eventId}`,
-        'messaging.batch.message_count': Number(message.headers?.get('Berth-Batch-Size') ?? 0),
+        'messaging.batch.message_count': Number(message.headers?.get(WEBHOOK_HEADERS.batchSize) ?? 0),
       },
     },
     parent,

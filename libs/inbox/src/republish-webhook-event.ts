@@ -1,10 +1,11 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { STREAMS, webhookSubject } from '@berth/contract';
 import { publishMessage, type PublishResult } from '@berth/messaging';
 import type { InboxEventDocument } from './types';
 import { WEBHOOK_HEADERS } from './webhook-message';
 
 /** The stream a requeued event is published to (shard 0 when the webhooks are sharded: it holds `webhooks.>`). */
-export const WEBHOOKS_STREAM = 'WEBHOOKS';
+export const WEBHOOKS_STREAM: string = STREAMS.webhooks;
 
 /**
  * The `Nats-Msg-Id` of the n-th message published again for an event: `<provider>/requeue/<n>:<eventId>`. Not the
@@ -21,17 +22,11 @@ export function requeueMessageId(event: Pick<InboxEventDocument, 'provider' | 'e
 }
 
 /**
- * The subject to publish an event on: the one it arrived on, or for rows that did not keep it
- * `webhooks.<provider>.<type>` with the type made of safe subject tokens (as the gateway does: dots kept, any
- * character other than letters, digits, `_` and `-` turned into `_`).
+ * The subject to publish an event on: the one it arrived on, or for rows that did not keep it the one the gateway
+ * would use, `webhooks.<provider>.<type tokens>` (`webhookSubject` of `@berth/contract`).
  */
 export function webhookEventSubject(event: Pick<InboxEventDocument, 'provider' | 'type' | 'subject'>): string {
-  if (event.subject) return event.subject;
-  const tokens = event.type
-    .slice(0, 200)
-    .split('.')
-    .map((token) => token.replace(/[^A-Za-z0-9_-]/g, '_') || '_');
-  return `webhooks.${event.provider}.${tokens.join('.')}`;
+  return event.subject || webhookSubject(event.provider, event.type);
 }
 
 /** Options for {@link republishWebhookEvent}. */

@@ -1,5 +1,5 @@
 /**
- * Helpers for tests of the inbox and of the consumers built on it (import from `@berth/inbox/src/testing`). Not
+ * Helpers for tests of the inbox and of the consumers built on it (import from `@berth/inbox/testing`). Not
  * exported from the package index: production code has no use for them.
  */
 import { Writable } from 'node:stream';

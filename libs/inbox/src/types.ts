@@ -1,11 +1,8 @@
 import type { Collection } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
 
-/** The current time. Every operation takes one, so tests can control it. */
-export type Clock = () => Date;
-
-/** The system clock. */
-export const systemClock: Clock = () => new Date();
+/** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
+export { systemClock, type Clock } from '@berth/contract';
 
 /**
  * One provider event in the inbox (collection `webhookEvents`). Written at first delivery and never duplicated:

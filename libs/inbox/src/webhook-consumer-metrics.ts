@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { BerthLogger } from '@berth/logger';
-import type { TransportConsumerOptions } from '@berth/messaging';
+import type { ConsumerRunnerOptions } from '@berth/messaging';
 import {
   createJobMetrics,
   createQueueDepthMetric,
@@ -40,7 +40,7 @@ export interface WebhookConsumerMetricsOptions {
  */
 export function registerWebhookConsumerMetrics(
   options: WebhookConsumerMetricsOptions,
-): NonNullable<TransportConsumerOptions['onOutcome']> {
+): NonNullable<ConsumerRunnerOptions['onOutcome']> {
   const { registry, logger, consumer } = options;
   const jobs = createJobMetrics(registry, { consumes: [consumer.durable] });
   createQueueDepthMetric(registry, {

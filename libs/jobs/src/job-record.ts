@@ -1,3 +1,4 @@
+import { JOB_HEADERS } from '@berth/contract';
 import { UnrecoverableError } from '@berth/messaging';
 
 /**
@@ -45,10 +46,10 @@ export function joinEncodedRecords(encoded: readonly string[]): string {
 }
 
 /** The header Berth's producer sets on every job message it writes: how many records the body holds. */
-export const JOB_COUNT_HEADER = 'Berth-Job-Count';
+export const JOB_COUNT_HEADER = JOB_HEADERS.jobCount;
 
 /** Headers a plain job message may carry (set by other publishers, e.g. the scheduler or `nats pub`). */
-export const PLAIN_JOB_HEADERS = { jobId: 'Berth-Job-Id', retryLimit: 'Berth-Retry-Limit' } as const;
+export const PLAIN_JOB_HEADERS = { jobId: JOB_HEADERS.jobId, retryLimit: JOB_HEADERS.retryLimit } as const;
 
 /** What {@link decodeJobMessage} needs to know about the message besides its body. */
 export interface JobMessageFacts {

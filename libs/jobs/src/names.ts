@@ -1,14 +1,16 @@
+import { STREAMS } from '@berth/contract';
+
 /** The queue every `@CronProcessor` class is on: a cron tick is an ordinary job of this queue. */
 export const CRON_QUEUE_NAME = 'cron-queue';
 
 /** The stream holding every job (`jobs.<queue>.<name>`), from `jobsStream()` of `@berth/messaging`. */
-export const JOBS_STREAM_NAME = 'JOBS';
+export const JOBS_STREAM_NAME: string = STREAMS.jobs;
 
 /** The stream holding delayed jobs (`delayed-jobs.>`), from `delayedJobsStream()` of `@berth/messaging`. */
-export const DELAYED_JOBS_STREAM_NAME = 'JOBS_DELAYED';
+export const DELAYED_JOBS_STREAM_NAME: string = STREAMS.delayedJobs;
 
 /** The stream holding dead letters (`dead.<origin subject>`), from `deadLettersStream()` of `@berth/messaging`. */
-export const DEAD_LETTERS_STREAM_NAME = 'DEAD_LETTERS';
+export const DEAD_LETTERS_STREAM_NAME: string = STREAMS.deadLetters;
 
 /** Queue and job names: one subject token, letters, digits, `-` and `_`, not starting with `_`. */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -31,55 +33,19 @@ export function assertJobName(name: string): void {
   }
 }
 
-/** `jobs.<queue>.<name>`: where a job waits for a worker. */
-export function jobSubject(queue: string, name: string): string {
-  return `jobs.${queue}.${name}`;
-}
-
-/** `jobs.<queue>.>`: every job of a queue, the filter of its consumer. */
-export function queueFilterSubject(queue: string): string {
-  return `jobs.${queue}.>`;
-}
-
-/** `delayed-jobs.at.<queue>.<jobId>`: a delayed job, held as a one-shot message schedule until it is due. */
-export function delayedJobSubject(queue: string, jobId: string): string {
-  return `delayed-jobs.at.${queue}.${jobId}`;
-}
-
-/** `delayed-jobs.at.>`, or only one queue's delayed jobs. */
-export function delayedJobsFilter(queue?: string): string {
-  return queue ? `delayed-jobs.at.${queue}.>` : 'delayed-jobs.at.>';
-}
-
-/** `delayed-jobs.due.<queue>.<name>`: where the server puts a delayed job when it is due. */
-export function dueJobSubject(queue: string, name: string): string {
-  return `delayed-jobs.due.${queue}.${name}`;
-}
-
-/** `delayed-jobs.due.<queue>.>`: the due jobs of a queue, the filter of its consumer on `JOBS_DELAYED`. */
-export function dueQueueFilterSubject(queue: string): string {
-  return `delayed-jobs.due.${queue}.>`;
-}
-
-/** `dead.jobs.<queue>.<name>`: a job that failed for good. */
-export function deadLetterSubject(queue: string, name: string): string {
-  return `dead.${jobSubject(queue, name)}`;
-}
-
-/** `dead.jobs.>`, or only one queue's dead letters. */
-export function deadLettersFilter(queue?: string): string {
-  return queue ? `dead.jobs.${queue}.>` : 'dead.jobs.>';
-}
-
-/** `jobs-<queue>`: the durable consumer every worker of a queue shares (on `JOBS`, and on `JOBS_DELAYED`). */
-export function queueConsumerName(queue: string): string {
-  return `jobs-${queue}`;
-}
-
-/** The queue of a consumer named by {@link queueConsumerName}, or undefined for other consumers. */
-export function queueOfConsumer(consumerName: string): string | undefined {
-  return consumerName.startsWith('jobs-') ? consumerName.slice('jobs-'.length) : undefined;
-}
+/** The subjects and consumer names of jobs, from the wire contract (`@berth/contract`). */
+export {
+  jobSubject,
+  queueFilterSubject,
+  delayedJobSubject,
+  delayedJobsFilter,
+  dueJobSubject,
+  dueQueueFilterSubject,
+  deadLetterSubject,
+  deadLettersFilter,
+  queueConsumerName,
+  queueOfConsumer,
+} from '@berth/contract';
 
 /**
  * Splits a job's subject: `jobs.<queue>.<name>`, `delayed-jobs.due.<queue>.<name>` or `dead.jobs.<queue>.<name>`;

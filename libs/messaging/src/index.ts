@@ -6,6 +6,7 @@ export {
   ensureStream,
   ensureWebhooksStreamExists,
   isNotFound,
+  isWrongLastSequence,
   jetStreamErrorCode,
   PROVISIONING_ERROR_CODES,
   webhooksStream,
@@ -30,10 +31,6 @@ export { startConsumer } from './consumer-runner';
 export type { ConsumerRunner, ConsumerRunnerOptions, GiveUpReason } from './consumer-runner';
 export type { ReceivedMessage } from './received-message';
 export { subjectMatches } from './subject-match';
-export { JetStreamTransport } from './nest/jetstream-transport';
-export type { JetStreamTransportOptions, TransportConsumerOptions } from './nest/jetstream-transport';
-export { JetStreamContext } from './nest/jetstream-context';
-export { RethrowErrorsFilter } from './nest/rethrow-errors.filter';
 export { GroupCommitQueue, GroupCommitFullError, GroupCommitTimeoutError } from './group-commit';
 export type { GroupCommitOptions, CommitItems } from './group-commit';
 export {

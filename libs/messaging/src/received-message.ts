@@ -1,5 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/nats-core';
+import { NATS_HEADERS } from '@berth/contract';
 
 /** A message handed to a handler: its content and delivery facts, without the power to ack it. */
 export interface ReceivedMessage {
@@ -27,7 +28,7 @@ export function toReceivedMessage(msg: JsMsg): ReceivedMessage {
     subject: msg.subject,
     data: msg.data,
     headers: msg.headers,
-    msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
+    msgId: msg.headers?.get(NATS_HEADERS.msgId) || undefined,
     deliveryCount: msg.info.deliveryCount,
     streamSequence: msg.seq,
     storedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)),

@@ -1,3 +1,5 @@
+import { WEBHOOK_HEADERS } from '@berth/contract';
+
 /**
  * How the gateway stores verified webhooks in stream `WEBHOOKS`, and how the consumers read them back. Two shapes:
  * - one event per message: the raw body as the data, the facts in the `Berth-*` headers, `Nats-Msg-Id:
@@ -7,24 +9,7 @@
  *   JSON ({@link StoredWebhookItem} without the payload, plus `bytes`) followed by exactly that many bytes of raw
  *   body and a newline. The bodies are stored as received, byte for byte, and stay readable in `nats stream view`.
  */
-export const WEBHOOK_HEADERS = {
-  provider: 'Berth-Provider',
-  eventId: 'Berth-Event-Id',
-  eventType: 'Berth-Event-Type',
-  receivedAt: 'Berth-Received-At',
-  batchSize: 'Berth-Batch-Size',
-  /**
-   * On a copy the gateway stored because the provider sent an event again while JetStream still held its first
-   * message (the duplicate window): the consumer acts on it only to reopen the event if it was set aside.
-   */
-  resent: 'Berth-Resent',
-  /**
-   * Prefix of the provider's own request headers kept with a single event (`Berth-Header-X-GitHub-Event`): those its
-   * scheme signs or identifies the event with (an allow-list per scheme in `@berth/webhooks`). In a batch they are
-   * in each item's `headers`.
-   */
-  providerHeaderPrefix: 'Berth-Header-',
-} as const;
+export { WEBHOOK_HEADERS };
 
 /** What {@link setProviderHeaders} writes into: a NATS `MsgHdrs`. */
 interface HeaderWriter {

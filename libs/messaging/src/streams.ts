@@ -8,6 +8,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
+import { STREAMS, STREAM_SUBJECTS } from '@berth/contract';
 
 /** What Berth asks of a stream; names, subjects and limits, the rest is filled with Berth's defaults. */
 export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
@@ -43,8 +44,8 @@ export interface StreamSizing {
  */
 export function webhooksStream(sizing: StreamSizing = {}): StreamSpec {
   return {
-    name: 'WEBHOOKS',
-    subjects: ['webhooks.>'],
+    name: STREAMS.webhooks,
+    subjects: [...STREAM_SUBJECTS.webhooks],
     retention: RetentionPolicy.Limits,
     max_age: nanos(7 * DAY_MS),
     duplicate_window: nanos(DAY_MS),
@@ -56,8 +57,8 @@ export function webhooksStream(sizing: StreamSizing = {}): StreamSpec {
 /** `JOBS`: background and cron jobs on `jobs.<queue>.<name>`; work-queue retention removes a job once acked. */
 export function jobsStream(sizing: StreamSizing = {}): StreamSpec {
   return {
-    name: 'JOBS',
-    subjects: ['jobs.>'],
+    name: STREAMS.jobs,
+    subjects: [...STREAM_SUBJECTS.jobs],
     retention: RetentionPolicy.Workqueue,
     max_age: nanos(14 * DAY_MS),
     duplicate_window: nanos(10 * 60 * 1000),
@@ -77,8 +78,8 @@ export function jobsStream(sizing: StreamSizing = {}): StreamSpec {
  */
 export function delayedJobsStream(sizing: StreamSizing = {}): StreamSpec {
   return {
-    name: 'JOBS_DELAYED',
-    subjects: ['delayed-jobs.>'],
+    name: STREAMS.delayedJobs,
+    subjects: [...STREAM_SUBJECTS.delayedJobs],
     retention: RetentionPolicy.Workqueue,
     discard: DiscardPolicy.Old,
     allow_msg_schedules: true,
@@ -93,8 +94,8 @@ export function delayedJobsStream(sizing: StreamSizing = {}): StreamSpec {
  */
 export function deadLettersStream(sizing: StreamSizing = {}): StreamSpec {
   return {
-    name: 'DEAD_LETTERS',
-    subjects: ['dead.>'],
+    name: STREAMS.deadLetters,
+    subjects: [...STREAM_SUBJECTS.deadLetters],
     retention: RetentionPolicy.Limits,
     max_age: nanos(30 * DAY_MS),
     duplicate_window: nanos(60 * 60 * 1000),
@@ -237,6 +238,21 @@ const NOT_FOUND_CODES: ReadonlySet<number> = new Set([
 export function isNotFound(error: unknown): boolean {
   const code = jetStreamErrorCode(error);
   return code !== undefined && NOT_FOUND_CODES.has(code);
+}
+
+const WRONG_LAST_SEQUENCE_CODES: ReadonlySet<number> = new Set([
+  JetStreamApiCodes.StreamWrongLastSequence,
+  JetStreamApiCodes.StreamWrongLastSequenceUnknown,
+]);
+
+/**
+ * True when a compare-and-set write failed (`Nats-Expected-Last-Subject-Sequence` did not match: a KV `create` of a
+ * key that exists, an `update` or a `delete` with a revision the key moved on from), by its API error code, as the
+ * KV client itself tells them apart.
+ */
+export function isWrongLastSequence(error: unknown): boolean {
+  const code = jetStreamErrorCode(error);
+  return code !== undefined && WRONG_LAST_SEQUENCE_CODES.has(code);
 }
 
 /**

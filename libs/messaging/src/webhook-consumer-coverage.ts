@@ -1,7 +1,8 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { ALL_WEBHOOKS_SUBJECT, STREAMS } from '@berth/contract';
 
 /** The stream the gateway stores every provider's events in. */
-const WEBHOOKS = 'WEBHOOKS';
+const WEBHOOKS = STREAMS.webhooks;
 
 /** Which durable consumers read one provider's events, and how many of its messages the stream holds. */
 export interface WebhookProviderCoverage {
@@ -39,7 +40,7 @@ export async function webhookProviderCoverage(
   jsm: JetStreamManager,
   providers: readonly string[] = [],
 ): Promise<WebhookProviderCoverage[]> {
-  const info = await jsm.streams.info(WEBHOOKS, { subjects_filter: 'webhooks.>' });
+  const info = await jsm.streams.info(WEBHOOKS, { subjects_filter: ALL_WEBHOOKS_SUBJECT });
   const stored = new Map<string, number>();
   for (const [subject, count] of Object.entries(info.state.subjects ?? {})) {
     const provider = subject.split('.')[1];

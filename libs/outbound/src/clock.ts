@@ -1,5 +1,2 @@
-/** The current time; injected everywhere so tests can run days in seconds. */
-export type Clock = () => Date;
-
-/** The wall clock. */
-export const systemClock: Clock = () => new Date();
+/** The current time (`@berth/contract`'s); injected everywhere so tests can run days in seconds. */
+export { systemClock, type Clock } from '@berth/contract';

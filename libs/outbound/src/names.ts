@@ -1,13 +1,20 @@
+import {
+  deliverySubject,
+  ENDPOINT_CHANGED_SUBJECT,
+  endpointConsumerName,
+  FAN_OUT_CONSUMER,
+  outboundEventSubject,
+  retrySubject,
+  STREAMS,
+} from '@berth/contract';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** The stream product code sends events to, one message per event, on `outbound.events.<workspaceId>`. */
-export const OUTBOUND_EVENTS_STREAM = 'OUTBOUND_EVENTS';
+export const OUTBOUND_EVENTS_STREAM: string = STREAMS.outboundEvents;
 /** The stream of per-endpoint deliveries (`outbound.deliver.<endpointId>`) and their scheduled retries (`outbound.retry.…`). */
-export const OUTBOUND_DELIVERIES_STREAM = 'OUTBOUND_DELIVERIES';
-/** The durable consumer that fans events out to endpoints. */
-export const FAN_OUT_CONSUMER = 'dispatcher-fan-out';
-/** Core NATS subject on which endpoint changes are announced, so every dispatcher replica reloads at once. */
-export const ENDPOINT_CHANGED_SUBJECT = 'outbound.control.endpoint-changed';
+export const OUTBOUND_DELIVERIES_STREAM: string = STREAMS.outboundDeliveries;
+/** The durable consumer that fans events out to endpoints, and the subject endpoint changes are announced on. */
+export { FAN_OUT_CONSUMER, ENDPOINT_CHANGED_SUBJECT };
 
 const TOKEN = /^[A-Za-z0-9_-]{1,128}$/;
 const EVENT_TYPE = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -28,25 +35,11 @@ export function assertEventType(eventType: string): void {
     );
 }
 
-/** Subject of an event sent by product code. */
-export function eventSubject(workspaceId: string): string {
-  return `outbound.events.${workspaceId}`;
-}
+/** Subject of an event sent by product code (`outbound.events.<workspaceId>`). */
+export const eventSubject = outboundEventSubject;
 
-/** Subject a delivery to an endpoint waits on; its endpoint's consumer reads only this subject. */
-export function deliverySubject(endpointId: string): string {
-  return `outbound.deliver.${endpointId}`;
-}
-
-/** Subject of a retry waiting as a message schedule; no consumer reads it, the server moves it when due. */
-export function retrySubject(endpointId: string, deliveryId: string): string {
-  return `outbound.retry.${endpointId}.${deliveryId}`;
-}
-
-/** Name of the durable consumer of one endpoint's deliveries. */
-export function endpointConsumerName(endpointId: string): string {
-  return `endpoint-${endpointId}`;
-}
+/** The subjects of deliveries and retries and the name of an endpoint's consumer, from the wire contract. */
+export { deliverySubject, retrySubject, endpointConsumerName };
 
 /**
  * The event id of `(workspaceId, idempotencyKey)`: the same key always names the same event, so the id serves as

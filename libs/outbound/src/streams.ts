@@ -1,3 +1,4 @@
+import { STREAM_SUBJECTS } from '@berth/contract';
 import { DiscardPolicy, RetentionPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { ensureStream, type Messaging, type StreamSizing, type StreamSpec } from '@berth/messaging';
@@ -18,7 +19,7 @@ const GIB = 1024 ** 3;
 export function outboundEventsStream(sizing: StreamSizing = {}): StreamSpec {
   return {
     name: OUTBOUND_EVENTS_STREAM,
-    subjects: ['outbound.events.>'],
+    subjects: [...STREAM_SUBJECTS.outboundEvents],
     retention: RetentionPolicy.Workqueue,
     discard: DiscardPolicy.New,
     max_age: nanos(14 * DAY_MS),
@@ -40,7 +41,7 @@ export function outboundEventsStream(sizing: StreamSizing = {}): StreamSpec {
 export function outboundDeliveriesStream(sizing: StreamSizing = {}): StreamSpec {
   return {
     name: OUTBOUND_DELIVERIES_STREAM,
-    subjects: ['outbound.deliver.>', 'outbound.retry.>'],
+    subjects: [...STREAM_SUBJECTS.outboundDeliveries],
     retention: RetentionPolicy.Workqueue,
     discard: DiscardPolicy.Old,
     allow_msg_schedules: true,

@@ -1,3 +1,5 @@
+import { defaultWebhookConsumerName, providerFilterSubject } from '@berth/contract';
+
 /** A provider name, as the gateway accepts them: 1-32 characters of a-z, 0-9, `_` and `-`. */
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -9,12 +11,8 @@ export function assertProviderName(provider: string, where: string): void {
     );
 }
 
-/** The subjects a provider's events are stored on in stream `WEBHOOKS`. */
-export function providerFilterSubject(provider: string): string {
-  return `webhooks.${provider}.>`;
-}
+/** The subjects a provider's events are stored on in stream `WEBHOOKS` (`webhooks.<provider>.>`). */
+export { providerFilterSubject };
 
 /** The durable consumer of a provider when its settings name none: `webhooks-<provider>`. */
-export function defaultConsumerName(provider: string): string {
-  return `webhooks-${provider}`;
-}
+export const defaultConsumerName = defaultWebhookConsumerName;

@@ -1,8 +1,10 @@
 /**
- * Source of "now" for timestamp checks. Injected so tests and replays of stored deliveries
- * can verify against a fixed time instead of the wall clock.
+ * Source of "now" for timestamp checks (`@berth/contract`'s `Clock`). Injected so tests and replays of stored
+ * deliveries can verify against a fixed time instead of the wall clock.
  */
-export type Clock = () => Date;
+import type { Clock } from '@berth/contract';
+
+export type { Clock };
 
 /** Default maximum distance, in seconds, between the signed timestamp and now (Stripe's and Svix's 5 minutes). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type Stripe from 'stripe';
 import type { Db } from 'mongodb';
+import { providerFilterSubject, STREAMS, WEBHOOK_CONSUMERS } from '@berth/contract';
 import { systemClock, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy } from '@berth/messaging';
@@ -17,9 +18,9 @@ import { billingCollections } from './workspaces/collections';
 
 /** The durable consumer billing-sync reads: every Stripe event of stream `WEBHOOKS`. */
 export const BILLING_SYNC_CONSUMER = {
-  stream: 'WEBHOOKS',
-  durable: 'billing-sync',
-  filterSubjects: ['webhooks.stripe.>'],
+  stream: STREAMS.webhooks,
+  durable: WEBHOOK_CONSUMERS.billingSync,
+  filterSubjects: [providerFilterSubject('stripe')],
 } as const;
 
 /** What {@link createBillingSyncApp} is built from. Everything a test may want to replace is here. */

@@ -10,7 +10,7 @@ import {
 import { createLogger, LogContextStore } from '@berth/logger';
 import { connectMessaging, ensureStream, exponentialBackoff, webhooksStream, type Messaging } from '@berth/messaging';
 import { inboxCollections, type Inbox } from '@berth/inbox';
-import { captureLogLines, OutcomeLog, publishTestWebhook } from '@berth/inbox/src/testing';
+import { captureLogLines, OutcomeLog, publishTestWebhook } from '@berth/inbox/testing';
 import { StripeStandIn } from '../../../test/support/stripe-stand-in';
 import {
   billingCollections,

@@ -12,7 +12,7 @@ import {
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
-import { publishTestWebhook } from '@berth/inbox/src/testing';
+import { publishTestWebhook } from '@berth/inbox/testing';
 import { StripeStandIn } from '../../../test/support/stripe-stand-in';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);

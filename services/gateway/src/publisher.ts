@@ -11,7 +11,7 @@ import {
   type Messaging,
 } from '@berth/messaging';
 import { PubAckPipeline, type PubAckResult } from './pub-ack-pipeline';
-import { webhookSubject } from './subject';
+import { NATS_HEADERS, webhookSubject } from '@berth/contract';
 
 /** One verified, handled event, ready to be stored. */
 export interface InboundWebhookEvent {
@@ -183,8 +183,8 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
    */
   private storeResentCopy(subject: string, event: InboundWebhookEvent, msgId: string): Promise<PubAckResult> {
     const headers = createHeaders();
-    headers.set('Nats-Expected-Stream', this.options.streamName);
-    headers.set('Nats-Msg-Id', `${msgId}:resent:${event.receivedAt}`);
+    headers.set(NATS_HEADERS.expectedStream, this.options.streamName);
+    headers.set(NATS_HEADERS.msgId, `${msgId}:resent:${event.receivedAt}`);
     headers.set(WEBHOOK_HEADERS.provider, event.provider);
     headers.set(WEBHOOK_HEADERS.eventId, event.eventId);
     headers.set(WEBHOOK_HEADERS.eventType, event.type);
@@ -200,13 +200,13 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     const { subject } = queued[0];
     const first = queued[0].event;
     const headers = createHeaders();
-    headers.set('Nats-Expected-Stream', this.options.streamName);
+    headers.set(NATS_HEADERS.expectedStream, this.options.streamName);
     headers.set(WEBHOOK_HEADERS.provider, first.provider);
     headers.set(WEBHOOK_HEADERS.eventType, first.type);
     headers.set(WEBHOOK_HEADERS.receivedAt, first.receivedAt);
     if (queued.length === 1) {
       injectTraceContext(headers, trace.setSpan(context.active(), queued[0].span));
-      headers.set('Nats-Msg-Id', queued[0].msgId);
+      headers.set(NATS_HEADERS.msgId, queued[0].msgId);
       headers.set(WEBHOOK_HEADERS.eventId, first.eventId);
       setProviderHeaders(headers, first.headers);
       return this.pipeline.publish(subject, first.data, headers, deadline);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from 'mongodb';
+import { providerFilterSubject, STREAMS, WEBHOOK_CONSUMERS } from '@berth/contract';
 import { systemClock, type Clock } from '@berth/inbox';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy } from '@berth/messaging';
@@ -15,9 +16,9 @@ import type { IdentitySyncRuntime } from './runtime';
 
 /** The durable consumer identity-sync reads: every Clerk event of stream `WEBHOOKS`. */
 export const IDENTITY_SYNC_CONSUMER = {
-  stream: 'WEBHOOKS',
-  durable: 'identity-sync',
-  filterSubjects: ['webhooks.clerk.>'],
+  stream: STREAMS.webhooks,
+  durable: WEBHOOK_CONSUMERS.identitySync,
+  filterSubjects: [providerFilterSubject('clerk')],
 } as const;
 
 /** What {@link createIdentitySyncApp} is built from. Everything a test may want to replace is here. */

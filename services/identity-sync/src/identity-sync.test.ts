@@ -16,7 +16,7 @@ import {
   publishTestWebhook,
   publishTestWebhookBatch,
   type TestWebhook,
-} from '@berth/inbox/src/testing';
+} from '@berth/inbox/testing';
 import { createIdentitySyncApp, identityCollections, loadConfig, type IdentityCollections } from './index';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);

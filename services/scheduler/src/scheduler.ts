@@ -3,7 +3,7 @@ import {
   LeaderLease,
   openCronBuckets,
   systemClock,
-  type Clock,
+  type CronClock,
   type CronBucketOptions,
   type CronBuckets,
 } from '@berth/cron';
@@ -26,7 +26,7 @@ export interface SchedulerOptions {
   /** Ticks later than this are collapsed (catch up once); 2 × lease TTL + tick interval by default. */
   graceMs?: number;
   /** Time and the timers of the lease rounds and the tick loop; a `ManualClock` lets a test run them. */
-  clock?: Clock;
+  clock?: CronClock;
   /** Where the replica reports what it does (see {@link Scheduler.events}); a new emitter by default. */
   events?: SchedulerEvents;
   /** Bucket names and replicas (tests use their own names); the replicas also size JOBS when it has to be created. */
@@ -46,7 +46,7 @@ export class Scheduler {
   private readonly lease: LeaderLease;
   private readonly watcher: ScheduleWatcher;
   private readonly emitter: TickEmitter;
-  private readonly clock: Clock;
+  private readonly clock: CronClock;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;

@@ -1,5 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { cronTickMessage, planDueTicks, scheduleCursor, type Clock, type LastTickStore } from '@berth/cron';
+import { cronTickMessage, planDueTicks, scheduleCursor, type CronClock, type LastTickStore } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
 import { publishMessage } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
@@ -17,7 +17,7 @@ export interface TickEmitterOptions {
   metrics: SchedulerMetrics;
   /** Where it reports each `tick:emitted`. */
   events: SchedulerEvents;
-  clock: Clock;
+  clock: CronClock;
   /** See `planDueTicks`: ticks later than this are collapsed into the latest (catch up once). */
   graceMs: number;
   /** How long one publish may wait for its PubAck. */

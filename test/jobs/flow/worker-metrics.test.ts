@@ -7,7 +7,7 @@ import {
   type JobInfo,
   type MessageQueueService,
 } from '@berth/jobs';
-import { sampleValue } from '@berth/metrics/src/testing';
+import { sampleValue } from '@berth/metrics/testing';
 import { createWorkerMetrics } from '../../../services/app-worker/src/worker-metrics';
 import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
 import { createJobsApp } from '../support/jobs-app';

@@ -1,4 +1,4 @@
-import 'reflect-metadata';
+/// <reference types="reflect-metadata" />
 import { CRON_METADATA, PROCESS_METADATA, PROCESS_OPTIONS_METADATA, PROCESSOR_METADATA } from './metadata-keys';
 import type { ProcessOptions } from './process.decorator';
 import type { CronProcessorOptions } from './cron-processor.decorator';
@@ -6,14 +6,23 @@ import type { ProcessorOptions } from './processor.decorator';
 
 type Constructor = abstract new (...args: never[]) => unknown;
 
+/**
+ * A class's or method's metadata under `key`. `reflect-metadata` is not imported here, so loading this module has no
+ * side effect: the decorators store their metadata through `@nestjs/common`, which installs `reflect-metadata` when
+ * loaded; until something has installed it, no class carries any metadata to read.
+ */
+function metadataOf<T>(key: string, target: object): T | undefined {
+  return typeof Reflect.getMetadata === 'function' ? (Reflect.getMetadata(key, target) as T | undefined) : undefined;
+}
+
 /** The `@Processor` (or `@CronProcessor`) options of a class, if it has them. */
 export function processorOptionsOf(target: Constructor): ProcessorOptions | undefined {
-  return Reflect.getMetadata(PROCESSOR_METADATA, target) as ProcessorOptions | undefined;
+  return metadataOf<ProcessorOptions>(PROCESSOR_METADATA, target);
 }
 
 /** The `@CronProcessor` options of a class, if it has them. */
 export function cronOptionsOf(target: Constructor): CronProcessorOptions | undefined {
-  return Reflect.getMetadata(CRON_METADATA, target) as CronProcessorOptions | undefined;
+  return metadataOf<CronProcessorOptions>(CRON_METADATA, target);
 }
 
 /** The job names (and `@Process` options) of a class's `@Process` methods, by method name (own and inherited methods). */
@@ -32,9 +41,8 @@ export function processMethodsOf(
       seen.add(methodName);
       const descriptor = Object.getOwnPropertyDescriptor(proto, methodName);
       if (typeof descriptor?.value !== 'function') continue;
-      const jobName = Reflect.getMetadata(PROCESS_METADATA, descriptor.value) as string | undefined;
-      const options =
-        (Reflect.getMetadata(PROCESS_OPTIONS_METADATA, descriptor.value) as ProcessOptions | undefined) ?? {};
+      const jobName = metadataOf<string>(PROCESS_METADATA, descriptor.value);
+      const options = metadataOf<ProcessOptions>(PROCESS_OPTIONS_METADATA, descriptor.value) ?? {};
       if (jobName !== undefined)
         found.push({ methodName, jobName, ...(Object.keys(options).length > 0 ? { options } : {}) });
     }

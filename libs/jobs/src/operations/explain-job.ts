@@ -1,3 +1,4 @@
+import { JOB_HEADERS, NATS_HEADERS, parkedFilter } from '@berth/contract';
 import type { MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import { listDeadLetters } from '../dead-letters/list-dead-letters';
@@ -52,11 +53,11 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
     return {
       ...base,
       state: 'delayed',
-      reason: `waits in JOBS_DELAYED (${why}) until ${delayed.header?.get('Berth-Not-Before')}`,
+      reason: `waits in JOBS_DELAYED (${why}) until ${delayed.header?.get(JOB_HEADERS.notBefore)}`,
     };
   }
 
-  const parked = await scan(messaging, PARKED_JOBS_STREAM_NAME, `parked.${queue}.>`, 0, jobId);
+  const parked = await scan(messaging, PARKED_JOBS_STREAM_NAME, parkedFilter(queue), 0, jobId);
   if (parked) {
     const subject = parked.message.subject;
     const key = Buffer.from(subject.split('.')[2], 'base64url').toString('utf8');
@@ -159,7 +160,8 @@ async function scanCount(messaging: Messaging, stream: string, subject: string, 
 }
 
 function holds(message: StoredMsg, jobId: string): boolean {
-  if (message.header?.get('Berth-Job-Id') === jobId || message.header?.get('Nats-Msg-Id') === jobId) return true;
+  if (message.header?.get(JOB_HEADERS.jobId) === jobId || message.header?.get(NATS_HEADERS.msgId) === jobId)
+    return true;
   try {
     const records = message.json<JobRecord[]>();
     return Array.isArray(records) && records.some((record) => record?.id === jobId);

@@ -1,3 +1,4 @@
+import { parkedFilter } from '@berth/contract';
 import type { ConsumerInfo, MsgRequest } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import { countDeadLetters } from '../dead-letters/list-dead-letters';
@@ -90,7 +91,7 @@ export async function getQueueDepths(messaging: Messaging): Promise<QueueDepth[]
     if (!isNotFound(error)) throw error;
   }
   try {
-    const parked = await messaging.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: 'parked.>' });
+    const parked = await messaging.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: parkedFilter() });
     for (const [subject, count] of Object.entries((parked.state.subjects as Record<string, number> | undefined) ?? {}))
       depthOf(subject.split('.')[1]).parked += count;
   } catch (error) {

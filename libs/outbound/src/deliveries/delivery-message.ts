@@ -1,3 +1,4 @@
+import { NATS_HEADERS } from '@berth/contract';
 import { publishMessage, type PublishResult } from '@berth/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { deliverySubject, OUTBOUND_DELIVERIES_STREAM, retrySubject } from '../names';
@@ -52,8 +53,8 @@ export async function scheduleDeliveryRetry(
     msgId: deliveryMessageId(message),
     expectedStream: OUTBOUND_DELIVERIES_STREAM,
     headers: {
-      'Nats-Schedule': `@at ${runAt.toISOString()}`,
-      'Nats-Schedule-Target': deliverySubject(message.endpointId),
+      [NATS_HEADERS.schedule]: `@at ${runAt.toISOString()}`,
+      [NATS_HEADERS.scheduleTarget]: deliverySubject(message.endpointId),
     },
   });
 }

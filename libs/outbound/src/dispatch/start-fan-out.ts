@@ -1,3 +1,4 @@
+import { ALL_OUTBOUND_EVENTS_SUBJECT } from '@berth/contract';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { ensureConsumer, startConsumer, type ConsumerRunner, type Messaging } from '@berth/messaging';
 import { FAN_OUT_CONSUMER, OUTBOUND_EVENTS_STREAM } from '../names';
@@ -26,7 +27,7 @@ export async function startFanOut(options: StartFanOutOptions): Promise<Consumer
   await ensureConsumer(messaging.jsm, {
     stream: OUTBOUND_EVENTS_STREAM,
     durable: FAN_OUT_CONSUMER,
-    filterSubjects: ['outbound.events.>'],
+    filterSubjects: [ALL_OUTBOUND_EVENTS_SUBJECT],
     ackWaitMs: options.ackWaitMs,
     maxAckPending: 1000,
     description: 'Fans outbound events out to endpoints',

@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { Collection, Document } from 'mongodb';
 
 /** The array field of a business document that holds its pending events. */
@@ -49,5 +50,5 @@ export type OutboxSend = (
   options: { idempotencyKey: string },
 ) => Promise<unknown>;
 
-/** The current time. */
-export type OutboxClock = () => Date;
+/** The current time: `@berth/contract`'s `Clock`, under the name the outbox has always exported. */
+export type OutboxClock = Clock;

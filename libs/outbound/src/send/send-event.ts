@@ -1,3 +1,4 @@
+import { OUTBOUND_HEADERS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { publishMessage } from '@berth/messaging';
 import type { Clock } from '../clock';
@@ -70,7 +71,7 @@ export async function sendEvent(
       data: JSON.stringify(event),
       msgId: eventId,
       expectedStream: OUTBOUND_EVENTS_STREAM,
-      headers: { 'Berth-Event-Type': eventType },
+      headers: { [OUTBOUND_HEADERS.eventType]: eventType },
     },
     dependencies.timeoutMs,
   );

@@ -1,3 +1,4 @@
+import { STREAMS } from '@berth/contract';
 import { inboxCollections, webhookLogContext, webhookMessageWeight, type Clock, type Inbox } from '@berth/inbox';
 import {
   ensureConsumer,
@@ -16,7 +17,7 @@ import { handleWebhookMessage } from './handle-webhook-message';
 import type { WebhookDriver } from './webhook-driver';
 
 /** The stream every provider's events are stored in. */
-export const WEBHOOKS_STREAM_NAME = 'WEBHOOKS';
+export const WEBHOOKS_STREAM_NAME: string = STREAMS.webhooks;
 
 /**
  * Creates stream `WEBHOOKS` if the gateway never ran (so the worker may start first), and gives every provider with

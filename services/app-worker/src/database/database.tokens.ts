@@ -4,11 +4,8 @@ export const MONGO_DB = 'BerthMongoDb';
 /** Injection token of the clock. */
 export const CLOCK = 'BerthClock';
 
-/** The current time; injected so tests can fix it. */
-export type Clock = () => Date;
-
-/** The system clock. */
-export const systemClock: Clock = () => new Date();
+/** The current time (`@berth/contract`'s `Clock`); injected so tests can fix it. */
+export { systemClock, type Clock } from '@berth/contract';
 
 /** MongoDB's duplicate key error (E11000), from MongoDB and FerretDB alike. */
 export function isDuplicateKeyError(error: unknown): boolean {

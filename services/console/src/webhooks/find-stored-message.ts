@@ -1,3 +1,4 @@
+import { webhookSubject } from '@berth/contract';
 import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import { decodeWebhookBatch, WEBHOOK_HEADERS } from '@berth/messaging';
 import { WEBHOOKS_STREAM, type InboxEventDocument } from '@berth/inbox';
@@ -32,7 +33,7 @@ export async function findStoredMessage(
   event: Pick<InboxEventDocument, 'eventId' | 'subject' | 'provider' | 'type' | 'receivedAt'>,
   options: { maxMessages?: number; timeoutMs?: number } = {},
 ): Promise<StoredMessage | null> {
-  const subject = event.subject ?? `webhooks.${event.provider}.${event.type}`;
+  const subject = event.subject ?? webhookSubject(event.provider, event.type);
   const consumer = await js.consumers.get(WEBHOOKS_STREAM, {
     filter_subjects: [subject],
     deliver_policy: DeliverPolicy.StartTime,

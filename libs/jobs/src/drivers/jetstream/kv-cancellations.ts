@@ -1,3 +1,4 @@
+import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { CancellationSet, type CancellationRecord, type Cancellations, type CancellationWatch } from '../cancellations';
@@ -12,7 +13,7 @@ export interface KvCancellationOptions {
 }
 
 /** The default cancellation bucket. */
-export const CANCELLATIONS_BUCKET = 'berth_job_cancel';
+export const CANCELLATIONS_BUCKET = BUCKETS.jobCancellations;
 
 /**
  * Opens (creating it if needed) the KV bucket of cancelled jobs: key `<queue>.<base64url(jobId)>`, value a

@@ -1,6 +1,7 @@
+import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { ensureKvBucket } from '@berth/messaging';
+import { ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
 import { JOBS_STREAM_NAME } from '../../names';
 import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
 
@@ -28,8 +29,6 @@ interface DeduplicationEntry {
   scheduled?: boolean;
 }
 
-const WRONG_LAST_SEQUENCE = /wrong last sequence|10071/i;
-
 /**
  * Opens (creating it if needed) the KV bucket of in-flight deduplication ids: key `<queue>.<base64url(id)>`.
  *
@@ -48,7 +47,7 @@ export async function openKvDeduplicationRegistry(
   options: KvDeduplicationOptions = {},
 ): Promise<DeduplicationRegistry> {
   const claimTtlMs = options.claimTtlMs ?? 30000;
-  const kv = await ensureKvBucket(js, options.bucket ?? 'berth_job_dedup', {
+  const kv = await ensureKvBucket(js, options.bucket ?? BUCKETS.jobDedup, {
     history: 1,
     ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
     markerTTL: 60 * 1000,
@@ -74,7 +73,7 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
         const revision = await this.kv.create(key, value, ttl);
         return { claimed: true, claim: { queue, deduplicationId, jobId, revision } };
       } catch (error) {
-        if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error)) && !isExistsError(error)) throw error;
+        if (!isWrongLastSequence(error)) throw error;
       }
       const entry = await this.kv.get(key);
       if (!entry || entry.operation !== 'PUT') continue;
@@ -123,7 +122,7 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
     try {
       await this.kv.delete(key, { previousSeq: entry.revision });
     } catch (error) {
-      if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
+      if (!isWrongLastSequence(error)) throw error;
     }
   }
 
@@ -151,8 +150,4 @@ function decode(entry: KvEntry): DeduplicationEntry | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isExistsError(error: unknown): boolean {
-  return /exists/i.test(String((error as Error)?.message ?? error));
 }

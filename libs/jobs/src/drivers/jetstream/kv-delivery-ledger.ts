@@ -1,3 +1,4 @@
+import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 
@@ -40,7 +41,7 @@ export async function openKvDeliveryLedger(
   js: JetStreamClient,
   options: KvDeliveryLedgerOptions = {},
 ): Promise<DeliveryLedger> {
-  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_deliveries', {
+  const kv = await new Kvm(js).create(options.bucket ?? BUCKETS.jobDeliveries, {
     history: 1,
     ttl: options.maxAgeMs ?? 15 * 24 * 60 * 60 * 1000,
     replicas: options.replicas ?? 1,

@@ -1,5 +1,7 @@
+import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { isWrongLastSequence } from '@berth/messaging';
 import { encodeKey } from './kv-key-slots';
 
 /** Options for {@link openKvJobWindows}. */
@@ -8,8 +10,6 @@ export interface KvJobWindowOptions {
   bucket?: string;
   replicas?: number;
 }
-
-const WRONG_LAST_SEQUENCE = /wrong last sequence|10071|exists/i;
 
 /**
  * Throttle and debounce windows, in the KV bucket `berth_job_windows`, changed by compare-and-set so they hold across
@@ -20,7 +20,7 @@ const WRONG_LAST_SEQUENCE = /wrong last sequence|10071|exists/i;
  *   latest was superseded and is dropped.
  */
 export async function openKvJobWindows(js: JetStreamClient, options: KvJobWindowOptions = {}): Promise<JobWindows> {
-  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_windows', {
+  const kv = await new Kvm(js).create(options.bucket ?? BUCKETS.jobWindows, {
     history: 1,
     ttl: 15 * 24 * 60 * 60 * 1000,
     replicas: options.replicas ?? 1,
@@ -54,7 +54,7 @@ export class JobWindows {
         else await this.kv.create(kvKey, value);
         return { admitted: true };
       } catch (error) {
-        if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
+        if (!isWrongLastSequence(error)) throw error;
       }
     }
     throw new Error(`The throttle window of ${key} on ${queue} keeps changing`);

@@ -1,6 +1,7 @@
+import { BUCKETS, JOB_HEADERS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
-import { publishMessage } from '@berth/messaging';
+import { isWrongLastSequence, publishMessage } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubject } from '../../names';
 import { PARKED_JOBS_STREAM_NAME, parkedSubject } from './parked-jobs-stream';
@@ -36,8 +37,7 @@ interface SlotEntry {
   waiting: number;
 }
 
-const WRONG_LAST_SEQUENCE = /wrong last sequence|10071|exists/i;
-const JOB_NAME_HEADER = 'Berth-Job-Name';
+const JOB_NAME_HEADER = JOB_HEADERS.jobName;
 
 /**
  * Per-key concurrency across every worker and replica: a KV entry per queue and key (`<queue>.<base64url key>` in
@@ -55,7 +55,7 @@ export async function openKvKeySlots(
   jsm: JetStreamManager,
   options: KvKeySlotOptions = {},
 ): Promise<KeySlots> {
-  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_keys', {
+  const kv = await new Kvm(js).create(options.bucket ?? BUCKETS.jobKeys, {
     history: 1,
     replicas: options.replicas ?? 1,
     description: 'Per-key concurrency slots of Berth jobs (key: <queue>.<base64url concurrency key>)',
@@ -251,7 +251,7 @@ export class KeySlots {
         return;
       } catch (error) {
         this.known.delete(kvKey);
-        if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
+        if (!isWrongLastSequence(error)) throw error;
       }
     }
     throw new Error(`The concurrency slots of key ${limit.key} on ${queue} keep changing`);

@@ -1,5 +1,7 @@
+import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { isWrongLastSequence } from '@berth/messaging';
 import { takeStart, type RateLimit, type RateWindow } from '../../flow/rate-window';
 import { encodeKey } from './kv-key-slots';
 
@@ -26,7 +28,6 @@ export interface RateLimitState {
   waitingUntil?: number;
 }
 
-const WRONG_LAST_SEQUENCE = /wrong last sequence|10071|exists/i;
 const QUEUE_WIDE = '_queue';
 
 /**
@@ -37,7 +38,7 @@ const QUEUE_WIDE = '_queue';
  * guarantee is as good as their clocks agree (NTP: milliseconds).
  */
 export async function openKvRateLimits(js: JetStreamClient, options: KvRateLimitOptions = {}): Promise<RateLimits> {
-  const kv = await new Kvm(js).create(options.bucket ?? 'berth_job_rates', {
+  const kv = await new Kvm(js).create(options.bucket ?? BUCKETS.jobRates, {
     history: 1,
     ttl: 24 * 60 * 60 * 1000,
     replicas: options.replicas ?? 1,
@@ -69,7 +70,7 @@ export class RateLimits {
         else await this.kv.create(kvKey, JSON.stringify(decision.window));
         return decision.allowed ? { allowed: true } : { allowed: false, retryAt: decision.retryAt };
       } catch (error) {
-        if (!WRONG_LAST_SEQUENCE.test(String((error as Error)?.message ?? error))) throw error;
+        if (!isWrongLastSequence(error)) throw error;
       }
     }
     throw new Error(`The rate limit of ${limit.key ?? 'the queue'} on ${queue} keeps changing`);

@@ -1,14 +1,13 @@
+import { parkedSubject, STREAMS, STREAM_SUBJECTS } from '@berth/contract';
 import { RetentionPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { StreamSizing, StreamSpec } from '@berth/messaging';
 
 /** The stream of jobs waiting for a per-key concurrency slot. */
-export const PARKED_JOBS_STREAM_NAME = 'JOBS_PARKED';
+export const PARKED_JOBS_STREAM_NAME: string = STREAMS.parkedJobs;
 
 /** `parked.<queue>.<base64url key>`: jobs of one concurrency key waiting for a slot, oldest first. */
-export function parkedSubject(queue: string, encodedKey: string): string {
-  return `parked.${queue}.${encodedKey}`;
-}
+export { parkedSubject };
 
 /**
  * `JOBS_PARKED`: jobs that found every slot of their concurrency key taken, one subject per queue and key. No
@@ -18,7 +17,7 @@ export function parkedSubject(queue: string, encodedKey: string): string {
 export function parkedJobsStream(sizing: StreamSizing = {}): StreamSpec {
   return {
     name: PARKED_JOBS_STREAM_NAME,
-    subjects: ['parked.>'],
+    subjects: [...STREAM_SUBJECTS.parkedJobs],
     retention: RetentionPolicy.Limits,
     max_age: nanos(14 * 24 * 60 * 60 * 1000),
     duplicate_window: nanos(10 * 60 * 1000),

@@ -1,3 +1,4 @@
+import { JOB_HEADERS, NATS_HEADERS } from '@berth/contract';
 import { publishMessage, type PublishResult } from '@berth/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { DELAYED_JOBS_STREAM_NAME, delayedJobSubject, dueJobSubject } from '../../names';
@@ -12,7 +13,7 @@ import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-re
  * 250 ms, so a job runs at `runAt` or a little after, never before.
  */
 /** The header naming why a scheduled job waits: `delay`, `retry`, or `rate-limit` (for `berth jobs why`). */
-export const WAIT_REASON_HEADER = 'Berth-Wait-Reason';
+export const WAIT_REASON_HEADER = JOB_HEADERS.waitReason;
 
 export async function publishScheduledJob(
   js: JetStreamClient,
@@ -29,9 +30,9 @@ export async function publishScheduledJob(
     msgId,
     expectedStream: DELAYED_JOBS_STREAM_NAME,
     headers: {
-      'Nats-Schedule': `@at ${runAt.toISOString()}`,
-      'Nats-Schedule-Target': dueJobSubject(queue, name),
-      'Berth-Not-Before': runAt.toISOString(),
+      [NATS_HEADERS.schedule]: `@at ${runAt.toISOString()}`,
+      [NATS_HEADERS.scheduleTarget]: dueJobSubject(queue, name),
+      [JOB_HEADERS.notBefore]: runAt.toISOString(),
       [WAIT_REASON_HEADER]: reason,
       [JOB_COUNT_HEADER]: '1',
     },

@@ -1,0 +1,36 @@
+export { STREAMS, STREAM_SUBJECTS } from './streams';
+export type { StreamName } from './streams';
+export {
+  eventTypeToSubjectTokens,
+  webhookSubject,
+  providerFilterSubject,
+  ALL_WEBHOOKS_SUBJECT,
+  jobSubject,
+  queueFilterSubject,
+  delayedJobSubject,
+  delayedJobsFilter,
+  dueJobSubject,
+  dueQueueFilterSubject,
+  deadLetterSubject,
+  deadLettersFilter,
+  parkedSubject,
+  parkedFilter,
+  outboundEventSubject,
+  ALL_OUTBOUND_EVENTS_SUBJECT,
+  deliverySubject,
+  retrySubject,
+  ENDPOINT_CHANGED_SUBJECT,
+  kvKeySubject,
+} from './subjects';
+export {
+  queueConsumerName,
+  queueOfConsumer,
+  defaultWebhookConsumerName,
+  WEBHOOK_CONSUMERS,
+  FAN_OUT_CONSUMER,
+  endpointConsumerName,
+} from './consumers';
+export { BUCKETS } from './buckets';
+export { NATS_HEADERS, WEBHOOK_HEADERS, JOB_HEADERS, OUTBOUND_HEADERS } from './headers';
+export { systemClock } from './clock';
+export type { Clock } from './clock';
