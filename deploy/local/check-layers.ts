@@ -1,6 +1,6 @@
 /**
- * Checks the rules madge cannot: dependencies flow one way (config ← logger/telemetry ← messaging, inbox, webhooks,
- * jobs ← services), libraries read no environment and never exit the process. Exits 1 listing every breach.
+ * Checks the rules madge cannot: dependencies flow one way (config ← logger/telemetry ← messaging, service, inbox,
+ * webhooks, jobs ← services), libraries read no environment and never exit the process. Exits 1 listing every breach.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -16,6 +16,7 @@ const LIB_LAYERS: Record<string, number> = {
   metrics: 1,
   webhooks: 2,
   messaging: 2,
+  service: 2,
   inbox: 3,
   jobs: 3,
   cron: 3,
