@@ -15,6 +15,11 @@ export interface ServiceContext {
    * in reverse order of registration: when `start` throws, and at a stop once the app has stopped.
    */
   own<T>(resource: T, close: (resource: T) => Promise<unknown>): T;
+  /**
+   * The service's readiness, as `/readyz` of the shell's health server answers it: started, not stopping, and
+   * `healthy()`. For a service that serves its probes on its own port (the dispatcher).
+   */
+  ready(): boolean;
 }
 
 /** What a service's `start` resolves with once it works. */
@@ -43,8 +48,8 @@ export interface StartServiceOptions<S extends StartedService> {
   health?: { port: number; host: string };
   /** Logged once `start` resolved, e.g. `Billing sync ready`; tests and `npm start` wait on it. */
   readyMessage: string;
-  /** Logged once a stop has closed everything, e.g. `Billing sync stopped`. */
-  stoppedMessage: string;
+  /** Logged once a stop has closed everything, e.g. `Billing sync stopped`; unset, nothing is logged. */
+  stoppedMessage?: string;
   /** Opens the connections (through `own`), builds the app and starts its work. */
   start(context: ServiceContext): Promise<S>;
 }
@@ -82,12 +87,13 @@ export async function startService<S extends StartedService>(
   const registry = createMetricsRegistry({ processMetrics: true });
   const state: { started?: S; stopping: boolean } = { stopping: false };
   const owned = new OwnedResources();
+  const ready = (): boolean => state.started !== undefined && !state.stopping && (state.started.healthy?.() ?? true);
   const health: HealthServer | undefined = options.health
     ? await startHealthServer({
         port: options.health.port,
         host: options.health.host,
         registry,
-        readiness: () => state.started !== undefined && !state.stopping && (state.started.healthy?.() ?? true),
+        readiness: ready,
         logger,
       })
     : undefined;
@@ -99,6 +105,7 @@ export async function startService<S extends StartedService>(
       logContext,
       registry,
       own: (resource, close) => owned.add(resource, close),
+      ready,
     });
   } catch (error) {
     await owned.closeAll({ quiet: true });
@@ -122,7 +129,7 @@ export async function startService<S extends StartedService>(
         await owned.closeAll();
         await health?.close();
       }
-      logger.info(options.stoppedMessage);
+      if (options.stoppedMessage) logger.info(options.stoppedMessage);
     },
   };
 }

@@ -25,3 +25,5 @@ export type {
   WebhookConsumerServiceConfig,
   WebhookConsumerServiceOptions,
 } from './webhook-consumer-service';
+export { webhookConsumerApp, defaultReplicaOwner } from './webhook-consumer-app';
+export type { WebhookConsumerAppOptions, WebhookConsumerShape } from './webhook-consumer-app';

@@ -9,8 +9,6 @@ import { waitForProviderConsumers } from './consumer-check';
 import { GatewayMetrics } from './metrics';
 import { JetStreamWebhookPublisher, type WebhookPublisher } from './publisher';
 
-/** Longest wait for in-flight requests at shutdown before their connections are cut. */
-const SHUTDOWN_GRACE_MS = 10_000;
 /** Longer than the usual load balancer idle timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How often Node checks connections against `headersTimeout`/`requestTimeout` (its default is 30 s). */
@@ -88,7 +86,7 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
       port,
       healthPort,
       stop: async () => {
-        await stopGateway(server, publisher, messaging, logger);
+        await stopGateway(server, publisher, messaging, logger, config.shutdownGraceMs);
         health.closeAllConnections();
         await new Promise<void>((resolve) => health.close(() => resolve()));
       },
@@ -104,6 +102,7 @@ async function stopGateway(
   publisher: WebhookPublisher,
   messaging: Messaging,
   logger: BerthLogger,
+  shutdownGraceMs: number,
 ): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections become idle as their last response goes out; close each as it does.
@@ -112,7 +111,7 @@ async function stopGateway(
   const deadline = setTimeout(() => {
     logger.warn('Shutdown grace period over: closing the remaining connections');
     server.closeAllConnections();
-  }, SHUTDOWN_GRACE_MS);
+  }, shutdownGraceMs);
   try {
     await closed;
   } finally {
