@@ -10,6 +10,8 @@ export interface ServiceContext {
   readonly logContext: LogContextStore;
   /** The process's metrics registry (process metrics included), served on `/metrics`. */
   readonly registry: Registry;
+  /** Where the shell serves `/healthz`, `/readyz` and `/metrics` (already listening); undefined without `health`. */
+  readonly healthPort: number | undefined;
   /**
    * Registers something `start` opened (a MongoDB client, a NATS connection) and returns it. What is owned is closed
    * in reverse order of registration: when `start` throws, and at a stop once the app has stopped.
@@ -104,6 +106,7 @@ export async function startService<S extends StartedService>(
       logger,
       logContext,
       registry,
+      healthPort: health?.port,
       own: (resource, close) => owned.add(resource, close),
       ready,
     });
