@@ -39,7 +39,9 @@ export type WithMongoDatabase<T extends { MONGO_DB?: string }> = Omit<T, 'MONGO_
  * one `MONGO_URL` names, else `berth`).
  */
 export function withMongoDatabase<T extends { MONGO_URL: string; MONGO_DB?: string }>(parsed: T): WithMongoDatabase<T> {
-  return { ...parsed, MONGO_DB: mongoDatabaseName(parsed) };
+  // Set last whether the variable was set or not, so that the configuration's fields keep one order.
+  const { MONGO_DB: _override, ...rest } = parsed;
+  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
 }
 
 /**

@@ -36,18 +36,19 @@ export interface AppWorkerConfig {
 const appWorkerEnvSchema = commonEnvSchema.extend({
   MESSAGE_QUEUE_DRIVER: z.enum(['jetstream', 'sync']).default('jetstream'),
   QUEUE_CONCURRENCY: positiveInt(8),
-  /** `SHUTDOWN_GRACE_MS` (25 s) and `STREAM_REPLICAS`, named as in every service. */
+  /**
+   * `SHUTDOWN_GRACE_MS` (25 s) and `STREAM_REPLICAS`, named as in every service; `WORKER_SHUTDOWN_GRACE_MS`, the older
+   * name, is read when `SHUTDOWN_GRACE_MS` is unset (see {@link loadAppWorkerConfig}).
+   */
   ...lifecycleEnvFields(25_000),
-  /** The older name of `SHUTDOWN_GRACE_MS`, still read when that one is unset. */
-  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().optional(),
   FREE_PLAN_SEAT_LIMIT: z.coerce.number().int().min(0).default(1),
   ...healthEnvFields(9466),
 });
 
 /** Validates the worker's environment (the process's own unless a map is given); throws naming every bad variable. */
 export function loadAppWorkerConfig(env: Record<string, string | undefined> = process.env): AppWorkerConfig {
-  const parsed = parseEnv(appWorkerEnvSchema, env);
-  const olderGraceName = env.SHUTDOWN_GRACE_MS === undefined ? parsed.WORKER_SHUTDOWN_GRACE_MS : undefined;
+  const grace = env.SHUTDOWN_GRACE_MS ?? env.WORKER_SHUTDOWN_GRACE_MS;
+  const parsed = parseEnv(appWorkerEnvSchema, { ...env, SHUTDOWN_GRACE_MS: grace });
   return {
     messageQueueDriver: parsed.MESSAGE_QUEUE_DRIVER,
     natsUrl: parsed.NATS_URL,
@@ -56,7 +57,7 @@ export function loadAppWorkerConfig(env: Record<string, string | undefined> = pr
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
     queueConcurrency: parsed.QUEUE_CONCURRENCY,
-    shutdownGraceMs: olderGraceName ?? parsed.SHUTDOWN_GRACE_MS,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     freePlanSeatLimit: parsed.FREE_PLAN_SEAT_LIMIT,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'app-worker',
