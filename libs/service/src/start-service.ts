@@ -48,8 +48,11 @@ export interface StartServiceOptions<S extends StartedService> {
    * probes find the process while it connects (not ready yet). Omit for a service that serves them on its own port.
    */
   health?: { port: number; host: string };
-  /** Logged once `start` resolved, e.g. `Billing sync ready`; tests and `npm start` wait on it. */
-  readyMessage: string;
+  /**
+   * Logged once `start` resolved, e.g. `Billing sync ready`, or made from what it resolved with (`Console listening
+   * on :3200`); tests and `npm start` wait on it.
+   */
+  readyMessage: string | ((started: S) => string);
   /** Logged once a stop has closed everything, e.g. `Billing sync stopped`; unset, nothing is logged. */
   stoppedMessage?: string;
   /** Opens the connections (through `own`), builds the app and starts its work. */
@@ -118,7 +121,7 @@ export async function startService<S extends StartedService>(
   state.started = started;
   logger.info(
     health ? { ...started.readyFields, healthPort: health.port } : { ...started.readyFields },
-    options.readyMessage,
+    typeof options.readyMessage === 'string' ? options.readyMessage : options.readyMessage(started),
   );
   return {
     logger,

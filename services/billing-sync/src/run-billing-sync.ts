@@ -1,20 +1,14 @@
 import 'reflect-metadata';
 import { createJobProducer } from '@berth/jobs';
-import type { BerthLogger } from '@berth/logger';
+import type { RunningService, StartedService } from '@berth/service';
 import { startWebhookConsumerService } from '@berth/webhook-handlers';
 import { BILLING_SYNC_CONSUMER, createBillingSyncApp } from './app';
 import type { BillingSyncConfig } from './config';
 import { memberLimitHooks } from './member-limit-hooks';
 import { createStripeClient } from './stripe/create-stripe-client';
 
-/** A running billing-sync. */
-export interface RunningBillingSync {
-  readonly logger: BerthLogger;
-  /** Where `/healthz`, `/readyz` and `/metrics` are served. */
-  readonly healthPort: number | undefined;
-  /** Stops pulling, lets running handlers finish, closes the connections and the health server. */
-  stop(): Promise<void>;
-}
+/** A running billing-sync: {@link RunningService.stop} stops pulling, lets running handlers finish, closes the rest. */
+export type RunningBillingSync = RunningService<StartedService>;
 
 /**
  * Runs billing-sync as a webhook consumer service ({@link startWebhookConsumerService}): consumes

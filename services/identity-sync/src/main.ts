@@ -6,16 +6,13 @@
  * ({@link runService}). See {@link runIdentitySync} for what runs. SIGTERM/SIGINT: stop pulling, let running
  * handlers finish, close connections, flush the last spans, exit 0.
  */
-import { runService } from '@berth/service';
+import { runService, tracingOf } from '@berth/service';
 import { loadConfig } from './config';
 
 void runService({
   name: 'identity-sync',
   config: () => loadConfig(process.env),
-  telemetry: (config) => ({
-    serviceName: config.OTEL_SERVICE_NAME ?? 'identity-sync',
-    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
-  }),
+  telemetry: tracingOf('identity-sync'),
   start: async (config) => (await import('./run-identity-sync')).runIdentitySync(config),
 }).then((code) => {
   process.exitCode = code;

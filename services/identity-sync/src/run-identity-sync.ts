@@ -1,17 +1,11 @@
 import 'reflect-metadata';
-import type { BerthLogger } from '@berth/logger';
+import type { RunningService, StartedService } from '@berth/service';
 import { startWebhookConsumerService } from '@berth/webhook-handlers';
 import { IDENTITY_SYNC_CONSUMER, createIdentitySyncApp } from './app';
 import type { IdentitySyncConfig } from './config';
 
-/** A running identity-sync. */
-export interface RunningIdentitySync {
-  readonly logger: BerthLogger;
-  /** Where `/healthz`, `/readyz` and `/metrics` are served. */
-  readonly healthPort: number | undefined;
-  /** Stops pulling, lets running handlers finish, closes the connections and the health server. */
-  stop(): Promise<void>;
-}
+/** A running identity-sync: {@link RunningService.stop} stops pulling, lets running handlers finish, closes the rest. */
+export type RunningIdentitySync = RunningService<StartedService>;
 
 /**
  * Runs identity-sync as a webhook consumer service ({@link startWebhookConsumerService}): consumes
