@@ -35,6 +35,8 @@ export interface RunServiceOptions<C, S extends StoppableService> {
   start: (config: C) => Promise<S>;
   /** Default SIGTERM and SIGINT. */
   signals?: NodeJS.Signals[];
+  /** Logged as a stop begins, after `<signal> received: stopping`, e.g. what the stop waits for. */
+  stoppingMessage?: string;
   /** Where a failed start is written; default the process's stderr. */
   errorOutput?: { write(text: string): unknown };
 }
@@ -56,6 +58,7 @@ export async function runService<C, S extends StoppableService>(options: RunServ
     return await new Promise<number>((resolve) => {
       exitOnSignals(
         async () => {
+          if (options.stoppingMessage) running.logger.info(options.stoppingMessage);
           await running.stop();
           await tracing.shutdown();
         },
