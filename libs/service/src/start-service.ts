@@ -33,7 +33,10 @@ export interface StartedService {
   close?(): Promise<void>;
   /** Readiness beyond "started and not stopping", e.g. NATS connected and every consumer pulling. */
   healthy?(): boolean;
-  /** Fields of the ready log line (the health port is added when the shell serves it). */
+  /**
+   * Fields of the ready log line. The shell sets `healthPort` when it serves health: last, or where these fields
+   * name it.
+   */
   readyFields?: Record<string, unknown>;
 }
 

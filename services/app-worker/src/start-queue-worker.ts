@@ -51,7 +51,7 @@ export async function startQueueWorker(
     log: { level: config.logLevel, format: config.logFormat, destination: options.logDestination },
     health: { port: config.healthPort, host: config.healthHost },
     readyMessage: 'Queue worker ready',
-    async start({ logger, logContext, registry, own }) {
+    async start({ logger, logContext, registry, own, healthPort }) {
       const messaging =
         config.messageQueueDriver === 'jetstream'
           ? own(await connectMessaging({ servers: config.natsUrl, name: 'app-worker', logger }), (nats) => nats.close())
@@ -97,7 +97,7 @@ export async function startQueueWorker(
       return {
         healthy: () =>
           (!messaging || !messaging.nc.isClosed()) && app.get<QueueDriver>(MESSAGE_QUEUE_DRIVER).healthy?.() !== false,
-        readyFields: { driver: config.messageQueueDriver, instance: holder },
+        readyFields: { driver: config.messageQueueDriver, healthPort, instance: holder },
       };
     },
   });

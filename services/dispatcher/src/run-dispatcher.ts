@@ -88,8 +88,14 @@ export async function runDispatcher(
       });
       // A request must be complete within 30 s and its headers within 10 s (Node's defaults: 300 s and 60 s).
       const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app.callback());
-      server.listen(config.PORT, config.HOST);
-      await once(server, 'listening');
+      try {
+        server.listen(config.PORT, config.HOST);
+        await once(server, 'listening');
+      } catch (error) {
+        // A failed start leaves nothing running (the dispatcher's consumers, its timers), so its process ends.
+        await dispatcher.stop(0).catch(() => undefined);
+        throw error;
+      }
       const port = (server.address() as AddressInfo).port;
       return {
         port,

@@ -42,6 +42,8 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'),
   });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: 'berth-gateway', logger });
+  let health: Server | undefined;
+  let publishing: WebhookPublisher | undefined;
   try {
     const stream = webhooksStream({ replicas: config.streamReplicas });
     const provisioned = await ensureStream(messaging.jsm, stream);
@@ -61,12 +63,14 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
       batching: config.batching,
       resendCopyAfterMs: config.resendCopyAfterMs,
     });
+    publishing = publisher;
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
-    const health = createServer(createHealthApp({ publisher, metrics }).callback());
-    health.listen(config.healthPort, config.healthHost);
-    await once(health, 'listening');
-    const healthPort = (health.address() as AddressInfo).port;
+    const healthServer = createServer(createHealthApp({ publisher, metrics }).callback());
+    health = healthServer;
+    healthServer.listen(config.healthPort, config.healthHost);
+    await once(healthServer, 'listening');
+    const healthPort = (healthServer.address() as AddressInfo).port;
 
     const server = createServer(
       {
@@ -87,11 +91,15 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
       healthPort,
       stop: async () => {
         await stopGateway(server, publisher, messaging, logger, config.shutdownGraceMs);
-        health.closeAllConnections();
-        await new Promise<void>((resolve) => health.close(() => resolve()));
+        healthServer.closeAllConnections();
+        await new Promise<void>((resolve) => healthServer.close(() => resolve()));
       },
     };
   } catch (error) {
+    // Nothing may keep a failed start's process alive: it ends on its own once the start has failed.
+    health?.closeAllConnections();
+    if (health?.listening) await new Promise<void>((resolve) => health?.close(() => resolve()));
+    publishing?.close();
     await messaging.close();
     throw error;
   }
