@@ -1,7 +1,7 @@
 /**
- * Checks the rules madge cannot: dependencies flow one way (config, contract ← logger/telemetry ← messaging, inbox,
- * webhooks, jobs ← services), libraries are imported through their entry points only, libraries read no environment
- * and never exit the process. Exits 1 listing every breach.
+ * Checks the rules madge cannot: dependencies flow one way (config, contract ← logger/telemetry ← messaging, service,
+ * inbox, webhooks, jobs ← services), libraries are imported through their entry points only, libraries read no
+ * environment and never exit the process. Exits 1 listing every breach.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -18,6 +18,7 @@ const LIB_LAYERS: Record<string, number> = {
   metrics: 1,
   webhooks: 2,
   messaging: 2,
+  service: 2,
   inbox: 3,
   jobs: 3,
   cron: 3,

@@ -1054,6 +1054,16 @@ describe('docker compose and npm start run the same services with the same confi
       const block = /commonEnvSchema\s*=\s*z\.object\(\{([\s\S]*?)\}\)/.exec(common)?.[1] ?? '';
       for (const m of block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)) keys.add(m[1]);
     }
+    // The groups of @berth/config a config spreads in (`...healthEnvFields(9464)`), and the groups they spread.
+    const groups = readFileSync(join(repoRoot, 'libs/config/src/service-env.ts'), 'utf8');
+    const groupKeys = (name: string): string[] => {
+      const block = new RegExp(`export const ${name} = [^\\n]*\\n([\\s\\S]*?)\\n\\}\\);`).exec(groups)?.[1] ?? '';
+      return [
+        ...[...block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]),
+        ...[...block.matchAll(/\.\.\.(\w+EnvFields)\(/g)].flatMap((m) => groupKeys(m[1])),
+      ];
+    };
+    for (const m of source.matchAll(/\.\.\.(\w+EnvFields)\(/g)) for (const key of groupKeys(m[1])) keys.add(key);
     return [...keys].sort();
   }
 

@@ -64,6 +64,7 @@ beforeAll(async () => {
       MONGO_URL: ferret.url,
       MONGO_DB: db.databaseName,
       LOG_LEVEL: 'warn',
+      HEALTH_PORT: '0',
       HEALTH_HOST: '127.0.0.1',
       STRIPE_SECRET_KEY: 'sk_test_standin',
       STRIPE_API_BASE: standIn.url,

@@ -91,6 +91,8 @@ export class MeshService {
         NODE_ENV: 'test',
         LOG_FORMAT: 'json',
         LOG_LEVEL: 'info',
+        // A free port: services run side by side here (their default port does not depend on NODE_ENV).
+        HEALTH_PORT: '0',
         ...this.env,
       },
       logFile: this.logFile,

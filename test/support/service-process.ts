@@ -34,6 +34,8 @@ export async function startServiceProcess(options: {
       HOME: process.env.HOME ?? '',
       NODE_ENV: 'test',
       LOG_FORMAT: 'json',
+      // A free port: services run side by side here (their default port does not depend on NODE_ENV).
+      HEALTH_PORT: '0',
       ...options.env,
     },
     logFile: options.logFile,

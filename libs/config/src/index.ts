@@ -9,6 +9,16 @@ export {
 } from './common';
 export type { CommonEnv } from './common';
 export {
+  positiveInt,
+  portNumber,
+  streamReplicas,
+  healthEnvFields,
+  lifecycleEnvFields,
+  webhookConsumerEnvFields,
+  withMongoDatabase,
+} from './service-env';
+export type { WithMongoDatabase } from './service-env';
+export {
   LOCAL_MESH_FILE,
   localMeshSchema,
   writeLocalMesh,

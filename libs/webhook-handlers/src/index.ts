@@ -19,3 +19,11 @@ export { defaultConsumerName, providerFilterSubject } from './names';
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
 export { webhookWorkerApp } from './webhook-worker-app';
 export type { WebhookWorkerApp } from './webhook-worker-app';
+export { startWebhookConsumerService } from './webhook-consumer-service';
+export type {
+  WebhookConsumerAppParts,
+  WebhookConsumerServiceConfig,
+  WebhookConsumerServiceOptions,
+} from './webhook-consumer-service';
+export { webhookConsumerApp, defaultReplicaOwner } from './webhook-consumer-app';
+export type { WebhookConsumerAppOptions, WebhookConsumerShape } from './webhook-consumer-app';

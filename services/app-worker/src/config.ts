@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
+import {
+  commonEnvSchema,
+  healthEnvFields,
+  lifecycleEnvFields,
+  mongoDatabaseName,
+  parseEnv,
+  positiveInt,
+} from '@berth/config';
 
 /** The queue worker's settings, parsed from the environment by {@link loadAppWorkerConfig}. */
 export interface AppWorkerConfig {
@@ -12,7 +19,7 @@ export interface AppWorkerConfig {
   readonly logFormat?: 'json' | 'pretty';
   /** Jobs one worker process runs at once, per queue. */
   readonly queueConcurrency: number;
-  /** How long SIGTERM waits for running jobs before the process exits. */
+  /** How long SIGTERM waits for running jobs before the process exits (`SHUTDOWN_GRACE_MS`). */
   readonly shutdownGraceMs: number;
   /** Seats of a workspace whose billing state has no live subscription. */
   readonly freePlanSeatLimit: number;
@@ -28,17 +35,20 @@ export interface AppWorkerConfig {
 /** Every variable the worker reads. */
 const appWorkerEnvSchema = commonEnvSchema.extend({
   MESSAGE_QUEUE_DRIVER: z.enum(['jetstream', 'sync']).default('jetstream'),
-  QUEUE_CONCURRENCY: z.coerce.number().int().positive().default(8),
-  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(25000),
+  QUEUE_CONCURRENCY: positiveInt(8),
+  /**
+   * `SHUTDOWN_GRACE_MS` (25 s) and `STREAM_REPLICAS`, named as in every service; `WORKER_SHUTDOWN_GRACE_MS`, the older
+   * name, is read when `SHUTDOWN_GRACE_MS` is unset (see {@link loadAppWorkerConfig}).
+   */
+  ...lifecycleEnvFields(25_000),
   FREE_PLAN_SEAT_LIMIT: z.coerce.number().int().min(0).default(1),
-  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
-  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
-  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  ...healthEnvFields(9466),
 });
 
 /** Validates the worker's environment (the process's own unless a map is given); throws naming every bad variable. */
 export function loadAppWorkerConfig(env: Record<string, string | undefined> = process.env): AppWorkerConfig {
-  const parsed = parseEnv(appWorkerEnvSchema, env);
+  const grace = env.SHUTDOWN_GRACE_MS ?? env.WORKER_SHUTDOWN_GRACE_MS;
+  const parsed = parseEnv(appWorkerEnvSchema, { ...env, SHUTDOWN_GRACE_MS: grace });
   return {
     messageQueueDriver: parsed.MESSAGE_QUEUE_DRIVER,
     natsUrl: parsed.NATS_URL,
@@ -47,7 +57,7 @@ export function loadAppWorkerConfig(env: Record<string, string | undefined> = pr
     logLevel: parsed.LOG_LEVEL,
     logFormat: parsed.LOG_FORMAT,
     queueConcurrency: parsed.QUEUE_CONCURRENCY,
-    shutdownGraceMs: parsed.WORKER_SHUTDOWN_GRACE_MS,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     freePlanSeatLimit: parsed.FREE_PLAN_SEAT_LIMIT,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'app-worker',

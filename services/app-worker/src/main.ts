@@ -2,30 +2,17 @@
  * The queue worker: `node -r ./deploy/runtime/ts-hook.js services/app-worker/src/main.ts` (`npm start -w @berth/app-worker`).
  * A process with no web server that runs the jobs of the modules `QueueWorkerModule` imports. Logs
  * `Queue worker ready` once its consumers are pulling; on SIGTERM it stops taking jobs, lets running ones finish
- * (up to WORKER_SHUTDOWN_GRACE_MS) and exits 0.
+ * (up to SHUTDOWN_GRACE_MS) and exits 0. Tracing starts before the worker loads ({@link runService}).
  */
 import 'reflect-metadata';
-import { exitOnSignals } from '@berth/logger';
-import { startTelemetry } from '@berth/telemetry';
+import { runService } from '@berth/service';
 import { loadAppWorkerConfig } from './config';
 
-async function main(): Promise<void> {
-  const config = loadAppWorkerConfig();
-  const telemetry = startTelemetry({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint });
-  const { startQueueWorker } = await import('./start-queue-worker');
-  const worker = await startQueueWorker(config);
-  exitOnSignals(
-    async () => {
-      await worker.stop();
-      await telemetry.shutdown();
-    },
-    { logger: worker.logger, exit: (code) => process.exit(code) },
-  );
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `app-worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
+void runService({
+  name: 'app-worker',
+  config: () => loadAppWorkerConfig(process.env),
+  telemetry: (config) => ({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint }),
+  start: async (config) => (await import('./start-queue-worker')).startQueueWorker(config),
+}).then((code) => {
+  process.exitCode = code;
 });

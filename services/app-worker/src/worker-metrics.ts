@@ -45,13 +45,15 @@ const DEAD_LETTER_REASONS: readonly DeadLetterReason[] = ['unrecoverable', 'exha
  *   none waits).
  */
 export function createWorkerMetrics(options: {
+  /** The process's registry (the service shell's); default a new one with the process metrics. */
+  registry?: Registry;
   queues: readonly string[];
   messaging?: Messaging;
   logger: BerthLogger;
   /** How long one reading of the queue depths serves scrapes (default 5000 ms). */
   depthCacheMs?: number;
 }): { registry: Registry; observer: JobObserver } {
-  const registry = createMetricsRegistry({ processMetrics: true });
+  const registry = options.registry ?? createMetricsRegistry({ processMetrics: true });
   const jobs = createJobMetrics(registry, { consumes: options.queues, produces: options.queues });
   const registers = [registry];
   const deadLettered = getOrCreateMetric(

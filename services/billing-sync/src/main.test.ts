@@ -61,6 +61,7 @@ describe('billing-sync process', () => {
         STRIPE_API_BASE: standIn.url,
         LOG_FORMAT: 'json',
         LOG_LEVEL: 'info',
+        HEALTH_PORT: '0',
       },
     });
     await service.waitForLine(/"msg":"Billing sync ready"/, 45000);

@@ -2,12 +2,12 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
-import { createLogger, type BerthLogger } from '@berth/logger';
-import { connectMessaging, type Messaging } from '@berth/messaging';
-import { createMetricsRegistry } from '@berth/metrics';
+import type { BerthLogger } from '@berth/logger';
+import { connectMessaging } from '@berth/messaging';
 import { inboxCollections } from '@berth/inbox';
 import { createJobProducer } from '@berth/jobs';
 import { outboundCollections } from '@berth/outbound';
+import { startService, type StartedService } from '@berth/service';
 import { createAuditLog } from './actions/audit-log';
 import { createConsoleApp } from './app';
 import { createConsoleTokenVerifier } from './auth/console-tokens';
@@ -26,85 +26,75 @@ export interface RunningConsole {
 }
 
 /**
- * Runs the console: builds the front end if it is missing, connects MongoDB and NATS (read-only use of the stores
- * the CLI reads, plus the actions' own operations), samples the queues, and serves the app on `PORT`. Logs
- * "Console listening" with the port once it serves. Never provisions a stream: the services own their sizing.
+ * Runs the console on the service shell ({@link startService}): builds the front end if it is missing, connects
+ * MongoDB and NATS (read-only use of the stores the CLI reads, plus the actions' own operations), samples the
+ * queues, and serves the app on `PORT`. Logs "Console listening" with the port once it serves. Never provisions a
+ * stream: the services own their sizing.
  */
 export async function runConsole(config: ConsoleConfig, options: { clock?: () => Date } = {}): Promise<RunningConsole> {
-  const logger = createLogger({
-    service: 'console',
-    level: config.LOG_LEVEL,
-    format: config.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
-  });
   const clock = options.clock ?? (() => new Date());
-  const webDir = config.CONSOLE_WEB_DIR ?? DEFAULT_WEB_DIR;
-  await ensureWebBuilt(webDir, logger);
-  let mongo: MongoClient | undefined;
-  let messaging: Messaging | undefined;
-  try {
-    mongo = await MongoClient.connect(config.MONGO_URL, { appName: 'berth-console' });
-    messaging = await connectMessaging({ servers: config.NATS_URL, name: 'berth-console', logger });
-    const db = mongo.db(config.MONGO_DB);
-    const registry = createMetricsRegistry({ processMetrics: true });
-    const sampler = createQueueSampler({ messaging, logger, clock, intervalMs: config.CONSOLE_SAMPLE_INTERVAL_MS });
-    const dependencies: ConsoleDependencies = {
-      db,
-      inbox: inboxCollections(db),
-      outbound: outboundCollections(db),
-      messaging,
-      jobProducer: createJobProducer({ messaging, logger, infrastructure: { provisionStreams: false } }),
-      logger,
-      clock,
-      consoleTokens: createConsoleTokenVerifier(config.CONSOLE_TOKENS),
-      signedTokens: createSignedTokens(config.CONSOLE_SIGNING_KEY),
-      audit: createAuditLog(db, logger, clock),
-      dispatcher: createDispatcherClient({
-        baseUrl: config.DISPATCHER_URL,
-        apiToken: config.DISPATCHER_API_TOKEN,
+  const running = await startService<StartedService & { port: number }>({
+    name: 'console',
+    log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
+    readyMessage: ({ port }) => `Console listening on :${port}`,
+    stoppedMessage: 'Console stopped',
+    async start({ logger, registry, own, ready }) {
+      const webDir = config.CONSOLE_WEB_DIR ?? DEFAULT_WEB_DIR;
+      await ensureWebBuilt(webDir, logger);
+      const mongo = own(await MongoClient.connect(config.MONGO_URL, { appName: 'berth-console' }), (client) =>
+        client.close(),
+      );
+      const messaging = own(
+        await connectMessaging({ servers: config.NATS_URL, name: 'berth-console', logger }),
+        (nats) => nats.close(),
+      );
+      const db = mongo.db(config.MONGO_DB);
+      const sampler = createQueueSampler({ messaging, logger, clock, intervalMs: config.CONSOLE_SAMPLE_INTERVAL_MS });
+      const dependencies: ConsoleDependencies = {
+        db,
+        inbox: inboxCollections(db),
+        outbound: outboundCollections(db),
+        messaging,
+        jobProducer: createJobProducer({ messaging, logger, infrastructure: { provisionStreams: false } }),
+        logger,
         clock,
-      }),
-      sampler,
-      portalTokenTtlSeconds: config.CONSOLE_PORTAL_TOKEN_TTL_SECONDS,
-      jaegerUiUrl: config.JAEGER_UI_URL,
-      healthUrls: config.CONSOLE_HEALTH_URLS,
-    };
-    const connected = messaging;
-    const state = { ready: false };
-    const app = createConsoleApp(dependencies, {
-      registry,
-      readiness: () => state.ready && connected.isConnected(),
-      webDir,
-      portalFrameAncestors: config.CONSOLE_PORTAL_FRAME_ANCESTORS,
-    });
-    const server = createServer(app.callback());
-    server.listen(config.PORT, config.HOST);
-    await once(server, 'listening');
-    sampler.start();
-    const port = (server.address() as AddressInfo).port;
-    state.ready = true;
-    logger.info(
-      { port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) },
-      `Console listening on :${port}`,
-    );
-    const connections = { mongo, messaging };
-    return {
-      logger,
-      port,
-      async stop() {
-        state.ready = false;
-        sampler.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-        await connections.messaging.close();
-        await connections.mongo.close();
-        logger.info('Console stopped');
-      },
-    };
-  } catch (error) {
-    await messaging?.close().catch(() => undefined);
-    await mongo?.close().catch(() => undefined);
-    throw error;
-  }
+        consoleTokens: createConsoleTokenVerifier(config.CONSOLE_TOKENS),
+        signedTokens: createSignedTokens(config.CONSOLE_SIGNING_KEY),
+        audit: createAuditLog(db, logger, clock),
+        dispatcher: createDispatcherClient({
+          baseUrl: config.DISPATCHER_URL,
+          apiToken: config.DISPATCHER_API_TOKEN,
+          clock,
+        }),
+        sampler,
+        portalTokenTtlSeconds: config.CONSOLE_PORTAL_TOKEN_TTL_SECONDS,
+        jaegerUiUrl: config.JAEGER_UI_URL,
+        healthUrls: config.CONSOLE_HEALTH_URLS,
+      };
+      const app = createConsoleApp(dependencies, {
+        registry,
+        readiness: ready,
+        webDir,
+        portalFrameAncestors: config.CONSOLE_PORTAL_FRAME_ANCESTORS,
+      });
+      const server = createServer(app.callback());
+      server.listen(config.PORT, config.HOST);
+      await once(server, 'listening');
+      sampler.start();
+      const port = (server.address() as AddressInfo).port;
+      return {
+        port,
+        healthy: () => messaging.isConnected(),
+        readyFields: { port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) },
+        async close() {
+          sampler.stop();
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          });
+        },
+      };
+    },
+  });
+  return { logger: running.logger, port: running.started.port, stop: () => running.stop() };
 }

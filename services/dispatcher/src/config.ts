@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { booleanFlag, commaList, commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
-
-const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
+import {
+  booleanFlag,
+  commaList,
+  commonEnvSchema,
+  lifecycleEnvFields,
+  parseEnv,
+  portNumber,
+  positiveInt,
+  withMongoDatabase,
+  type WithMongoDatabase,
+} from '@berth/config';
 
 /** A comma-separated list of delays in ms, e.g. `0,100,200`; empty or unset means the Svix schedule. */
 const retrySchedule = commaList.pipe(z.array(z.string().regex(/^\d+$/, 'a list of delays in ms').transform(Number)));
@@ -15,7 +23,7 @@ const emptyIsUnset = (value: unknown): unknown => (value === '' ? undefined : va
 export const dispatcherEnvSchema = commonEnvSchema
   .extend({
     /** Port of the endpoint management API and of `/healthz`, `/readyz`, `/metrics`. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(3100),
+    PORT: portNumber(3100),
     HOST: z.string().min(1).default('0.0.0.0'),
     /** Bearer token every management API request needs; required unless {@link DISPATCHER_INSECURE_NO_AUTH} is true. */
     DISPATCHER_API_TOKEN: z.preprocess(
@@ -55,9 +63,8 @@ export const dispatcherEnvSchema = commonEnvSchema
     DISPATCHER_ENDPOINT_RELOAD_MS: positiveInt(5000),
     /** Replicas sharing each endpoint's rate limit (each enforces limit / this); set to the replica count. */
     DISPATCHER_RATE_LIMIT_SHARE: positiveInt(1),
-    /** On SIGTERM, how long running attempts may take to finish. */
-    SHUTDOWN_GRACE_MS: positiveInt(20_000),
-    STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    /** `SHUTDOWN_GRACE_MS` (20 s: on SIGTERM, how long running attempts may take to finish) and `STREAM_REPLICAS`. */
+    ...lifecycleEnvFields(20_000),
   })
   .superRefine((env, context) => {
     if (env.DISPATCHER_API_TOKEN === undefined && !env.DISPATCHER_INSECURE_NO_AUTH) {
@@ -77,7 +84,7 @@ export const dispatcherEnvSchema = commonEnvSchema
   });
 
 /** The dispatcher's validated configuration. */
-export type DispatcherConfig = Omit<z.infer<typeof dispatcherEnvSchema>, 'MONGO_DB'> & { MONGO_DB: string };
+export type DispatcherConfig = WithMongoDatabase<z.infer<typeof dispatcherEnvSchema>>;
 
 /**
  * Reads and validates the dispatcher's environment; the only place in the service that reads `process.env` (when
@@ -85,7 +92,5 @@ export type DispatcherConfig = Omit<z.infer<typeof dispatcherEnvSchema>, 'MONGO_
  * @throws ConfigError naming every invalid variable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DispatcherConfig {
-  const parsed = parseEnv(dispatcherEnvSchema, env);
-  const { MONGO_DB: _override, ...rest } = parsed;
-  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
+  return withMongoDatabase(parseEnv(dispatcherEnvSchema, env));
 }

@@ -43,7 +43,7 @@ describe('loadConfig', () => {
       batching: { maxPendingItemsPerKey: 1000, maxPendingBytesPerKey: 16 * 1024 * 1024 },
       trustProxyHops: 1,
     });
-    expect(loadConfig({ NODE_ENV: 'test' }).healthPort).toBe(0);
+    expect(loadConfig({ NODE_ENV: 'test' }).healthPort).toBe(9463);
     expect(loadConfig({ HEALTH_PORT: '9999', TRUST_PROXY_HOPS: '2', WEBHOOK_QUEUE_MAX_EVENTS: '5' })).toMatchObject({
       healthPort: 9999,
       trustProxyHops: 2,

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { booleanFlag, commaList, commonEnvSchema, parseEnv } from '@berth/config';
+import {
+  booleanFlag,
+  commaList,
+  commonEnvSchema,
+  healthEnvFields,
+  lifecycleEnvFields,
+  parseEnv,
+  positiveInt,
+} from '@berth/config';
 import {
   CLERK_HANDLED_EVENT_TYPES,
   MIN_HMAC_SECRET_LENGTH,
@@ -90,6 +98,8 @@ export interface GatewayConfig {
   };
   /** Replicas of the webhook streams it creates or updates at start (`STREAM_REPLICAS`: 1, 3 on a cluster). */
   readonly streamReplicas: number;
+  /** Longest wait for in-flight requests at shutdown before their connections are cut (`SHUTDOWN_GRACE_MS`). */
+  readonly shutdownGraceMs: number;
   /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
   /**
@@ -104,7 +114,7 @@ export interface GatewayConfig {
   readonly serviceName: string;
 }
 
-/** The health and metrics port when `HEALTH_PORT` is unset (0, a free port, under `NODE_ENV=test`). */
+/** The health and metrics port when `HEALTH_PORT` is unset, whatever `NODE_ENV` says (tests pass `HEALTH_PORT=0`). */
 export const DEFAULT_HEALTH_PORT = 9463;
 
 /** Provider names reserved for the built-in providers and for path segments that would be confusing. */
@@ -209,14 +219,13 @@ const configuredProvidersSchema = z
   .pipe(z.array(configuredProviderSchema))
   .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique');
 
-const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
-
 /** Every variable the gateway reads. */
 const gatewayEnvSchema = commonEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  ...healthEnvFields(DEFAULT_HEALTH_PORT),
+  /** `SHUTDOWN_GRACE_MS` (10 s: in-flight requests at SIGTERM, before their connections are cut) and `STREAM_REPLICAS`. */
+  ...lifecycleEnvFields(10_000),
   BILLING_PROVIDER: z.enum(['stripe', 'none']).default('stripe'),
   STRIPE_WEBHOOK_SECRET: commaList,
   CLERK_WEBHOOK_SIGNING_SECRET: commaList,
@@ -225,7 +234,6 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   WEBHOOK_PROVIDERS: configuredProvidersSchema,
   WEBHOOK_MAX_BODY_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-  STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   // Providers are answered within 2 s in every case: the PubAck wait plus the pipeline's 50 ms timeout sweep.
   PUBLISH_TIMEOUT_MS: z.coerce
     .number()
@@ -342,7 +350,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
   return {
     port: parsed.PORT,
     host: parsed.HOST,
-    healthPort: parsed.HEALTH_PORT ?? (parsed.NODE_ENV === 'test' ? 0 : DEFAULT_HEALTH_PORT),
+    healthPort: parsed.HEALTH_PORT,
     healthHost: parsed.HEALTH_HOST,
     natsUrl: parsed.NATS_URL,
     logLevel: parsed.LOG_LEVEL,
@@ -367,6 +375,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
       maxPendingBytesPerKey: parsed.WEBHOOK_QUEUE_MAX_BYTES,
     },
     streamReplicas: parsed.STREAM_REPLICAS,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     trustProxy: parsed.TRUST_PROXY,
     trustProxyHops: parsed.TRUST_PROXY_HOPS,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -9,8 +9,6 @@ import { waitForProviderConsumers } from './consumer-check';
 import { GatewayMetrics } from './metrics';
 import { JetStreamWebhookPublisher, type WebhookPublisher } from './publisher';
 
-/** Longest wait for in-flight requests at shutdown before their connections are cut. */
-const SHUTDOWN_GRACE_MS = 10_000;
 /** Longer than the usual load balancer idle timeout, so the balancer closes idle connections first. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How often Node checks connections against `headersTimeout`/`requestTimeout` (its default is 30 s). */
@@ -44,6 +42,8 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
     format: config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'),
   });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: 'berth-gateway', logger });
+  let health: Server | undefined;
+  let publishing: WebhookPublisher | undefined;
   try {
     const stream = webhooksStream({ replicas: config.streamReplicas });
     const provisioned = await ensureStream(messaging.jsm, stream);
@@ -63,12 +63,14 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
       batching: config.batching,
       resendCopyAfterMs: config.resendCopyAfterMs,
     });
+    publishing = publisher;
     const app = createGatewayApp({ config, publisher, logger, metrics });
 
-    const health = createServer(createHealthApp({ publisher, metrics }).callback());
-    health.listen(config.healthPort, config.healthHost);
-    await once(health, 'listening');
-    const healthPort = (health.address() as AddressInfo).port;
+    const healthServer = createServer(createHealthApp({ publisher, metrics }).callback());
+    health = healthServer;
+    healthServer.listen(config.healthPort, config.healthHost);
+    await once(healthServer, 'listening');
+    const healthPort = (healthServer.address() as AddressInfo).port;
 
     const server = createServer(
       {
@@ -88,12 +90,16 @@ export async function runGateway(config: GatewayConfig): Promise<RunningGateway>
       port,
       healthPort,
       stop: async () => {
-        await stopGateway(server, publisher, messaging, logger);
-        health.closeAllConnections();
-        await new Promise<void>((resolve) => health.close(() => resolve()));
+        await stopGateway(server, publisher, messaging, logger, config.shutdownGraceMs);
+        healthServer.closeAllConnections();
+        await new Promise<void>((resolve) => healthServer.close(() => resolve()));
       },
     };
   } catch (error) {
+    // Nothing may keep a failed start's process alive: it ends on its own once the start has failed.
+    health?.closeAllConnections();
+    if (health?.listening) await new Promise<void>((resolve) => health?.close(() => resolve()));
+    publishing?.close();
     await messaging.close();
     throw error;
   }
@@ -104,6 +110,7 @@ async function stopGateway(
   publisher: WebhookPublisher,
   messaging: Messaging,
   logger: BerthLogger,
+  shutdownGraceMs: number,
 ): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections become idle as their last response goes out; close each as it does.
@@ -112,7 +119,7 @@ async function stopGateway(
   const deadline = setTimeout(() => {
     logger.warn('Shutdown grace period over: closing the remaining connections');
     server.closeAllConnections();
-  }, SHUTDOWN_GRACE_MS);
+  }, shutdownGraceMs);
   try {
     await closed;
   } finally {

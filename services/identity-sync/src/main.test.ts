@@ -53,6 +53,7 @@ describe('identity-sync process', () => {
         MONGO_DB: db.databaseName,
         LOG_FORMAT: 'json',
         LOG_LEVEL: 'info',
+        HEALTH_PORT: '0',
       },
     });
     await service.waitForLine(/"msg":"Identity sync ready"/, 45000);

@@ -12,6 +12,7 @@ describe('scheduler config', () => {
       graceMs: 21_000,
       healthPort: 9464,
       healthHost: '0.0.0.0',
+      shutdownGraceMs: 15_000,
       otlpEndpoint: undefined,
       serviceName: 'scheduler',
       streamReplicas: 1,

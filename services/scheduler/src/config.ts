@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
+import { commonEnvSchema, healthEnvFields, lifecycleEnvFields, mongoDatabaseName, parseEnv } from '@berth/config';
 
 /** The scheduler's settings, parsed and validated from the environment by {@link loadConfig}. */
 export interface SchedulerConfig {
@@ -19,6 +19,8 @@ export interface SchedulerConfig {
   /** Port of `/healthz`, `/readyz` and `/metrics`; 0 picks a free one (tests). */
   readonly healthPort: number;
   readonly healthHost: string;
+  /** How long a stop on SIGTERM may take before the process exits anyway (`SHUTDOWN_GRACE_MS`). */
+  readonly shutdownGraceMs: number;
   readonly otlpEndpoint?: string;
   readonly serviceName: string;
   /** Replicas of the cron buckets, the job streams and the deduplication bucket it creates (`STREAM_REPLICAS`). */
@@ -41,9 +43,9 @@ const schedulerEnvSchema = commonEnvSchema
       .min(2000, 'at least 2000 (the server counts TTLs in whole seconds)')
       .default(10_000),
     SCHEDULER_TICK_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-    HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-    HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
-    STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    ...healthEnvFields(9464),
+    // 15 s, within Kubernetes' 30 s grace period.
+    ...lifecycleEnvFields(15_000),
     WEBHOOK_EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
     // Empty means unset (compose passes the host's value through, possibly empty).
     ALERT_WEBHOOK_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
@@ -56,7 +58,8 @@ const schedulerEnvSchema = commonEnvSchema
 /**
  * Reads the scheduler's configuration from an environment map (`process.env` in `main.ts`, a literal in tests):
  * `NATS_URL`, `LOG_LEVEL`, `LOG_FORMAT`, `SCHEDULER_LEASE_TTL_MS` (10000), `SCHEDULER_TICK_INTERVAL_MS` (1000),
- * `HEALTH_PORT` (9464), `HEALTH_HOST` (0.0.0.0), `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`, `STREAM_REPLICAS` (1), and
+ * `HEALTH_PORT` (9464), `HEALTH_HOST` (0.0.0.0), `SHUTDOWN_GRACE_MS` (15000), `OTEL_EXPORTER_OTLP_ENDPOINT`,
+ * `OTEL_SERVICE_NAME`, `STREAM_REPLICAS` (1), and
  * for the platform crons `MONGO_URL`, `MONGO_DB` (berth), `WEBHOOK_EVENT_RETENTION_DAYS` (30), `ALERT_WEBHOOK_URL`.
  *
  * @throws ConfigError naming every invalid variable.
@@ -72,6 +75,7 @@ export function loadConfig(env: Record<string, string | undefined>): SchedulerCo
     graceMs: 2 * parsed.SCHEDULER_LEASE_TTL_MS + parsed.SCHEDULER_TICK_INTERVAL_MS,
     healthPort: parsed.HEALTH_PORT,
     healthHost: parsed.HEALTH_HOST,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: parsed.OTEL_SERVICE_NAME ?? 'scheduler',
     streamReplicas: parsed.STREAM_REPLICAS,

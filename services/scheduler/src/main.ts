@@ -2,14 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createLogger, LogContextStore } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
+import { startHealthServer } from '@berth/metrics';
 import { startTelemetry } from '@berth/telemetry';
 import { loadConfig } from './config';
-import { startHealthServer } from './health-server';
 import { SchedulerMetrics } from './metrics';
 import { Scheduler } from './scheduler';
-
-/** How long SIGTERM may take before the process exits anyway (Kubernetes' grace period is 30 s). */
-const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /**
  * Starts one scheduler replica: health server, NATS, schedules, the platform crons (recovery, retention: a worker of
@@ -33,8 +30,8 @@ async function main(): Promise<void> {
   const health = await startHealthServer({
     host: config.healthHost,
     port: config.healthPort,
-    isReady: () => (scheduler?.ready ?? false) && platformCronsHealthy(),
-    metrics,
+    readiness: () => (scheduler?.ready ?? false) && platformCronsHealthy(),
+    registry: metrics.registry,
     logger,
   });
   const messaging = await connectMessaging({ servers: config.natsUrl, name: `scheduler ${holder}`, logger });
@@ -74,7 +71,7 @@ async function main(): Promise<void> {
     setTimeout(() => {
       logger.error('Shutdown took too long; exiting');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS).unref();
+    }, config.shutdownGraceMs).unref();
     try {
       await scheduler?.stop();
       await platformCrons.stop();

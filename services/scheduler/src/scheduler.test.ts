@@ -2,8 +2,8 @@ import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@ber
 import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
+import { startHealthServer } from '@berth/metrics';
 import { LEADER_KEY, ManualClock, registerCronSchedules, type CronBucketOptions } from '@berth/cron';
-import { startHealthServer } from './health-server';
 import { SchedulerMetrics } from './metrics';
 import { Scheduler } from './scheduler';
 import type { ScheduleChange } from './scheduler-events';
@@ -362,8 +362,8 @@ describe('running replicas (real timers)', () => {
     const health = await startHealthServer({
       host: '127.0.0.1',
       port: 0,
-      isReady: () => a.ready,
-      metrics: metricsA,
+      readiness: () => a.ready,
+      registry: metricsA.registry,
       logger: silent,
     });
     await emitted(a, name, 2);
