@@ -53,8 +53,6 @@ export const dispatcherEnvSchema = commonEnvSchema
     DISPATCHER_FAN_OUT_CONCURRENCY: positiveInt(32),
     /** How often endpoints are reloaded besides change announcements. */
     DISPATCHER_ENDPOINT_RELOAD_MS: positiveInt(5000),
-    /** Replicas sharing each endpoint's rate limit (each enforces limit / this); set to the replica count. */
-    DISPATCHER_RATE_LIMIT_SHARE: positiveInt(1),
     /** On SIGTERM, how long running attempts may take to finish. */
     SHUTDOWN_GRACE_MS: positiveInt(20_000),
     STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
