@@ -78,7 +78,7 @@ describe('readJsonBody (koa-body)', () => {
   });
 
   it('answers 415 to a body that is not JSON in UTF-8, or is compressed', async () => {
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { 'content-type': 'text/plain' },
       {},
       { 'content-type': 'application/json; charset=utf-16' },
