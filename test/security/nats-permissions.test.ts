@@ -24,6 +24,7 @@ import {
   ENDPOINT_CHANGED_SUBJECT,
   ensureOutboundStreams,
   FAN_OUT_CONSUMER,
+  openEndpointRateWindows,
   OUTBOUND_EVENTS_STREAM,
 } from '@berth/outbound';
 import { repoRoot } from '../support/service-process';
@@ -279,6 +280,10 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     await expect(
       dispatcher.jsm.streams.purge('OUTBOUND_DELIVERIES', { filter: 'outbound.deliver.ep_1' }),
     ).resolves.toMatchObject({ success: true });
+    // The endpoints' rate windows: created, read and changed by compare-and-set (a start taken, the next refused).
+    const takeRateStart = await openEndpointRateWindows(dispatcher.js);
+    expect(await takeRateStart('ep_1', { limit: 1, perMs: 60_000 })).toEqual({ allowed: true });
+    expect(await takeRateStart('ep_1', { limit: 1, perMs: 60_000 })).toMatchObject({ allowed: false });
     await expectJetStreamPublishDenied(dispatcher, 'webhooks.stripe.invoice.paid');
     await expectJetStreamPublishDenied(dispatcher, 'jobs.client-queue.SendClientSummaryJob');
     await expectStreamsIntact(dispatcher, ['WEBHOOKS', OUTBOUND_EVENTS_STREAM]);

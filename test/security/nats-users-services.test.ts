@@ -194,7 +194,8 @@ describe('every service as its own NATS user', () => {
     const created = await fetch(`http://127.0.0.1:${dispatcherPort}/v1/endpoints`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ workspaceId: 'ws_nats', url: receiver.url }),
+      // Rate-limited, so the delivery takes its start from the shared window (the berth_outbound_rates bucket).
+      body: JSON.stringify({ workspaceId: 'ws_nats', url: receiver.url, rateLimitPerSecond: 5 }),
     });
     expect(created.status).toBe(201);
     const send = createOutboundSender({ js: worker.js });

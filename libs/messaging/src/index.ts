@@ -17,6 +17,10 @@ export {
 } from './streams';
 export type { StreamSpec, StreamSizing, EnsureStreamOptions } from './streams';
 export { ensureKvBucket } from './kv-buckets';
+export { takeStart } from './rate-window';
+export type { RateDecision, RateLimit, RateWindow } from './rate-window';
+export { decodeRateWindow, takeKvRateStart } from './kv-rate-window';
+export type { KvRateDecision } from './kv-rate-window';
 export { ensureConsumer } from './consumers';
 export type { ConsumerSpec } from './consumers';
 export { publishMessage } from './publisher';

@@ -45,4 +45,16 @@ export { createDispatcherMetrics } from './dispatch/dispatcher-metrics';
 export type { DispatcherMetrics } from './dispatch/dispatcher-metrics';
 export { createRateLimiter } from './dispatch/rate-limiter';
 export type { RateLimiter } from './dispatch/rate-limiter';
+export {
+  createSharedRateLimiter,
+  endpointRateWindow,
+  openEndpointRateWindows,
+  OUTBOUND_RATES_BUCKET,
+} from './dispatch/shared-rate-limiter';
+export type {
+  ClosableRateLimiter,
+  EndpointRateWindowOptions,
+  SharedRateLimiterOptions,
+  TakeSharedStart,
+} from './dispatch/shared-rate-limiter';
 export * from './catalog';

@@ -61,8 +61,6 @@ export const dispatcherEnvSchema = commonEnvSchema
     DISPATCHER_FAN_OUT_CONCURRENCY: positiveInt(32),
     /** How often endpoints are reloaded besides change announcements. */
     DISPATCHER_ENDPOINT_RELOAD_MS: positiveInt(5000),
-    /** Replicas sharing each endpoint's rate limit (each enforces limit / this); set to the replica count. */
-    DISPATCHER_RATE_LIMIT_SHARE: positiveInt(1),
     /** `SHUTDOWN_GRACE_MS` (20 s: on SIGTERM, how long running attempts may take to finish) and `STREAM_REPLICAS`. */
     ...lifecycleEnvFields(20_000),
   })

@@ -69,7 +69,6 @@ export async function runDispatcher(
         endpointConcurrency: config.DISPATCHER_ENDPOINT_CONCURRENCY,
         fanOutConcurrency: config.DISPATCHER_FAN_OUT_CONCURRENCY,
         endpointReloadMs: config.DISPATCHER_ENDPOINT_RELOAD_MS,
-        rateLimitShare: config.DISPATCHER_RATE_LIMIT_SHARE,
         disableAfterFailingMs: config.OUTBOUND_DISABLE_AFTER_FAILING_DAYS * DAY_MS,
         retention: {
           maxAgeMs: config.OUTBOUND_DELIVERY_RETENTION_DAYS * DAY_MS,

@@ -3,7 +3,7 @@ import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { EndpointDocument } from '../endpoints/endpoint-document';
 import { deliverySubject, endpointConsumerName, OUTBOUND_DELIVERIES_STREAM, retrySubject } from '../names';
 import { attemptDelivery, type AttemptDependencies } from './attempt-delivery';
-import { createRateLimiter } from './rate-limiter';
+import { createSharedRateLimiter, type ClosableRateLimiter, type TakeSharedStart } from './shared-rate-limiter';
 
 /** Options for {@link EndpointLanes}. */
 export interface EndpointLanesOptions {
@@ -15,15 +15,16 @@ export interface EndpointLanesOptions {
   concurrency: number;
   ackWaitMs: number;
   /**
-   * How many replicas share each endpoint's rate limit: each enforces `rateLimitPerSecond / rateLimitShare`, so
-   * the sum over replicas stays within the limit (1 for a single dispatcher).
+   * Takes a start from an endpoint's rate window, shared by every replica (see `openEndpointRateWindows`): the
+   * replicas together send at most an endpoint's `rateLimitPerSecond`.
    */
-  rateLimitShare: number;
+  takeRateStart: TakeSharedStart;
 }
 
 interface Lane {
   key: string;
   runner: ConsumerRunner;
+  limiter?: ClosableRateLimiter;
 }
 
 /**
@@ -64,7 +65,7 @@ export class EndpointLanes {
   async stop(graceMs?: number): Promise<void> {
     this.stopped = true;
     await this.reconciling.catch(() => undefined);
-    await Promise.all([...this.lanes.values()].map((lane) => lane.runner.stop(graceMs)));
+    await Promise.all([...this.lanes.values()].map((lane) => stopLane(lane, graceMs)));
     this.lanes.clear();
   }
 
@@ -73,7 +74,7 @@ export class EndpointLanes {
     for (const [endpointId, lane] of [...this.lanes]) {
       if (known.has(endpointId) || this.stopped) continue;
       this.lanes.delete(endpointId);
-      await lane.runner.stop();
+      await stopLane(lane);
       await this.retire(endpointId).catch((error: unknown) =>
         this.options.logger.warn(
           { err: error, endpointId },
@@ -89,9 +90,9 @@ export class EndpointLanes {
       try {
         if (lane) {
           this.lanes.delete(endpoint._id);
-          await lane.runner.stop();
+          await stopLane(lane);
         }
-        this.lanes.set(endpoint._id, { key, runner: await this.startLane(endpoint) });
+        this.lanes.set(endpoint._id, { key, ...(await this.startLane(endpoint)) });
       } catch (error) {
         this.options.logger.error(
           { err: error, endpointId: endpoint._id },
@@ -115,7 +116,7 @@ export class EndpointLanes {
     );
   }
 
-  private async startLane(endpoint: EndpointDocument): Promise<ConsumerRunner> {
+  private async startLane(endpoint: EndpointDocument): Promise<Omit<Lane, 'key'>> {
     const { messaging, ackWaitMs } = this.options;
     const concurrency = endpoint.ordered ? 1 : this.options.concurrency;
     const consumer = endpointConsumerName(endpoint._id);
@@ -127,13 +128,15 @@ export class EndpointLanes {
       maxAckPending: endpoint.ordered ? 1 : Math.max(concurrency * 4, 64),
       description: `Deliveries to endpoint ${endpoint._id}`,
     });
-    const share = Math.max(1, this.options.rateLimitShare);
-    const laneState = {
-      endpointId: endpoint._id,
-      ordered: endpoint.ordered,
-      limiter: endpoint.rateLimitPerSecond ? createRateLimiter(endpoint.rateLimitPerSecond / share) : undefined,
-    };
-    return startConsumer({
+    const limiter = endpoint.rateLimitPerSecond
+      ? createSharedRateLimiter({
+          key: endpoint._id,
+          ratePerSecond: endpoint.rateLimitPerSecond,
+          take: this.options.takeRateStart,
+        })
+      : undefined;
+    const laneState = { endpointId: endpoint._id, ordered: endpoint.ordered, limiter };
+    const runner = await startConsumer({
       js: messaging.js,
       stream: OUTBOUND_DELIVERIES_STREAM,
       consumer,
@@ -148,5 +151,17 @@ export class EndpointLanes {
       retryPolicy: { maxAttempts: Number.MAX_SAFE_INTEGER, delayAfter: () => 5000 },
       handler: (message) => attemptDelivery(this.options.attempt, laneState, message),
     });
+    return { runner, limiter };
   }
+}
+
+/**
+ * Stops a lane: the runner stops pulling (and hands back what it pulled but did not start), then the limiter refuses
+ * the deliveries still waiting for the rate, which go back to the queue at once for another replica, and the
+ * attempts already sending finish within `graceMs`.
+ */
+async function stopLane(lane: Lane, graceMs?: number): Promise<void> {
+  const stopped = lane.runner.stop(graceMs);
+  lane.limiter?.close();
+  await stopped;
 }

@@ -10,7 +10,7 @@ export interface RateLimiter {
  * request that took a few milliseconds longer than the next one (a new connection) would otherwise put one send
  * too many into some one-second window.
  */
-const SPACING_MARGIN = 1.05;
+export const SPACING_MARGIN = 1.05;
 
 /**
  * A rate limiter with a burst of one: callers are released one at a time, each a little more than

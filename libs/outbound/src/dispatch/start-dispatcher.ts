@@ -12,6 +12,7 @@ import { ensureOutboundStreams } from '../streams';
 import { createDispatcherMetrics, type DispatcherMetrics } from './dispatcher-metrics';
 import { EndpointLanes } from './endpoint-lanes';
 import { EndpointRegistry } from './endpoint-registry';
+import { openEndpointRateWindows } from './shared-rate-limiter';
 import { createLogWriters } from './log-writers';
 import { startFanOut } from './start-fan-out';
 import { startRetentionLoop } from './start-retention-loop';
@@ -46,8 +47,6 @@ export interface DispatcherOptions {
   ackWaitMs?: number;
   /** How often endpoints are reloaded besides the change announcements; default 5000. */
   endpointReloadMs?: number;
-  /** Replicas sharing each endpoint's rate limit; default 1. */
-  rateLimitShare?: number;
   disableAfterFailingMs?: number;
   /** Delivery log retention; unset: kept forever. */
   retention?: { maxAgeMs: number; intervalMs: number };
@@ -102,7 +101,7 @@ export async function startDispatcher(options: DispatcherOptions): Promise<Dispa
     logContext: options.logContext,
     concurrency: options.endpointConcurrency ?? 16,
     ackWaitMs,
-    rateLimitShare: options.rateLimitShare ?? 1,
+    takeRateStart: await openEndpointRateWindows(messaging.js, { replicas: options.sizing?.replicas }),
     attempt: {
       js: messaging.js,
       collections,

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 
 /** The largest management API request body, in bytes. */
 export const MAX_API_BODY_BYTES = 64 * 1024;
@@ -15,8 +16,6 @@ export class ApiError extends Error {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Whether a Content-Type header is JSON in UTF-8 (`application/json`, optionally `; charset=utf-8`). */
 function isJsonContentType(header: string | undefined): boolean {
   const [type, ...parameters] = (header ?? '')
@@ -27,67 +26,66 @@ function isJsonContentType(header: string | undefined): boolean {
   return parameters.every((parameter) => parameter === '' || parameter === 'charset=utf-8');
 }
 
-/**
- * Collects the body up to {@link MAX_API_BODY_BYTES}. Past it, stops keeping chunks and lets the rest drain (the
- * socket stays open, so the client reads the 413 instead of a reset).
- */
-function collectBody(ctx: Context): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const req = ctx.req;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= MAX_API_BODY_BYTES) return void chunks.push(chunk);
-      cleanup();
-      req.resume();
-      reject(new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`));
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(new ApiError(400, 'invalid_request', `the body could not be read: ${error.message}`));
-    };
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
+/** Whether the request carries a body at all (a length above 0, or a chunked one). */
+function hasBody(ctx: Context): boolean {
+  return ctx.get('transfer-encoding') !== '' || Number(ctx.get('content-length') || 0) > 0;
 }
 
 /**
- * Reads a JSON object body (empty body: `{}`). A body must be `application/json` in UTF-8, at most
- * {@link MAX_API_BODY_BYTES} (a larger `Content-Length` is refused before anything is read).
+ * `koa-body` reading JSON only, into `ctx.request.body`, with the raw text beside it (`rawBody`, to refuse bodies
+ * that were not UTF-8: co-body decodes them with replacement characters). Strict: the body must be an object or an
+ * array (`null`, strings, numbers are refused), and `__proto__` keys are refused (co-body's bourne parser).
+ */
+const parseJson = koaBody({
+  json: true,
+  jsonTypes: ['application/json'],
+  jsonLimit: MAX_API_BODY_BYTES,
+  jsonStrict: true,
+  includeUnparsed: true,
+  text: false,
+  urlencoded: false,
+  multipart: false,
+  patchNode: false,
+  patchKoa: true,
+  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+});
+
+/** The ApiError for what co-body threw: its 413 stays a 413, anything else (a body cut short, not JSON) is a 400. */
+function bodyError(error: unknown): ApiError {
+  const status = (error as { status?: number } | null)?.status;
+  if (status === 413) return new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
+  if (error instanceof SyntaxError) return new ApiError(400, 'invalid_json', 'the body is not JSON');
+  return new ApiError(400, 'invalid_request', `the body could not be read: ${(error as Error)?.message ?? error}`);
+}
+
+/**
+ * Reads a JSON object body (no body: `{}`) with `koa-body`. A body must be `application/json` in UTF-8, not
+ * compressed, at most {@link MAX_API_BODY_BYTES} (a larger `Content-Length` is refused before anything is read,
+ * a chunked body as soon as it passes the limit). A body refused before it is read is drained, so the client reads
+ * the answer instead of a reset.
  * @throws ApiError 413, 415 or 400
  */
 export async function readJsonBody(ctx: Context): Promise<Record<string, unknown>> {
+  if (!hasBody(ctx)) return {};
+  const refuse = (error: ApiError): never => {
+    ctx.req.resume();
+    throw error;
+  };
   if (Number(ctx.get('content-length') || 0) > MAX_API_BODY_BYTES)
-    throw new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`);
-  const raw = await collectBody(ctx);
-  if (raw.length === 0) return {};
+    refuse(new ApiError(413, 'too_large', `the body is larger than ${MAX_API_BODY_BYTES} bytes`));
   if (!isJsonContentType(ctx.get('content-type')))
-    throw new ApiError(415, 'unsupported_media_type', 'the body must be application/json (UTF-8)');
-  let text: string;
+    refuse(new ApiError(415, 'unsupported_media_type', 'the body must be application/json (UTF-8)'));
+  if (!['', 'identity'].includes(ctx.get('content-encoding').toLowerCase()))
+    refuse(new ApiError(415, 'unsupported_media_type', 'the body must not be compressed'));
   try {
-    text = utf8.decode(raw).trim();
-  } catch {
+    await parseJson(ctx, () => Promise.resolve());
+  } catch (error) {
+    throw bodyError(error);
+  }
+  const { body, rawBody } = ctx.request as { body?: unknown; rawBody?: string };
+  if (typeof rawBody === 'string' && rawBody.includes('\uFFFD'))
     throw new ApiError(400, 'invalid_json', 'the body is not UTF-8');
-  }
-  if (text === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_json', 'the body is not JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new ApiError(400, 'invalid_json', 'the body must be a JSON object');
-  return parsed as Record<string, unknown>;
+  return body as Record<string, unknown>;
 }

@@ -1,8 +1,8 @@
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
-import { isWrongLastSequence } from '@berth/messaging';
-import { takeStart, type RateLimit, type RateWindow } from '../../flow/rate-window';
+import { Kvm, type KV } from '@nats-io/kv';
+import { decodeRateWindow, takeKvRateStart } from '@berth/messaging';
+import type { RateLimit } from '../../flow/rate-window';
 import { encodeKey } from './kv-key-slots';
 
 /** Options for {@link openKvRateLimits}. */
@@ -34,7 +34,7 @@ const QUEUE_WIDE = '_queue';
  * Rate limits exact across every worker and replica: one KV entry per queue and key (`<queue>.<base64url key>`, or
  * `<queue>._queue` for the queue's own limit, in `berth_job_rates`) holds the latest starts, changed only by
  * compare-and-set, so of two workers racing for the last start of a window one gets it and the other is refused.
- * See {@link takeStart} for the rule. Clocks: each worker's clock stamps its starts, so on several machines the
+ * See `takeStart` (`@berth/messaging`) for the rule. Clocks: each worker's clock stamps its starts, so on several machines the
  * guarantee is as good as their clocks agree (NTP: milliseconds).
  */
 export async function openKvRateLimits(js: JetStreamClient, options: KvRateLimitOptions = {}): Promise<RateLimits> {
@@ -58,22 +58,7 @@ export class RateLimits {
     now: () => number = Date.now,
   ): Promise<{ allowed: true } | { allowed: false; retryAt: number }> {
     const kvKey = `${queue}.${limit.key === undefined ? QUEUE_WIDE : encodeKey(limit.key)}`;
-    for (let round = 0; round < 100; round++) {
-      const current = await this.kv.get(kvKey);
-      const window = (current && current.operation === 'PUT' ? decode(current) : undefined) ?? {
-        starts: [],
-        nextReserved: 0,
-      };
-      const decision = takeStart(window, limit, now());
-      try {
-        if (current) await this.kv.update(kvKey, JSON.stringify(decision.window), current.revision);
-        else await this.kv.create(kvKey, JSON.stringify(decision.window));
-        return decision.allowed ? { allowed: true } : { allowed: false, retryAt: decision.retryAt };
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The rate limit of ${limit.key ?? 'the queue'} on ${queue} keeps changing`);
+    return takeKvRateStart(this.kv, kvKey, limit, now);
   }
 
   /** Keys of a queue (or every queue) with starts in their last window of `windowMs`, or jobs told to wait. */
@@ -83,7 +68,7 @@ export class RateLimits {
     const states: RateLimitState[] = [];
     for (const kvKey of keys) {
       const entry = await this.kv.get(kvKey);
-      const window = entry && entry.operation === 'PUT' ? decode(entry) : undefined;
+      const window = entry && entry.operation === 'PUT' ? decodeRateWindow(entry) : undefined;
       if (!window) continue;
       const [entryQueue, encoded] = kvKey.split('.');
       const waiting = window.nextReserved > now;
@@ -97,14 +82,5 @@ export class RateLimits {
       });
     }
     return states;
-  }
-}
-
-function decode(entry: KvEntry): RateWindow | undefined {
-  try {
-    const value = entry.json<RateWindow>();
-    return Array.isArray(value?.starts) ? { starts: value.starts, nextReserved: value.nextReserved ?? 0 } : undefined;
-  } catch {
-    return undefined;
   }
 }
