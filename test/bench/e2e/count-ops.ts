@@ -1,5 +1,6 @@
 /**
- * `node -r ./deploy/runtime/ts-hook.js test/bench/e2e/count-ops.ts`: the MongoDB operations one webhook costs on
+ * `npm exec -- node -r ./deploy/runtime/ts-hook.js test/bench/e2e/count-ops.ts` (the repository's Node, whose
+ * `node:sqlite` gives FerretDB its `_id` lookup index): the MongoDB operations one webhook costs on
  * the consumer side, per provider, counted with the driver's command monitoring (`monitorCommands`). Each event of
  * `bench:e2e` (Stripe `customer.subscription.updated` for the stand-in's `cus_demo`, Clerk `user.updated` cycling
  * through users) goes through `applyInboxEvent` and the service's handler, as billing-sync and identity-sync run it,
