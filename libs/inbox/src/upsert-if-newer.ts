@@ -73,7 +73,10 @@ const lastPruned = new Map<string, number>();
  * held by a writer in progress or one that died). A lease under which nothing was written is deleted; one whose
  * write failed is released, so the next writer takes `<key>#2` and reads again. A stale change is answered from one
  * read, without a lease. The guarantee holds as long as a writer finishes within its lease (`leaseMs`, 30 s by
- * default, against writes of milliseconds).
+ * default, against writes of milliseconds). One more window comes with the prune: a writer that died holding
+ * `<key>#1` leaves it until the prune; one writer taking `<key>#2` just before the prune deletes `#1`, and another
+ * inserting `#1` just after, would both hold the version. That takes a crash mid-write, the document untouched for
+ * the whole retention, and both writers within milliseconds of a prune.
  *
  * Leases older than the retention are deleted by one `deleteMany` on `until` every third of the retention (per
  * process and collection, in the background of a write): a scan of the lease collection on FerretDB, which holds
