@@ -9,6 +9,7 @@ import {
   type LeaseCollection,
   type LeaseDocument,
 } from './index';
+import { waitFor } from '@berth/local-infra/testing';
 import { manualClock } from './testing';
 
 let ferret: FerretDbHandle;
@@ -171,7 +172,7 @@ describe('upsertIfNewer', () => {
     }
   });
 
-  it('leaves the newest of many concurrent writers of an existing document, and no lease behind', async () => {
+  it('leaves the newest of many concurrent writers of an existing document, and only the leases of the writes', async () => {
     for (let round = 0; round < 3; round++) {
       const id = `many-${round}`;
       await collection.insertOne({ _id: id, name: 'v0', version: 0, deletedAt: null });
@@ -193,8 +194,47 @@ describe('upsertIfNewer', () => {
       );
       expect(results).toContain('updated');
       expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v12', version: 12 });
+      // A lease under which nothing was written is deleted; each write's is kept, naming the version it left.
+      const kept = await locks.find({ key: { $regex: `^versioned:${id}@` } }).toArray();
+      expect(kept).toHaveLength(results.filter((result) => result === 'updated').length);
+      expect(new Set(kept.map((lease) => lease.key)).size).toBe(kept.length);
     }
-    expect(await locks.countDocuments({})).toBe(0);
+  });
+
+  it('writes a fresh change in three operations, and prunes the kept leases after their retention', async () => {
+    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
+    const commands: string[] = [];
+    monitored.on('commandStarted', (event) =>
+      commands.push(`${event.commandName} ${String(event.command[event.commandName])}`),
+    );
+    try {
+      const target = monitored.db(db.databaseName);
+      const pruned = target.collection<LeaseDocument>('prunedLocks');
+      const time = { now: Date.now() };
+      const options = {
+        collection: target.collection<Versioned>('versioned'),
+        locks: pruned,
+        owner: 'writer',
+        clock: () => new Date(time.now),
+        id: 'three-ops',
+        versionField: 'version',
+        leaseRetentionMs: 60_000,
+      };
+      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' } })).toBe('inserted');
+      commands.length = 0;
+      expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' } })).toBe('updated');
+      expect(commands).toEqual(['find versioned', 'insert prunedLocks', 'update versioned']);
+      expect(await pruned.countDocuments({})).toBe(2);
+      // Past the retention (and a third of it since the first prune check), the next write prunes both.
+      time.now += 61_000 + 30_000;
+      expect(await upsertIfNewer({ ...options, version: 3, set: { name: 'three' } })).toBe('updated');
+      await waitFor(async () => (await pruned.countDocuments({})) === 1, {
+        what: 'the leases past their retention pruned',
+      });
+      expect(await pruned.findOne({})).toMatchObject({ key: 'versioned:three-ops@2' });
+    } finally {
+      await monitored.close();
+    }
   });
 
   it('sends only _id filters', async () => {
@@ -229,7 +269,7 @@ describe('upsertIfNewer', () => {
     } finally {
       await monitored.close();
     }
-    expect(filters.length).toBeGreaterThan(5);
+    expect(filters.length).toBeGreaterThan(3);
     for (const filter of filters) expect(Object.keys(filter as object)).toEqual(['_id']);
   });
 });

@@ -3,14 +3,15 @@ import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilt
 import type { Clock } from './types';
 import { isDuplicateKeyError } from './mongo-errors';
 import { acquireLease } from './leases/acquire-lease';
+import { releaseLease } from './leases/release-lease';
 import { leaseDocumentId, type Lease, type LeaseCollection } from './leases/lease-types';
 
 /** Options for {@link upsertIfNewer}. */
 export interface UpsertIfNewerOptions<T extends Document> {
   collection: Collection<T>;
   /**
-   * Where the per-version write leases live (a lease collection of its own, indexed with `ensureLeaseIndexes`). Each
-   * lease document is deleted once its write has landed, so the collection holds only writes in flight.
+   * Where the per-version write leases live (a lease collection of its own, indexed with `ensureLeaseIndexes`). The
+   * lease of a write is kept for `leaseRetentionMs`, then pruned, so the collection holds the writes of that window.
    */
   locks: LeaseCollection;
   /** This replica's id, the lease owner. */
@@ -18,6 +19,11 @@ export interface UpsertIfNewerOptions<T extends Document> {
   clock: Clock;
   /** How long a write lease holds if its writer dies: 30 000 ms by default. */
   leaseMs?: number;
+  /**
+   * How long the lease of a landed write is kept (15 minutes by default): a writer skips its second read only when
+   * its lease insert lands within a fifteenth of it after its first read. Tests shorten it to see the prune.
+   */
+  leaseRetentionMs?: number;
   /** How long to wait for another writer of the same document before throwing (the caller retries): 10 000 ms. */
   waitMs?: number;
   /** The document's `_id`. */
@@ -42,6 +48,12 @@ export type UpsertIfNewerResult = 'inserted' | 'updated' | 'stale';
 
 const POLL_MS = 20;
 
+/** How long the lease of a write is kept after it (see {@link upsertIfNewer}): 15 minutes by default. */
+const DEFAULT_LEASE_RETENTION_MS = 15 * 60 * 1000;
+
+/** When each lease collection was last pruned by this process (by the writers' clock), keyed by namespace. */
+const lastPruned = new Map<string, number>();
+
 /**
  * Writes `set` to document `id` only if `version` is newer than the stored version (and the guard holds), with every
  * query exactly `{ _id }`: the only filter FerretDB 1.24 answers through an index (a version condition beside `_id`
@@ -49,25 +61,56 @@ const POLL_MS = 20;
  *
  * The compare and the write are made atomic by a lease on the stored version, `<collection>:<id>@<stored version>`,
  * taken by inserting a lease document (unique `_id`, enforced by MongoDB and FerretDB alike, whose conditional updates
- * are not atomic). Under it the document is read again: still at that version, the write goes through by `_id`;
- * moved on, the lease is dropped and the comparison starts over. Every transition away from a stored version thus
- * has one writer at a time, so an older change never overwrites a newer one, on MongoDB and on FerretDB, while
- * writers of one document race. A stale change is answered from one read, without a lease. The guarantee holds as
- * long as a writer finishes within its lease (`leaseMs`, 30 s by default, against writes of milliseconds).
+ * are not atomic). Every transition away from a stored version thus has one writer at a time, so an older change
+ * never overwrites a newer one, on MongoDB and on FerretDB, while writers of one document race.
+ *
+ * The lease of a write is kept (for `leaseRetentionMs`, then pruned), not deleted: its `<key>#1` then says for good
+ * that the version it names was left. So a writer whose insert of `<key>#1` succeeds knows that nobody moved the
+ * document on since its read, and writes without reading it again: three operations (read, insert the lease, write)
+ * instead of six (read, look the lease up, insert it, read again, write, delete the lease). The one condition is
+ * that the insert lands within `leaseRetentionMs / 15` of the read (a minute by default), far inside the retention;
+ * a slower writer reads the document again under its lease, as does one that took a later generation (`<key>#1`
+ * held by a writer in progress or one that died). A lease under which nothing was written is deleted; one whose
+ * write failed is released, so the next writer takes `<key>#2` and reads again. A stale change is answered from one
+ * read, without a lease. The guarantee holds as long as a writer finishes within its lease (`leaseMs`, 30 s by
+ * default, against writes of milliseconds). One more window comes with the prune: a writer that died holding
+ * `<key>#1` leaves it until the prune; one writer taking `<key>#2` just before the prune deletes `#1`, and another
+ * inserting `#1` just after, would both hold the version. That takes a crash mid-write, the document untouched for
+ * the whole retention, and both writers within milliseconds of a prune.
+ *
+ * Leases older than the retention are deleted by one `deleteMany` on `until` every third of the retention (per
+ * process and collection, in the background of a write): a scan of the lease collection on FerretDB, which holds
+ * about rate x retention documents, against the two operations per write it saves.
  */
 export async function upsertIfNewer<T extends Document>(
   options: UpsertIfNewerOptions<T>,
 ): Promise<UpsertIfNewerResult> {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const retentionMs = options.leaseRetentionMs ?? DEFAULT_LEASE_RETENTION_MS;
+  const leaseMs = options.leaseMs ?? 30_000;
+  pruneKeptLeases(options.locks, options.clock, retentionMs);
   for (;;) {
+    const readStarted = performance.now();
     const stored = await options.collection.findOne({ _id: options.id } as Filter<T>);
     if (stored && !isOlderThanIncoming(stored, options)) return 'stale';
     const key = `${options.collection.collectionName}:${options.id}@${versionKey(stored?.[options.versionField])}`;
+    const first = await insertFirstLease(options, key, leaseMs);
+    if (first) {
+      const outcome =
+        performance.now() - readStarted < retentionMs / 15
+          ? await writeUnderLease(options, stored, first, { readAgain: false })
+          : await writeUnderLease(options, stored, first, { readAgain: true });
+      if (outcome !== 'moved') return outcome;
+      continue;
+    }
+    // `<key>#1` is taken: by a writer that has written (its lease is kept), one still writing, or one that died.
+    const now = await options.collection.findOne({ _id: options.id } as Filter<T>);
+    if (!sameVersion(now, stored, options.versionField)) continue;
     const acquired = await acquireLease({
       leases: options.locks,
       key,
       owner: options.owner,
-      leaseMs: options.leaseMs ?? 30_000,
+      leaseMs,
       clock: options.clock,
       generationHint: 1,
     });
@@ -79,49 +122,110 @@ export async function upsertIfNewer<T extends Document>(
       await sleep(Math.min(POLL_MS, acquired.remainingMs + 1));
       continue;
     }
-    const outcome = await writeUnderLease(options, stored, acquired.lease);
+    const outcome = await writeUnderLease(options, stored, acquired.lease, { readAgain: true });
     if (outcome !== 'moved') return outcome;
   }
 }
 
-/** Re-reads under the lease and writes if the document is still as first read; `moved` when it is not. */
+/** Inserts `<key>#1`; the lease, or undefined when that generation exists. */
+async function insertFirstLease(
+  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'owner' | 'clock'>,
+  key: string,
+  leaseMs: number,
+): Promise<Lease | undefined> {
+  const now = options.clock();
+  const until = new Date(now.getTime() + leaseMs);
+  try {
+    await options.locks.insertOne({
+      _id: leaseDocumentId(key, 1),
+      key,
+      generation: 1,
+      owner: options.owner,
+      acquiredAt: now,
+      until,
+      releasedAt: null,
+    });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return undefined;
+    throw error;
+  }
+  return { key, generation: 1, owner: options.owner, until };
+}
+
+/**
+ * Writes under `lease` if the document is still as first read (`moved` when it is not), reading it again first
+ * unless `readAgain` is false (a fresh first generation: see {@link upsertIfNewer}). Keeps the lease of a write,
+ * deletes one under which nothing was written, releases one whose write failed.
+ */
 async function writeUnderLease<T extends Document>(
   options: UpsertIfNewerOptions<T>,
   stored: Document | null,
   lease: Lease,
+  { readAgain }: { readAgain: boolean },
 ): Promise<UpsertIfNewerResult | 'moved'> {
   const leaseId = leaseDocumentId(lease.key, lease.generation);
+  let outcome: UpsertIfNewerResult | 'moved';
   try {
-    const current = await options.collection.findOne({ _id: options.id } as Filter<T>);
-    if (
-      versionKey(current?.[options.versionField]) !== versionKey(stored?.[options.versionField]) ||
-      (current === null) !== (stored === null)
-    )
-      return 'moved';
-    if (current && !isOlderThanIncoming(current, options)) return 'stale';
-    const fields = { ...options.set, [options.versionField]: options.version };
-    if (!current) {
-      try {
-        await options.collection.insertOne({
-          _id: options.id,
-          ...(options.guard ?? {}),
-          ...(options.setOnInsert ?? {}),
-          ...fields,
-        } as unknown as OptionalUnlessRequiredId<T>);
-        return 'inserted';
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return 'moved';
-        throw error;
-      }
-    }
-    await options.collection.updateOne(
-      { _id: options.id } as Filter<T>,
-      { $set: fields } as unknown as UpdateFilter<T>,
-    );
-    return 'updated';
-  } finally {
-    await options.locks.deleteOne({ _id: leaseId });
+    outcome = await writeIfUnmoved(options, stored, readAgain);
+  } catch (error) {
+    await releaseLease({ leases: options.locks, lease, clock: options.clock }).catch(() => undefined);
+    throw error;
   }
+  if (outcome === 'moved' || outcome === 'stale') await options.locks.deleteOne({ _id: leaseId });
+  return outcome;
+}
+
+async function writeIfUnmoved<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+  stored: Document | null,
+  readAgain: boolean,
+): Promise<UpsertIfNewerResult | 'moved'> {
+  const current = readAgain ? await options.collection.findOne({ _id: options.id } as Filter<T>) : stored;
+  if (!sameVersion(current, stored, options.versionField)) return 'moved';
+  if (current && !isOlderThanIncoming(current, options)) return 'stale';
+  const fields = { ...options.set, [options.versionField]: options.version };
+  if (!current) {
+    try {
+      await options.collection.insertOne({
+        _id: options.id,
+        ...(options.guard ?? {}),
+        ...(options.setOnInsert ?? {}),
+        ...fields,
+      } as unknown as OptionalUnlessRequiredId<T>);
+      return 'inserted';
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return 'moved';
+      throw error;
+    }
+  }
+  await options.collection.updateOne({ _id: options.id } as Filter<T>, { $set: fields } as unknown as UpdateFilter<T>);
+  return 'updated';
+}
+
+/** True when both reads found the same stored version (or both found no document). */
+function sameVersion(current: Document | null, stored: Document | null, versionField: string): boolean {
+  return (
+    versionKey(current?.[versionField]) === versionKey(stored?.[versionField]) &&
+    (current === null) === (stored === null)
+  );
+}
+
+/**
+ * Deletes, in the background, the leases of `locks` that ended more than `retentionMs` ago, at most every third of
+ * it per process (the first time a third of it after this process first wrote there). Best effort: a failed prune
+ * is tried again at the next interval.
+ */
+function pruneKeptLeases(locks: LeaseCollection, clock: Clock, retentionMs: number): void {
+  const namespace = `${locks.dbName}.${locks.collectionName}`;
+  const now = clock().getTime();
+  const last = lastPruned.get(namespace);
+  if (last === undefined) {
+    lastPruned.set(namespace, now);
+    if (retentionMs > 0) return;
+  } else if (now - last < retentionMs / 3) return;
+  lastPruned.set(namespace, now);
+  const before = new Date(now - retentionMs);
+  void locks.deleteMany({ until: { $lt: before } }).catch(() => undefined);
 }
 
 /** True when the stored document passes the guard and its version is older than the incoming one (or absent). */

@@ -87,7 +87,7 @@ export class BillingSyncService {
       return;
     }
     const checkoutWorkspaceId = checkout?.workspaceId ?? null;
-    const workspace = await resolveWorkspace({
+    const resolved = await resolveWorkspace({
       workspaces: collections.workspaces,
       customers: collections.customers,
       stripe,
@@ -96,10 +96,11 @@ export class BillingSyncService {
       logger,
       clock,
     });
-    if (!workspace) {
+    if (!resolved) {
       logger.info({ customerId }, 'Stripe customer is linked to no workspace: nothing to sync');
       return;
     }
+    const { workspace, linked } = resolved;
     const workspaceId = String(workspace._id);
     const lock = {
       locks: collections.workspaceLocks,
@@ -119,6 +120,7 @@ export class BillingSyncService {
         customerId,
         clock,
         lockGeneration,
+        linked,
       }),
     );
     logger.info(

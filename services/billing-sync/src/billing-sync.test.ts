@@ -211,6 +211,31 @@ describe('billing-sync', () => {
       logs.lines.find((line) => line.eventId === 'evt_lonely' && /nothing to sync/.test(String(line.msg))),
     ).toMatchObject({ customerId: 'cus_lonely', provider: 'stripe' });
     expect(standIn.requestCount('/v1/subscriptions', { customer: 'cus_lonely' })).toBe(0);
+    // Remembered as linked to none, so the next event reads the link by _id instead of querying the workspaces…
+    expect(await db.collection('billingCustomers').findOne({ _id: 'cus_lonely' as never })).toMatchObject({
+      workspaceId: null,
+    });
+    // …and a later link (here through metadata.workspaceId) replaces it.
+    await insertWorkspace('org_lonely');
+    standIn.setCustomer({ id: 'cus_lonely', metadata: { workspaceId: 'org_lonely' } });
+    standIn.setSubscriptions('cus_lonely', [{ id: 'sub_lonely', status: 'active' }]);
+    for (const id of ['evt_lonely_2', 'evt_lonely_3']) {
+      await publishTestWebhook(
+        messaging.js,
+        stripeEvent(id, 'customer.subscription.updated', {
+          id: 'sub_lonely',
+          object: 'subscription',
+          customer: 'cus_lonely',
+        }),
+      );
+      await outcomes.waitFor(id, 'acked');
+    }
+    expect((await workspace('org_lonely'))!.billing).toMatchObject({ customerId: 'cus_lonely', status: 'active' });
+    expect(await db.collection('billingCustomers').findOne({ _id: 'cus_lonely' as never })).toMatchObject({
+      workspaceId: 'org_lonely',
+    });
+    // The third event found the workspace through its link: Stripe's customer was not read again.
+    expect(standIn.requestCount('/v1/customers/cus_lonely')).toBe(2);
   });
 
   it('retries while Stripe answers 503, recording the error, then processes the event', async () => {

@@ -26,8 +26,8 @@ export interface WorkspaceBilling {
 export interface CustomerLinkDocument {
   /** The Stripe customer id. */
   _id: string;
-  /** The linked workspace's id. */
-  workspaceId: string | ObjectId;
+  /** The linked workspace's id; null when the customer was looked up and is linked to none (see `findWorkspaceByCustomer`). */
+  workspaceId: string | ObjectId | null;
   linkedAt: Date;
 }
 

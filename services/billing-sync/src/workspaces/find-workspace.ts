@@ -1,5 +1,5 @@
 import { ObjectId, type Collection } from 'mongodb';
-import type { Clock } from '@berth/inbox';
+import { isDuplicateKeyError, type Clock } from '@berth/inbox';
 import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
 
 /**
@@ -26,7 +26,10 @@ export interface CustomerLookup {
  * The workspace already linked to this Stripe customer (its `billing.customerId`), or null. Read by `_id` through
  * the customer's link document, then the workspace by `_id`; a link whose workspace names another customer now is
  * stale and ignored. Without a link document (billing written before links were kept) the workspaces are queried by
- * `billing.customerId` once, and the link is written, so the next lookup of that customer is by `_id`.
+ * `billing.customerId` once, and the link is written, so the next lookup of that customer is by `_id`; when that
+ * query finds none either, a link naming no workspace (`workspaceId: null`) is written, so the next event of a
+ * customer linked to nothing costs one `_id` lookup, not that query again (a scan of `workspaces` on FerretDB 1.24).
+ * Linking the customer later (`linkCustomer`, before its billing is written) replaces it.
  */
 export async function findWorkspaceByCustomer(
   collections: CustomerLookup,
@@ -34,12 +37,26 @@ export async function findWorkspaceByCustomer(
 ): Promise<WorkspaceDocument | null> {
   const link = await collections.customers.findOne({ _id: customerId });
   if (link) {
+    if (link.workspaceId === null) return null;
     const workspace = await collections.workspaces.findOne({ _id: link.workspaceId });
     return workspace?.billing?.customerId === customerId ? workspace : null;
   }
   const workspace = await collections.workspaces.findOne({ 'billing.customerId': customerId });
   if (workspace) await linkCustomer(collections.customers, customerId, workspace._id, collections.clock());
+  else await markUnlinked(collections.customers, customerId, collections.clock());
   return workspace;
+}
+
+/**
+ * Records that a customer is linked to no workspace, by an insert: a link written meanwhile by a sync (an upsert)
+ * is never overwritten by it, the insert fails on its `_id` instead.
+ */
+async function markUnlinked(customers: Collection<CustomerLinkDocument>, customerId: string, at: Date): Promise<void> {
+  try {
+    await customers.insertOne({ _id: customerId, workspaceId: null, linkedAt: at });
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
 }
 
 /** Writes (or moves) the link of a Stripe customer to a workspace: an upsert by `_id`. */

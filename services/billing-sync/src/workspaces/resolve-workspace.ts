@@ -30,6 +30,13 @@ export interface ResolveWorkspaceOptions {
   clock: Clock;
 }
 
+/** The workspace {@link resolveWorkspace} found, and whether the customer's link document already names it. */
+export interface ResolvedWorkspace {
+  workspace: WorkspaceDocument;
+  /** True when found through the customer's link (so the sync need not write the link again). */
+  linked: boolean;
+}
+
 /**
  * Finds the workspace a Stripe customer belongs to, in this order:
  * 1. a checkout session's `client_reference_id` (the app sets it to the workspace id when it opens Checkout);
@@ -38,19 +45,19 @@ export interface ResolveWorkspaceOptions {
  * Null when the customer is linked to no workspace (or deleted): the caller logs "nothing to sync". A workspace id
  * that Stripe names but MongoDB lacks throws {@link WorkspaceNotFoundError} (retried, then set aside).
  */
-export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promise<WorkspaceDocument | null> {
+export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promise<ResolvedWorkspace | null> {
   const { workspaces, stripe, customerId, logger } = options;
   if (options.checkoutWorkspaceId) {
     const workspace = await findWorkspaceById(workspaces, options.checkoutWorkspaceId);
     if (!workspace)
       throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
-    return workspace;
+    return { workspace, linked: false };
   }
   const linked = await findWorkspaceByCustomer(
     { workspaces, customers: options.customers, clock: options.clock },
     customerId,
   );
-  if (linked) return linked;
+  if (linked) return { workspace: linked, linked: true };
   const customer = await callStripe(`customer ${customerId}`, () => stripe.customers.retrieve(customerId));
   if (customer.deleted) return null;
   const workspaceId = customer.metadata?.workspaceId;
@@ -64,5 +71,5 @@ export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promis
     );
     return null;
   }
-  return workspace;
+  return { workspace, linked: false };
 }
