@@ -41,6 +41,13 @@ export interface AddJobOptions {
    * `delayInMilliseconds`.
    */
   debounce?: { key: string; ms: number };
+  /**
+   * Singleton: at most one job of this queue with this `key` waits or runs at a time. Adding one while another is
+   * waiting, running or between retries stores nothing and returns that job's id with `dropped: 'singleton'`. The
+   * key is free again once the job completes, fails for good or is cancelled, or one lease (`ackWaitMs`) after its
+   * worker died. Unlike `deduplicationId`, the key is held by the job's lease while it runs.
+   */
+  singleton?: { key: string };
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -62,8 +69,11 @@ export interface AddedJob {
   id: string;
   /** True when a job with the same `deduplicationId` was already waiting, running or retrying. */
   deduplicated: boolean;
-  /** Set when `throttle` dropped the job: `id` is then the job that opened the window. */
-  dropped?: 'throttled';
+  /**
+   * Set when the job was not stored: `throttled`, `id` is then the job that opened the window; `singleton`, `id` is
+   * then the job of the same singleton key already waiting or running.
+   */
+  dropped?: 'throttled' | 'singleton';
 }
 
 /** The wait between attempts: `baseDelayMs · 2^(n−1)` after the n-th failure, capped, with jitter. */
@@ -172,6 +182,7 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000)
       throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
   }
+  if (options.singleton !== undefined) assertKeyConcurrency({ key: options.singleton.key, limit: 1 });
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
     assertRate(options.rateLimit);

@@ -27,6 +27,8 @@ export interface JobRecord {
   rateLimit?: { key: string; limit: number; perMs: number };
   /** The debounce key given to `add`, if any: the job runs only if no later job of the key was added. */
   debounceKey?: string;
+  /** The singleton key given to `add`, if any: the job runs only while it holds the key. */
+  singletonKey?: string;
 }
 
 /** The JSON body of a message carrying these jobs. */

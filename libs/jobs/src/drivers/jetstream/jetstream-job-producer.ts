@@ -72,17 +72,25 @@ export class JetStreamJobProducer {
         ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } }
         : {}),
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
+      ...(options.singleton !== undefined ? { singletonKey: options.singleton.key } : {}),
     };
     if (options.throttle) {
       const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
       if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
+    }
+    if (options.singleton) {
+      const held = await infrastructure.singletons.claim(queue, options.singleton.key, record.id);
+      if (!held.held) return { id: held.jobId, deduplicated: false, dropped: 'singleton' };
     }
     if (options.debounce) await infrastructure.windows.debounce(queue, options.debounce.key, record.id);
     const deduplication = infrastructure.deduplication;
     let claim;
     if (options.deduplicationId !== undefined) {
       const result = await deduplication.claim(queue, options.deduplicationId, record.id);
-      if (!result.claimed) return { id: result.existingJobId, deduplicated: true };
+      if (!result.claimed) {
+        await this.abandonSingleton(queue, record);
+        return { id: result.existingJobId, deduplicated: true };
+      }
       claim = result.claim;
     }
     let location: JobLocation;
@@ -98,6 +106,7 @@ export class JetStreamJobProducer {
               'Could not free a deduplication claim; it expires on its own',
             ),
           );
+      await this.abandonSingleton(queue, record);
       throw error;
     }
     if (claim) {
@@ -111,7 +120,29 @@ export class JetStreamJobProducer {
           ),
         );
     }
+    if (record.singletonKey !== undefined) {
+      // The job is stored: should this fail, the claim's lease runs out and the message's existence is not checked.
+      await infrastructure.singletons
+        .confirm(queue, record.singletonKey, record.id, location)
+        .catch((error: unknown) =>
+          this.options.logger.warn(
+            { err: error, jobId: record.id },
+            'Could not confirm a singleton claim; it is held for its lease only',
+          ),
+        );
+    }
     return { id: record.id, deduplicated: false };
+  }
+
+  /** Frees the singleton key claimed for a job that was not stored after all. */
+  private async abandonSingleton(queue: string, record: JobRecord): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    const infrastructure = await this.options.infrastructure();
+    await infrastructure.singletons
+      .release(queue, record.singletonKey, record.id)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'Could not free a singleton claim; it expires after its lease'),
+      );
   }
 
   /**
@@ -144,6 +175,17 @@ export class JetStreamJobProducer {
       return { stream: ack.stream, seq: ack.seq, scheduled: true };
     }
     const encoded = encodeJobRecord(record);
+    if (record.singletonKey !== undefined) {
+      // Alone in its message: the key is held while that message exists, and a failed attempt naks it in place.
+      const ack = await publishMessage(this.options.messaging.js, {
+        subject: jobSubject(queue, name),
+        data: joinEncodedRecords([encoded]),
+        msgId: record.id,
+        expectedStream: JOBS_STREAM_NAME,
+        headers: { [JOB_COUNT_HEADER]: '1' },
+      });
+      return { stream: ack.stream, seq: ack.seq, scheduled: false };
+    }
     const ack = await this.batcher.enqueue(jobSubject(queue, name), { id: record.id, encoded }, encoded.length);
     return { stream: ack.stream, seq: ack.seq, scheduled: false };
   }

@@ -312,18 +312,27 @@ export class JetStreamQueueWorker {
       await this.park(job, record, message, stream, limit);
       return 'parked';
     }
-    const renew = limit
-      ? setInterval(
-          () => {
-            keySlots
-              .renew(this.options.queue, limit, record.id, leaseMs)
-              .catch((error: unknown) =>
-                this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
-              );
-          },
-          Math.max(leaseMs / 3, 250),
-        )
-      : undefined;
+    if (record.singletonKey !== undefined) await this.takeSingleton(record, limit);
+    const renew =
+      limit || record.singletonKey !== undefined
+        ? setInterval(
+            () => {
+              if (limit)
+                keySlots
+                  .renew(this.options.queue, limit, record.id, leaseMs)
+                  .catch((error: unknown) =>
+                    this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
+                  );
+              if (record.singletonKey !== undefined)
+                this.options.infrastructure.singletons
+                  .renew(this.options.queue, record.singletonKey, record.id, leaseMs)
+                  .catch((error: unknown) =>
+                    this.options.logger.warn({ err: error }, 'Could not renew the lease of a singleton key'),
+                  );
+            },
+            Math.max(leaseMs / 3, 250),
+          )
+        : undefined;
     const attempt = record.attemptsMade + message.deliveryCount;
     const info: JobInfo = {
       id: record.id,
@@ -342,16 +351,65 @@ export class JetStreamQueueWorker {
               )
           : undefined,
       });
+    } catch (error) {
+      if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
+      throw error;
     } finally {
       clearInterval(renew);
       if (limit) await this.releaseKey(limit, record);
     }
+    await this.releaseSingleton(record);
     if (record.debounceKey !== undefined) {
       await this.options.infrastructure.windows
         .settleDebounce(this.options.queue, record.debounceKey, record.id)
         .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
     }
     return 'ran';
+  }
+
+  /**
+   * Marks a singleton job running under the queue's lease. One that finds its key held by another live job (added
+   * after this job's worker died and its lease ran out) is dropped like a cancelled job: never two of a key at once.
+   */
+  private async takeSingleton(record: JobRecord, limit: KeyLimit | undefined): Promise<void> {
+    const key = record.singletonKey as string;
+    const held = await this.options.infrastructure.singletons.take(
+      this.options.queue,
+      key,
+      record.id,
+      this.options.settings.ackWaitMs,
+    );
+    if (held.held) return;
+    if (limit) await this.releaseKey(limit, record);
+    throw new JobCancelledError(record.id, `singleton key ${key} is held by job ${held.jobId}`);
+  }
+
+  /** A singleton job waits again at `location` (a retry, a rate limit, a parked slot): its key stays held. */
+  private async singletonWaitsAt(
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+    location = { stream, seq: message.streamSequence, scheduled: false },
+  ): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    await this.options.infrastructure.singletons
+      .waitAt(this.options.queue, record.singletonKey, record.id, location)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'Could not record where a singleton job waits; held for its lease'),
+      );
+  }
+
+  /** Frees the job's singleton key (completed, cancelled, dead-lettered); if this fails, its lease runs out. */
+  private async releaseSingleton(record: JobRecord): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    await this.options.infrastructure.singletons
+      .release(this.options.queue, record.singletonKey, record.id)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, singletonKey: record.singletonKey },
+          'Could not free a singleton key; it frees when its lease runs out',
+        ),
+      );
   }
 
   /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
@@ -398,6 +456,7 @@ export class JetStreamQueueWorker {
       { rateKey: rate.key, retryAt: new Date(retryAt).toISOString() },
       `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`,
     );
+    await this.singletonWaitsAt(record, message, stream, { stream: ack.stream, seq: ack.seq, scheduled: true });
     if (record.deduplicationId !== undefined) {
       await this.options.infrastructure.deduplication
         .relocate(this.options.queue, record.deduplicationId, record.id, {
@@ -446,6 +505,7 @@ export class JetStreamQueueWorker {
       { concurrencyKey: limit.key },
       `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`,
     );
+    await this.singletonWaitsAt(record, message, stream, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true });
     if (record.deduplicationId !== undefined) {
       await this.options.infrastructure.deduplication
         .relocate(this.options.queue, record.deduplicationId, record.id, {
@@ -462,6 +522,7 @@ export class JetStreamQueueWorker {
   private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
     this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
     await this.releaseDeduplication(record);
+    await this.releaseSingleton(record);
   }
 
   /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
@@ -632,6 +693,7 @@ export class JetStreamQueueWorker {
     );
     this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
+    await this.releaseSingleton(record);
     const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
     if (limit) await this.releaseKey(limit, record);
   }
