@@ -1,4 +1,5 @@
 import { exponentialBackoff, type RetryPolicy } from '@berth/messaging';
+import { PRIORITY_LEVELS } from './names';
 
 /** What `add` accepts besides the job's name and data. */
 export interface AddJobOptions {
@@ -48,6 +49,12 @@ export interface AddJobOptions {
    * worker died. Unlike `deduplicationId`, the key is held by the job's lease while it runs.
    */
   singleton?: { key: string };
+  /**
+   * Priority, 1 (most urgent) to 10, as in BullMQ: when a worker's slot frees, it takes a job without priority
+   * first, then priority 1, then 2… Only on queues whose workers set `priorities: true` in their queue options
+   * (`add` throws otherwise, rather than store a job no worker would read). Not preemptive: running jobs finish.
+   */
+  priority?: number;
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -106,6 +113,12 @@ export interface QueueOptions {
    * message goes to the dead letters with reason `poison` instead of being handed to the next worker (default 3).
    */
   poisonLimit?: number;
+  /**
+   * Serve `add(…, { priority })` on this queue (default false): the workers then also pull from one consumer per
+   * priority band (`jobs-<queue>~p1` … `~p10`) and keep up to `concurrency` jobs of each in hand ahead of their
+   * running ones, so a freed slot goes to the most urgent job waiting.
+   */
+  priorities?: boolean;
 }
 
 /** {@link QueueOptions} with every field filled in. */
@@ -118,6 +131,7 @@ export interface ResolvedQueueOptions {
   timeoutMs?: number;
   rateLimit?: { limit: number; perMs: number };
   poisonLimit: number;
+  priorities: boolean;
 }
 
 /**
@@ -132,6 +146,7 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   ackWaitMs: 30000,
   maxAckPending: 1000,
   poisonLimit: 3,
+  priorities: false,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -148,6 +163,7 @@ export function resolveQueueOptions(
     timeoutMs: queue?.timeoutMs ?? defaults?.timeoutMs,
     rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
     poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
+    priorities: queue?.priorities ?? defaults?.priorities ?? DEFAULT_QUEUE_OPTIONS.priorities,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1)
     throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
@@ -182,6 +198,11 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000)
       throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
   }
+  if (
+    options.priority !== undefined &&
+    (!Number.isInteger(options.priority) || options.priority < 1 || options.priority > PRIORITY_LEVELS)
+  )
+    throw new Error(`priority must be an integer from 1 to ${PRIORITY_LEVELS}, got ${options.priority}`);
   if (options.singleton !== undefined) assertKeyConcurrency({ key: options.singleton.key, limit: 1 });
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });

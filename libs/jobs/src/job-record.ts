@@ -29,6 +29,8 @@ export interface JobRecord {
   debounceKey?: string;
   /** The singleton key given to `add`, if any: the job runs only while it holds the key. */
   singletonKey?: string;
+  /** The priority given to `add`, if any (1 most urgent … 10); none ranks before every priority. */
+  priority?: number;
 }
 
 /** The JSON body of a message carrying these jobs. */

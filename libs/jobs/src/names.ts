@@ -36,6 +36,32 @@ export function jobSubject(queue: string, name: string): string {
   return `jobs.${queue}.${name}`;
 }
 
+/** Job priorities go from 1 (most urgent) to this; a job without one is served before any of them (as in BullMQ). */
+export const PRIORITY_LEVELS = 10;
+
+/**
+ * `jobs._p<priority>.<queue>.<name>`: where a job with a priority waits, one band per priority. `_p…` can't be a
+ * queue name (those don't start with `_`), so the band is outside the queue's `jobs.<queue>.>` and its consumer.
+ */
+export function priorityJobSubject(queue: string, priority: number, name: string): string {
+  return `jobs._p${priority}.${queue}.${name}`;
+}
+
+/** The subject of a job: {@link priorityJobSubject} with a priority, {@link jobSubject} without. */
+export function jobSubjectOf(queue: string, name: string, priority: number | undefined): string {
+  return priority === undefined ? jobSubject(queue, name) : priorityJobSubject(queue, priority, name);
+}
+
+/** `jobs._p<priority>.<queue>.>`: one priority band of a queue, the filter of its band consumer. */
+export function priorityFilterSubject(queue: string, priority: number): string {
+  return `jobs._p${priority}.${queue}.>`;
+}
+
+/** `jobs-<queue>~p<priority>`: the durable consumer of one priority band, shared by the queue's workers. */
+export function priorityConsumerName(queue: string, priority: number): string {
+  return `${queueConsumerName(queue)}~p${priority}`;
+}
+
 /** `jobs.<queue>.>`: every job of a queue, the filter of its consumer. */
 export function queueFilterSubject(queue: string): string {
   return `jobs.${queue}.>`;
@@ -76,17 +102,18 @@ export function queueConsumerName(queue: string): string {
   return `jobs-${queue}`;
 }
 
-/** The queue of a consumer named by {@link queueConsumerName}, or undefined for other consumers. */
+/** The queue of a consumer named by {@link queueConsumerName} or {@link priorityConsumerName}, or undefined for others. */
 export function queueOfConsumer(consumerName: string): string | undefined {
-  return consumerName.startsWith('jobs-') ? consumerName.slice('jobs-'.length) : undefined;
+  return consumerName.startsWith('jobs-') ? consumerName.slice('jobs-'.length).replace(/~p\d+$/, '') : undefined;
 }
 
 /**
- * Splits a job's subject: `jobs.<queue>.<name>`, `delayed-jobs.due.<queue>.<name>` or `dead.jobs.<queue>.<name>`;
- * undefined for any other subject.
+ * Splits a job's subject: `jobs.<queue>.<name>`, `jobs._p<priority>.<queue>.<name>`,
+ * `delayed-jobs.due.<queue>.<name>` or `dead.jobs.<queue>.<name>`; undefined for any other subject.
  */
 export function parseJobSubject(subject: string): { queue: string; name: string } | undefined {
   const tokens = subject.split('.');
+  if (tokens.length === 4 && tokens[0] === 'jobs' && /^_p\d+$/.test(tokens[1])) tokens.splice(1, 1);
   const prefix = tokens.slice(0, -2).join('.');
   if (tokens.length < 3 || !['jobs', 'dead.jobs', 'delayed-jobs.due'].includes(prefix)) return undefined;
   return { queue: tokens[tokens.length - 2], name: tokens[tokens.length - 1] };

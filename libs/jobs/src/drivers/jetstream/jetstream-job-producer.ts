@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
 import { GroupCommitQueue, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
-import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubject } from '../../names';
+import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubjectOf, priorityConsumerName } from '../../names';
 import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
 import type { JobLocation } from '../deduplication-registry';
@@ -34,6 +34,8 @@ export interface JetStreamJobProducerOptions {
  */
 export class JetStreamJobProducer {
   private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
+  /** Priority band consumers known to exist. */
+  private readonly bands = new Set<string>();
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
     this.batcher = new GroupCommitQueue(
@@ -73,7 +75,9 @@ export class JetStreamJobProducer {
         : {}),
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
       ...(options.singleton !== undefined ? { singletonKey: options.singleton.key } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
     };
+    if (record.priority !== undefined) await this.assertPriorityBand(queue, record.priority);
     if (options.throttle) {
       const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
       if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
@@ -134,6 +138,25 @@ export class JetStreamJobProducer {
     return { id: record.id, deduplicated: false };
   }
 
+  /**
+   * Throws unless the queue's workers read the job's priority band (their consumer `jobs-<queue>~p<N>` exists):
+   * a job stored on a band no worker pulls would wait for ever. Checked once per queue and band, then remembered.
+   */
+  private async assertPriorityBand(queue: string, priority: number): Promise<void> {
+    const consumer = priorityConsumerName(queue, priority);
+    if (this.bands.has(consumer)) return;
+    try {
+      await this.options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, consumer);
+    } catch (error) {
+      if (!/not found|10014/i.test(String((error as Error)?.message ?? error))) throw error;
+      throw new Error(
+        `Queue ${queue} does not serve priorities: its workers must set queueOptions: { '${queue}': { priorities: true } }`,
+        { cause: error },
+      );
+    }
+    this.bands.add(consumer);
+  }
+
   /** Frees the singleton key claimed for a job that was not stored after all. */
   private async abandonSingleton(queue: string, record: JobRecord): Promise<void> {
     if (record.singletonKey === undefined) return;
@@ -178,7 +201,7 @@ export class JetStreamJobProducer {
     if (record.singletonKey !== undefined) {
       // Alone in its message: the key is held while that message exists, and a failed attempt naks it in place.
       const ack = await publishMessage(this.options.messaging.js, {
-        subject: jobSubject(queue, name),
+        subject: jobSubjectOf(queue, name, record.priority),
         data: joinEncodedRecords([encoded]),
         msgId: record.id,
         expectedStream: JOBS_STREAM_NAME,
@@ -186,7 +209,11 @@ export class JetStreamJobProducer {
       });
       return { stream: ack.stream, seq: ack.seq, scheduled: false };
     }
-    const ack = await this.batcher.enqueue(jobSubject(queue, name), { id: record.id, encoded }, encoded.length);
+    const ack = await this.batcher.enqueue(
+      jobSubjectOf(queue, name, record.priority),
+      { id: record.id, encoded },
+      encoded.length,
+    );
     return { stream: ack.stream, seq: ack.seq, scheduled: false };
   }
 }

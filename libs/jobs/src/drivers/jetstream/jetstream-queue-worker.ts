@@ -25,10 +25,13 @@ import {
   dueQueueFilterSubject,
   JOBS_STREAM_NAME,
   parseJobSubject,
+  PRIORITY_LEVELS,
+  priorityConsumerName,
+  priorityFilterSubject,
   queueConsumerName,
   queueFilterSubject,
 } from '../../names';
-import { Semaphore } from '../../semaphore';
+import { PrioritySemaphore } from '../../flow/priority-semaphore';
 import type { CancellationWatch } from '../cancellations';
 import type { KeyLimit } from './kv-key-slots';
 import type { KeyedRateLimit } from './kv-rate-limits';
@@ -82,7 +85,8 @@ const BATCH_RETRY_POLICY: RetryPolicy = {
  */
 export class JetStreamQueueWorker {
   private runners: ConsumerRunner[] = [];
-  private readonly slots: Semaphore;
+  /** The queue's concurrency; a freed slot goes to the most urgent job waiting for one (see `priorities`). */
+  private readonly slots: PrioritySemaphore;
   private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
   /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
   private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
@@ -92,7 +96,7 @@ export class JetStreamQueueWorker {
   private cancellations?: CancellationWatch;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
-    this.slots = new Semaphore(options.settings.concurrency);
+    this.slots = new PrioritySemaphore(options.settings.concurrency);
   }
 
   /** Jobs running now. */
@@ -100,16 +104,35 @@ export class JetStreamQueueWorker {
     return this.slots.active;
   }
 
-  /** True while both of the queue's consumers pull ({@link ConsumerRunner.healthy}). */
+  /** True while every one of the queue's consumers pulls ({@link ConsumerRunner.healthy}). */
   get healthy(): boolean {
-    return this.runners.length === 2 && this.runners.every((runner) => runner.healthy);
+    const expected = 2 + (this.options.settings.priorities ? PRIORITY_LEVELS : 0);
+    return this.runners.length === expected && this.runners.every((runner) => runner.healthy);
   }
 
-  /** Provisions the queue's durable consumers and starts pulling. */
+  /**
+   * Provisions the queue's durable consumers and starts pulling. With `priorities`, also one consumer per priority
+   * band, and every consumer of `JOBS` may hold twice the concurrency: up to `concurrency` jobs of each band wait in
+   * hand for a slot, so the slot that frees next goes to the most urgent of them, not to whichever pull came back.
+   */
   async start(): Promise<void> {
-    this.cancellations = await this.options.infrastructure.cancellations.watch(this.options.queue);
-    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));
-    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(this.options.queue)));
+    const { queue, settings } = this.options;
+    this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
+    const inHand = settings.priorities ? settings.concurrency * 2 : settings.concurrency;
+    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
+    if (settings.priorities) {
+      for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
+        this.runners.push(
+          await this.startRunner(
+            JOBS_STREAM_NAME,
+            priorityFilterSubject(queue, priority),
+            priorityConsumerName(queue, priority),
+            inHand,
+          ),
+        );
+      }
+    }
+    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(queue)));
   }
 
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
@@ -120,11 +143,16 @@ export class JetStreamQueueWorker {
     await this.cancellations?.stop();
   }
 
-  private async startRunner(stream: string, filterSubject: string): Promise<ConsumerRunner> {
+  private async startRunner(
+    stream: string,
+    filterSubject: string,
+    durable = queueConsumerName(this.options.queue),
+    inHand = this.options.settings.concurrency,
+  ): Promise<ConsumerRunner> {
     const { messaging, queue, settings } = this.options;
     await ensureConsumer(messaging.jsm, {
       stream,
-      durable: queueConsumerName(queue),
+      durable,
       filterSubjects: [filterSubject],
       ackWaitMs: settings.ackWaitMs,
       maxAckPending: settings.maxAckPending,
@@ -133,8 +161,8 @@ export class JetStreamQueueWorker {
     return startConsumer({
       js: messaging.js,
       stream,
-      consumer: queueConsumerName(queue),
-      concurrency: settings.concurrency,
+      consumer: durable,
+      concurrency: inHand,
       ackWaitMs: settings.ackWaitMs,
       logger: this.options.logger,
       logContext: this.options.logContext,
@@ -241,11 +269,11 @@ export class JetStreamQueueWorker {
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
     if (parsed.records.length === 1) {
-      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream));
+      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream), parsed.records[0].priority);
       return;
     }
     const outcomes = await Promise.allSettled(
-      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message))),
+      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message), record.priority)),
     );
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed)
