@@ -55,6 +55,13 @@ export interface AddJobOptions {
    * (`add` throws otherwise, rather than store a job no worker would read). Not preemptive: running jobs finish.
    */
   priority?: number;
+  /**
+   * Fair queueing: jobs of one queue added with a `fair.key` (a workspace, a tenant) are served round-robin between
+   * keys, a key of `weight` w (default 1, at most 100) getting w turns to another's one, so a key with 10,000 jobs
+   * waiting does not hold up one with 10. Only on queues whose workers set `fairness: true` (`add` throws otherwise).
+   * Not with `delayInMilliseconds` or `debounce` (a delayed job runs when due).
+   */
+  fair?: { key: string; weight?: number };
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -119,6 +126,11 @@ export interface QueueOptions {
    * running ones, so a freed slot goes to the most urgent job waiting.
    */
   priorities?: boolean;
+  /**
+   * Serve `add(…, { fair })` on this queue (default false): one worker at a time (a lease) feeds the queue's fair
+   * jobs into `JOBS` key after key, keeping only a few messages waiting there.
+   */
+  fairness?: boolean;
 }
 
 /** {@link QueueOptions} with every field filled in. */
@@ -132,6 +144,7 @@ export interface ResolvedQueueOptions {
   rateLimit?: { limit: number; perMs: number };
   poisonLimit: number;
   priorities: boolean;
+  fairness: boolean;
 }
 
 /**
@@ -147,6 +160,7 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   maxAckPending: 1000,
   poisonLimit: 3,
   priorities: false,
+  fairness: false,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -164,6 +178,7 @@ export function resolveQueueOptions(
     rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
     poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
     priorities: queue?.priorities ?? defaults?.priorities ?? DEFAULT_QUEUE_OPTIONS.priorities,
+    fairness: queue?.fairness ?? defaults?.fairness ?? DEFAULT_QUEUE_OPTIONS.fairness,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1)
     throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
@@ -203,6 +218,14 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     (!Number.isInteger(options.priority) || options.priority < 1 || options.priority > PRIORITY_LEVELS)
   )
     throw new Error(`priority must be an integer from 1 to ${PRIORITY_LEVELS}, got ${options.priority}`);
+  if (options.fair !== undefined) {
+    assertKeyConcurrency({ key: options.fair.key, limit: 1 });
+    const weight = options.fair.weight;
+    if (weight !== undefined && (!Number.isInteger(weight) || weight < 1 || weight > 100))
+      throw new Error(`fair.weight must be an integer from 1 to 100, got ${weight}`);
+    if (options.delayInMilliseconds || options.debounce)
+      throw new Error('fair can not be combined with delayInMilliseconds or debounce');
+  }
   if (options.singleton !== undefined) assertKeyConcurrency({ key: options.singleton.key, limit: 1 });
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });

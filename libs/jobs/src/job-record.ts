@@ -31,6 +31,9 @@ export interface JobRecord {
   singletonKey?: string;
   /** The priority given to `add`, if any (1 most urgent … 10); none ranks before every priority. */
   priority?: number;
+  /** The fair-queueing key given to `add`, if any, and its weight. */
+  fairKey?: string;
+  fairWeight?: number;
 }
 
 /** The JSON body of a message carrying these jobs. */

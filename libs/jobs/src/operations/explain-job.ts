@@ -4,6 +4,7 @@ import { listDeadLetters } from '../dead-letters/list-dead-letters';
 import { openKvCancellations } from '../drivers/jetstream/kv-cancellations';
 import { openKvKeySlots } from '../drivers/jetstream/kv-key-slots';
 import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
+import { FAIR_JOBS_STREAM_NAME, fairQueueFilter } from '../drivers/jetstream/fair-jobs-stream';
 import { WAIT_REASON_HEADER } from '../drivers/jetstream/publish-scheduled-job';
 import type { JobRecord } from '../job-record';
 import {
@@ -71,6 +72,17 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
       ...base,
       state: 'parked',
       reason: `waits for a slot of concurrency key ${key}: ${slot?.running.length ?? 0} of ${slot?.limit ?? '?'} running, ${ahead} parked ahead of it`,
+    };
+  }
+
+  const fair = await scan(messaging, FAIR_JOBS_STREAM_NAME, fairQueueFilter(queue), 0, jobId);
+  if (fair) {
+    const key = Buffer.from(fair.message.subject.split('.')[2], 'base64url').toString('utf8');
+    const ahead = await scanCount(messaging, FAIR_JOBS_STREAM_NAME, fair.message.subject, fair.message.seq);
+    return {
+      ...base,
+      state: 'waiting',
+      reason: `waits for the fair turn of key ${key} in JOBS_FAIR: ${ahead} message(s) of the key ahead of it`,
     };
   }
 

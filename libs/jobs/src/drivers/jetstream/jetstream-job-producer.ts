@@ -8,6 +8,7 @@ import type { JobLocation } from '../deduplication-registry';
 import type { JobInfrastructure } from './job-infrastructure';
 import { jobGroupCommitOptions, type BatchingOptions } from './job-batch-publisher';
 import { publishScheduledJob } from './publish-scheduled-job';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairSubject } from './fair-jobs-stream';
 
 /** Options the library's own callers (replay) add to {@link AddJobOptions}. */
 export interface ProducerAddOptions extends AddJobOptions {
@@ -36,6 +37,10 @@ export class JetStreamJobProducer {
   private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
   /** Priority band consumers known to exist. */
   private readonly bands = new Set<string>();
+  /** Fair jobs, group-committed per key's subject into `JOBS_FAIR`. */
+  private readonly fairBatcher: GroupCommitQueue<{ id: string; encoded: string; name: string }, PublishResult>;
+  /** Queues known to have a fair feeder. */
+  private readonly fairQueues = new Set<string>();
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
     this.batcher = new GroupCommitQueue(
@@ -47,6 +52,17 @@ export class JetStreamJobProducer {
           msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
           expectedStream: JOBS_STREAM_NAME,
           headers: { [JOB_COUNT_HEADER]: String(jobs.length) },
+        }),
+      jobGroupCommitOptions(options.batching),
+    );
+    this.fairBatcher = new GroupCommitQueue(
+      (subject, jobs) =>
+        publishMessage(options.messaging.js, {
+          subject,
+          data: joinEncodedRecords(jobs.map((job) => job.encoded)),
+          msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
+          expectedStream: FAIR_JOBS_STREAM_NAME,
+          headers: { [JOB_COUNT_HEADER]: String(jobs.length), [FAIR_JOB_NAME_HEADER]: jobs[0].name },
         }),
       jobGroupCommitOptions(options.batching),
     );
@@ -76,8 +92,12 @@ export class JetStreamJobProducer {
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
       ...(options.singleton !== undefined ? { singletonKey: options.singleton.key } : {}),
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
+      ...(options.fair !== undefined
+        ? { fairKey: options.fair.key, ...(options.fair.weight ? { fairWeight: options.fair.weight } : {}) }
+        : {}),
     };
     if (record.priority !== undefined) await this.assertPriorityBand(queue, record.priority);
+    if (record.fairKey !== undefined) await this.assertFairFeeder(queue, infrastructure);
     if (options.throttle) {
       const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
       if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
@@ -157,6 +177,16 @@ export class JetStreamJobProducer {
     this.bands.add(consumer);
   }
 
+  /** Throws unless a worker of the queue ever fed fair jobs (its lease `f.<queue>` exists): none would run. */
+  private async assertFairFeeder(queue: string, infrastructure: JobInfrastructure): Promise<void> {
+    if (this.fairQueues.has(queue)) return;
+    if (!(await infrastructure.windows.kv.get(`f.${queue}`)))
+      throw new Error(
+        `Queue ${queue} does not serve fair jobs: its workers must set queueOptions: { '${queue}': { fairness: true } }`,
+      );
+    this.fairQueues.add(queue);
+  }
+
   /** Frees the singleton key claimed for a job that was not stored after all. */
   private async abandonSingleton(queue: string, record: JobRecord): Promise<void> {
     if (record.singletonKey === undefined) return;
@@ -198,6 +228,15 @@ export class JetStreamJobProducer {
       return { stream: ack.stream, seq: ack.seq, scheduled: true };
     }
     const encoded = encodeJobRecord(record);
+    if (record.fairKey !== undefined) {
+      const ack = await this.fairBatcher.enqueue(
+        fairSubject(queue, record.fairKey, name),
+        { id: record.id, encoded, name },
+        encoded.length,
+      );
+      // Held like a delayed job: it gets its message in JOBS when the feeder moves it there.
+      return { stream: ack.stream, seq: ack.seq, scheduled: true };
+    }
     if (record.singletonKey !== undefined) {
       // Alone in its message: the key is held while that message exists, and a failed attempt naks it in place.
       const ack = await publishMessage(this.options.messaging.js, {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import {
   describeError,
@@ -37,6 +38,7 @@ import type { KeyLimit } from './kv-key-slots';
 import type { KeyedRateLimit } from './kv-rate-limits';
 import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
 import { publishScheduledJob } from './publish-scheduled-job';
+import { startFairFeeder, type FairFeeder } from './fair-feeder';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -94,6 +96,7 @@ export class JetStreamQueueWorker {
   /** Single-job messages whose job was parked for a concurrency slot: acked, but no attempt ran. */
   private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
+  private fairFeeder?: FairFeeder;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new PrioritySemaphore(options.settings.concurrency);
@@ -133,12 +136,27 @@ export class JetStreamQueueWorker {
       }
     }
     this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(queue)));
+    if (settings.fairness) {
+      const leases = this.options.infrastructure.windows.kv;
+      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
+      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
+      this.fairFeeder = startFairFeeder({
+        js: this.options.messaging.js,
+        jsm: this.options.messaging.jsm,
+        leases,
+        queue,
+        owner: `${queue}:${randomUUID()}`,
+        logger: this.options.logger,
+      });
+    }
   }
 
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
   async stop(graceMs: number): Promise<void> {
     const runners = this.runners;
     this.runners = [];
+    await this.fairFeeder?.stop();
+    this.fairFeeder = undefined;
     await Promise.all(runners.map((runner) => runner.stop(graceMs)));
     await this.cancellations?.stop();
   }

@@ -15,6 +15,7 @@ import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-s
 import { openKvJobWindows, type JobWindows, type KvJobWindowOptions } from './kv-job-windows';
 import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv-rate-limits';
 import { parkedJobsStream } from './parked-jobs-stream';
+import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
 
 /** What jobs need in JetStream besides the connection. */
@@ -43,7 +44,7 @@ export interface JobInfrastructureOptions {
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS` and `JOBS_PARKED` streams and the KV buckets of
+ * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS`, `JOBS_PARKED` and `JOBS_FAIR` streams and the KV buckets of
  * deduplication ids, cancellations, ended deliveries, key slots, rates, windows and singleton keys exist.
  * Idempotent, safe from every replica at every start.
  */
@@ -56,6 +57,7 @@ export async function provisionJobInfrastructure(
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
     await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
+    await ensureStream(messaging.jsm, fairJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
   const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons] = await Promise.all([
