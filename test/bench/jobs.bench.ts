@@ -4,7 +4,11 @@
  * in one run: the systems alternate round by round, and the table shows medians.
  *
  * Options: --rounds <n> (5), --jobs <n> (10000), --window <n> concurrent adds (1000), --concurrency 1,32,
- * --variants berth,berth-unbatched,bullmq,bullmq-bulk,berth-keyed,bullmq-limiter.
+ * --variants berth,berth-unbatched,bullmq,bullmq-bulk,berth-keyed,bullmq-limiter,berth-priority,berth-priority-queue.
+ *
+ * `berth-priority` (not in the default set) runs the jobs on a queue with `priorities: true`, job i at priority
+ * `i % 10 + 1`: ten band consumers, jobs grouped per band, against `berth` for the cost of priorities;
+ * `berth-priority-queue` the same queue option with jobs without priority (the cost of the option alone).
  *
  * The flow-control row: `berth-keyed` runs the same jobs with per-key concurrency on (`@Process(…, { concurrency:
  * { key: workspaceId, limit: 2 } })`, 1,000 workspaces, job i in workspace i % 1000), to read against `berth` (the
@@ -21,7 +25,15 @@ import { runBullRound } from './jobs/bullmq-round';
 import { startBenchRedis, type BenchRedis } from './jobs/redis-server';
 import { median, table } from './jobs/stats';
 
-type Variant = 'berth' | 'berth-unbatched' | 'bullmq' | 'bullmq-bulk' | 'berth-keyed' | 'bullmq-limiter';
+type Variant =
+  | 'berth'
+  | 'berth-unbatched'
+  | 'bullmq'
+  | 'bullmq-bulk'
+  | 'berth-keyed'
+  | 'bullmq-limiter'
+  | 'berth-priority'
+  | 'berth-priority-queue';
 
 const LABELS: Record<Variant, string> = {
   berth: 'Berth (JetStream), add',
@@ -30,6 +42,8 @@ const LABELS: Record<Variant, string> = {
   'bullmq-bulk': 'BullMQ 6 (Redis), addBulk',
   'berth-keyed': 'Berth, per-key concurrency 2 over 1,000 keys',
   'bullmq-limiter': 'BullMQ 6, global limiter (OSS)',
+  'berth-priority': 'Berth, priorities 1-10 (queue option priorities)',
+  'berth-priority-queue': 'Berth, queue option priorities, jobs without priority',
 };
 
 async function main(): Promise<void> {
@@ -92,6 +106,8 @@ async function main(): Promise<void> {
                 addWindow,
                 batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
                 keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
+                prioritized:
+                  variant === 'berth-priority' ? 'every-job' : variant === 'berth-priority-queue' ? 'queue' : undefined,
               })
             : await runBullRound({
                 redisPort: redis.port,
@@ -134,6 +150,13 @@ async function main(): Promise<void> {
           (Number.isNaN(bulk) ? '' : `, Berth / BullMQ addBulk = ${(berth / bulk).toFixed(2)}x`) +
           '\n',
       );
+      for (const variant of ['berth-priority', 'berth-priority-queue'] as const) {
+        const rate = median(results.get(`${concurrency}:${variant}`) ?? [NaN]);
+        if (!Number.isNaN(rate))
+          process.stdout.write(
+            `concurrency ${concurrency}: ${LABELS[variant]} / Berth = ${(rate / berth).toFixed(2)}x\n`,
+          );
+      }
       const keyed = median(results.get(`${concurrency}:berth-keyed`) ?? [NaN]);
       const limiter = median(results.get(`${concurrency}:bullmq-limiter`) ?? [NaN]);
       if (!Number.isNaN(keyed)) {

@@ -20,4 +20,8 @@ export const BUCKETS = Object.freeze({
   jobRates: 'berth_job_rates',
   /** Throttle and debounce windows. */
   jobWindows: 'berth_job_windows',
+  /** Singleton keys: the one job of a key waiting or running. */
+  jobSingletons: 'berth_job_singletons',
+  /** The outbound dispatcher's per-endpoint rate windows, shared by its replicas. */
+  outboundRates: 'berth_outbound_rates',
 } as const);

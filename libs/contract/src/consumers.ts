@@ -5,9 +5,14 @@ export function queueConsumerName(queue: string): string {
   return `jobs-${queue}`;
 }
 
-/** The queue of a consumer named by {@link queueConsumerName}, or undefined for other consumers. */
+/** `jobs-<queue>~p<priority>`: the durable consumer of one priority band, shared by the queue's workers. */
+export function priorityConsumerName(queue: string, priority: number): string {
+  return `${queueConsumerName(queue)}~p${priority}`;
+}
+
+/** The queue of a consumer named by {@link queueConsumerName} or {@link priorityConsumerName}, or undefined for others. */
 export function queueOfConsumer(consumerName: string): string | undefined {
-  return consumerName.startsWith('jobs-') ? consumerName.slice('jobs-'.length) : undefined;
+  return consumerName.startsWith('jobs-') ? consumerName.slice('jobs-'.length).replace(/~p\d+$/, '') : undefined;
 }
 
 /** The durable consumer of a webhook provider when its settings name none: `webhooks-<provider>`. */

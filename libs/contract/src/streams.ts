@@ -12,6 +12,8 @@ export const STREAMS = Object.freeze({
   delayedJobs: 'JOBS_DELAYED',
   /** Jobs waiting for a per-key concurrency slot, on `parked.<queue>.<key>`. */
   parkedJobs: 'JOBS_PARKED',
+  /** Fair jobs waiting for their key's turn, on `fair.<queue>.<key>.<name>`. */
+  fairJobs: 'JOBS_FAIR',
   /** What can never succeed, with its error, on `dead.<origin subject>`. */
   deadLetters: 'DEAD_LETTERS',
   /** Outbound events product code sends, on `outbound.events.<workspaceId>`. */
@@ -29,6 +31,7 @@ export const STREAM_SUBJECTS: Readonly<Record<keyof typeof STREAMS, readonly str
   jobs: ['jobs.>'],
   delayedJobs: ['delayed-jobs.>'],
   parkedJobs: ['parked.>'],
+  fairJobs: ['fair.>'],
   deadLetters: ['dead.>'],
   outboundEvents: ['outbound.events.>'],
   outboundDeliveries: ['outbound.deliver.>', 'outbound.retry.>'],

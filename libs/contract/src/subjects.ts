@@ -43,6 +43,27 @@ export function jobSubject(queue: string, name: string): string {
   return `jobs.${queue}.${name}`;
 }
 
+/** Job priorities go from 1 (most urgent) to this; a job without one is served before any of them (as in BullMQ). */
+export const PRIORITY_LEVELS = 10;
+
+/**
+ * `jobs._p<priority>.<queue>.<name>`: where a job with a priority waits, one band per priority. `_p…` can't be a
+ * queue name (those don't start with `_`), so the band is outside the queue's `jobs.<queue>.>` and its consumer.
+ */
+export function priorityJobSubject(queue: string, priority: number, name: string): string {
+  return `jobs._p${priority}.${queue}.${name}`;
+}
+
+/** The subject of a job: {@link priorityJobSubject} with a priority, {@link jobSubject} without. */
+export function jobSubjectOf(queue: string, name: string, priority: number | undefined): string {
+  return priority === undefined ? jobSubject(queue, name) : priorityJobSubject(queue, priority, name);
+}
+
+/** `jobs._p<priority>.<queue>.>`: one priority band of a queue, the filter of its band consumer. */
+export function priorityFilterSubject(queue: string, priority: number): string {
+  return `jobs._p${priority}.${queue}.>`;
+}
+
 /** `jobs.<queue>.>`: every job of a queue, the filter of its consumer. */
 export function queueFilterSubject(queue: string): string {
   return `jobs.${queue}.>`;
@@ -81,6 +102,16 @@ export function deadLettersFilter(queue?: string): string {
 /** `parked.<queue>.<base64url key>`: jobs of one concurrency key waiting for a slot, oldest first. */
 export function parkedSubject(queue: string, encodedKey: string): string {
   return `parked.${queue}.${encodedKey}`;
+}
+
+/** `fair.<queue>.<base64url key>.<name>`: the fair jobs of one key and job name of a queue, oldest first. */
+export function fairSubject(queue: string, encodedKey: string, name: string): string {
+  return `fair.${queue}.${encodedKey}.${name}`;
+}
+
+/** `fair.<queue>.>`: every key's fair jobs of a queue. */
+export function fairQueueFilter(queue: string): string {
+  return `fair.${queue}.>`;
 }
 
 /** `parked.>`, or only one queue's parked jobs. */

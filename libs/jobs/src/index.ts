@@ -60,6 +60,9 @@ export {
   queueFilterSubject,
   dueQueueFilterSubject,
   parseJobSubject,
+  PRIORITY_LEVELS,
+  priorityJobSubject,
+  priorityConsumerName,
 } from './names';
 export type { JobRecord } from './job-record';
 

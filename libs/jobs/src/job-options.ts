@@ -1,4 +1,5 @@
 import { exponentialBackoff, type RetryPolicy } from '@berth/messaging';
+import { PRIORITY_LEVELS } from './names';
 
 /** What `add` accepts besides the job's name and data. */
 export interface AddJobOptions {
@@ -41,6 +42,26 @@ export interface AddJobOptions {
    * `delayInMilliseconds`.
    */
   debounce?: { key: string; ms: number };
+  /**
+   * Singleton: at most one job of this queue with this `key` waits or runs at a time. Adding one while another is
+   * waiting, running or between retries stores nothing and returns that job's id with `dropped: 'singleton'`. The
+   * key is free again once the job completes, fails for good or is cancelled, or one lease (`ackWaitMs`) after its
+   * worker died. Unlike `deduplicationId`, the key is held by the job's lease while it runs.
+   */
+  singleton?: { key: string };
+  /**
+   * Priority, 1 (most urgent) to 10, as in BullMQ: when a worker's slot frees, it takes a job without priority
+   * first, then priority 1, then 2… Only on queues whose workers set `priorities: true` in their queue options
+   * (`add` throws otherwise, rather than store a job no worker would read). Not preemptive: running jobs finish.
+   */
+  priority?: number;
+  /**
+   * Fair queueing: jobs of one queue added with a `fair.key` (a workspace, a tenant) are served round-robin between
+   * keys, a key of `weight` w (default 1, at most 100) getting w turns to another's one, so a key with 10,000 jobs
+   * waiting does not hold up one with 10. Only on queues whose workers set `fairness: true` (`add` throws otherwise).
+   * Not with `delayInMilliseconds` or `debounce` (a delayed job runs when due).
+   */
+  fair?: { key: string; weight?: number };
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -62,8 +83,11 @@ export interface AddedJob {
   id: string;
   /** True when a job with the same `deduplicationId` was already waiting, running or retrying. */
   deduplicated: boolean;
-  /** Set when `throttle` dropped the job: `id` is then the job that opened the window. */
-  dropped?: 'throttled';
+  /**
+   * Set when the job was not stored: `throttled`, `id` is then the job that opened the window; `singleton`, `id` is
+   * then the job of the same singleton key already waiting or running.
+   */
+  dropped?: 'throttled' | 'singleton';
 }
 
 /** The wait between attempts: `baseDelayMs · 2^(n−1)` after the n-th failure, capped, with jitter. */
@@ -96,6 +120,17 @@ export interface QueueOptions {
    * message goes to the dead letters with reason `poison` instead of being handed to the next worker (default 3).
    */
   poisonLimit?: number;
+  /**
+   * Serve `add(…, { priority })` on this queue (default false): the workers then also pull from one consumer per
+   * priority band (`jobs-<queue>~p1` … `~p10`) and keep up to `concurrency` jobs of each in hand ahead of their
+   * running ones, so a freed slot goes to the most urgent job waiting.
+   */
+  priorities?: boolean;
+  /**
+   * Serve `add(…, { fair })` on this queue (default false): one worker at a time (a lease) feeds the queue's fair
+   * jobs into `JOBS` key after key, keeping only a few messages waiting there.
+   */
+  fairness?: boolean;
 }
 
 /** {@link QueueOptions} with every field filled in. */
@@ -108,6 +143,8 @@ export interface ResolvedQueueOptions {
   timeoutMs?: number;
   rateLimit?: { limit: number; perMs: number };
   poisonLimit: number;
+  priorities: boolean;
+  fairness: boolean;
 }
 
 /**
@@ -122,6 +159,8 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   ackWaitMs: 30000,
   maxAckPending: 1000,
   poisonLimit: 3,
+  priorities: false,
+  fairness: false,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -138,6 +177,8 @@ export function resolveQueueOptions(
     timeoutMs: queue?.timeoutMs ?? defaults?.timeoutMs,
     rateLimit: queue?.rateLimit ?? defaults?.rateLimit,
     poisonLimit: queue?.poisonLimit ?? defaults?.poisonLimit ?? DEFAULT_QUEUE_OPTIONS.poisonLimit,
+    priorities: queue?.priorities ?? defaults?.priorities ?? DEFAULT_QUEUE_OPTIONS.priorities,
+    fairness: queue?.fairness ?? defaults?.fairness ?? DEFAULT_QUEUE_OPTIONS.fairness,
   };
   if (!Number.isInteger(resolved.concurrency) || resolved.concurrency < 1)
     throw new Error(`concurrency must be a positive integer, got ${resolved.concurrency}`);
@@ -172,6 +213,20 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     if (!Number.isInteger(window.ms) || window.ms < 1 || window.ms > 24 * 60 * 60 * 1000)
       throw new Error(`throttle.ms and debounce.ms must be integers from 1 to 86400000, got ${window.ms}`);
   }
+  if (
+    options.priority !== undefined &&
+    (!Number.isInteger(options.priority) || options.priority < 1 || options.priority > PRIORITY_LEVELS)
+  )
+    throw new Error(`priority must be an integer from 1 to ${PRIORITY_LEVELS}, got ${options.priority}`);
+  if (options.fair !== undefined) {
+    assertKeyConcurrency({ key: options.fair.key, limit: 1 });
+    const weight = options.fair.weight;
+    if (weight !== undefined && (!Number.isInteger(weight) || weight < 1 || weight > 100))
+      throw new Error(`fair.weight must be an integer from 1 to 100, got ${weight}`);
+    if (options.delayInMilliseconds || options.debounce)
+      throw new Error('fair can not be combined with delayInMilliseconds or debounce');
+  }
+  if (options.singleton !== undefined) assertKeyConcurrency({ key: options.singleton.key, limit: 1 });
   if (options.rateLimit !== undefined) {
     assertKeyConcurrency({ key: options.rateLimit.key, limit: 1 });
     assertRate(options.rateLimit);

@@ -28,6 +28,13 @@ export interface JobRecord {
   rateLimit?: { key: string; limit: number; perMs: number };
   /** The debounce key given to `add`, if any: the job runs only if no later job of the key was added. */
   debounceKey?: string;
+  /** The singleton key given to `add`, if any: the job runs only while it holds the key. */
+  singletonKey?: string;
+  /** The priority given to `add`, if any (1 most urgent … 10); none ranks before every priority. */
+  priority?: number;
+  /** The fair-queueing key given to `add`, if any, and its weight. */
+  fairKey?: string;
+  fairWeight?: number;
 }
 
 /** The JSON body of a message carrying these jobs. */

@@ -19,7 +19,8 @@ export class MessageQueueService {
    * fresh data itself.
    *
    * Options: `{ retryLimit: 5 }` changes the number of retries, `{ delayInMilliseconds: 60000 }` delays the first
-   * run, `{ deduplicationId: 'some-id' }` queues the job once while a job with that id waits, runs or retries.
+   * run, `{ deduplicationId: 'some-id' }` queues the job once while a job with that id waits, runs or retries,
+   * `{ singleton: { key } }` stores nothing while a job of that key waits or runs (`dropped: 'singleton'`).
    */
   add<T = unknown>(name: string, data: T, options?: AddJobOptions): Promise<AddedJob> {
     return this.driver.add(this.queueName, name, data, options);

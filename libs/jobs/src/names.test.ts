@@ -5,6 +5,10 @@ import {
   dueJobSubject,
   jobSubject,
   parseJobSubject,
+  priorityConsumerName,
+  priorityFilterSubject,
+  priorityJobSubject,
+  queueFilterSubject,
   queueOfConsumer,
   queueOfDelayedSubject,
 } from './names';
@@ -25,6 +29,15 @@ describe('job subjects', () => {
     expect(queueOfDelayedSubject(delayedJobSubject('q', 'job-1'))).toBe('q');
     expect(queueOfConsumer('jobs-client-queue')).toBe('client-queue');
     expect(queueOfConsumer('billing-sync')).toBeUndefined();
+  });
+
+  it("puts a priority band outside the queue's own subjects, and reads it back as the queue", () => {
+    expect(priorityJobSubject('q', 3, 'Name')).toBe('jobs._p3.q.Name');
+    expect(parseJobSubject(priorityJobSubject('q', 3, 'Name'))).toEqual({ queue: 'q', name: 'Name' });
+    expect(priorityFilterSubject('q', 3)).toBe('jobs._p3.q.>');
+    // `jobs.q.>` takes three tokens or more starting `jobs.q`: a band's subject starts `jobs._p3`.
+    expect(priorityJobSubject('q', 3, 'Name').startsWith(queueFilterSubject('q').slice(0, -1))).toBe(false);
+    expect(queueOfConsumer(priorityConsumerName('client-queue', 10))).toBe('client-queue');
   });
 
   it('refuses names that are not one subject token', () => {

@@ -36,6 +36,11 @@ export function assertJobName(name: string): void {
 /** The subjects and consumer names of jobs, from the wire contract (`@berth/contract`). */
 export {
   jobSubject,
+  PRIORITY_LEVELS,
+  priorityJobSubject,
+  jobSubjectOf,
+  priorityFilterSubject,
+  priorityConsumerName,
   queueFilterSubject,
   delayedJobSubject,
   delayedJobsFilter,
@@ -48,11 +53,12 @@ export {
 } from '@berth/contract';
 
 /**
- * Splits a job's subject: `jobs.<queue>.<name>`, `delayed-jobs.due.<queue>.<name>` or `dead.jobs.<queue>.<name>`;
- * undefined for any other subject.
+ * Splits a job's subject: `jobs.<queue>.<name>`, `jobs._p<priority>.<queue>.<name>`,
+ * `delayed-jobs.due.<queue>.<name>` or `dead.jobs.<queue>.<name>`; undefined for any other subject.
  */
 export function parseJobSubject(subject: string): { queue: string; name: string } | undefined {
   const tokens = subject.split('.');
+  if (tokens.length === 4 && tokens[0] === 'jobs' && /^_p\d+$/.test(tokens[1])) tokens.splice(1, 1);
   const prefix = tokens.slice(0, -2).join('.');
   if (tokens.length < 3 || !['jobs', 'dead.jobs', 'delayed-jobs.due'].includes(prefix)) return undefined;
   return { queue: tokens[tokens.length - 2], name: tokens[tokens.length - 1] };

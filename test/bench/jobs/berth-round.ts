@@ -5,6 +5,8 @@ import {
   getMessageQueueToken,
   JOBS_STREAM_NAME,
   MessageQueueModule,
+  PRIORITY_LEVELS,
+  priorityConsumerName,
   Process,
   Processor,
   queueConsumerName,
@@ -26,6 +28,8 @@ export interface BerthRoundOptions {
   batching?: BatchingOptions;
   /** Per-key concurrency: job i belongs to workspace `i % keys`, at most `limit` of a workspace run at once. */
   keyed?: { keys: number; limit: number };
+  /** Priorities: the queue serves them (`queue`), and job i has priority `i % 10 + 1` (`every-job`, every band). */
+  prioritized?: 'queue' | 'every-job';
 }
 
 /**
@@ -56,7 +60,11 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
         messaging: options.messaging,
         logger: options.logger,
         queues: [options.queue],
-        defaults: { concurrency: options.concurrency, maxAckPending: 10000 },
+        defaults: {
+          concurrency: options.concurrency,
+          maxAckPending: 10000,
+          priorities: options.prioritized !== undefined,
+        },
         batching: options.batching,
       }),
     ],
@@ -69,19 +77,30 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const started = performance.now();
   const keys = options.keyed?.keys;
   await addAll(options.jobs, options.addWindow, (index) =>
-    queue.add(EmptyJob.name, keys ? { workspaceId: `ws_${index % keys}` } : {}),
+    queue.add(
+      EmptyJob.name,
+      keys ? { workspaceId: `ws_${index % keys}` } : {},
+      options.prioritized === 'every-job' ? { priority: (index % PRIORITY_LEVELS) + 1 } : undefined,
+    ),
   );
   await finished;
-  for (;;) {
-    const info = await options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
-    if (info.num_ack_pending === 0 && info.num_pending === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 2));
+  const consumers = [
+    queueConsumerName(options.queue),
+    ...(options.prioritized
+      ? Array.from({ length: PRIORITY_LEVELS }, (_, n) => priorityConsumerName(options.queue, n + 1))
+      : []),
+  ];
+  for (const consumer of consumers) {
+    for (;;) {
+      const info = await options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, consumer);
+      if (info.num_ack_pending === 0 && info.num_pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
   const elapsedMs = performance.now() - started;
   await app.close();
-  await options.messaging.jsm.consumers
-    .delete(JOBS_STREAM_NAME, queueConsumerName(options.queue))
-    .catch(() => undefined);
+  for (const consumer of consumers)
+    await options.messaging.jsm.consumers.delete(JOBS_STREAM_NAME, consumer).catch(() => undefined);
   await options.messaging.jsm.consumers.delete('JOBS_DELAYED', queueConsumerName(options.queue)).catch(() => undefined);
   return (options.jobs / elapsedMs) * 1000;
 }

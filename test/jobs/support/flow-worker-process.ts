@@ -13,6 +13,10 @@ export interface FlowWorkerEnv {
   POISON_LIMIT?: string;
   /** `<limit>/<perMs>` */
   QUEUE_RATE_LIMIT?: string;
+  /** `1`: the queue serves priorities. */
+  QUEUE_PRIORITIES?: '0' | '1';
+  /** `1`: the queue serves fair jobs. */
+  QUEUE_FAIRNESS?: '0' | '1';
 }
 
 /** Starts test/jobs/fixtures/flow-worker.ts in a child Node process and resolves once it is ready. */

@@ -5,12 +5,16 @@ import { listDeadLetters } from '../dead-letters/list-dead-letters';
 import { openKvCancellations } from '../drivers/jetstream/kv-cancellations';
 import { openKvKeySlots } from '../drivers/jetstream/kv-key-slots';
 import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
+import { FAIR_JOBS_STREAM_NAME, fairQueueFilter } from '../drivers/jetstream/fair-jobs-stream';
 import { WAIT_REASON_HEADER } from '../drivers/jetstream/publish-scheduled-job';
 import type { JobRecord } from '../job-record';
 import {
   DELAYED_JOBS_STREAM_NAME,
   delayedJobSubject,
   JOBS_STREAM_NAME,
+  PRIORITY_LEVELS,
+  priorityConsumerName,
+  priorityFilterSubject,
   queueConsumerName,
   queueFilterSubject,
 } from '../names';
@@ -72,22 +76,38 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
     };
   }
 
-  const consumer = await messaging.jsm.consumers
-    .info(JOBS_STREAM_NAME, queueConsumerName(queue))
-    .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
-  const inQueue = await scan(
-    messaging,
-    JOBS_STREAM_NAME,
-    queueFilterSubject(queue),
-    consumer?.ack_floor.stream_seq ?? 0,
-    jobId,
-  );
-  if (inQueue) {
+  const fair = await scan(messaging, FAIR_JOBS_STREAM_NAME, fairQueueFilter(queue), 0, jobId);
+  if (fair) {
+    const key = Buffer.from(fair.message.subject.split('.')[2], 'base64url').toString('utf8');
+    const ahead = await scanCount(messaging, FAIR_JOBS_STREAM_NAME, fair.message.subject, fair.message.seq);
+    return {
+      ...base,
+      state: 'waiting',
+      reason: `waits for the fair turn of key ${key} in JOBS_FAIR: ${ahead} message(s) of the key ahead of it`,
+    };
+  }
+
+  // The queue's jobs without priority, then each priority band (queues with `priorities`).
+  const places = [
+    { consumerName: queueConsumerName(queue), filter: queueFilterSubject(queue), band: '' },
+    ...Array.from({ length: PRIORITY_LEVELS }, (_, n) => ({
+      consumerName: priorityConsumerName(queue, n + 1),
+      filter: priorityFilterSubject(queue, n + 1),
+      band: ` (priority ${n + 1})`,
+    })),
+  ];
+  for (const { consumerName, filter, band } of places) {
+    const consumer = await messaging.jsm.consumers
+      .info(JOBS_STREAM_NAME, consumerName)
+      .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+    if (!consumer && band) continue;
+    const inQueue = await scan(messaging, JOBS_STREAM_NAME, filter, consumer?.ack_floor.stream_seq ?? 0, jobId);
+    if (!inQueue) continue;
     if (consumer && inQueue.message.seq <= consumer.delivered.stream_seq) {
       return {
         ...base,
         state: 'delivered',
-        reason: `handed to a worker: running, or waiting out a retry's backoff (${consumer.num_ack_pending} of the queue's messages are)`,
+        reason: `handed to a worker${band}: running, or waiting out a retry's backoff (${consumer.num_ack_pending} of the queue's messages are)`,
       };
     }
     if (!consumer)
@@ -99,7 +119,7 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
     return {
       ...base,
       state: 'waiting',
-      reason: `waits for a worker: ${inQueue.index} message(s) of the queue ahead of it, ${consumer.num_waiting} idle pull(s), ${consumer.num_ack_pending} running or retrying (max ${consumer.config.max_ack_pending})`,
+      reason: `waits for a worker${band}: ${inQueue.index} message(s) of the queue ahead of it, ${consumer.num_waiting} idle pull(s), ${consumer.num_ack_pending} running or retrying (max ${consumer.config.max_ack_pending})`,
     };
   }
 

@@ -1,4 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { BUCKETS } from '@berth/contract';
 import {
   ensureKvBucket,
   RetryLaterError,
@@ -9,7 +10,7 @@ import {
 import { createRateLimiter, SPACING_MARGIN, type RateLimiter } from './rate-limiter';
 
 /** The KV bucket of the endpoints' rate windows, one entry per rate-limited endpoint (its id). */
-export const OUTBOUND_RATES_BUCKET = 'berth_outbound_rates';
+export const OUTBOUND_RATES_BUCKET: string = BUCKETS.outboundRates;
 
 /** A limiter that can be closed: its waiting callers are refused. */
 export interface ClosableRateLimiter extends RateLimiter {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
 import { GroupCommitQueue, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
-import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubject } from '../../names';
+import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubjectOf, priorityConsumerName } from '../../names';
 import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
 import type { JobLocation } from '../deduplication-registry';
 import type { JobInfrastructure } from './job-infrastructure';
 import { jobGroupCommitOptions, type BatchingOptions } from './job-batch-publisher';
 import { publishScheduledJob } from './publish-scheduled-job';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairSubject } from './fair-jobs-stream';
 
 /** Options the library's own callers (replay) add to {@link AddJobOptions}. */
 export interface ProducerAddOptions extends AddJobOptions {
@@ -34,6 +35,12 @@ export interface JetStreamJobProducerOptions {
  */
 export class JetStreamJobProducer {
   private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
+  /** Priority band consumers known to exist. */
+  private readonly bands = new Set<string>();
+  /** Fair jobs, group-committed per key's subject into `JOBS_FAIR`. */
+  private readonly fairBatcher: GroupCommitQueue<{ id: string; encoded: string; name: string }, PublishResult>;
+  /** Queues known to have a fair feeder. */
+  private readonly fairQueues = new Set<string>();
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
     this.batcher = new GroupCommitQueue(
@@ -45,6 +52,17 @@ export class JetStreamJobProducer {
           msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
           expectedStream: JOBS_STREAM_NAME,
           headers: { [JOB_COUNT_HEADER]: String(jobs.length) },
+        }),
+      jobGroupCommitOptions(options.batching),
+    );
+    this.fairBatcher = new GroupCommitQueue(
+      (subject, jobs) =>
+        publishMessage(options.messaging.js, {
+          subject,
+          data: joinEncodedRecords(jobs.map((job) => job.encoded)),
+          msgId: jobs.length === 1 ? jobs[0].id : `batch:${randomUUID()}`,
+          expectedStream: FAIR_JOBS_STREAM_NAME,
+          headers: { [JOB_COUNT_HEADER]: String(jobs.length), [FAIR_JOB_NAME_HEADER]: jobs[0].name },
         }),
       jobGroupCommitOptions(options.batching),
     );
@@ -72,17 +90,31 @@ export class JetStreamJobProducer {
         ? { rateLimit: { key: options.rateLimit.key, limit: options.rateLimit.limit, perMs: options.rateLimit.perMs } }
         : {}),
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
+      ...(options.singleton !== undefined ? { singletonKey: options.singleton.key } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
+      ...(options.fair !== undefined
+        ? { fairKey: options.fair.key, ...(options.fair.weight ? { fairWeight: options.fair.weight } : {}) }
+        : {}),
     };
+    if (record.priority !== undefined) await this.assertPriorityBand(queue, record.priority);
+    if (record.fairKey !== undefined) await this.assertFairFeeder(queue, infrastructure);
     if (options.throttle) {
       const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
       if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
+    }
+    if (options.singleton) {
+      const held = await infrastructure.singletons.claim(queue, options.singleton.key, record.id);
+      if (!held.held) return { id: held.jobId, deduplicated: false, dropped: 'singleton' };
     }
     if (options.debounce) await infrastructure.windows.debounce(queue, options.debounce.key, record.id);
     const deduplication = infrastructure.deduplication;
     let claim;
     if (options.deduplicationId !== undefined) {
       const result = await deduplication.claim(queue, options.deduplicationId, record.id);
-      if (!result.claimed) return { id: result.existingJobId, deduplicated: true };
+      if (!result.claimed) {
+        await this.abandonSingleton(queue, record);
+        return { id: result.existingJobId, deduplicated: true };
+      }
       claim = result.claim;
     }
     let location: JobLocation;
@@ -98,6 +130,7 @@ export class JetStreamJobProducer {
               'Could not free a deduplication claim; it expires on its own',
             ),
           );
+      await this.abandonSingleton(queue, record);
       throw error;
     }
     if (claim) {
@@ -111,7 +144,58 @@ export class JetStreamJobProducer {
           ),
         );
     }
+    if (record.singletonKey !== undefined) {
+      // The job is stored: should this fail, the claim's lease runs out and the message's existence is not checked.
+      await infrastructure.singletons
+        .confirm(queue, record.singletonKey, record.id, location)
+        .catch((error: unknown) =>
+          this.options.logger.warn(
+            { err: error, jobId: record.id },
+            'Could not confirm a singleton claim; it is held for its lease only',
+          ),
+        );
+    }
     return { id: record.id, deduplicated: false };
+  }
+
+  /**
+   * Throws unless the queue's workers read the job's priority band (their consumer `jobs-<queue>~p<N>` exists):
+   * a job stored on a band no worker pulls would wait for ever. Checked once per queue and band, then remembered.
+   */
+  private async assertPriorityBand(queue: string, priority: number): Promise<void> {
+    const consumer = priorityConsumerName(queue, priority);
+    if (this.bands.has(consumer)) return;
+    try {
+      await this.options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, consumer);
+    } catch (error) {
+      if (!/not found|10014/i.test(String((error as Error)?.message ?? error))) throw error;
+      throw new Error(
+        `Queue ${queue} does not serve priorities: its workers must set queueOptions: { '${queue}': { priorities: true } }`,
+        { cause: error },
+      );
+    }
+    this.bands.add(consumer);
+  }
+
+  /** Throws unless a worker of the queue ever fed fair jobs (its lease `f.<queue>` exists): none would run. */
+  private async assertFairFeeder(queue: string, infrastructure: JobInfrastructure): Promise<void> {
+    if (this.fairQueues.has(queue)) return;
+    if (!(await infrastructure.windows.kv.get(`f.${queue}`)))
+      throw new Error(
+        `Queue ${queue} does not serve fair jobs: its workers must set queueOptions: { '${queue}': { fairness: true } }`,
+      );
+    this.fairQueues.add(queue);
+  }
+
+  /** Frees the singleton key claimed for a job that was not stored after all. */
+  private async abandonSingleton(queue: string, record: JobRecord): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    const infrastructure = await this.options.infrastructure();
+    await infrastructure.singletons
+      .release(queue, record.singletonKey, record.id)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'Could not free a singleton claim; it expires after its lease'),
+      );
   }
 
   /**
@@ -144,7 +228,31 @@ export class JetStreamJobProducer {
       return { stream: ack.stream, seq: ack.seq, scheduled: true };
     }
     const encoded = encodeJobRecord(record);
-    const ack = await this.batcher.enqueue(jobSubject(queue, name), { id: record.id, encoded }, encoded.length);
+    if (record.fairKey !== undefined) {
+      const ack = await this.fairBatcher.enqueue(
+        fairSubject(queue, record.fairKey, name),
+        { id: record.id, encoded, name },
+        encoded.length,
+      );
+      // Held like a delayed job: it gets its message in JOBS when the feeder moves it there.
+      return { stream: ack.stream, seq: ack.seq, scheduled: true };
+    }
+    if (record.singletonKey !== undefined) {
+      // Alone in its message: the key is held while that message exists, and a failed attempt naks it in place.
+      const ack = await publishMessage(this.options.messaging.js, {
+        subject: jobSubjectOf(queue, name, record.priority),
+        data: joinEncodedRecords([encoded]),
+        msgId: record.id,
+        expectedStream: JOBS_STREAM_NAME,
+        headers: { [JOB_COUNT_HEADER]: '1' },
+      });
+      return { stream: ack.stream, seq: ack.seq, scheduled: false };
+    }
+    const ack = await this.batcher.enqueue(
+      jobSubjectOf(queue, name, record.priority),
+      { id: record.id, encoded },
+      encoded.length,
+    );
     return { stream: ack.stream, seq: ack.seq, scheduled: false };
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import {
   decideRetry,
@@ -25,15 +26,19 @@ import {
   dueQueueFilterSubject,
   JOBS_STREAM_NAME,
   parseJobSubject,
+  PRIORITY_LEVELS,
+  priorityConsumerName,
+  priorityFilterSubject,
   queueConsumerName,
   queueFilterSubject,
 } from '../../names';
-import { Semaphore } from '../../semaphore';
+import { PrioritySemaphore } from '../../flow/priority-semaphore';
 import type { CancellationWatch } from '../cancellations';
 import type { KeyLimit } from './kv-key-slots';
 import type { KeyedRateLimit } from './kv-rate-limits';
 import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
 import { publishScheduledJob } from './publish-scheduled-job';
+import { startFairFeeder, type FairFeeder } from './fair-feeder';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -82,7 +87,8 @@ const BATCH_RETRY_POLICY: RetryPolicy = {
  */
 export class JetStreamQueueWorker {
   private runners: ConsumerRunner[] = [];
-  private readonly slots: Semaphore;
+  /** The queue's concurrency; a freed slot goes to the most urgent job waiting for one (see `priorities`). */
+  private readonly slots: PrioritySemaphore;
   private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
   /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
   private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
@@ -90,9 +96,10 @@ export class JetStreamQueueWorker {
   /** Single-job messages whose job was parked for a concurrency slot: acked, but no attempt ran. */
   private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
+  private fairFeeder?: FairFeeder;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
-    this.slots = new Semaphore(options.settings.concurrency);
+    this.slots = new PrioritySemaphore(options.settings.concurrency);
   }
 
   /** Jobs running now. */
@@ -100,31 +107,70 @@ export class JetStreamQueueWorker {
     return this.slots.active;
   }
 
-  /** True while both of the queue's consumers pull ({@link ConsumerRunner.healthy}). */
+  /** True while every one of the queue's consumers pulls ({@link ConsumerRunner.healthy}). */
   get healthy(): boolean {
-    return this.runners.length === 2 && this.runners.every((runner) => runner.healthy);
+    const expected = 2 + (this.options.settings.priorities ? PRIORITY_LEVELS : 0);
+    return this.runners.length === expected && this.runners.every((runner) => runner.healthy);
   }
 
-  /** Provisions the queue's durable consumers and starts pulling. */
+  /**
+   * Provisions the queue's durable consumers and starts pulling. With `priorities`, also one consumer per priority
+   * band, and every consumer of `JOBS` may hold twice the concurrency: up to `concurrency` jobs of each band wait in
+   * hand for a slot, so the slot that frees next goes to the most urgent of them, not to whichever pull came back.
+   */
   async start(): Promise<void> {
-    this.cancellations = await this.options.infrastructure.cancellations.watch(this.options.queue);
-    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(this.options.queue)));
-    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(this.options.queue)));
+    const { queue, settings } = this.options;
+    this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
+    const inHand = settings.priorities ? settings.concurrency * 2 : settings.concurrency;
+    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
+    if (settings.priorities) {
+      for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
+        this.runners.push(
+          await this.startRunner(
+            JOBS_STREAM_NAME,
+            priorityFilterSubject(queue, priority),
+            priorityConsumerName(queue, priority),
+            inHand,
+          ),
+        );
+      }
+    }
+    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(queue)));
+    if (settings.fairness) {
+      const leases = this.options.infrastructure.windows.kv;
+      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
+      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
+      this.fairFeeder = startFairFeeder({
+        js: this.options.messaging.js,
+        jsm: this.options.messaging.jsm,
+        leases,
+        queue,
+        owner: `${queue}:${randomUUID()}`,
+        logger: this.options.logger,
+      });
+    }
   }
 
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
   async stop(graceMs: number): Promise<void> {
     const runners = this.runners;
     this.runners = [];
+    await this.fairFeeder?.stop();
+    this.fairFeeder = undefined;
     await Promise.all(runners.map((runner) => runner.stop(graceMs)));
     await this.cancellations?.stop();
   }
 
-  private async startRunner(stream: string, filterSubject: string): Promise<ConsumerRunner> {
+  private async startRunner(
+    stream: string,
+    filterSubject: string,
+    durable = queueConsumerName(this.options.queue),
+    inHand = this.options.settings.concurrency,
+  ): Promise<ConsumerRunner> {
     const { messaging, queue, settings } = this.options;
     await ensureConsumer(messaging.jsm, {
       stream,
-      durable: queueConsumerName(queue),
+      durable,
       filterSubjects: [filterSubject],
       ackWaitMs: settings.ackWaitMs,
       maxAckPending: settings.maxAckPending,
@@ -133,8 +179,8 @@ export class JetStreamQueueWorker {
     return startConsumer({
       js: messaging.js,
       stream,
-      consumer: queueConsumerName(queue),
-      concurrency: settings.concurrency,
+      consumer: durable,
+      concurrency: inHand,
       ackWaitMs: settings.ackWaitMs,
       logger: this.options.logger,
       logContext: this.options.logContext,
@@ -241,11 +287,11 @@ export class JetStreamQueueWorker {
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
     if (parsed.records.length === 1) {
-      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream));
+      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream), parsed.records[0].priority);
       return;
     }
     const outcomes = await Promise.allSettled(
-      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message))),
+      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message), record.priority)),
     );
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed)
@@ -312,18 +358,27 @@ export class JetStreamQueueWorker {
       await this.park(job, record, message, stream, limit);
       return 'parked';
     }
-    const renew = limit
-      ? setInterval(
-          () => {
-            keySlots
-              .renew(this.options.queue, limit, record.id, leaseMs)
-              .catch((error: unknown) =>
-                this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
-              );
-          },
-          Math.max(leaseMs / 3, 250),
-        )
-      : undefined;
+    if (record.singletonKey !== undefined) await this.takeSingleton(record, limit);
+    const renew =
+      limit || record.singletonKey !== undefined
+        ? setInterval(
+            () => {
+              if (limit)
+                keySlots
+                  .renew(this.options.queue, limit, record.id, leaseMs)
+                  .catch((error: unknown) =>
+                    this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
+                  );
+              if (record.singletonKey !== undefined)
+                this.options.infrastructure.singletons
+                  .renew(this.options.queue, record.singletonKey, record.id, leaseMs)
+                  .catch((error: unknown) =>
+                    this.options.logger.warn({ err: error }, 'Could not renew the lease of a singleton key'),
+                  );
+            },
+            Math.max(leaseMs / 3, 250),
+          )
+        : undefined;
     const attempt = record.attemptsMade + message.deliveryCount;
     const info: JobInfo = {
       id: record.id,
@@ -342,16 +397,65 @@ export class JetStreamQueueWorker {
               )
           : undefined,
       });
+    } catch (error) {
+      if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
+      throw error;
     } finally {
       clearInterval(renew);
       if (limit) await this.releaseKey(limit, record);
     }
+    await this.releaseSingleton(record);
     if (record.debounceKey !== undefined) {
       await this.options.infrastructure.windows
         .settleDebounce(this.options.queue, record.debounceKey, record.id)
         .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
     }
     return 'ran';
+  }
+
+  /**
+   * Marks a singleton job running under the queue's lease. One that finds its key held by another live job (added
+   * after this job's worker died and its lease ran out) is dropped like a cancelled job: never two of a key at once.
+   */
+  private async takeSingleton(record: JobRecord, limit: KeyLimit | undefined): Promise<void> {
+    const key = record.singletonKey as string;
+    const held = await this.options.infrastructure.singletons.take(
+      this.options.queue,
+      key,
+      record.id,
+      this.options.settings.ackWaitMs,
+    );
+    if (held.held) return;
+    if (limit) await this.releaseKey(limit, record);
+    throw new JobCancelledError(record.id, `singleton key ${key} is held by job ${held.jobId}`);
+  }
+
+  /** A singleton job waits again at `location` (a retry, a rate limit, a parked slot): its key stays held. */
+  private async singletonWaitsAt(
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+    location = { stream, seq: message.streamSequence, scheduled: false },
+  ): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    await this.options.infrastructure.singletons
+      .waitAt(this.options.queue, record.singletonKey, record.id, location)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'Could not record where a singleton job waits; held for its lease'),
+      );
+  }
+
+  /** Frees the job's singleton key (completed, cancelled, dead-lettered); if this fails, its lease runs out. */
+  private async releaseSingleton(record: JobRecord): Promise<void> {
+    if (record.singletonKey === undefined) return;
+    await this.options.infrastructure.singletons
+      .release(this.options.queue, record.singletonKey, record.id)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, singletonKey: record.singletonKey },
+          'Could not free a singleton key; it frees when its lease runs out',
+        ),
+      );
   }
 
   /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
@@ -398,6 +502,7 @@ export class JetStreamQueueWorker {
       { rateKey: rate.key, retryAt: new Date(retryAt).toISOString() },
       `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`,
     );
+    await this.singletonWaitsAt(record, message, stream, { stream: ack.stream, seq: ack.seq, scheduled: true });
     if (record.deduplicationId !== undefined) {
       await this.options.infrastructure.deduplication
         .relocate(this.options.queue, record.deduplicationId, record.id, {
@@ -446,6 +551,7 @@ export class JetStreamQueueWorker {
       { concurrencyKey: limit.key },
       `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`,
     );
+    await this.singletonWaitsAt(record, message, stream, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true });
     if (record.deduplicationId !== undefined) {
       await this.options.infrastructure.deduplication
         .relocate(this.options.queue, record.deduplicationId, record.id, {
@@ -462,6 +568,7 @@ export class JetStreamQueueWorker {
   private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
     this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
     await this.releaseDeduplication(record);
+    await this.releaseSingleton(record);
   }
 
   /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
@@ -632,6 +739,7 @@ export class JetStreamQueueWorker {
     );
     this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
+    await this.releaseSingleton(record);
     const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
     if (limit) await this.releaseKey(limit, record);
   }

@@ -15,6 +15,8 @@ import { openKvKeySlots, type KeySlots, type KvKeySlotOptions } from './kv-key-s
 import { openKvJobWindows, type JobWindows, type KvJobWindowOptions } from './kv-job-windows';
 import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv-rate-limits';
 import { parkedJobsStream } from './parked-jobs-stream';
+import { fairJobsStream } from './fair-jobs-stream';
+import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
@@ -24,6 +26,7 @@ export interface JobInfrastructure {
   keySlots: KeySlots;
   rateLimits: RateLimits;
   windows: JobWindows;
+  singletons: Singletons;
 }
 
 /** Options for {@link provisionJobInfrastructure}. */
@@ -37,11 +40,13 @@ export interface JobInfrastructureOptions {
   keySlots?: KvKeySlotOptions;
   rateLimits?: KvRateLimitOptions;
   windows?: KvJobWindowOptions;
+  singletons?: KvSingletonOptions;
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS` and `JOBS_PARKED` streams and the KV buckets of deduplication ids,
- * cancellations and ended deliveries exist. Idempotent, safe from every replica at every start.
+ * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS`, `JOBS_PARKED` and `JOBS_FAIR` streams and the KV buckets of
+ * deduplication ids, cancellations, ended deliveries, key slots, rates, windows and singleton keys exist.
+ * Idempotent, safe from every replica at every start.
  */
 export async function provisionJobInfrastructure(
   messaging: Messaging,
@@ -52,15 +57,17 @@ export async function provisionJobInfrastructure(
     await ensureStream(messaging.jsm, delayedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
     await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
+    await ensureStream(messaging.jsm, fairJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
-  const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows] = await Promise.all([
+  const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons] = await Promise.all([
     openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
     openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
     openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
     openKvRateLimits(messaging.js, { replicas, ...options.rateLimits }),
     openKvJobWindows(messaging.js, { replicas, ...options.windows }),
+    openKvSingletons(messaging.js, messaging.jsm, { replicas, ...options.singletons }),
   ]);
-  return { deduplication, cancellations, deliveries, keySlots, rateLimits, windows };
+  return { deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons };
 }

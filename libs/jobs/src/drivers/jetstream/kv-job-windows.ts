@@ -31,7 +31,8 @@ export async function openKvJobWindows(js: JetStreamClient, options: KvJobWindow
 
 /** See {@link openKvJobWindows}. */
 export class JobWindows {
-  constructor(private readonly kv: KV) {}
+  /** The bucket, also holding the fair feeders' leases (`f.<queue>`). */
+  constructor(readonly kv: KV) {}
 
   /** Opens a throttle window for this job, or returns the job holding the open one. */
   async throttle(

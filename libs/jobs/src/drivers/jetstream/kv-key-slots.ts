@@ -3,7 +3,7 @@ import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jet
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { isWrongLastSequence, publishMessage } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
-import { JOBS_STREAM_NAME, jobSubject } from '../../names';
+import { JOBS_STREAM_NAME, jobSubjectOf } from '../../names';
 import { PARKED_JOBS_STREAM_NAME, parkedSubject } from './parked-jobs-stream';
 
 /** A concurrency key and its limit, as one job carries it. */
@@ -199,7 +199,7 @@ export class KeySlots {
       if (outcome === 'full') return;
       const name = parked.header.get(JOB_NAME_HEADER);
       await publishMessage(this.js, {
-        subject: jobSubject(queue, name),
+        subject: jobSubjectOf(queue, name, record.priority),
         data: parked.data,
         msgId: `unpark:${record.id}:${parked.seq}`,
         expectedStream: JOBS_STREAM_NAME,

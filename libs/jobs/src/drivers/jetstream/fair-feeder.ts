@@ -1,0 +1,159 @@
+import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { BerthLogger } from '@berth/logger';
+import { isWrongLastSequence, publishMessage } from '@berth/messaging';
+import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
+import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
+
+/** Options for {@link startFairFeeder}. */
+export interface FairFeederOptions {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** Where the feeders of a queue elect one of them (`f.<queue>`, a lease renewed by compare-and-set). */
+  leases: KV;
+  queue: string;
+  /** This process, in the lease. */
+  owner: string;
+  /** Messages the feeder lets wait in `JOBS` for the queue's workers before it moves more (default 4). */
+  ahead?: number;
+  /** How long a feeder's lease lasts without renewal (default 5 s): a dead feeder is replaced after it. */
+  leaseMs?: number;
+  logger: BerthLogger;
+}
+
+/** A running feeder; `stop` ends its loop and gives its lease up (the key stays: producers look for it). */
+export interface FairFeeder {
+  stop(): Promise<void>;
+}
+
+/**
+ * Feeds a queue's fair jobs (`JOBS_FAIR`, one subject per key) into `JOBS`, round-robin over the keys that have jobs
+ * waiting, a key of weight w moving w messages a turn, and only while fewer than `ahead` messages of the queue wait
+ * in `JOBS`: so a job of a key with 10 jobs waits behind at most a turn of each other key, not behind another key's
+ * 10,000. Every worker of the queue runs one; a lease in KV lets one of them feed at a time, and another takes over
+ * when it stops renewing. A move publishes the job to `JOBS` (message id `fair:<seq>`, so two feeders moving the
+ * same message store it once) and then deletes it from `JOBS_FAIR`.
+ */
+export function startFairFeeder(options: FairFeederOptions): FairFeeder {
+  const ahead = options.ahead ?? 4;
+  const leaseMs = options.leaseMs ?? 5000;
+  const leaseKey = `f.${options.queue}`;
+  const weights = new Map<string, number>();
+  let cursor = '';
+  /** Messages the key at `cursor` moved in its current turn. */
+  let used = 0;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  let heldUntil = 0;
+  const holdLease = async (): Promise<boolean> => {
+    const now = Date.now();
+    if (heldUntil - now > leaseMs / 2) return true;
+    const current = await options.leases.get(leaseKey);
+    const lease = current && current.operation === 'PUT' ? current.json<{ owner: string; until: number }>() : undefined;
+    if (lease && lease.owner !== options.owner && lease.until > now) return false;
+    const value = JSON.stringify({ owner: options.owner, until: now + leaseMs });
+    try {
+      if (current) await options.leases.update(leaseKey, value, current.revision);
+      else await options.leases.create(leaseKey, value);
+      heldUntil = now + leaseMs;
+      return true;
+    } catch (error) {
+      if (!isWrongLastSequence(error)) throw error;
+      return false;
+    }
+  };
+
+  /** Moves the oldest message of one key's subject to `JOBS`; false when the key has none left. */
+  const moveOldest = async (subject: string): Promise<boolean> => {
+    // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
+    const oldest = await options.jsm.streams.getMessage(FAIR_JOBS_STREAM_NAME, {
+      seq: 0,
+      next_by_subj: subject,
+    } as unknown as MsgRequest);
+    if (!oldest) return false;
+    const records = oldest.json<JobRecord[]>();
+    if (records[0]?.fairWeight) weights.set(subject, records[0].fairWeight);
+    await publishMessage(options.js, {
+      subject: jobSubjectOf(options.queue, oldest.header.get(FAIR_JOB_NAME_HEADER), records[0]?.priority),
+      data: oldest.data,
+      msgId: `fair:${oldest.seq}`,
+      expectedStream: JOBS_STREAM_NAME,
+      headers: { [JOB_COUNT_HEADER]: String(records.length) },
+    });
+    await options.jsm.streams.deleteMessage(FAIR_JOBS_STREAM_NAME, oldest.seq, false).catch(() => false);
+    return true;
+  };
+
+  /** One turn: moves up to the room left in `JOBS`, key after key from the cursor on; the time to wait after it. */
+  const turn = async (): Promise<number> => {
+    if (!(await holdLease())) return leaseMs / 2;
+    const consumer = await options.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
+    let room = ahead - consumer.num_pending;
+    if (room <= 0) return 10;
+    const info = await options.jsm.streams.info(FAIR_JOBS_STREAM_NAME, {
+      subjects_filter: fairQueueFilter(options.queue),
+    });
+    const subjects = Object.keys((info.state.subjects as Record<string, number> | undefined) ?? {}).sort();
+    if (subjects.length === 0) return 100;
+    // The key whose turn it is keeps it until it moved its weight's worth of messages (over several calls when the
+    // room in JOBS is small), then the next key, in key order, takes it.
+    const weightOf = (subject: string): number => weights.get(subject) ?? 1;
+    const resume = subjects.indexOf(cursor) >= 0 && used < weightOf(cursor);
+    const start = resume ? subjects.indexOf(cursor) : subjects.findIndex((subject) => subject > cursor);
+    const order = [...subjects.slice(Math.max(0, start)), ...(start > 0 ? subjects.slice(0, start) : [])];
+    for (const [index, subject] of order.entries()) {
+      if (room <= 0 || stopping) break;
+      if (!(resume && index === 0)) {
+        cursor = subject;
+        used = 0;
+      }
+      while (used < weightOf(subject) && room > 0) {
+        if (!(await moveOldest(subject))) {
+          used = weightOf(subject);
+          break;
+        }
+        used += 1;
+        room -= 1;
+      }
+    }
+    return room > 0 ? 20 : 0;
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      let waitMs: number;
+      try {
+        waitMs = await turn();
+      } catch (error) {
+        options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a turn failed; trying again');
+        waitMs = 1000;
+      }
+      if (waitMs > 0 && !stopping) await sleep(waitMs);
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+      if (heldUntil > Date.now()) {
+        const current = await options.leases.get(leaseKey).catch(() => null);
+        if (current && current.operation === 'PUT' && current.json<{ owner: string }>().owner === options.owner)
+          await options.leases
+            .update(leaseKey, JSON.stringify({ owner: '', until: 0 }), current.revision)
+            .catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { ManagedProcess } from '@berth/local-infra';
+import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@berth/jobs';
+import type { FlowJobData } from '../fixtures/flow-events';
+import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
+import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+
+const logs = captureLogs('error');
+let nats: NatsFixture;
+const workers: ManagedProcess[] = [];
+
+beforeAll(async () => {
+  nats = await startNats(logs.logger);
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
+  await nats?.stop();
+});
+
+async function startWorkers(queue: string, count: number, concurrency = 8): Promise<void> {
+  workers.push(
+    ...(await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        startFlowWorker({
+          NATS_URL: nats.server.url,
+          WORKER_NAME: `${queue}-w${n + 1}`,
+          FLOW_QUEUE: queue,
+          WORKER_CONCURRENCY: String(concurrency),
+          QUEUE_FAIRNESS: '1',
+        }),
+      ),
+    )),
+  );
+}
+
+/** Adds `count` jobs, at most `window` at a time. */
+async function addMany(count: number, window: number, add: () => Promise<AddedJob>): Promise<AddedJob[]> {
+  const added: AddedJob[] = [];
+  for (let from = 0; from < count; from += window)
+    added.push(...(await Promise.all(Array.from({ length: Math.min(window, count - from) }, add))));
+  return added;
+}
+
+describe('fair queueing across two worker processes', () => {
+  it("runs a key's 10 jobs among the next few hundred starts while another key has 10,000 waiting", async () => {
+    const queue = uniqueQueue('flow-fair');
+    const collected = collectFlowEvents(nats.messaging, queue);
+    await startWorkers(queue, 2);
+    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const BIG = 10000;
+    await addMany(BIG, 1000, () =>
+      producer.add(queue, 'FlowJob', { key: 'big', workMs: 5 } satisfies FlowJobData, { fair: { key: 'big' } }),
+    );
+    const starts = () => collected.events.filter((event) => event.type === 'start');
+    await waitFor(() => starts().length >= 500, 30000, 'the big key to be running');
+    const addedAt = performance.timeOrigin + performance.now();
+    const bigStartedBefore = starts().length;
+    const small = await addMany(10, 10, () =>
+      producer.add(queue, 'FlowJob', { key: 'small', workMs: 5 } satisfies FlowJobData, { fair: { key: 'small' } }),
+    );
+    const smallIds = new Set(small.map((job) => job.id));
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= BIG + 10, 120000, 'every job');
+    collected.close();
+
+    const sequence = starts().sort((a, b) => a.at - b.at);
+    expect(sequence).toHaveLength(BIG + 10);
+    const lastSmall = Math.max(...sequence.flatMap((event, index) => (smallIds.has(event.jobId) ? [index] : [])));
+    const bigAfterAdd = sequence
+      .slice(0, lastSmall)
+      .filter((event) => event.key === 'big' && event.at >= addedAt).length;
+    process.stdout.write(
+      `fairness: the small key's 10 jobs were added after ${bigStartedBefore} big starts, with ${BIG - bigStartedBefore} big jobs waiting; ` +
+        `the last of them started at position ${lastSmall + 1} of ${sequence.length}, ${bigAfterAdd} big starts after the add\n`,
+    );
+    // The big key still had thousands waiting: served in order, the small key's jobs would come after all of them.
+    expect(BIG - bigStartedBefore).toBeGreaterThan(5000);
+    // Served fairly, they wait behind what was already moved to JOBS or held by a worker: a few messages of the big key.
+    expect(bigAfterAdd).toBeLessThan(1000);
+    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+  }, 180000);
+
+  it('gives a key of weight 3 three turns to one of weight 1 while both have jobs waiting', async () => {
+    const queue = uniqueQueue('flow-fair-weights');
+    const collected = collectFlowEvents(nats.messaging, queue);
+    await startWorkers(queue, 1, 2);
+    // One job per message, so a turn is one job.
+    const producer = createJobProducer({
+      messaging: nats.messaging,
+      logger: logs.logger,
+      batching: { maxJobsPerMessage: 1 },
+    });
+    const add = (key: string, weight: number) => () =>
+      producer.add(queue, 'FlowJob', { key, workMs: 20 } satisfies FlowJobData, { fair: { key, weight } });
+    const [, light] = await Promise.all([addMany(150, 150, add('heavy', 3)), addMany(150, 150, add('light', 1))]);
+    // The last light job waits its turn for seconds (a quarter of the turns go to its key).
+    const explained = await explainJob(nats.messaging, queue, light[light.length - 1].id);
+    expect(explained.reason).toMatch(/^waits for the fair turn of key light in JOBS_FAIR: \d+ message/);
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 300, 60000, 'every job');
+    collected.close();
+    const keys = collected.events
+      .filter((event) => event.type === 'start')
+      .sort((a, b) => a.at - b.at)
+      .map((event) => event.key as string);
+    const first = keys.slice(0, 120);
+    const heavy = first.filter((key) => key === 'heavy').length;
+    const lights = first.length - heavy;
+    process.stdout.write(`fairness: weights 3 and 1: of the first 120 starts ${heavy} heavy, ${lights} light\n`);
+    expect(heavy / lights).toBeGreaterThan(2);
+    expect(heavy / lights).toBeLessThan(4.5);
+  }, 120000);
+
+  it('refuses a fair job on a queue whose workers do not serve fairness', async () => {
+    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    await expect(producer.add(uniqueQueue('flow-unfair'), 'FlowJob', {}, { fair: { key: 'k' } })).rejects.toThrow(
+      /does not serve fair jobs/,
+    );
+  });
+});
