@@ -9,6 +9,7 @@ import { IssuesPage } from './IssuesPage';
 import { JobsPage } from './JobsPage';
 import { OutboundPage } from './OutboundPage';
 import { OverviewPage } from './OverviewPage';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 /** Who is signed in, as `/api/me` says. */
 export interface Me {
@@ -92,11 +93,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           required
         />
         <p className="hint">Kept in this tab only. Ask whoever runs Berth for a viewer or operator token.</p>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert error={error} />
         <button type="submit" className="primary">
           Sign in
         </button>

@@ -5,6 +5,8 @@ import { dateTime } from '../components/format';
 import { useData } from '../components/useData';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface EventDetail {
   provider: string;
@@ -63,11 +65,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
       <h1 id="event-title">
         {provider}:{eventId}
       </h1>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data && (
         <>
           <dl className="facts">
@@ -163,16 +161,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           </p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Kind</th>
-                <th scope="col">By</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ended</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
+            <TableHead columns={['#', 'Kind', 'By', 'Started', 'Ended', 'Error']} />
             <tbody>
               {data.attemptLog.map((attempt) => (
                 <tr key={attempt.generation}>
@@ -193,13 +182,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           {data.attemptErrors.length > 0 ? (
             <table>
               <caption className="visually-hidden">Failed attempts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Failed at</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Attempt', 'Failed at', 'Error']} />
               <tbody>
                 {data.attemptErrors.map((failed) => (
                   <tr key={`${failed.attempt}-${failed.at}`}>

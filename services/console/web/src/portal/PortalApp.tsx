@@ -5,6 +5,8 @@ import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
 import { useData } from '../components/useData';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Session {
   workspaceId: string;
@@ -131,24 +133,10 @@ function Portal({ session }: { session: Session }) {
             </button>
           </div>
         )}
-        {endpoints.error && (
-          <p role="alert" className="error">
-            {endpoints.error.message}
-          </p>
-        )}
+        <ErrorAlert error={endpoints.error} />
         <table>
           <caption className="visually-hidden">Endpoints</caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">State</th>
-              <th scope="col">Event types</th>
-              <th scope="col">Failing since</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['URL', 'State', 'Event types', 'Failing since']} actions />
           <tbody>
             {endpoints.data?.endpoints.length === 0 && (
               <tr>
@@ -293,11 +281,7 @@ function Portal({ session }: { session: Session }) {
         />
 
         <h2>Event types you can subscribe to</h2>
-        {catalog.error && (
-          <p role="alert" className="error">
-            {catalog.error.message}
-          </p>
-        )}
+        <ErrorAlert error={catalog.error} />
         <ul className="catalog">
           {types.map((entry) => (
             <li key={entry.type}>
