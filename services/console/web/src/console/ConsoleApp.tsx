@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError, getToken, setToken } from '../api';
-import { ActionDialog, type PendingAction } from '../components/ActionDialog';
+import { ActionDialog, ActionNotice, usePendingAction, type PendingAction } from '../components/ActionDialog';
 import { Link, useLocation } from '../router';
 import { AuditPage } from './AuditPage';
 import { EventPage } from './EventPage';
@@ -104,9 +104,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const { path } = useLocation();
-  const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const act = (action: PendingAction, then?: (result: unknown) => void) => setPending({ action, then });
+  const { act, notice, dialog } = usePendingAction();
   const props: PageProps = { me, act };
   const current = PAGES.filter((page) => (page.path === '/' ? path === '/' : path.startsWith(page.path))).at(-1);
   useEffect(() => {
@@ -139,9 +137,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
-          {notice}
-        </p>
+        <ActionNotice notice={notice} />
         {path === '/' && <OverviewPage {...props} />}
         {path === '/events' && <EventsPage {...props} />}
         {eventMatch && (
@@ -156,16 +152,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         {path === '/issues' && <IssuesPage {...props} />}
         {path === '/audit' && <AuditPage {...props} />}
       </main>
-      <ActionDialog
-        slot="berth-console-token"
-        base="/api/actions"
-        pending={pending?.action ?? null}
-        onClose={() => setPending(null)}
-        onDone={(summary, result) => {
-          setNotice(summary);
-          pending?.then?.(result);
-        }}
-      />
+      <ActionDialog slot="berth-console-token" base="/api/actions" {...dialog} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, getToken, query, setToken } from '../api';
-import { ActionDialog, type PendingAction } from '../components/ActionDialog';
+import { ActionDialog, ActionNotice, usePendingAction } from '../components/ActionDialog';
 import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
@@ -80,8 +80,7 @@ export function PortalApp() {
 }
 
 function Portal({ session }: { session: Session }) {
-  const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { act, notice, dialog } = usePendingAction();
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [endpointFilter, setEndpointFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
@@ -96,7 +95,6 @@ function Portal({ session }: { session: Session }) {
     [endpointFilter, statusFilter],
     10_000,
   );
-  const act = (action: PendingAction, then?: (result: unknown) => void) => setPending({ action, then });
   const reload = () => {
     endpoints.reload();
     deliveries.reload();
@@ -115,9 +113,7 @@ function Portal({ session }: { session: Session }) {
       </header>
       <main id="portal-main" tabIndex={-1}>
         <h1>Your webhook endpoints</h1>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
-          {notice}
-        </p>
+        <ActionNotice notice={notice} />
         {secret && (
           <div className="callout" role="alert">
             <h2>Signing secret of {secret.url}</h2>
@@ -309,16 +305,7 @@ function Portal({ session }: { session: Session }) {
           ))}
         </ul>
       </main>
-      <ActionDialog
-        slot={SLOT}
-        base="/api/portal/actions"
-        pending={pending?.action ?? null}
-        onClose={() => setPending(null)}
-        onDone={(summary, result) => {
-          setNotice(summary);
-          pending?.then?.(result);
-        }}
-      />
+      <ActionDialog slot={SLOT} base="/api/portal/actions" {...dialog} />
     </div>
   );
 }
