@@ -5,18 +5,11 @@ import { dateTime } from '../components/format';
 import { useData } from '../components/useData';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
+import type { EventRow } from './EventsPage';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
 
-interface EventDetail {
-  provider: string;
-  eventId: string;
-  type: string;
-  state: string;
-  receivedAt: string;
-  attempts: number;
-  lastError: string | null;
-  lastAttemptAt: string | null;
+interface EventDetail extends EventRow {
   nextAttemptAt: string | null;
   processedAt: string | null;
   abandonedAt: string | null;
@@ -222,19 +215,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                 The headers the provider signed or identified the event with, kept in the inbox and given to the handler
                 on every attempt.
               </p>
-              <table className="headers">
-                <caption className="visually-hidden">Provider headers</caption>
-                <tbody>
-                  {Object.entries(data.providerHeaders).map(([name, value]) => (
-                    <tr key={name}>
-                      <th scope="row">{name}</th>
-                      <td>
-                        <code>{value}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <HeadersTable caption="Provider headers" headers={data.providerHeaders} />
             </>
           ) : (
             <p>None kept (the event was stored before provider headers were).</p>
@@ -248,19 +229,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                 {dateTime(data.message.storedAt)}
                 {data.message.batchSize > 1 ? `, one of ${data.message.batchSize} events in a batch message` : ''}.
               </p>
-              <table className="headers">
-                <caption className="visually-hidden">Headers</caption>
-                <tbody>
-                  {Object.entries(data.message.headers).map(([name, value]) => (
-                    <tr key={name}>
-                      <th scope="row">{name}</th>
-                      <td>
-                        <code>{value}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <HeadersTable caption="Headers" headers={data.message.headers} />
             </>
           ) : (
             <p>
@@ -284,5 +253,24 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
         </>
       )}
     </section>
+  );
+}
+
+/** Headers as a two-column table: each name, and its value as code. */
+function HeadersTable({ caption, headers }: { caption: string; headers: Record<string, string> }) {
+  return (
+    <table className="headers">
+      <caption className="visually-hidden">{caption}</caption>
+      <tbody>
+        {Object.entries(headers).map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>
+              <code>{value}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -10,7 +10,8 @@ import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
 
-interface EventRow {
+/** One event as the list shows it (the event page shows this and more). */
+export interface EventRow {
   provider: string;
   eventId: string;
   type: string;
