@@ -4,6 +4,7 @@ import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
 import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
+import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -151,21 +152,7 @@ export function OutboundPage({ me, act }: PageProps) {
                     </button>
                     {canAct(me) && (
                       <>
-                        <button
-                          type="button"
-                          onClick={() =>
-                            act(
-                              {
-                                action: 'outbound.set-enabled',
-                                params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
-                                label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
-                              },
-                              reload,
-                            )
-                          }
-                        >
-                          {endpoint.enabled ? 'Disable…' : 'Enable…'}
-                        </button>
+                        <SetEnabledButton action="outbound.set-enabled" endpoint={endpoint} act={act} then={reload} />
                         <button type="button" onClick={() => rotate(endpoint)}>
                           Rotate secret…
                         </button>

@@ -4,6 +4,7 @@ import { ActionDialog, ActionNotice, usePendingAction } from '../components/Acti
 import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
+import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
@@ -160,21 +161,7 @@ function Portal({ session }: { session: Session }) {
                   <button type="button" onClick={() => setEndpointFilter(endpoint.id)}>
                     Deliveries
                   </button>
-                  <button
-                    type="button"
-                    onClick={() =>
-                      act(
-                        {
-                          action: 'portal.set-enabled',
-                          params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
-                          label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
-                        },
-                        reload,
-                      )
-                    }
-                  >
-                    {endpoint.enabled ? 'Disable…' : 'Enable…'}
-                  </button>
+                  <SetEnabledButton action="portal.set-enabled" endpoint={endpoint} act={act} then={reload} />
                   <button
                     type="button"
                     onClick={() =>
