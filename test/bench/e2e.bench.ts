@@ -19,6 +19,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { getFreePort } from '@berth/local-infra';
+import { envInt } from './env-int';
 import { cpuSeconds } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
 import { startBerthStack } from './e2e/berth-stack';
@@ -27,20 +28,7 @@ import { clerkRequests, stripeRequests, type E2eRequest, type Provider } from '.
 import { startPeerStack } from './e2e/peer-stack';
 import { benchLogDir, repoRoot, startNodeProcess } from './e2e/processes';
 import type { E2eStack } from './e2e/stack';
-
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return value;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+import { median } from './stats';
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

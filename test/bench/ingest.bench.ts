@@ -14,9 +14,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { berthGatewayMain, startBerthGatewayForBench, type BenchTarget } from './berth-target';
+import { envInt } from './env-int';
 import { runLoad, stripeRequestFactory, type LoadResult } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
 import { startPeerForBench } from './peer/peer-target';
+import { median } from './stats';
 
 type TargetName = 'peer' | 'berth';
 
@@ -37,20 +39,6 @@ interface Summary {
   medianStoreCpuMsPerKRequests: number;
   non2xx: number;
   errors: number;
-}
-
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return value;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function summarise(rounds: RoundResult[]): Summary {

@@ -23,7 +23,7 @@ import { provisionJobInfrastructure } from '@berth/jobs';
 import { runBerthRound } from './jobs/berth-round';
 import { runBullRound } from './jobs/bullmq-round';
 import { startBenchRedis, type BenchRedis } from './jobs/redis-server';
-import { median, table } from './jobs/stats';
+import { median, table } from './stats';
 
 type Variant =
   | 'berth'

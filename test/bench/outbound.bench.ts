@@ -31,7 +31,7 @@ import { toolsBinDir } from '../support/mesh';
 import { startServiceProcess } from '../support/service-process';
 import { mapWithConcurrency } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { median, table } from './jobs/stats';
+import { median, table } from './stats';
 
 interface RoundResult {
   deliveriesPerSec: number;

@@ -4,7 +4,7 @@
  * operator's screen, retitle the terminal, hide text or forge output lines.
  */
 import type { InboxEventDocument } from '@berth/inbox';
-import { startInboxCronsEnv, type InboxCronsEnv } from './support';
+import { inboxRow, startInboxCronsEnv, type InboxCronsEnv } from './support';
 
 let env: InboxCronsEnv;
 
@@ -19,29 +19,14 @@ afterAll(async () => {
 const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 function row(eventId: string, type: string, lastError: string): InboxEventDocument {
-  return {
-    _id: `stripe:${eventId}`,
-    provider: 'stripe',
-    eventId,
-    type,
+  return inboxRow('stripe', eventId, type, {
     receivedAt: new Date('2030-01-01T00:00:00Z'),
     payload: '{}',
     subject: 'webhooks.stripe.x',
     attempts: 2,
     lastError,
     lastAttemptAt: new Date('2030-01-01T00:01:00Z'),
-    processedAt: null,
-    abandonedAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    nextAttemptAt: null,
-    roundEndedAt: null,
-    requeuedAt: null,
-    requeueCount: 0,
-    setAsideCount: 0,
-    alertedAt: null,
-    reopenedAt: null,
-  };
+  });
 }
 
 describe('berth webhooks list', () => {

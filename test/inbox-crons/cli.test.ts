@@ -5,7 +5,7 @@
 import { createLogger } from '@berth/logger';
 import { LastTickStore, LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import type { InboxEventDocument } from '@berth/inbox';
-import { startInboxCronsEnv, type InboxCronsEnv } from './support';
+import { inboxRow, startInboxCronsEnv, type InboxCronsEnv } from './support';
 
 const silent = createLogger({ service: 'cli-test', level: 'silent' });
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -19,29 +19,8 @@ beforeAll(async () => {
     type: string,
     minutes: number,
     fields: Partial<InboxEventDocument>,
-  ): InboxEventDocument => ({
-    _id: `${provider}:${eventId}`,
-    provider,
-    eventId,
-    type,
-    receivedAt: new Date(T0 + minutes * 60_000),
-    payload: JSON.stringify({ id: eventId, type }),
-    attempts: 0,
-    lastError: null,
-    lastAttemptAt: null,
-    processedAt: null,
-    abandonedAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    nextAttemptAt: null,
-    roundEndedAt: null,
-    requeuedAt: null,
-    requeueCount: 0,
-    setAsideCount: 0,
-    alertedAt: null,
-    reopenedAt: null,
-    ...fields,
-  });
+  ): InboxEventDocument =>
+    inboxRow(provider, eventId, type, { receivedAt: new Date(T0 + minutes * 60_000), ...fields });
   await env.inbox.events.insertMany([
     row('stripe', 'evt_retrying', 'invoice.payment_failed', 1, {
       attempts: 4,

@@ -5,7 +5,7 @@
  */
 import { publishMessage } from '@berth/messaging';
 import { redeliverWebhookEvent, requeueMessageId, type InboxEventDocument } from '@berth/inbox';
-import { startInboxCronsEnv, type InboxCronsEnv } from './support';
+import { inboxRow, startInboxCronsEnv, type InboxCronsEnv } from './support';
 
 let env: InboxCronsEnv;
 
@@ -17,29 +17,14 @@ afterAll(async () => {
 });
 
 function unprocessedRow(eventId: string): InboxEventDocument {
-  return {
-    _id: `stripe:${eventId}`,
-    provider: 'stripe',
-    eventId,
-    type: 'invoice.paid',
-    receivedAt: new Date(),
-    payload: JSON.stringify({ id: eventId, type: 'invoice.paid' }),
+  const now = new Date();
+  return inboxRow('stripe', eventId, 'invoice.paid', {
+    receivedAt: now,
     subject: 'webhooks.stripe.invoice.paid',
     attempts: 1,
     lastError: 'Error: x',
-    lastAttemptAt: new Date(),
-    processedAt: null,
-    abandonedAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    nextAttemptAt: null,
-    roundEndedAt: null,
-    requeuedAt: null,
-    requeueCount: 0,
-    setAsideCount: 0,
-    alertedAt: null,
-    reopenedAt: null,
-  };
+    lastAttemptAt: now,
+  });
 }
 
 describe('requeue message ids', () => {

@@ -17,7 +17,7 @@ import {
   type Inbox,
   type InboxEventDocument,
 } from '@berth/inbox';
-import { binDir } from './support';
+import { binDir, inboxRow } from './support';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2030-06-01T03:30:00.000Z');
@@ -65,11 +65,7 @@ function rowAt(n: number): { kind: Kind; document: InboxEventDocument } {
   const eventId = `evt_${String(n).padStart(6, '0')}`;
   return {
     kind,
-    document: {
-      _id: `stripe:${eventId}`,
-      provider: 'stripe',
-      eventId,
-      type: 'invoice.paid',
+    document: inboxRow('stripe', eventId, 'invoice.paid', {
       receivedAt,
       payload: `{"id":"${eventId}","object":"event","data":{"object":{"customer":"cus_${n % 977}"}}}`,
       subject: 'webhooks.stripe.invoice.paid',
@@ -78,16 +74,8 @@ function rowAt(n: number): { kind: Kind; document: InboxEventDocument } {
       lastAttemptAt: receivedAt,
       processedAt,
       abandonedAt: kind === 'set-aside' ? new Date(NOW - 60 * DAY) : null,
-      leaseOwner: null,
-      leaseUntil: null,
-      nextAttemptAt: null,
-      roundEndedAt: null,
-      requeuedAt: null,
-      requeueCount: 0,
       setAsideCount: kind === 'set-aside' ? 1 : 0,
-      alertedAt: null,
-      reopenedAt: null,
-    },
+    }),
   };
 }
 

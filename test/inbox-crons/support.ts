@@ -3,7 +3,6 @@
  * billing-sync running in-process with a small retry policy (the real consumer: JetStream transport, inbox,
  * Stripe calls), and the `berth` CLI run in-process against the same servers.
  */
-import { Writable } from 'node:stream';
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import {
@@ -15,10 +14,10 @@ import {
 } from '@berth/local-infra';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
-import { ensureInboxIndexes, inboxCollections, type Inbox } from '@berth/inbox';
+import { ensureInboxIndexes, inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
 import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
 import { createBillingSyncApp, createStripeClient, loadConfig } from '@berth/billing-sync';
-import { runCli } from '@berth/cli/src/run-cli';
+import { runCliCaptured } from '@berth/cli/src/testing';
 import { StripeStandIn } from '../support/stripe-stand-in';
 
 export const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
@@ -125,23 +124,7 @@ export async function startInboxCronsEnv(options: {
     outcomes,
     logs: captured.lines,
     logger,
-    async berth(...argv) {
-      let out = '';
-      let err = '';
-      const sink = (append: (text: string) => void) =>
-        new Writable({
-          write(chunk, _encoding, done) {
-            append(chunk.toString());
-            done();
-          },
-        });
-      const code = await runCli(argv, {
-        config,
-        stdout: sink((text) => (out += text)),
-        stderr: sink((text) => (err += text)),
-      });
-      return { code, out, err };
-    },
+    berth: (...argv) => runCliCaptured(argv, config),
     async stop() {
       await app?.close();
       await messaging.close();
@@ -171,5 +154,40 @@ export function disputeEvent(
       livemode: false,
       data: { object: { id: disputeId, object: 'dispute' } },
     },
+  };
+}
+
+/**
+ * An inbox row as the tests insert it directly: event `eventId` of `provider`, received now, never attempted, not
+ * leased, processed, set aside or requeued, with `fields` over that (attempts, errors, dates, subject, payload).
+ */
+export function inboxRow(
+  provider: string,
+  eventId: string,
+  type: string,
+  fields: Partial<InboxEventDocument> = {},
+): InboxEventDocument {
+  return {
+    _id: `${provider}:${eventId}`,
+    provider,
+    eventId,
+    type,
+    receivedAt: new Date(),
+    payload: JSON.stringify({ id: eventId, type }),
+    attempts: 0,
+    lastError: null,
+    lastAttemptAt: null,
+    processedAt: null,
+    abandonedAt: null,
+    leaseOwner: null,
+    leaseUntil: null,
+    nextAttemptAt: null,
+    roundEndedAt: null,
+    requeuedAt: null,
+    requeueCount: 0,
+    setAsideCount: 0,
+    alertedAt: null,
+    reopenedAt: null,
+    ...fields,
   };
 }

@@ -4,8 +4,6 @@
  * does not own, delete a stream, take the scheduler lease, read another client's replies or forge one.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInbox } from '@nats-io/nats-core';
 import { AckPolicy } from '@nats-io/jetstream';
 import { startNatsServer, type NatsServerHandle } from '@berth/local-infra';
@@ -27,24 +25,10 @@ import {
   openEndpointRateWindows,
   OUTBOUND_EVENTS_STREAM,
 } from '@berth/outbound';
-import { repoRoot } from '../support/service-process';
 import { toolsBinDir } from '../support/mesh';
+import { authConfOptions, randomNatsPasswords, type NatsUser } from './support/nats-users';
 
-const USERS = [
-  'gateway',
-  'billing-sync',
-  'identity-sync',
-  'scheduler',
-  'app-worker',
-  'dispatcher',
-  'operator',
-] as const;
-type User = (typeof USERS)[number];
-const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('base64url')])) as Record<
-  User,
-  string
->;
-const passwordVariable = (user: User): string => `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+const passwords = randomNatsPasswords('base64url');
 const logger = createLogger({ service: 'nats-permissions-test', level: 'silent' });
 
 let nats: NatsServerHandle;
@@ -54,7 +38,7 @@ function urlOf(user: string, password: string): string {
   return `nats://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${nats.port}`;
 }
 
-async function as(user: User): Promise<Messaging> {
+async function as(user: NatsUser): Promise<Messaging> {
   const messaging = await connectMessaging({
     servers: urlOf(user, passwords[user]),
     name: `permissions-${user}`,
@@ -68,8 +52,7 @@ async function as(user: User): Promise<Messaging> {
 beforeAll(async () => {
   nats = await startNatsServer({
     binDir: toolsBinDir,
-    extraConfig: readFileSync(join(repoRoot, 'deploy/nats/auth.conf'), 'utf8'),
-    configVariables: Object.fromEntries(USERS.map((user) => [passwordVariable(user), passwords[user]])),
+    ...authConfOptions(passwords),
   });
 }, 60_000);
 

@@ -8,7 +8,6 @@
 import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
@@ -19,27 +18,14 @@ import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
 import { openCronBuckets, readCronSchedules, readLease } from '@berth/cron';
 import { createOutboundSender } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
-import { repoRoot, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { authConfOptions, randomNatsPasswords, type NatsUser } from './support/nats-users';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { StripeStandIn } from '../support/stripe-stand-in';
 import { newStripeSecret, newSvixSecret, WebhookSender } from '../support/webhook-senders';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { Writable } from 'node:stream';
-import { runCli } from '../../services/cli/src/run-cli';
+import { runCliCaptured } from '../../services/cli/src/testing';
 
-const USERS = [
-  'gateway',
-  'billing-sync',
-  'identity-sync',
-  'scheduler',
-  'app-worker',
-  'dispatcher',
-  'operator',
-] as const;
-type User = (typeof USERS)[number];
-const passwords = Object.fromEntries(USERS.map((user) => [user, randomBytes(18).toString('hex')])) as Record<
-  User,
-  string
->;
+const passwords = randomNatsPasswords('hex');
 const TOKEN = `nats-users-${randomBytes(24).toString('hex')}`;
 const logger = createLogger({ service: 'nats-users-test', level: 'silent' });
 
@@ -53,13 +39,13 @@ let logDir: string;
 let operator: Messaging;
 let worker: Messaging;
 let gatewayUrl: string;
-const services: Partial<Record<User, ServiceProcess>> = {};
+const services: Partial<Record<NatsUser, ServiceProcess>> = {};
 const secrets = { stripe: newStripeSecret(), clerk: newSvixSecret() };
 
-const natsUrl = (user: User): string => `nats://${user}:${passwords[user]}@127.0.0.1:${nats.port}`;
+const natsUrl = (user: NatsUser): string => `nats://${user}:${passwords[user]}@127.0.0.1:${nats.port}`;
 
 function start(
-  user: Exclude<User, 'operator'>,
+  user: Exclude<NatsUser, 'operator'>,
   env: Record<string, string>,
   readyLine: RegExp,
 ): Promise<ServiceProcess> {
@@ -86,10 +72,7 @@ beforeAll(async () => {
   [nats, ferret] = await Promise.all([
     startNatsServer({
       binDir: toolsBinDir,
-      extraConfig: readFileSync(join(repoRoot, 'deploy/nats/auth.conf'), 'utf8'),
-      configVariables: Object.fromEntries(
-        USERS.map((user) => [`NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`, passwords[user]]),
-      ),
+      ...authConfOptions(passwords),
       logFile: join(logDir, 'nats-server.log'),
     }),
     startFerretDb({ binDir: toolsBinDir }),
@@ -211,18 +194,10 @@ describe('every service as its own NATS user', () => {
       ['endpoints', 'list', '--workspace', 'ws_nats'],
       ['jobs', 'dead', 'list'],
     ]) {
-      let err = '';
-      const sink = (append: (text: string) => void) =>
-        new Writable({
-          write(chunk, _encoding, done) {
-            append(chunk.toString());
-            done();
-          },
-        });
-      const code = await runCli(argv, {
-        config: { natsUrl: natsUrl('operator'), mongoUrl: ferret.url, mongoDb: db.databaseName },
-        stdout: sink(() => undefined),
-        stderr: sink((text) => (err += text)),
+      const { code, err } = await runCliCaptured(argv, {
+        natsUrl: natsUrl('operator'),
+        mongoUrl: ferret.url,
+        mongoDb: db.databaseName,
       });
       expect({ argv, code, err }).toEqual({ argv, code: 0, err: '' });
     }

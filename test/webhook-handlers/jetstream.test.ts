@@ -4,7 +4,6 @@
  * through the inbox on FerretDB.
  */
 import { waitFor } from '@berth/local-infra/testing';
-import { Writable } from 'node:stream';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { MongoClient, type Db } from 'mongodb';
@@ -16,13 +15,14 @@ import {
   republishWebhookEvent,
   waitForInboxEvent,
   type Inbox,
+  type InboxEventDocument,
   type WebhookEventAlert,
 } from '@berth/inbox';
 import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
 import { webhookProviderCoverage } from '@berth/messaging';
 import { WebhooksModule } from '@berth/webhook-handlers';
 import { startGateway, startNatsFixture, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';
-import { runCli } from '@berth/cli/src/run-cli';
+import { runCliCaptured } from '@berth/cli/src/testing';
 import { binDir, testRetryPolicy } from '../inbox-crons/support';
 import {
   callsOf,
@@ -94,20 +94,28 @@ afterAll(async () => {
 
 /** Runs `berth <argv…>` in-process against this file's servers. */
 async function berth(...argv: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const stdout = new Writable({
-    write(chunk, _encoding, done) {
-      out += chunk.toString();
-      done();
-    },
-  });
-  const config = { natsUrl: nats.server.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
-  const code = await runCli(argv, {
-    config,
-    stdout,
-    stderr: new Writable({ write: (_chunk, _encoding, done) => done() }),
+  const { code, out } = await runCliCaptured(argv, {
+    natsUrl: nats.server.url,
+    mongoUrl: ferret.url,
+    mongoDb: db.databaseName,
   });
   return { code, out };
+}
+
+/** Resolves with the inbox row of event `id` of provider acme once `until` holds for it. */
+const acmeEvent = (id: string, until: (event: InboxEventDocument) => boolean) =>
+  waitForInboxEvent({ inbox, key: `acme:${id}`, until, timeoutMs: 20_000 });
+
+/** Posts `body` as acme event `id`, signed, and expects the gateway to accept it. */
+async function postAcme(id: string, body: string): Promise<void> {
+  expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
+}
+
+/** Sends acme event `id` while its handler fails it for good, and resolves with its row once it is set aside. */
+async function sendPoisoned(id: string, body: string): Promise<InboxEventDocument> {
+  poison.add(id);
+  await postAcme(id, body);
+  return acmeEvent(id, (event) => event.abandonedAt !== null);
 }
 
 /** What a handler gets of the headers a test sent: the provider's own, not the HTTP plumbing. */
@@ -209,13 +217,8 @@ describe('webhook handlers on JetStream', () => {
     const body = JSON.stringify({ type: 'invoice.settled', data: { invoice: 'in_1' } });
     const sent = standardHeaders(body, id);
     expect((await gateway.post('acme', body, sent)).status).toBe(200);
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    await waitForInboxEvent({
-      inbox,
-      key: `acme:${id}`,
-      until: (event) => event.processedAt !== null,
-      timeoutMs: 20_000,
-    });
+    await postAcme(id, body);
+    await acmeEvent(id, (event) => event.processedAt !== null);
     expect(callsOf(id).map(({ handler, type, attempt }) => [handler, type, attempt])).toEqual([
       ['AcmeEvents.any', 'invoice.settled', 1],
     ]);
@@ -226,13 +229,8 @@ describe('webhook handlers on JetStream', () => {
     const id = uniqueId('msg');
     failFirst.set(id, 2);
     const body = JSON.stringify({ type: 'invoice.settled', data: {} });
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const row = await waitForInboxEvent({
-      inbox,
-      key: `acme:${id}`,
-      until: (event) => event.processedAt !== null,
-      timeoutMs: 20_000,
-    });
+    await postAcme(id, body);
+    const row = await acmeEvent(id, (event) => event.processedAt !== null);
     expect(row).toMatchObject({ attempts: 3, lastError: 'Error: acme is down (attempt 2)', abandonedAt: null });
     const [first, second, third] = callsOf(id);
     expect([first.attempt, second.attempt, third.attempt]).toEqual([1, 2, 3]);
@@ -247,15 +245,8 @@ describe('webhook handlers on JetStream', () => {
 
   it('sets a poison event aside with one alert; the provider resending it, fixed, gets it processed once', async () => {
     const id = uniqueId('msg');
-    poison.add(id);
     const body = JSON.stringify({ type: 'customer.merged', data: { customer: 'c_1' } });
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const setAside = await waitForInboxEvent({
-      inbox,
-      key: `acme:${id}`,
-      until: (event) => event.abandonedAt !== null,
-      timeoutMs: 20_000,
-    });
+    const setAside = await sendPoisoned(id, body);
     expect(setAside).toMatchObject({
       attempts: 1,
       processedAt: null,
@@ -277,18 +268,13 @@ describe('webhook handlers on JetStream', () => {
 
     // The team fixes the cause; the provider's dashboard sends the event again (same id, signed anew).
     poison.delete(id);
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    const processed = await waitForInboxEvent({
-      inbox,
-      key: `acme:${id}`,
-      until: (event) => event.processedAt !== null,
-      timeoutMs: 20_000,
-    });
+    await postAcme(id, body);
+    const processed = await acmeEvent(id, (event) => event.processedAt !== null);
     expect(processed).toMatchObject({ abandonedAt: null, attempts: 1 });
     expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
 
     // Sent once more after it was processed: stored as a marked copy, acked, nothing runs again.
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
+    await postAcme(id, body);
     await outcomes.waitFor(id, 'acked', 2);
     expect(callsOf(id)).toHaveLength(2);
     expect(
@@ -300,15 +286,7 @@ describe('webhook handlers on JetStream', () => {
 
   it('leaves a set-aside event set aside when JetStream redelivers its old message', async () => {
     const id = uniqueId('msg');
-    poison.add(id);
-    const body = JSON.stringify({ type: 'customer.merged', data: {} });
-    expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-    await waitForInboxEvent({
-      inbox,
-      key: `acme:${id}`,
-      until: (event) => event.abandonedAt !== null,
-      timeoutMs: 20_000,
-    });
+    await sendPoisoned(id, JSON.stringify({ type: 'customer.merged', data: {} }));
     await outcomes.waitFor(id, 'terminated');
     poison.delete(id);
     // A copy received before the set-aside (an old message, a requeue) carries the first receive time.
@@ -326,15 +304,7 @@ describe('webhook handlers on JetStream', () => {
   it('berth webhooks redeliver and retry-abandoned reopen a set-aside event of a catalog provider, which then runs once', async () => {
     const [one, two] = [uniqueId('msg'), uniqueId('msg')];
     for (const id of [one, two]) {
-      poison.add(id);
-      const body = JSON.stringify({ type: 'customer.merged', data: {} });
-      expect((await gateway.post('acme', body, standardHeaders(body, id))).status).toBe(200);
-      await waitForInboxEvent({
-        inbox,
-        key: `acme:${id}`,
-        until: (event) => event.abandonedAt !== null,
-        timeoutMs: 20_000,
-      });
+      await sendPoisoned(id, JSON.stringify({ type: 'customer.merged', data: {} }));
       poison.delete(id);
     }
     expect((await berth('webhooks', 'redeliver', 'acme', one)).code).toBe(0);
@@ -347,12 +317,7 @@ describe('webhook handlers on JetStream', () => {
     expect(retried.out).toContain(two);
     expect(retried.out).not.toContain(one);
     for (const id of [one, two]) {
-      await waitForInboxEvent({
-        inbox,
-        key: `acme:${id}`,
-        until: (event) => event.processedAt !== null,
-        timeoutMs: 20_000,
-      });
+      await acmeEvent(id, (event) => event.processedAt !== null);
       expect(callsOf(id).map((call) => call.attempt)).toEqual([1, 1]);
       // The requeued message carries the headers the inbox row kept, as the gateway's first one did.
       const [first, again] = callsOf(id);

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
@@ -12,7 +11,7 @@ import {
   type QueueDepth,
   type StoredDeadLetter,
 } from '@berth/jobs';
-import { runCli } from './run-cli';
+import { runCliCaptured, type CapturedCliRun } from './testing';
 
 const logger = createLogger({ service: 'cli-test', level: 'silent' });
 let server: NatsServerHandle;
@@ -28,22 +27,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function berth(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await runCli(argv, {
-    config: { natsUrl: server.url },
-    stdout: sink((text) => (out += text)),
-    stderr: sink((text) => (err += text)),
-  });
-  return { code, out, err };
+function berth(...argv: string[]): Promise<CapturedCliRun> {
+  return runCliCaptured(argv, { natsUrl: server.url });
 }
 
 function letter(jobId: string, queue: string): DeadLetter {

@@ -2,8 +2,14 @@ import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@ber
 import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
+import {
+  LEADER_KEY,
+  ManualClock,
+  registerCronSchedules,
+  type CronBucketOptions,
+  type CronDefinition,
+} from '@berth/cron';
 import { startHealthServer } from '@berth/metrics';
-import { LEADER_KEY, ManualClock, registerCronSchedules, type CronBucketOptions } from '@berth/cron';
 import { SchedulerMetrics } from './metrics';
 import { Scheduler } from './scheduler';
 import type { ScheduleChange } from './scheduler-events';
@@ -44,14 +50,17 @@ function fresh(): { buckets: CronBucketOptions; name: string } {
   };
 }
 
-async function replica(options: {
+interface ReplicaOptions {
   holder: string;
   clock: ManualClock;
   buckets: CronBucketOptions;
   logger?: BerthLogger;
   metrics?: SchedulerMetrics;
-}): Promise<Scheduler> {
-  const scheduler = await Scheduler.create({
+}
+
+/** A scheduler on the test's clock with a 3 s lease and a 1 s tick loop, not started. */
+function create(options: ReplicaOptions): Promise<Scheduler> {
+  return Scheduler.create({
     messaging,
     logger: options.logger ?? silent,
     metrics: options.metrics ?? new SchedulerMetrics(),
@@ -61,8 +70,25 @@ async function replica(options: {
     clock: options.clock,
     buckets: options.buckets,
   });
+}
+
+/** A scheduler that has read the schedules already registered, driven by hand (maintainLease, runPass). */
+async function replica(options: ReplicaOptions): Promise<Scheduler> {
+  const scheduler = await create(options);
   await scheduler.loadSchedules();
   return scheduler;
+}
+
+/** Registers `definitions` as the worker's whole set of crons (one left out is unscheduled). */
+function register(scheduler: Scheduler, definitions: CronDefinition[], clock?: ManualClock): Promise<unknown> {
+  return registerCronSchedules({ buckets: scheduler.buckets, owner: 'worker', definitions, logger: silent, clock });
+}
+
+/** Registers cron `name` on `pattern` and resolves when every replica's watcher has applied it. */
+async function schedule(replicas: Scheduler[], clock: ManualClock, name: string, pattern: string): Promise<void> {
+  const delivered = applied(replicas, name);
+  await register(replicas[0], [{ name, pattern }], clock);
+  await delivered;
 }
 
 /** Resolves when every replica's watcher has applied an entry of cron `name` (`until` narrows which). */
@@ -105,15 +131,7 @@ describe('scheduler (in process, manual clock)', () => {
     const { buckets, name } = fresh();
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const scheduler = await replica({ holder: 'a', clock, buckets });
-    const delivered = applied([scheduler], name);
-    await registerCronSchedules({
-      buckets: scheduler.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '*/10 * * * *' }],
-      logger: silent,
-      clock,
-    });
-    await delivered;
+    await schedule([scheduler], clock, name, '*/10 * * * *');
     expect(await scheduler.maintainLease()).toBe(true);
 
     expect((await scheduler.runPass())?.toISOString()).toBe('2025-01-01T10:10:00.000Z');
@@ -147,15 +165,7 @@ describe('scheduler (in process, manual clock)', () => {
     const { logger, messages } = captureLogger();
     const metrics = new SchedulerMetrics();
     const scheduler = await replica({ holder: 'a', clock, buckets, logger, metrics });
-    const delivered = applied([scheduler], name);
-    await registerCronSchedules({
-      buckets: scheduler.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * *' }],
-      logger: silent,
-      clock,
-    });
-    await delivered;
+    await schedule([scheduler], clock, name, '* * * * *');
     expect(await scheduler.maintainLease()).toBe(true);
     clock.set('2025-01-01T10:01:00.010Z');
     expect(await scheduler.maintainLease()).toBe(true);
@@ -177,15 +187,7 @@ describe('scheduler (in process, manual clock)', () => {
     const metricsB = new SchedulerMetrics();
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets, metrics: metricsB });
-    const delivered = applied([a, b], name);
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * * *' }],
-      logger: silent,
-      clock,
-    });
-    await delivered;
+    await schedule([a, b], clock, name, '* * * * * *');
     expect(await a.maintainLease()).toBe(true);
     expect(await b.maintainLease()).toBe(false);
     clock.set('2025-01-01T10:00:02.010Z');
@@ -211,15 +213,7 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const a = await replica({ holder: 'a', clock, buckets });
     const b = await replica({ holder: 'b', clock, buckets });
-    const delivered = applied([a, b], name);
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * * *' }],
-      logger: silent,
-      clock,
-    });
-    await delivered;
+    await schedule([a, b], clock, name, '* * * * * *');
     expect(await a.maintainLease()).toBe(true);
     await a.buckets.lease.delete(LEADER_KEY); // a's lease is gone on the server, but a's clock says it is still valid
     expect(await b.maintainLease()).toBe(true);
@@ -234,15 +228,7 @@ describe('scheduler (in process, manual clock)', () => {
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
-    const delivered = applied([a], name);
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * * *' }],
-      logger: silent,
-      clock,
-    });
-    await delivered;
+    await schedule([a], clock, name, '* * * * * *');
     expect(await a.maintainLease()).toBe(true);
     clock.advance(10_000); // frozen (SIGSTOP) for 10 s
     await a.runPass();
@@ -256,28 +242,10 @@ describe('scheduler (in process, manual clock)', () => {
     const { logger, messages } = captureLogger();
     const a = await replica({ holder: 'a', clock, buckets, logger });
     const removed = applied([a], name, 'removed');
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '0 8 * * 1' }],
-      logger: silent,
-      clock,
-    });
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '0 8 * * 1' }],
-      logger: silent,
-      clock,
-    });
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '30 2 * * *', timeZone: 'Europe/Berlin' }],
-      logger: silent,
-      clock,
-    });
-    await registerCronSchedules({ buckets: a.buckets, owner: 'worker', definitions: [], logger: silent, clock });
+    await register(a, [{ name, pattern: '0 8 * * 1' }], clock);
+    await register(a, [{ name, pattern: '0 8 * * 1' }], clock);
+    await register(a, [{ name, pattern: '30 2 * * *', timeZone: 'Europe/Berlin' }], clock);
+    await register(a, [], clock);
     await removed;
     expect(messages.filter((message) => message.startsWith(`Cron ${name}`))).toEqual([
       `Cron ${name} scheduled: 0 8 * * 1 (UTC).`,
@@ -285,13 +253,7 @@ describe('scheduler (in process, manual clock)', () => {
       `Cron ${name} unscheduled.`,
     ]);
     // A replica starting now sees the schedules already registered.
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '*/5 * * * *' }],
-      logger: silent,
-      clock,
-    });
+    await register(a, [{ name, pattern: '*/5 * * * *' }], clock);
     const late = captureLogger();
     await replica({ holder: 'b', clock, buckets, logger: late.logger });
     expect(late.messages).toContain(`Cron ${name} scheduled: */5 * * * * (UTC).`);
@@ -302,23 +264,8 @@ describe('a running replica on a manual clock (time-skipping)', () => {
   it('its tick loop and lease rounds run on the test clock: each tick is emitted as the clock reaches it', async () => {
     const { buckets, name } = fresh();
     const clock = new ManualClock('2025-01-01T10:00:00.200Z');
-    const scheduler = await Scheduler.create({
-      messaging,
-      logger: silent,
-      metrics: new SchedulerMetrics(),
-      holder: 'a',
-      leaseTtlMs: 3000,
-      tickIntervalMs: 1000,
-      clock,
-      buckets,
-    });
-    await registerCronSchedules({
-      buckets: scheduler.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * * *' }],
-      logger: silent,
-      clock,
-    });
+    const scheduler = await create({ holder: 'a', clock, buckets });
+    await register(scheduler, [{ name, pattern: '* * * * * *' }], clock);
     const waiting = waitForEvent(scheduler.events, 'tick:pass', {
       until: ({ leading, next }) => leading && next !== undefined,
     });
@@ -347,12 +294,7 @@ describe('running replicas (real timers)', () => {
     const options = { messaging, logger: silent, leaseTtlMs: 3000, tickIntervalMs: 1000, buckets };
     const a = await Scheduler.create({ ...options, holder: 'a', metrics: metricsA });
     const b = await Scheduler.create({ ...options, holder: 'b', metrics: new SchedulerMetrics() });
-    await registerCronSchedules({
-      buckets: a.buckets,
-      owner: 'worker',
-      definitions: [{ name, pattern: '* * * * * *' }],
-      logger: silent,
-    });
+    await register(a, [{ name, pattern: '* * * * * *' }]);
     const aLeads = leads(a);
     await a.start();
     await aLeads;

@@ -6,42 +6,23 @@
  *
  * Env: PEER_PORT, DATABASE_URL, REDIS_URL, STRIPE_WEBHOOK_SECRET. Prints `peer gateway listening on <port>`.
  */
-import Fastify from 'fastify';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import Stripe from 'stripe';
+import { requiredEnv, stripeWebhookApp } from '../peer/stripe-webhook-app';
 import { PEER_E2E_QUEUE } from './peer-inbox-schema';
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-}
 
 async function main(): Promise<void> {
   const secret = requiredEnv('STRIPE_WEBHOOK_SECRET');
-  const stripe = new Stripe('sk_test_peer_signing_only');
   const pool = new Pool({ connectionString: requiredEnv('DATABASE_URL'), max: 10, idleTimeoutMillis: 0 });
   const queue = new Queue(PEER_E2E_QUEUE, {
     connection: new Redis(requiredEnv('REDIS_URL'), { maxRetriesPerRequest: null }),
   });
 
-  const app = Fastify({ logger: false });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  app.post('/webhooks/stripe', async (request, reply) => {
-    const signature = request.headers['stripe-signature'];
-    let event: Stripe.Event;
-    try {
-      if (!Buffer.isBuffer(request.body) || typeof signature !== 'string') throw new Error('missing body or signature');
-      event = stripe.webhooks.constructEvent(request.body, signature, secret);
-    } catch {
-      return reply.code(400).send({ error: 'invalid signature' });
-    }
+  const app = stripeWebhookApp(secret, async (event, body) => {
     const inserted = await pool.query<{ id: string }>(
       'INSERT INTO webhook_event (provider, event_id, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id',
-      ['stripe', event.id, event.type, request.body.toString('utf8')],
+      ['stripe', event.id, event.type, body.toString('utf8')],
     );
     let id = inserted.rows[0]?.id;
     if (!id) {

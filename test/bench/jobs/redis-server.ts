@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getFreePort, spawnManaged } from '@berth/local-infra';
+import { durableRedisArgs } from '../peer/redis';
 
 /** A redis-server started for the benchmark. */
 export interface BenchRedis {
@@ -21,24 +22,7 @@ export async function startBenchRedis(command = '/usr/bin/redis-server'): Promis
   if (port === 6379) throw new Error('refusing to use port 6379');
   const proc = spawnManaged({
     command,
-    args: [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--daemonize',
-      'no',
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--maxmemory-policy',
-      'noeviction',
-    ],
+    args: durableRedisArgs(port, dir),
   });
   try {
     await proc.waitForLine(/Ready to accept connections/, 15000);

@@ -5,44 +5,23 @@
  * Run as a child process: `node -r ./deploy/runtime/ts-hook.js test/bench/peer/peer-gateway.ts` with PEER_PORT,
  * REDIS_URL and STRIPE_WEBHOOK_SECRET set. Prints `peer listening on <port>` once it accepts requests.
  */
-import Fastify from 'fastify';
 import Redis from 'ioredis';
 import { Queue } from 'bullmq';
-import Stripe from 'stripe';
+import { requiredEnv, stripeWebhookApp } from './stripe-webhook-app';
 
 /** Name of the BullMQ queue the peer enqueues into. */
 export const PEER_QUEUE = 'stripe-webhooks';
 const DEDUP_TTL_S = 7 * 24 * 3600;
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-}
 
 async function main(): Promise<void> {
   const port = Number(requiredEnv('PEER_PORT'));
   const redisUrl = requiredEnv('REDIS_URL');
   const secret = requiredEnv('STRIPE_WEBHOOK_SECRET');
 
-  // Only webhook verification is used, so the API key is never sent anywhere.
-  const stripe = new Stripe('sk_test_peer_bench_unused');
   const redis = new Redis(redisUrl);
   const queue = new Queue(PEER_QUEUE, { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }) });
 
-  const app = Fastify({ logger: false });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-
-  app.post('/webhooks/stripe', async (request, reply) => {
-    const signature = request.headers['stripe-signature'];
-    let event: Stripe.Event;
-    try {
-      if (!Buffer.isBuffer(request.body) || typeof signature !== 'string') throw new Error('missing body or signature');
-      event = stripe.webhooks.constructEvent(request.body, signature, secret);
-    } catch {
-      return reply.code(400).send({ error: 'invalid signature' });
-    }
+  const app = stripeWebhookApp(secret, async (event) => {
     const key = `webhook:stripe:${event.id}`;
     const fresh = await redis.set(key, '1', 'EX', DEDUP_TTL_S, 'NX');
     if (fresh === null) return { received: true, duplicate: true };

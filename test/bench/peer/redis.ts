@@ -39,6 +39,34 @@ function findRedisServer(): string {
 }
 
 /**
+ * The redis-server arguments of every benchmark Redis: loopback `port`, data in `dir`, logging to stdout, in the
+ * foreground, AOF fsynced on every write (`appendfsync always`, the durable setting comparable to JetStream's
+ * `sync_interval: always`), no RDB snapshots and `noeviction` (what BullMQ requires).
+ */
+export function durableRedisArgs(port: number, dir: string): string[] {
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--logfile',
+    '',
+    '--daemonize',
+    'no',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+    '--maxmemory-policy',
+    'noeviction',
+  ];
+}
+
+/**
  * Starts redis-server on a free loopback port with a temporary data folder, AOF fsynced on every write
  * (`appendfsync always`, the durable setting comparable to JetStream's `sync_interval: always`), no RDB
  * snapshots and `noeviction` (what BullMQ requires). Resolves once the log says it accepts connections.
@@ -50,26 +78,7 @@ export async function startRedis(): Promise<RedisHandle> {
   // The free port is only reserved until we close the probe socket, so retry a lost race a couple of times.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await getFreePort('127.0.0.1');
-    const args = [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--logfile',
-      '',
-      '--daemonize',
-      'no',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--save',
-      '',
-      '--maxmemory-policy',
-      'noeviction',
-    ];
+    const args = durableRedisArgs(port, dir);
     const proc: ManagedProcess = spawnManaged({ command, args });
     proc.child.on('error', () => undefined); // spawn failures surface as exit/timeout below
     trackChild(proc.child);

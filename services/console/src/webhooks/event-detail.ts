@@ -8,7 +8,7 @@ import {
 import type { ConsoleDependencies } from '../dependencies';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
-import { stateOf, type ConsoleEventState } from './search-events';
+import { eventRow, type EventRow } from './search-events';
 
 /** The leases shown, the latest ones: an event has at most 33 attempts a round plus the operations' short leases. */
 const MAX_LEASES = 80;
@@ -26,22 +26,12 @@ export interface AttemptRow {
 }
 
 /** Everything the event page shows. */
-export interface EventDetail {
-  provider: string;
-  eventId: string;
-  type: string;
-  state: ConsoleEventState;
-  receivedAt: Date;
-  attempts: number;
-  lastError: string | null;
+export interface EventDetail extends EventRow {
   /** Every failed attempt the row kept (the last 33), oldest first: number, time, error. */
   attemptErrors: InboxAttemptError[];
   /** The provider's request headers kept with the event (its signed and identifying ones), `{}` on older rows. */
   providerHeaders: Record<string, string>;
-  lastAttemptAt: Date | null;
   nextAttemptAt: Date | null;
-  processedAt: Date | null;
-  abandonedAt: Date | null;
   requeueCount: number;
   reopenedAt: Date | null;
   payload: string;
@@ -103,19 +93,10 @@ export async function eventDetail(
   const lastFailed = [...attemptLog].reverse().find((attempt) => attempt.kind === 'attempt');
   if (attemptErrors.length === 0 && lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
   return {
-    provider: row.provider,
-    eventId: row.eventId,
-    type: row.type,
-    state: stateOf(row),
-    receivedAt: row.receivedAt,
-    attempts: row.attempts,
-    lastError: row.lastError,
+    ...eventRow(row),
     attemptErrors,
     providerHeaders: row.headers ?? {},
-    lastAttemptAt: row.lastAttemptAt,
     nextAttemptAt: row.nextAttemptAt ?? null,
-    processedAt: row.processedAt,
-    abandonedAt: row.abandonedAt,
     requeueCount: row.requeueCount ?? 0,
     reopenedAt: row.reopenedAt ?? null,
     payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),

@@ -80,17 +80,22 @@ export async function searchEvents(inbox: Inbox, search: EventSearch): Promise<{
   ]);
   return {
     total,
-    events: rows.map((row) => ({
-      provider: row.provider,
-      eventId: row.eventId,
-      type: row.type,
-      state: stateOf(row),
-      receivedAt: row.receivedAt,
-      attempts: row.attempts,
-      lastError: row.lastError,
-      lastAttemptAt: row.lastAttemptAt,
-      processedAt: row.processedAt,
-      abandonedAt: row.abandonedAt,
-    })),
+    events: rows.map(eventRow),
+  };
+}
+
+/** What the list shows of an inbox row (the event page shows this and more). */
+export function eventRow(row: InboxEventDocument): EventRow {
+  return {
+    provider: row.provider,
+    eventId: row.eventId,
+    type: row.type,
+    state: stateOf(row),
+    receivedAt: row.receivedAt,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    lastAttemptAt: row.lastAttemptAt,
+    processedAt: row.processedAt,
+    abandonedAt: row.abandonedAt,
   };
 }

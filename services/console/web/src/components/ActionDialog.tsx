@@ -104,3 +104,37 @@ export function ActionDialog({
     </dialog>
   );
 }
+
+/** What an app that runs actions through {@link ActionDialog} keeps: the action waiting for confirmation and the last outcome. */
+export function usePendingAction(): {
+  /** Opens the dialog for `action`; `then` runs with its result once it was confirmed and done. */
+  act: (action: PendingAction, then?: (result: unknown) => void) => void;
+  /** The summary of the last action done, announced by {@link ActionNotice}. */
+  notice: string | null;
+  /** The props that tie an {@link ActionDialog} to this state. */
+  dialog: Pick<Parameters<typeof ActionDialog>[0], 'pending' | 'onClose' | 'onDone'>;
+} {
+  const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  return {
+    act: (action, then) => setPending({ action, then }),
+    notice,
+    dialog: {
+      pending: pending?.action ?? null,
+      onClose: () => setPending(null),
+      onDone: (summary, result) => {
+        setNotice(summary);
+        pending?.then?.(result);
+      },
+    },
+  };
+}
+
+/** The outcome of the last action, read out politely by screen readers and hidden while there is none. */
+export function ActionNotice({ notice }: { notice: string | null }) {
+  return (
+    <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
+      {notice}
+    </p>
+  );
+}

@@ -1,6 +1,7 @@
 import { Fragment, useState } from 'react';
 import { Badge } from './Badge';
 import { dateTime, relative } from './format';
+import { TableHead } from './Table';
 
 /** A delivery with its log, as the API answers it. */
 export interface Delivery {
@@ -50,24 +51,11 @@ export function DeliveryLog({
   return (
     <table className="deliveries">
       <caption className="visually-hidden">Deliveries, newest first</caption>
-      <thead>
-        <tr>
-          {selected && (
-            <th scope="col">
-              <span className="visually-hidden">Select</span>
-            </th>
-          )}
-          <th scope="col">Delivery</th>
-          <th scope="col">Endpoint</th>
-          <th scope="col">Type</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Created</th>
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={['Delivery', 'Endpoint', 'Type', 'Status', 'Attempts', 'Created']}
+        select={Boolean(selected)}
+        actions
+      />
       <tbody>
         {deliveries.length === 0 && (
           <tr>

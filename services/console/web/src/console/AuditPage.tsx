@@ -3,6 +3,8 @@ import { Badge } from '../components/Badge';
 import { dateTime } from '../components/format';
 import { useData } from '../components/useData';
 import type { PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Entry {
   _id: string;
@@ -21,22 +23,10 @@ export function AuditPage(_props: PageProps) {
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <table>
         <caption className="visually-hidden">Latest actions, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">What</th>
-          </tr>
-        </thead>
+        <TableHead columns={['When', 'Who', 'Action', 'Outcome', 'What']} />
         <tbody>
           {data?.entries.map((entry) => (
             <tr key={entry._id}>

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError, getToken, setToken } from '../api';
-import { ActionDialog, type PendingAction } from '../components/ActionDialog';
+import { ActionDialog, ActionNotice, usePendingAction, type PendingAction } from '../components/ActionDialog';
 import { Link, useLocation } from '../router';
 import { AuditPage } from './AuditPage';
 import { EventPage } from './EventPage';
@@ -9,6 +9,7 @@ import { IssuesPage } from './IssuesPage';
 import { JobsPage } from './JobsPage';
 import { OutboundPage } from './OutboundPage';
 import { OverviewPage } from './OverviewPage';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 /** Who is signed in, as `/api/me` says. */
 export interface Me {
@@ -92,11 +93,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           required
         />
         <p className="hint">Kept in this tab only. Ask whoever runs Berth for a viewer or operator token.</p>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert error={error} />
         <button type="submit" className="primary">
           Sign in
         </button>
@@ -107,9 +104,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const { path } = useLocation();
-  const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const act = (action: PendingAction, then?: (result: unknown) => void) => setPending({ action, then });
+  const { act, notice, dialog } = usePendingAction();
   const props: PageProps = { me, act };
   const current = PAGES.filter((page) => (page.path === '/' ? path === '/' : path.startsWith(page.path))).at(-1);
   useEffect(() => {
@@ -142,9 +137,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
-          {notice}
-        </p>
+        <ActionNotice notice={notice} />
         {path === '/' && <OverviewPage {...props} />}
         {path === '/events' && <EventsPage {...props} />}
         {eventMatch && (
@@ -159,16 +152,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         {path === '/issues' && <IssuesPage {...props} />}
         {path === '/audit' && <AuditPage {...props} />}
       </main>
-      <ActionDialog
-        slot="berth-console-token"
-        base="/api/actions"
-        pending={pending?.action ?? null}
-        onClose={() => setPending(null)}
-        onDone={(summary, result) => {
-          setNotice(summary);
-          pending?.then?.(result);
-        }}
-      />
+      <ActionDialog slot="berth-console-token" base="/api/actions" {...dialog} />
     </div>
   );
 }

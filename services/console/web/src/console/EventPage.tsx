@@ -5,16 +5,11 @@ import { dateTime } from '../components/format';
 import { useData } from '../components/useData';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
+import type { EventRow } from './EventsPage';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
-interface EventDetail {
-  provider: string;
-  eventId: string;
-  type: string;
-  state: string;
-  receivedAt: string;
-  attempts: number;
-  lastError: string | null;
-  lastAttemptAt: string | null;
+interface EventDetail extends EventRow {
   nextAttemptAt: string | null;
   processedAt: string | null;
   abandonedAt: string | null;
@@ -63,11 +58,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
       <h1 id="event-title">
         {provider}:{eventId}
       </h1>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data && (
         <>
           <dl className="facts">
@@ -163,16 +154,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           </p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Kind</th>
-                <th scope="col">By</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ended</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
+            <TableHead columns={['#', 'Kind', 'By', 'Started', 'Ended', 'Error']} />
             <tbody>
               {data.attemptLog.map((attempt) => (
                 <tr key={attempt.generation}>
@@ -193,13 +175,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
           {data.attemptErrors.length > 0 ? (
             <table>
               <caption className="visually-hidden">Failed attempts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Failed at</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Attempt', 'Failed at', 'Error']} />
               <tbody>
                 {data.attemptErrors.map((failed) => (
                   <tr key={`${failed.attempt}-${failed.at}`}>
@@ -239,19 +215,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                 The headers the provider signed or identified the event with, kept in the inbox and given to the handler
                 on every attempt.
               </p>
-              <table className="headers">
-                <caption className="visually-hidden">Provider headers</caption>
-                <tbody>
-                  {Object.entries(data.providerHeaders).map(([name, value]) => (
-                    <tr key={name}>
-                      <th scope="row">{name}</th>
-                      <td>
-                        <code>{value}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <HeadersTable caption="Provider headers" headers={data.providerHeaders} />
             </>
           ) : (
             <p>None kept (the event was stored before provider headers were).</p>
@@ -265,19 +229,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                 {dateTime(data.message.storedAt)}
                 {data.message.batchSize > 1 ? `, one of ${data.message.batchSize} events in a batch message` : ''}.
               </p>
-              <table className="headers">
-                <caption className="visually-hidden">Headers</caption>
-                <tbody>
-                  {Object.entries(data.message.headers).map(([name, value]) => (
-                    <tr key={name}>
-                      <th scope="row">{name}</th>
-                      <td>
-                        <code>{value}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <HeadersTable caption="Headers" headers={data.message.headers} />
             </>
           ) : (
             <p>
@@ -301,5 +253,24 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
         </>
       )}
     </section>
+  );
+}
+
+/** Headers as a two-column table: each name, and its value as code. */
+function HeadersTable({ caption, headers }: { caption: string; headers: Record<string, string> }) {
+  return (
+    <table className="headers">
+      <caption className="visually-hidden">{caption}</caption>
+      <tbody>
+        {Object.entries(headers).map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>
+              <code>{value}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

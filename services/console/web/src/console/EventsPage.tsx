@@ -2,11 +2,16 @@ import { useState, type FormEvent } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
 import { dateTime, relative } from '../components/format';
+import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
 import { useData } from '../components/useData';
+import { useSelection } from '../components/useSelection';
 import { Link, navigate, useLocation } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
-interface EventRow {
+/** One event as the list shows it (the event page shows this and more). */
+export interface EventRow {
   provider: string;
   eventId: string;
   type: string;
@@ -27,7 +32,7 @@ export function EventsPage({ me, act }: PageProps) {
     string
   >;
   const [draft, setDraft] = useState(filters);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, toggle, clear } = useSelection<string>();
   const providers = useData(() => api<{ providers: string[] }>('berth-console-token', '/api/webhooks/providers'), []);
   const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
   const { data, error, reload } = useData(
@@ -40,17 +45,10 @@ export function EventsPage({ me, act }: PageProps) {
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setSelected(new Set());
+    clear();
     navigate(`/events${query(draft)}`);
   };
   const keyOf = (row: EventRow) => `${row.provider}:${row.eventId}`;
-  const toggle = (key: string) =>
-    setSelected((previous) => {
-      const next = new Set(previous);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
   const selectedRefs = (data?.events ?? [])
     .filter((row) => selected.has(keyOf(row)))
     .map((row) => ({ provider: row.provider, eventId: row.eventId }));
@@ -58,82 +56,56 @@ export function EventsPage({ me, act }: PageProps) {
     <section aria-labelledby="events-title">
       <h1 id="events-title">Webhook events</h1>
       <form className="filters" onSubmit={submit} aria-label="Search events">
-        <div>
-          <label htmlFor="f-provider">Provider</label>
-          <select
-            id="f-provider"
-            value={draft.provider}
-            onChange={(event) => setDraft({ ...draft, provider: event.target.value })}
-          >
-            <option value="">Any</option>
-            {(providers.data?.providers ?? []).map((provider) => (
-              <option key={provider} value={provider}>
-                {provider}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="f-type">Type</label>
-          <input
-            id="f-type"
-            value={draft.type}
-            onChange={(event) => setDraft({ ...draft, type: event.target.value })}
-            placeholder="invoice.paid"
-          />
-        </div>
-        <div>
-          <label htmlFor="f-state">State</label>
-          <select
-            id="f-state"
-            value={draft.state}
-            onChange={(event) => setDraft({ ...draft, state: event.target.value })}
-          >
-            <option value="">Any</option>
-            <option value="pending">Pending (no attempt yet)</option>
-            <option value="retrying">Retrying</option>
-            <option value="set-aside">Set aside</option>
-            <option value="processed">Processed</option>
-          </select>
-        </div>
-        <div>
-          <label htmlFor="f-event">Event id</label>
-          <input
-            id="f-event"
-            value={draft.eventId}
-            onChange={(event) => setDraft({ ...draft, eventId: event.target.value })}
-            placeholder="evt_…"
-          />
-        </div>
-        <div>
-          <label htmlFor="f-from">Received from</label>
-          <input
-            id="f-from"
-            type="datetime-local"
-            value={draft.from}
-            onChange={(event) => setDraft({ ...draft, from: event.target.value })}
-          />
-        </div>
-        <div>
-          <label htmlFor="f-to">Received until</label>
-          <input
-            id="f-to"
-            type="datetime-local"
-            value={draft.to}
-            onChange={(event) => setDraft({ ...draft, to: event.target.value })}
-          />
-        </div>
-        <div className="filter-buttons">
-          <button type="submit" className="primary">
-            Search
-          </button>
-        </div>
+        <FilterSelect id="f-provider" label="Provider" draft={draft} setDraft={setDraft} field="provider">
+          <option value="">Any</option>
+          {(providers.data?.providers ?? []).map((provider) => (
+            <option key={provider} value={provider}>
+              {provider}
+            </option>
+          ))}
+        </FilterSelect>
+        <FilterInput
+          id="f-type"
+          label="Type"
+          draft={draft}
+          setDraft={setDraft}
+          field="type"
+          placeholder="invoice.paid"
+        />
+        <FilterSelect id="f-state" label="State" draft={draft} setDraft={setDraft} field="state">
+          <option value="">Any</option>
+          <option value="pending">Pending (no attempt yet)</option>
+          <option value="retrying">Retrying</option>
+          <option value="set-aside">Set aside</option>
+          <option value="processed">Processed</option>
+        </FilterSelect>
+        <FilterInput
+          id="f-event"
+          label="Event id"
+          draft={draft}
+          setDraft={setDraft}
+          field="eventId"
+          placeholder="evt_…"
+        />
+        <FilterInput
+          id="f-from"
+          label="Received from"
+          draft={draft}
+          setDraft={setDraft}
+          field="from"
+          type="datetime-local"
+        />
+        <FilterInput
+          id="f-to"
+          label="Received until"
+          draft={draft}
+          setDraft={setDraft}
+          field="to"
+          type="datetime-local"
+        />
+        <FilterSubmit>Search</FilterSubmit>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {canAct(me) && (
         <div className="toolbar" role="group" aria-label="Bulk actions">
           <button
@@ -176,21 +148,7 @@ export function EventsPage({ me, act }: PageProps) {
       )}
       <table className="events">
         <caption className="visually-hidden">Matching webhook events</caption>
-        <thead>
-          <tr>
-            {canAct(me) && (
-              <th scope="col">
-                <span className="visually-hidden">Select</span>
-              </th>
-            )}
-            <th scope="col">Event</th>
-            <th scope="col">Type</th>
-            <th scope="col">State</th>
-            <th scope="col">Received</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Event', 'Type', 'State', 'Received', 'Attempts', 'Last error']} select={canAct(me)} />
         <tbody>
           {data?.events.map((row) => (
             <tr key={keyOf(row)}>

@@ -4,6 +4,7 @@ import { Badge } from '../components/Badge';
 import { dateTime, relative } from '../components/format';
 import { useData } from '../components/useData';
 import { canAct, type PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 interface Issue {
   id: string;
@@ -44,11 +45,7 @@ export function IssuesPage({ me, act }: PageProps) {
         Unprocessed webhook events with an error, dead-lettered jobs and failed outbound deliveries, grouped by the same
         error class and message shape in the same provider, queue or endpoint.
       </p>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data?.issues.length === 0 && <p>No open failures.</p>}
       <ol className="issues">
         {data?.issues.map((issue) => (

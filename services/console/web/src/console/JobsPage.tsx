@@ -3,7 +3,10 @@ import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { dateTime, relative } from '../components/format';
 import { useData } from '../components/useData';
+import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Depth {
   queue: string;
@@ -47,36 +50,20 @@ export function JobsPage({ me, act }: PageProps) {
     [],
     30_000,
   );
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const { selected, toggle, clear } = useSelection<number>();
   const [open, setOpen] = useState<number | null>(null);
   const reload = () => {
-    setSelected(new Set());
+    clear();
     dead.reload();
     queues.reload();
   };
-  const toggle = (id: number) =>
-    setSelected((previous) => {
-      const next = new Set(previous);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
   return (
     <section aria-labelledby="jobs-title">
       <h1 id="jobs-title">Jobs</h1>
       <h2>Queues</h2>
       <table>
         <caption className="visually-hidden">Queue depths</caption>
-        <thead>
-          <tr>
-            <th scope="col">Queue</th>
-            <th scope="col">Waiting</th>
-            <th scope="col">Running</th>
-            <th scope="col">Redelivered</th>
-            <th scope="col">Delayed</th>
-            <th scope="col">Dead letters</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Queue', 'Waiting', 'Running', 'Redelivered', 'Delayed', 'Dead letters']} />
         <tbody>
           {queues.data?.queues.length === 0 && (
             <tr>
@@ -97,11 +84,7 @@ export function JobsPage({ me, act }: PageProps) {
       </table>
 
       <h2>Dead letters</h2>
-      {dead.error && (
-        <p role="alert" className="error">
-          {dead.error.message}
-        </p>
-      )}
+      <ErrorAlert error={dead.error} />
       {canAct(me) && (
         <div className="toolbar" role="group" aria-label="Dead-letter actions">
           <button
@@ -133,24 +116,11 @@ export function JobsPage({ me, act }: PageProps) {
       )}
       <table>
         <caption className="visually-hidden">Dead-lettered jobs, latest first</caption>
-        <thead>
-          <tr>
-            {canAct(me) && (
-              <th scope="col">
-                <span className="visually-hidden">Select</span>
-              </th>
-            )}
-            <th scope="col">Id</th>
-            <th scope="col">Queue / job</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Failed</th>
-            <th scope="col">Error</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={['Id', 'Queue / job', 'Reason', 'Attempts', 'Failed', 'Error']}
+          select={canAct(me)}
+          actions
+        />
         <tbody>
           {dead.data?.deadLetters.length === 0 && (
             <tr>
@@ -234,17 +204,7 @@ export function JobsPage({ me, act }: PageProps) {
       </p>
       <table>
         <caption className="visually-hidden">Registered crons</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Pattern</th>
-            <th scope="col">Zone</th>
-            <th scope="col">Last tick</th>
-            <th scope="col">Next tick</th>
-            <th scope="col">Queue</th>
-            <th scope="col">Owner</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Name', 'Pattern', 'Zone', 'Last tick', 'Next tick', 'Queue', 'Owner']} />
         <tbody>
           {crons.data?.crons.length === 0 && (
             <tr>

@@ -3,8 +3,13 @@ import { api, query } from '../api';
 import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
+import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
+import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
+import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Endpoint {
   id: string;
@@ -25,7 +30,7 @@ export function OutboundPage({ me, act }: PageProps) {
   const [workspace, setWorkspace] = useState('');
   const [filter, setFilter] = useState({ endpointId: '', status: '', workspaceId: '' });
   const [draft, setDraft] = useState(filter);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, toggle, clear } = useSelection<string>();
   const [secret, setSecret] = useState<{ endpointId: string; secret: string } | null>(null);
   const [recoverSince, setRecoverSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600 * 1000)));
   const endpoints = useData(
@@ -47,7 +52,7 @@ export function OutboundPage({ me, act }: PageProps) {
   const reload = () => {
     endpoints.reload();
     deliveries.reload();
-    setSelected(new Set());
+    clear();
   };
   const byWorkspace = new Map<string, Endpoint[]>();
   for (const endpoint of endpoints.data?.endpoints ?? [])
@@ -119,18 +124,7 @@ export function OutboundPage({ me, act }: PageProps) {
           <h3>Workspace {workspaceId}</h3>
           <table>
             <caption className="visually-hidden">Endpoints of {workspaceId}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">State</th>
-                <th scope="col">Failing since</th>
-                <th scope="col">Types</th>
-                <th scope="col">Secrets</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Endpoint', 'State', 'Failing since', 'Types', 'Secrets']} actions />
             <tbody>
               {list.map((endpoint) => (
                 <tr key={endpoint.id}>
@@ -158,21 +152,7 @@ export function OutboundPage({ me, act }: PageProps) {
                     </button>
                     {canAct(me) && (
                       <>
-                        <button
-                          type="button"
-                          onClick={() =>
-                            act(
-                              {
-                                action: 'outbound.set-enabled',
-                                params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
-                                label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
-                              },
-                              reload,
-                            )
-                          }
-                        >
-                          {endpoint.enabled ? 'Disable…' : 'Enable…'}
-                        </button>
+                        <SetEnabledButton action="outbound.set-enabled" endpoint={endpoint} act={act} then={reload} />
                         <button type="button" onClick={() => rotate(endpoint)}>
                           Rotate secret…
                         </button>
@@ -192,41 +172,16 @@ export function OutboundPage({ me, act }: PageProps) {
 
       <h2>Deliveries</h2>
       <form className="filters" onSubmit={submit} aria-label="Filter deliveries">
-        <div>
-          <label htmlFor="d-endpoint">Endpoint id</label>
-          <input
-            id="d-endpoint"
-            value={draft.endpointId}
-            onChange={(event) => setDraft({ ...draft, endpointId: event.target.value })}
-          />
-        </div>
-        <div>
-          <label htmlFor="d-ws">Workspace</label>
-          <input
-            id="d-ws"
-            value={draft.workspaceId}
-            onChange={(event) => setDraft({ ...draft, workspaceId: event.target.value })}
-          />
-        </div>
-        <div>
-          <label htmlFor="d-status">Status</label>
-          <select
-            id="d-status"
-            value={draft.status}
-            onChange={(event) => setDraft({ ...draft, status: event.target.value })}
-          >
-            <option value="">Any</option>
-            <option value="pending">Pending</option>
-            <option value="delivered">Delivered</option>
-            <option value="failed">Failed</option>
-            <option value="skipped">Skipped</option>
-          </select>
-        </div>
-        <div className="filter-buttons">
-          <button type="submit" className="primary">
-            Filter
-          </button>
-        </div>
+        <FilterInput id="d-endpoint" label="Endpoint id" draft={draft} setDraft={setDraft} field="endpointId" />
+        <FilterInput id="d-ws" label="Workspace" draft={draft} setDraft={setDraft} field="workspaceId" />
+        <FilterSelect id="d-status" label="Status" draft={draft} setDraft={setDraft} field="status">
+          <option value="">Any</option>
+          <option value="pending">Pending</option>
+          <option value="delivered">Delivered</option>
+          <option value="failed">Failed</option>
+          <option value="skipped">Skipped</option>
+        </FilterSelect>
+        <FilterSubmit>Filter</FilterSubmit>
       </form>
       {canAct(me) && (
         <div className="toolbar">
@@ -248,22 +203,11 @@ export function OutboundPage({ me, act }: PageProps) {
           </button>
         </div>
       )}
-      {deliveries.error && (
-        <p role="alert" className="error">
-          {deliveries.error.message}
-        </p>
-      )}
+      <ErrorAlert error={deliveries.error} />
       <DeliveryLog
         deliveries={deliveries.data?.deliveries ?? []}
         selected={canAct(me) ? selected : undefined}
-        onToggle={(id) =>
-          setSelected((previous) => {
-            const next = new Set(previous);
-            if (next.has(id)) next.delete(id);
-            else next.add(id);
-            return next;
-          })
-        }
+        onToggle={toggle}
         onReplay={
           canAct(me)
             ? (delivery) =>

@@ -5,6 +5,8 @@ import { Chart } from '../components/Chart';
 import { dateTime, duration, relative } from '../components/format';
 import { useData } from '../components/useData';
 import type { PageProps } from './ConsoleApp';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Overview {
   window: { name: 'hour' | 'day'; buckets: string[] };
@@ -80,11 +82,7 @@ export function OverviewPage(_props: PageProps) {
           ))}
         </fieldset>
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {data && (
         <>
           <div className="cards">
@@ -196,13 +194,7 @@ export function OverviewPage(_props: PageProps) {
               <h2>Services</h2>
               <table>
                 <caption className="visually-hidden">Readiness of each service</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Answer</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Service', 'State', 'Answer']} />
                 <tbody>
                   {data.services.length === 0 && (
                     <tr>
@@ -228,15 +220,7 @@ export function OverviewPage(_props: PageProps) {
               <h2>Consumer lag</h2>
               <table>
                 <caption className="visually-hidden">Durable consumers and their lag</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Stream / consumer</th>
-                    <th scope="col">Pending</th>
-                    <th scope="col">Ack pending</th>
-                    <th scope="col">Redelivered</th>
-                    <th scope="col">Last ack</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Stream / consumer', 'Pending', 'Ack pending', 'Redelivered', 'Last ack']} />
                 <tbody>
                   {data.consumers.map((consumer) => (
                     <tr key={`${consumer.stream}/${consumer.consumer}`}>

@@ -1,10 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, getToken, query, setToken } from '../api';
-import { ActionDialog, type PendingAction } from '../components/ActionDialog';
+import { ActionDialog, ActionNotice, usePendingAction } from '../components/ActionDialog';
 import { Badge } from '../components/Badge';
 import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
 import { relative } from '../components/format';
+import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableHead } from '../components/Table';
 
 interface Session {
   workspaceId: string;
@@ -78,8 +81,7 @@ export function PortalApp() {
 }
 
 function Portal({ session }: { session: Session }) {
-  const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { act, notice, dialog } = usePendingAction();
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [endpointFilter, setEndpointFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
@@ -94,7 +96,6 @@ function Portal({ session }: { session: Session }) {
     [endpointFilter, statusFilter],
     10_000,
   );
-  const act = (action: PendingAction, then?: (result: unknown) => void) => setPending({ action, then });
   const reload = () => {
     endpoints.reload();
     deliveries.reload();
@@ -113,9 +114,7 @@ function Portal({ session }: { session: Session }) {
       </header>
       <main id="portal-main" tabIndex={-1}>
         <h1>Your webhook endpoints</h1>
-        <p role="status" aria-live="polite" className={notice ? 'notice' : 'visually-hidden'}>
-          {notice}
-        </p>
+        <ActionNotice notice={notice} />
         {secret && (
           <div className="callout" role="alert">
             <h2>Signing secret of {secret.url}</h2>
@@ -131,24 +130,10 @@ function Portal({ session }: { session: Session }) {
             </button>
           </div>
         )}
-        {endpoints.error && (
-          <p role="alert" className="error">
-            {endpoints.error.message}
-          </p>
-        )}
+        <ErrorAlert error={endpoints.error} />
         <table>
           <caption className="visually-hidden">Endpoints</caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">State</th>
-              <th scope="col">Event types</th>
-              <th scope="col">Failing since</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['URL', 'State', 'Event types', 'Failing since']} actions />
           <tbody>
             {endpoints.data?.endpoints.length === 0 && (
               <tr>
@@ -176,21 +161,7 @@ function Portal({ session }: { session: Session }) {
                   <button type="button" onClick={() => setEndpointFilter(endpoint.id)}>
                     Deliveries
                   </button>
-                  <button
-                    type="button"
-                    onClick={() =>
-                      act(
-                        {
-                          action: 'portal.set-enabled',
-                          params: { endpointId: endpoint.id, enabled: !endpoint.enabled },
-                          label: `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
-                        },
-                        reload,
-                      )
-                    }
-                  >
-                    {endpoint.enabled ? 'Disable…' : 'Enable…'}
-                  </button>
+                  <SetEnabledButton action="portal.set-enabled" endpoint={endpoint} act={act} then={reload} />
                   <button
                     type="button"
                     onClick={() =>
@@ -293,11 +264,7 @@ function Portal({ session }: { session: Session }) {
         />
 
         <h2>Event types you can subscribe to</h2>
-        {catalog.error && (
-          <p role="alert" className="error">
-            {catalog.error.message}
-          </p>
-        )}
+        <ErrorAlert error={catalog.error} />
         <ul className="catalog">
           {types.map((entry) => (
             <li key={entry.type}>
@@ -325,16 +292,7 @@ function Portal({ session }: { session: Session }) {
           ))}
         </ul>
       </main>
-      <ActionDialog
-        slot={SLOT}
-        base="/api/portal/actions"
-        pending={pending?.action ?? null}
-        onClose={() => setPending(null)}
-        onDone={(summary, result) => {
-          setNotice(summary);
-          pending?.then?.(result);
-        }}
-      />
+      <ActionDialog slot={SLOT} base="/api/portal/actions" {...dialog} />
     </div>
   );
 }

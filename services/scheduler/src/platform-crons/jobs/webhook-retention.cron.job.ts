@@ -1,12 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CronProcessor, Process } from '@berth/jobs';
-import type { BerthLogger } from '@berth/logger';
-import {
-  PLATFORM_CRON_QUEUE,
-  PLATFORM_CRONS_LOGGER,
-  WEBHOOK_INBOX_OPERATIONS,
-  type WebhookInboxOperations,
-} from '../platform-crons.tokens';
+import { PLATFORM_CRON_QUEUE } from '../platform-crons.tokens';
+import { WebhookInboxCronJob } from './webhook-inbox-cron-job';
 
 // Every day at 03:30 UTC.
 export const WEBHOOK_RETENTION_CRON_PATTERN = '30 3 * * *';
@@ -14,12 +8,7 @@ export const WEBHOOK_RETENTION_CRON_PATTERN = '30 3 * * *';
 // Deletes processed webhook events older than WEBHOOK_EVENT_RETENTION_DAYS; never an unprocessed one. Safe to run
 // twice: a second run finds nothing more to delete.
 @CronProcessor({ pattern: WEBHOOK_RETENTION_CRON_PATTERN, queueName: PLATFORM_CRON_QUEUE })
-export class WebhookRetentionCronJob {
-  constructor(
-    @Inject(WEBHOOK_INBOX_OPERATIONS) private readonly inbox: WebhookInboxOperations,
-    @Inject(PLATFORM_CRONS_LOGGER) private readonly logger: BerthLogger,
-  ) {}
-
+export class WebhookRetentionCronJob extends WebhookInboxCronJob {
   @Process(WebhookRetentionCronJob.name)
   async handle(): Promise<void> {
     const outcome = await this.inbox.deleteExpiredWebhookEvents();

@@ -1,4 +1,4 @@
-/** The median of a list of numbers. */
+/** The median of a list of numbers (NaN for none). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
