@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { spawnManaged, startFerretDb, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
@@ -6,7 +7,7 @@ import {
   BILLING_QUEUE,
   queueApplyWorkspaceMemberLimit,
 } from '../../services/app-worker/src/billing/billing-queue.contract';
-import { captureLogs, startNats, toolsBinDir, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, toolsBinDir, type NatsFixture } from './support/infra';
 
 const logs = captureLogs('warn');
 let nats: NatsFixture;
@@ -70,7 +71,10 @@ describe('services/app-worker on JetStream', () => {
 
     const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
     await producer.add(CRON_QUEUE_NAME, 'SendWeeklySummariesCronJob', {});
-    await waitFor(async () => (await db.collection('clientSummaries').countDocuments()) === 31, 15000, '31 summaries');
+    await waitFor(async () => (await db.collection('clientSummaries').countDocuments()) === 31, {
+      what: '31 summaries',
+      timeoutMs: 15000,
+    });
 
     await queueApplyWorkspaceMemberLimit(
       { add: (name, data, options) => producer.add(BILLING_QUEUE, name, data, options) },

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   JOBS_STREAM_NAME,
@@ -7,7 +8,7 @@ import {
   listDeadLetters,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('info');
@@ -56,7 +57,7 @@ describe('jobs queued in one burst share messages', () => {
     expect(new Set(added.map((job) => job.id)).size).toBe(2000);
     const messages = (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.last_seq - before;
     expect(messages).toBeLessThan(200);
-    await waitFor(() => runs.size === 2000, 10000, 'all 2,000 jobs');
+    await waitFor(() => runs.size === 2000, { what: 'all 2,000 jobs', timeoutMs: 10000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
   });
@@ -71,11 +72,10 @@ describe('jobs queued in one burst share messages', () => {
         queueService().add<CountData>(CountJob.name, { n: base + i }, { retryLimit: i === 7 ? 1 : 3 }),
       ),
     );
-    await waitFor(() => runs.get(base + 3) === 3, 5000, 'the flaky job to succeed on attempt 3');
+    await waitFor(() => runs.get(base + 3) === 3, { what: 'the flaky job to succeed on attempt 3', timeoutMs: 5000 });
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => (l.data as CountData).n === base + 7),
-      5000,
-      'the dead letter',
+      { what: 'the dead letter', timeoutMs: 5000 },
     );
     expect(letter).toMatchObject({ reason: 'exhausted', attempts: 2, retryLimit: 1, name: 'CountJob' });
     for (let i = 0; i < 50; i++) if (i !== 3 && i !== 7) expect(runs.get(base + i)).toBe(1);

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   Process,
@@ -6,7 +7,7 @@ import {
   provisionJobInfrastructure,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, deferred, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, deferred, startNats, uniqueQueue, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -60,7 +61,7 @@ describe('deduplicationId (JetStream KV)', () => {
     expect(new Set(results.map((result) => result.id)).size).toBe(1);
 
     // While the job runs, adding another does nothing.
-    await waitFor(() => runs.get('ws-1') === 1, 5000, 'the job to start');
+    await waitFor(() => runs.get('ws-1') === 1, { what: 'the job to start', timeoutMs: 5000 });
     expect(
       await queueService().add<GatedData>(GatedJob.name, { key: 'ws-1' }, { deduplicationId: 'workspace-1' }),
     ).toEqual({ id: results[0].id, deduplicated: true });
@@ -76,11 +77,10 @@ describe('deduplicationId (JetStream KV)', () => {
         );
         return added.deduplicated ? undefined : added;
       },
-      5000,
-      'the id to be released',
+      { what: 'the id to be released', timeoutMs: 5000 },
     );
     expect(next.id).not.toBe(results[0].id);
-    await waitFor(() => runs.get('ws-1') === 2, 5000, 'the second job to run');
+    await waitFor(() => runs.get('ws-1') === 2, { what: 'the second job to run', timeoutMs: 5000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(runs.get('ws-1')).toBe(2);
   });
@@ -89,7 +89,7 @@ describe('deduplicationId (JetStream KV)', () => {
     const a = await queueService().add<GatedData>(GatedJob.name, { key: 'a' }, { deduplicationId: 'id-a' });
     const b = await queueService().add<GatedData>(GatedJob.name, { key: 'b' }, { deduplicationId: 'id-b' });
     expect(a.deduplicated || b.deduplicated).toBe(false);
-    await waitFor(() => runs.get('a') === 1 && runs.get('b') === 1, 5000, 'both jobs');
+    await waitFor(() => runs.get('a') === 1 && runs.get('b') === 1, { what: 'both jobs', timeoutMs: 5000 });
   });
 
   it('frees an id whose producer died between claiming it and storing the job, after the claim TTL', async () => {
@@ -112,11 +112,10 @@ describe('deduplicationId (JetStream KV)', () => {
         );
         return result.deduplicated ? undefined : result;
       },
-      CLAIM_TTL_MS + 4000,
-      'the orphan claim to expire',
+      { what: 'the orphan claim to expire', timeoutMs: CLAIM_TTL_MS + 4000 },
     );
     expect(added.deduplicated).toBe(false);
-    await waitFor(() => runs.get('ghost') === 1, 5000, 'the job to run');
+    await waitFor(() => runs.get('ghost') === 1, { what: 'the job to run', timeoutMs: 5000 });
   });
 
   it('replaces an entry whose job message is gone (acked while its release failed)', async () => {
@@ -126,7 +125,7 @@ describe('deduplicationId (JetStream KV)', () => {
     await deduplication.confirm(stale.claim, { stream: 'JOBS', seq: 987654321, scheduled: false });
     const added = await queueService().add<GatedData>(GatedJob.name, { key: 'stale' }, { deduplicationId: 'stale' });
     expect(added.deduplicated).toBe(false);
-    await waitFor(() => runs.get('stale') === 1, 5000, 'the job to run');
+    await waitFor(() => runs.get('stale') === 1, { what: 'the job to run', timeoutMs: 5000 });
   });
 
   it('holds the id of a delayed job until it has run', async () => {
@@ -139,7 +138,7 @@ describe('deduplicationId (JetStream KV)', () => {
       id: first.id,
       deduplicated: true,
     });
-    await waitFor(() => runs.get('later') === 1, 5000, 'the delayed job to run');
+    await waitFor(() => runs.get('later') === 1, { what: 'the delayed job to run', timeoutMs: 5000 });
     const again = await waitFor(
       async () => {
         const result = await queueService().add<GatedData>(
@@ -149,8 +148,7 @@ describe('deduplicationId (JetStream KV)', () => {
         );
         return result.deduplicated ? undefined : result;
       },
-      5000,
-      'the id to be released',
+      { what: 'the id to be released', timeoutMs: 5000 },
     );
     expect(again.id).not.toBe(first.id);
   });

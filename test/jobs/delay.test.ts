@@ -1,6 +1,7 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Process, Processor, getMessageQueueToken, getQueueDepths, type MessageQueueService } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -41,11 +42,11 @@ describe('delayInMilliseconds', () => {
     const addedAt = Date.now();
     await queueService().add<StampData>(StampJob.name, { key: 'delayed' }, { delayInMilliseconds: 1500 });
     await queueService().add<StampData>(StampJob.name, { key: 'now' });
-    await waitFor(() => ranAt.has('now'), 3000, 'the immediate job');
+    await waitFor(() => ranAt.has('now'), { what: 'the immediate job', timeoutMs: 3000 });
     expect(ranAt.has('delayed')).toBe(false);
     const depth = (await getQueueDepths(nats.messaging)).find((entry) => entry.queue === queue);
     expect(depth?.delayed).toBe(1);
-    await waitFor(() => ranAt.has('delayed'), 5000, 'the delayed job');
+    await waitFor(() => ranAt.has('delayed'), { what: 'the delayed job', timeoutMs: 5000 });
     const waited = ranAt.get('delayed')! - addedAt;
     expect(waited).toBeGreaterThanOrEqual(1500);
     expect(waited).toBeLessThan(1500 + 1000);
@@ -58,7 +59,7 @@ describe('delayInMilliseconds', () => {
       keys.map((key) => queueService().add<StampData>(StampJob.name, { key }, { delayInMilliseconds: 800 })),
     );
     await queueService().add<StampData>(StampJob.name, { key: 'after-many' });
-    await waitFor(() => ranAt.has('after-many'), 3000, 'an immediate job behind 200 delayed ones');
-    await waitFor(() => keys.every((key) => ranAt.has(key)), 8000, 'the 200 delayed jobs');
+    await waitFor(() => ranAt.has('after-many'), { what: 'an immediate job behind 200 delayed ones', timeoutMs: 3000 });
+    await waitFor(() => keys.every((key) => ranAt.has(key)), { what: 'the 200 delayed jobs', timeoutMs: 8000 });
   });
 });

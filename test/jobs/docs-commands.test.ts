@@ -1,9 +1,10 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Process, Processor, type JobInfo } from '@berth/jobs';
-import { captureLogs, startNats, toolsBinDir, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, toolsBinDir, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const run = promisify(execFile);
@@ -41,7 +42,7 @@ const natsCli = (...args: string[]) =>
 describe('the nats CLI commands of docs/jobs.md', () => {
   it('nats pub queues a job by hand; nats consumer info shows the queue', async () => {
     await natsCli('pub', 'jobs.client-queue.SendClientSummaryJob', '{"workspaceId":"ws_1"}');
-    await waitFor(() => received.length === 1, 5000, 'the job');
+    await waitFor(() => received.length === 1, { what: 'the job', timeoutMs: 5000 });
     expect(received[0]).toMatchObject({
       data: { workspaceId: 'ws_1' },
       info: { name: 'SendClientSummaryJob', queue: 'client-queue', attempt: 1 },

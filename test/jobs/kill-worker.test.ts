@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { startFerretDb, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, JOBS_STREAM_NAME, listDeadLetters } from '@berth/jobs';
 import { EFFECT_JOB_OF_QUEUE, EFFECT_QUEUES, type EffectDocument } from './fixtures/effect-jobs';
-import { captureLogs, startNats, toolsBinDir, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, toolsBinDir, type NatsFixture } from './support/infra';
 import { startTestWorker, type TestWorkerEnv } from './support/worker-process';
 
 const JOBS = 10000;
@@ -53,13 +54,16 @@ describe('a worker killed with SIGKILL in the middle of 10,000 jobs', () => {
     expect(jobIds.size).toBe(JOBS);
 
     const effects = db.collection<EffectDocument>('effects');
-    await waitFor(async () => (await effects.countDocuments()) >= JOBS * 0.3, 60000, '30% of the effects');
+    await waitFor(async () => (await effects.countDocuments()) >= JOBS * 0.3, {
+      what: '30% of the effects',
+      timeoutMs: 60000,
+    });
     doomed.child.kill('SIGKILL');
     const killed = await doomed.exited;
     expect(killed.signal).toBe('SIGKILL');
     const atKill = await effects.countDocuments();
 
-    await waitFor(async () => (await effects.countDocuments()) >= JOBS, 90000, 'every effect');
+    await waitFor(async () => (await effects.countDocuments()) >= JOBS, { what: 'every effect', timeoutMs: 90000 });
     const all = await effects.find({}, { projection: { _id: 1, n: 1, worker: 1 } }).toArray();
     expect(all).toHaveLength(JOBS);
     expect(new Set(all.map((effect) => effect._id))).toEqual(jobIds);
@@ -77,11 +81,10 @@ describe('a worker killed with SIGKILL in the middle of 10,000 jobs', () => {
       `kill-worker: effects at kill ${atKill}, by worker ${JSON.stringify(byWorker)}, duplicate attempts absorbed ${duplicates}\n`,
     );
 
-    await waitFor(
-      async () => (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.messages === 0,
-      10000,
-      'the JOBS stream to be empty',
-    );
+    await waitFor(async () => (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.messages === 0, {
+      what: 'the JOBS stream to be empty',
+      timeoutMs: 10000,
+    });
     expect(await listDeadLetters(nats.messaging)).toEqual([]);
 
     await survivor.stop(10000);

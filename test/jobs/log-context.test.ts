@@ -1,7 +1,8 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { Inject, type INestApplicationContext } from '@nestjs/common';
 import type { BerthLogger } from '@berth/logger';
 import { Process, Processor, getMessageQueueToken, type MessageQueueService } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('info');
@@ -51,8 +52,7 @@ describe('log lines written during a job', () => {
     );
     await waitFor(
       () => seen.size === 41 && logs.lines.filter((line) => String(line.msg).startsWith('working on')).length === 43,
-      10000,
-      'every job',
+      { what: 'every job', timeoutMs: 10000 },
     );
 
     const working = logs.lines.filter((line) => String(line.msg).startsWith('working on'));

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import { publishMessage } from '@berth/messaging';
 import {
@@ -9,7 +10,7 @@ import {
   createJobProducer,
   type JobInfo,
 } from '@berth/jobs';
-import { captureLogs, startNats, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -52,7 +53,7 @@ describe('job messages not written by add', () => {
       },
     });
     await publishMessage(nats.messaging.js, { subject: `jobs.${CRON_QUEUE_NAME}.EveryTenMinutesCronJob`, data: '' });
-    await waitFor(() => received.length === 2, 5000, 'both messages');
+    await waitFor(() => received.length === 2, { what: 'both messages', timeoutMs: 5000 });
     expect(received[0]).toMatchObject({
       data: { scheduledAt: '2026-11-30T08:10:00.000Z' },
       info: {
@@ -73,8 +74,7 @@ describe('job messages not written by add', () => {
     });
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'garbage-1'),
-      5000,
-      'the dead letter',
+      { what: 'the dead letter', timeoutMs: 5000 },
     );
     expect(letter).toMatchObject({
       reason: 'invalid',
@@ -100,8 +100,7 @@ describe('job messages not written by add', () => {
     });
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging)).find((l) => l.jobId === 'retired-1'),
-      5000,
-      'the dead letter',
+      { what: 'the dead letter', timeoutMs: 5000 },
     );
     expect(letter).toMatchObject({ reason: 'invalid', name: 'RetiredCronJob', error: { name: 'UnknownJobError' } });
     expect(letter.unreadable).toBeUndefined();

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   Process,
@@ -9,7 +10,7 @@ import {
   replayDeadLetter,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -60,11 +61,10 @@ describe('retries and dead letters (JetStream)', () => {
   it('retries a failing job with exponential backoff until it succeeds', async () => {
     behaviour.set('flaky', { failTimes: 3 });
     await queueService().add<FlakyData>(FlakyJob.name, { key: 'flaky' });
-    const times = await waitFor(
-      () => (attempts.get('flaky')?.length === 4 ? attempts.get('flaky') : undefined),
-      10000,
-      '4 attempts',
-    );
+    const times = await waitFor(() => (attempts.get('flaky')?.length === 4 ? attempts.get('flaky') : undefined), {
+      what: '4 attempts',
+      timeoutMs: 10000,
+    });
     const waits = times.slice(1).map((time, index) => time - times[index]);
     // 200, 400, 800 ms, give or take the scheduling of one loopback round trip.
     expect(waits[0]).toBeGreaterThanOrEqual(BASE_DELAY_MS - 10);
@@ -81,8 +81,7 @@ describe('retries and dead letters (JetStream)', () => {
     const added = await queueService().add<FlakyData>(FlakyJob.name, { key: 'poison' }, { retryLimit: 5 });
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
-      5000,
-      'dead letter',
+      { what: 'dead letter', timeoutMs: 5000 },
     );
     expect(letter).toMatchObject({
       queue,
@@ -101,8 +100,7 @@ describe('retries and dead letters (JetStream)', () => {
     const added = await queueService().add<FlakyData>(FlakyJob.name, { key: 'down' }, { retryLimit: 1 });
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
-      5000,
-      'dead letter',
+      { what: 'dead letter', timeoutMs: 5000 },
     );
     expect(letter).toMatchObject({
       queue,
@@ -124,7 +122,7 @@ describe('retries and dead letters (JetStream)', () => {
       letter.id,
     );
     expect(replayed).toMatchObject({ id: letter.id, queue, name: 'FlakyJob', replayOf: added.id, deduplicated: false });
-    await waitFor(() => attempts.get('down')?.length === 4, 10000, 'the replayed job to succeed');
+    await waitFor(() => attempts.get('down')?.length === 4, { what: 'the replayed job to succeed', timeoutMs: 10000 });
     expect((await listDeadLetters(nats.messaging, { queue })).some((l) => l.id === letter.id)).toBe(false);
     expect((await listDeadLetters(nats.messaging, { queue })).some((l) => l.replayOf === added.id)).toBe(false);
   });

@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { startFerretDb, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, DELAYED_JOBS_STREAM_NAME, JOBS_STREAM_NAME, queueConsumerName } from '@berth/jobs';
 import { RecordEffectJobA, type EffectDocument } from './fixtures/effect-jobs';
-import { captureLogs, startNats, toolsBinDir, waitFor, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, toolsBinDir, type NatsFixture } from './support/infra';
 import { startTestWorker, type TestWorkerEnv } from './support/worker-process';
 
 const logs = captureLogs('warn');
@@ -42,7 +43,10 @@ describe('SIGTERM during a 1-second job', () => {
     const ids: string[] = [];
     for (let n = 0; n < 3; n++) ids.push((await producer.add('effects-a', RecordEffectJobA.name, { n })).id);
 
-    await waitFor(async () => (await db.collection('started').countDocuments()) === 1, 10000, 'the first job to start');
+    await waitFor(async () => (await db.collection('started').countDocuments()) === 1, {
+      what: 'the first job to start',
+      timeoutMs: 10000,
+    });
     const signalledAt = Date.now();
     first.child.kill('SIGTERM');
     const exit = await first.exited;
@@ -60,7 +64,7 @@ describe('SIGTERM during a 1-second job', () => {
     // Nothing was lost: the next worker runs the two that waited, each once.
     const second = await startTestWorker(env('second'));
     workers.push(second);
-    await waitFor(async () => (await effects.countDocuments()) === 3, 15000, 'the remaining jobs');
+    await waitFor(async () => (await effects.countDocuments()) === 3, { what: 'the remaining jobs', timeoutMs: 15000 });
     expect((await effects.find().toArray()).map((effect) => effect._id).sort()).toEqual([...ids].sort());
     expect(await db.collection('duplicateAttempts').countDocuments()).toBe(0);
     second.child.kill('SIGTERM');

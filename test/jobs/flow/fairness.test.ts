@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('error');
 let nats: NatsFixture;
@@ -51,14 +52,17 @@ describe('fair queueing across two worker processes', () => {
       producer.add(queue, 'FlowJob', { key: 'big', workMs: 5 } satisfies FlowJobData, { fair: { key: 'big' } }),
     );
     const starts = () => collected.events.filter((event) => event.type === 'start');
-    await waitFor(() => starts().length >= 500, 30000, 'the big key to be running');
+    await waitFor(() => starts().length >= 500, { what: 'the big key to be running', timeoutMs: 30000 });
     const addedAt = performance.timeOrigin + performance.now();
     const bigStartedBefore = starts().length;
     const small = await addMany(10, 10, () =>
       producer.add(queue, 'FlowJob', { key: 'small', workMs: 5 } satisfies FlowJobData, { fair: { key: 'small' } }),
     );
     const smallIds = new Set(small.map((job) => job.id));
-    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= BIG + 10, 120000, 'every job');
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= BIG + 10, {
+      what: 'every job',
+      timeoutMs: 120000,
+    });
     collected.close();
 
     const sequence = starts().sort((a, b) => a.at - b.at);
@@ -94,7 +98,10 @@ describe('fair queueing across two worker processes', () => {
     // The last light job waits its turn for seconds (a quarter of the turns go to its key).
     const explained = await explainJob(nats.messaging, queue, light[light.length - 1].id);
     expect(explained.reason).toMatch(/^waits for the fair turn of key light in JOBS_FAIR: \d+ message/);
-    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 300, 60000, 'every job');
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 300, {
+      what: 'every job',
+      timeoutMs: 60000,
+    });
     collected.close();
     const keys = collected.events
       .filter((event) => event.type === 'start')

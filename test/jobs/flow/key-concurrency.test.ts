@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 import { maxConcurrentByKey } from './concurrency-stats';
 
 const logs = captureLogs('warn');
@@ -51,7 +52,7 @@ describe('per-key concurrency across three worker processes', () => {
     }
     for (const added of await Promise.all(adds)) ids.add(added.id);
     const ends = () => collected.events.filter((event) => event.type === 'end');
-    await waitFor(() => ends().length >= KEYS * PER_KEY, 90000, 'every job to run');
+    await waitFor(() => ends().length >= KEYS * PER_KEY, { what: 'every job to run', timeoutMs: 90000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     collected.close();
 
@@ -91,8 +92,7 @@ describe('per-key concurrency across three worker processes', () => {
     const smallIds = new Set(small.map((job) => job.id));
     await waitFor(
       () => collected.events.filter((event) => event.type === 'end' && smallIds.has(event.jobId)).length === 10,
-      30000,
-      'the small key',
+      { what: 'the small key', timeoutMs: 30000 },
     );
     const bigDone = collected.events.filter((event) => event.type === 'end' && event.key === 'big').length;
     collected.close();

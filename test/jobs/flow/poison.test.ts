@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, JOBS_STREAM_NAME, listDeadLetters, queueConsumerName } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('warn');
 const queue = uniqueQueue('flow-poison');
@@ -44,11 +45,10 @@ describe('a job that kills its worker process each time it runs', () => {
       workers.push(worker);
       const outcome = await Promise.race([
         worker.exited.then((exit) => ({ exit })),
-        waitFor(
-          async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
-          20000,
-          'a death or the dead letter',
-        ).then((found) => ({ found })),
+        waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), {
+          what: 'a death or the dead letter',
+          timeoutMs: 20000,
+        }).then((found) => ({ found })),
       ]);
       if ('exit' in outcome) exits.push(outcome.exit);
       else letter = outcome.found;
@@ -75,8 +75,7 @@ describe('a job that kills its worker process each time it runs', () => {
     await waitFor(
       async () =>
         (await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_ack_pending === 0,
-      5000,
-      'the message to be terminated',
+      { what: 'the message to be terminated', timeoutMs: 5000 },
     );
     // The surviving worker is still up.
     const survivor = workers[workers.length - 1];

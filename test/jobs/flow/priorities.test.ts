@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, explainJob, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('error');
 let nats: NatsFixture;
@@ -67,7 +68,10 @@ describe('priorities across two worker processes', () => {
     expect(explained.reason).toMatch(/^waits for a worker \(priority 5\)/);
 
     workers.push(...(await Promise.all(Array.from({ length: WORKERS }, (_, n) => start(n + 1)))));
-    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 150, 60000, 'every job');
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 150, {
+      what: 'every job',
+      timeoutMs: 60000,
+    });
     collected.close();
 
     const sequence = collected.events

@@ -1,8 +1,9 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowEvent, FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker, type FlowWorkerEnv } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('warn');
 let nats: NatsFixture;
@@ -57,11 +58,10 @@ describe('rate limits across worker processes', () => {
       Array.from({ length: 40 }, () => producer.add(queue, 'FlowJob', { key: 'ws_free' } satisfies FlowJobData)),
     );
     const started = Date.now();
-    await waitFor(
-      () => collected.events.filter((e) => e.type === 'end' && e.key === 'ws_rate').length === 40,
-      30000,
-      'the limited jobs',
-    );
+    await waitFor(() => collected.events.filter((e) => e.type === 'end' && e.key === 'ws_rate').length === 40, {
+      what: 'the limited jobs',
+      timeoutMs: 30000,
+    });
     const elapsed = Date.now() - started;
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start' && e.key === 'ws_rate');
@@ -89,7 +89,10 @@ describe('rate limits across worker processes', () => {
     await Promise.all(
       Array.from({ length: 30 }, (_, n) => producer.add(queue, 'FlowJob', { key: `k${n % 3}` } satisfies FlowJobData)),
     );
-    await waitFor(() => collected.events.filter((e) => e.type === 'end').length === 30, 30000, 'every job');
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length === 30, {
+      what: 'every job',
+      timeoutMs: 30000,
+    });
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start');
     expect(starts).toHaveLength(30);

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import {
   cancelJob,
@@ -9,7 +10,7 @@ import {
 } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('error');
 let nats: NatsFixture;
@@ -52,8 +53,7 @@ async function addUntilStored(add: () => Promise<AddedJob>, what: string): Promi
       await new Promise((resolve) => setTimeout(resolve, 20));
       return false;
     },
-    15000,
-    what,
+    { what, timeoutMs: 15000 },
   );
   return answers;
 }
@@ -76,7 +76,10 @@ describe('singleton: one job waiting or running per key', () => {
     expect(burst.filter((added) => added.dropped === 'singleton')).toHaveLength(39);
 
     await startWorkers(queue, 2);
-    await waitFor(() => collected.events.some((e) => e.type === 'start' && e.jobId === stored[0].id), 10000, 'start');
+    await waitFor(() => collected.events.some((e) => e.type === 'start' && e.jobId === stored[0].id), {
+      what: 'start',
+      timeoutMs: 10000,
+    });
     const whileRunning = await add(1);
     expect(whileRunning).toEqual({ id: stored[0].id, deduplicated: false, dropped: 'singleton' });
 
@@ -86,7 +89,10 @@ describe('singleton: one job waiting or running per key', () => {
     // Freed only once the first job ended: every earlier answer named it.
     expect(answers.slice(0, -1).every((added) => added.id === stored[0].id)).toBe(true);
     expect(collected.events.some((e) => e.type === 'end' && e.jobId === stored[0].id)).toBe(true);
-    await waitFor(() => collected.events.some((e) => e.type === 'end' && e.jobId === next.id), 10000, 'the next job');
+    await waitFor(() => collected.events.some((e) => e.type === 'end' && e.jobId === next.id), {
+      what: 'the next job',
+      timeoutMs: 10000,
+    });
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start').map((e) => e.jobId);
     expect(starts).toEqual([stored[0].id, next.id]);
@@ -119,7 +125,10 @@ describe('singleton: one job waiting or running per key', () => {
     const add = () =>
       jobs.add(queue, 'FlowJob', { key: 'ws_c', workMs: 20000 } satisfies FlowJobData, { singleton: { key: 'ws_c' } });
     const first = await add();
-    await waitFor(() => collected.events.some((e) => e.type === 'start' && e.jobId === first.id), 10000, 'start');
+    await waitFor(() => collected.events.some((e) => e.type === 'start' && e.jobId === first.id), {
+      what: 'start',
+      timeoutMs: 10000,
+    });
     expect((await add()).id).toBe(first.id);
     await cancelJob(nats.messaging, queue, first.id, { reason: 'test' });
     const answers = await addUntilStored(add, 'the key to be freed by the cancellation');
@@ -146,14 +155,16 @@ describe('singleton: one job waiting or running per key', () => {
     expect(Date.now() - diedAt).toBeGreaterThan(500);
 
     await startWorkers(queue, 1, 2000);
-    await waitFor(() => collected.events.some((e) => e.type === 'end' && e.jobId === second.id), 15000, 'the new job');
+    await waitFor(() => collected.events.some((e) => e.type === 'end' && e.jobId === second.id), {
+      what: 'the new job',
+      timeoutMs: 15000,
+    });
     await waitFor(
       async () => {
         const info = await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue));
         return info.num_pending + info.num_ack_pending === 0;
       },
-      15000,
-      'the redelivered job to be dropped',
+      { what: 'the redelivered job to be dropped', timeoutMs: 15000 },
     );
     collected.close();
     const starts = collected.events.filter((e) => e.type === 'start').map((e) => [e.jobId, e.attempt]);

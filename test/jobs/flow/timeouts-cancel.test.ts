@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import { EventEmitter, once } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
@@ -17,7 +18,7 @@ import {
   type MessageQueueService,
 } from '@berth/jobs';
 import type { Messaging } from '@berth/messaging';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 import { createJobsApp } from '../support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -106,8 +107,8 @@ describe('timeouts', () => {
       { key: 'timeout', hangAttempts: 1 },
       { timeoutMs: 300 },
     );
-    await waitFor(() => attempts.get(added.id)?.length === 2, 10000, 'the retry');
-    await waitFor(settledQueue, 5000, 'the queue to settle');
+    await waitFor(() => attempts.get(added.id)?.length === 2, { what: 'the retry', timeoutMs: 10000 });
+    await waitFor(settledQueue, { what: 'the queue to settle', timeoutMs: 5000 });
     const [first, second] = attempts.get(added.id) ?? [];
     expect(first).toMatchObject({ attempt: 1 });
     expect(first.reason).toBeInstanceOf(JobTimeoutError);
@@ -129,8 +130,7 @@ describe('timeouts', () => {
     );
     const letter = await waitFor(
       async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
-      10000,
-      'the dead letter',
+      { what: 'the dead letter', timeoutMs: 10000 },
     );
     expect(letter).toMatchObject({
       reason: 'exhausted',
@@ -158,7 +158,7 @@ describe('cancel(jobId) from another process', () => {
       `cancel: worker ${worker} aborted ${(abort.at - stored).toFixed(1)} ms after the cancellation was stored (${(abort.at - before).toFixed(1)} ms after cancel was called)\n`,
     );
     expect(abort.at - stored).toBeLessThan(100);
-    await waitFor(settledQueue, 5000, 'the cancelled job to be acked');
+    await waitFor(settledQueue, { what: 'the cancelled job to be acked', timeoutMs: 5000 });
     expect(attempts.get(added.id)).toHaveLength(1);
     expect(finished.filter((event) => event.outcome === 'cancelled')).toHaveLength(1);
     expect((await listDeadLetters(nats.messaging, { queue })).filter((letter) => letter.jobId === added.id)).toEqual(
@@ -178,14 +178,12 @@ describe('cancel(jobId) from another process', () => {
       async () =>
         (await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue))).ack_floor
           .stream_seq > 0 && settledQueue(),
-      10000,
-      'the delayed job to be dropped',
+      { what: 'the delayed job to be dropped', timeoutMs: 10000 },
     );
-    await waitFor(
-      () => finished.filter((event) => event.outcome === 'cancelled').length === 2,
-      5000,
-      'the cancelled outcome',
-    );
+    await waitFor(() => finished.filter((event) => event.outcome === 'cancelled').length === 2, {
+      what: 'the cancelled outcome',
+      timeoutMs: 5000,
+    });
     expect(attempts.has(added.id)).toBe(false);
   });
 
@@ -216,9 +214,8 @@ describe('cancel(jobId) from another process', () => {
         );
         return result.deduplicated ? undefined : result;
       },
-      5000,
-      'the deduplication id to be free',
+      { what: 'the deduplication id to be free', timeoutMs: 5000 },
     );
-    await waitFor(() => attempts.get(again.id)?.length === 1, 5000, 'the new job to run');
+    await waitFor(() => attempts.get(again.id)?.length === 1, { what: 'the new job to run', timeoutMs: 5000 });
   });
 });

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   DELAYED_JOBS_STREAM_NAME,
@@ -8,7 +9,7 @@ import {
   type JobInfo,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 import { createJobsApp } from '../support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -48,11 +49,11 @@ describe('throttle and debounce windows', () => {
     );
     expect(first.dropped).toBeUndefined();
     expect(dropped.every((added) => added.dropped === 'throttled' && added.id === first.id)).toBe(true);
-    await waitFor(() => runs.some((run) => run.id === first.id), 5000, 'the first job');
+    await waitFor(() => runs.some((run) => run.id === first.id), { what: 'the first job', timeoutMs: 5000 });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const next = await service(1).add(WindowJob.name, { n: 6 }, { throttle: { key: 'ws_t', ms: 1000 } });
     expect(next.dropped).toBeUndefined();
-    await waitFor(() => runs.some((run) => run.id === next.id), 5000, 'the next window');
+    await waitFor(() => runs.some((run) => run.id === next.id), { what: 'the next window', timeoutMs: 5000 });
     expect(
       runs
         .filter((run) => run.n <= 6)
@@ -69,15 +70,17 @@ describe('throttle and debounce windows', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const last = added[added.length - 1];
-    const run = await waitFor(() => runs.find((r) => r.id === last.id), 5000, 'the last job of the burst');
+    const run = await waitFor(() => runs.find((r) => r.id === last.id), {
+      what: 'the last job of the burst',
+      timeoutMs: 5000,
+    });
     expect(run.at - last.at).toBeGreaterThanOrEqual(600);
     await waitFor(
       async () => {
         const info = await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue));
         return info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 5;
       },
-      5000,
-      'every debounced job to come due and settle',
+      { what: 'every debounced job to come due and settle', timeoutMs: 5000 },
     );
     expect(runs.filter((r) => r.n >= 11).map((r) => r.n)).toEqual([15]);
   });

@@ -1,3 +1,4 @@
+import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   getMessageQueueToken,
@@ -9,7 +10,7 @@ import {
 } from '@berth/jobs';
 import { sampleValue } from '@berth/metrics/testing';
 import { createWorkerMetrics } from '../../../services/app-worker/src/worker-metrics';
-import { captureLogs, startNats, uniqueQueue, waitFor, type NatsFixture } from '../support/infra';
+import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 import { createJobsApp } from '../support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -57,11 +58,11 @@ describe('worker metrics', () => {
     expect(sampleValue(await scrape(), 'job_dead_lettered_total', { queue, reason: 'poison' })).toBe(0);
 
     const bad = await jobs.add<MetricsJobData>('MetricsJob', { kind: 'bad' });
-    await waitFor(() => started.has(bad.id), 5000, 'the bad job');
+    await waitFor(() => started.has(bad.id), { what: 'the bad job', timeoutMs: 5000 });
     await jobs.add<MetricsJobData>('MetricsJob', { kind: 'ok' }, { delayInMilliseconds: 3_600_000 });
     // One job holds the only slot; the next waits behind it.
     const hang = await jobs.add<MetricsJobData>('MetricsJob', { kind: 'hang' });
-    await waitFor(() => started.has(hang.id), 5000, 'the hanging job');
+    await waitFor(() => started.has(hang.id), { what: 'the hanging job', timeoutMs: 5000 });
     const waiting = await jobs.add<MetricsJobData>('MetricsJob', { kind: 'ok' });
     await new Promise((resolve) => setTimeout(resolve, 1100));
 
@@ -74,7 +75,7 @@ describe('worker metrics', () => {
     expect(sampleValue(held, 'job_oldest_waiting_seconds', { queue })).toBeLessThan(10);
 
     await jobs.cancel(hang.id);
-    await waitFor(() => started.has(waiting.id), 5000, 'the waiting job to run');
+    await waitFor(() => started.has(waiting.id), { what: 'the waiting job to run', timeoutMs: 5000 });
     const after = await scrape();
     expect(sampleValue(after, 'job_cancelled_total', { queue })).toBe(1);
     expect(sampleValue(after, 'job_oldest_waiting_seconds', { queue })).toBe(0);

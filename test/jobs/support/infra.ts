@@ -63,21 +63,6 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   return { promise, resolve };
 }
 
-/** Polls `check` until it returns a truthy value (returned), or throws after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  timeoutMs = 10000,
-  what = 'condition',
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 let counter = 0;
 /** A queue name unique in this process (`<prefix>-<pid>-<n>`). */
 export function uniqueQueue(prefix: string): string {
