@@ -37,6 +37,11 @@ export interface RunServiceOptions<C, S extends StoppableService> {
   signals?: NodeJS.Signals[];
   /** Logged as a stop begins, after `<signal> received: stopping`, e.g. what the stop waits for. */
   stoppingMessage?: string;
+  /**
+   * A stop that has not finished this long after the signal gives up: `Shutdown took too long` is logged and the
+   * run resolves 1 (a hung close must not keep a replica that already released its work alive). Unset: no deadline.
+   */
+  stopDeadlineMs?: (config: C) => number;
   /** Where a failed start is written; default the process's stderr. */
   errorOutput?: { write(text: string): unknown };
 }
@@ -59,6 +64,13 @@ export async function runService<C, S extends StoppableService>(options: RunServ
       exitOnSignals(
         async () => {
           if (options.stoppingMessage) running.logger.info(options.stoppingMessage);
+          const deadlineMs = options.stopDeadlineMs?.(config);
+          if (deadlineMs !== undefined) {
+            setTimeout(() => {
+              running.logger.error({ deadlineMs }, 'Shutdown took too long');
+              resolve(1);
+            }, deadlineMs).unref();
+          }
           await running.stop();
           await tracing.shutdown();
         },

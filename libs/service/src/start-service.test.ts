@@ -160,4 +160,29 @@ describe('runService', () => {
     process.emit('SIGUSR2', 'SIGUSR2');
     expect(await exit).toBe(1);
   });
+
+  it('resolves 1 when the stop outlasts its deadline', async () => {
+    const sink = lineSink();
+    let started!: () => void;
+    const isStarted = new Promise<void>((resolve) => (started = resolve));
+    const exit = runService({
+      name: 'shell-test',
+      config: () => undefined,
+      telemetry: () => ({ serviceName: 'shell-test' }),
+      start: async () => {
+        started();
+        return {
+          logger: createLogger({ service: 'shell-test', level: 'info', destination: sink.destination }),
+          stop: () => new Promise<void>(() => undefined),
+        };
+      },
+      signals: ['SIGUSR2'],
+      stopDeadlineMs: () => 20,
+    });
+    await isStarted;
+    await new Promise((resolve) => setImmediate(resolve));
+    process.emit('SIGUSR2', 'SIGUSR2');
+    expect(await exit).toBe(1);
+    expect(sink.lines.map((line) => line.msg)).toEqual(['SIGUSR2 received: stopping', 'Shutdown took too long']);
+  });
 });
