@@ -233,7 +233,12 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     const link = page.getByRole('link', { name: `stripe:${GHOST.eventId}` });
     await link.waitFor();
-    expect(await page.locator('table.events tbody tr').count()).toBe(1);
+    // The unfiltered list shows the event too: wait until the search's answer has replaced it.
+    const rows = page.locator('table.events tbody tr');
+    await waitFor(() => rows.count(), {
+      what: 'the set-aside search to list one event',
+      until: (count) => count === 1,
+    });
     await world.screenshot(page, '02-webhook-events-set-aside');
     await link.click();
 

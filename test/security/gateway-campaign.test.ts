@@ -84,6 +84,19 @@ function stripeSignature(payload: string, options: { secret?: string; timestamp?
   });
 }
 
+/**
+ * The status counted for a sender still writing a body past the limit when the gateway, having answered 413,
+ * closed the connection: the client then sees the reset, not the answer (more often on a loaded machine). The body
+ * was refused either way; the campaign still checks that nothing was stored.
+ */
+const CLOSED_WHILE_SENDING = 0;
+
+/** Whether a fetch failed because the server closed or reset the connection (undici puts the socket error in `cause`). */
+function closedTheConnection(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } })?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
 function stripeAttack(
   kind: string,
   body: string | Buffer,
@@ -524,7 +537,9 @@ describe('gateway hostile-input campaign', () => {
     const worker = async (): Promise<void> => {
       while (next < attacks.length) {
         const attack = attacks[next++];
-        const status = await send(gateway, attack).catch(() => -1);
+        const status = await send(gateway, attack).catch((error: unknown) =>
+          attack.kind === 'oversize sent' && closedTheConnection(error) ? CLOSED_WHILE_SENDING : -1,
+        );
         const counts = byKind.get(attack.kind) ?? new Map<number, number>();
         counts.set(status, (counts.get(status) ?? 0) + 1);
         byKind.set(attack.kind, counts);
@@ -543,7 +558,7 @@ describe('gateway hostile-input campaign', () => {
 
     const not4xx = [...byKind].flatMap(([kind, counts]) =>
       [...counts]
-        .filter(([status]) => status < 400 || status > 499)
+        .filter(([status]) => (status < 400 || status > 499) && status !== CLOSED_WHILE_SENDING)
         .map(([status, count]) => ({ kind, status, count })),
     );
     expect(not4xx).toEqual([]);
