@@ -61,6 +61,11 @@ class BatchProcessors {
     if (failures.length > 0) throw new BatchJobError(failures);
   }
 
+  @Process('Keyed', { batch: { size: 20, waitMs: 100 } })
+  async keyed(jobs: BatchJob<Data>[]): Promise<void> {
+    record('Keyed', jobs);
+  }
+
   /** Throws for the whole batch while it holds any job on its first attempt. */
   @Process('Fragile', { batch: { size: 20, waitMs: 100 } })
   async fragile(jobs: BatchJob<Data>[]): Promise<void> {
@@ -137,6 +142,17 @@ describe('batch handlers on JetStream', () => {
     await waitFor(() => callsOf('Partial').flat().length === 3, { what: 'the 3 jobs to run', timeoutMs: 10000 });
     expect(callsOf('Partial').every((call) => call.length < 50)).toBe(true);
     expect(callsOf('Partial').some((call) => call.length > 1)).toBe(true);
+  });
+
+  it('runs a job added with its own per-key concurrency alone, in a batch of one', async () => {
+    await Promise.all([
+      ...range(4).map((n) => queueService().add<Data>('Keyed', { n }, { concurrency: { key: 'tenant-1', limit: 1 } })),
+      ...range(3, 10).map((n) => queueService().add<Data>('Keyed', { n })),
+    ]);
+    await waitFor(() => callsOf('Keyed').flat().length === 7, { what: 'the 7 jobs to run', timeoutMs: 10000 });
+    const keyedCalls = callsOf('Keyed').filter((call) => call.some(([n]) => n < 10));
+    expect(keyedCalls.map((call) => call.length)).toEqual([1, 1, 1, 1]);
+    expect(callsOf('Keyed').some((call) => call.length > 1)).toBe(true);
   });
 
   it('retries only the jobs a BatchJobError lists, each with its own attempts', async () => {
