@@ -40,3 +40,22 @@ export class PoisonMessageError extends UnrecoverableError {
     this.name = 'PoisonMessageError';
   }
 }
+
+/** One job of a batch that failed, as a batch handler reports it in a {@link BatchJobError}. */
+export interface BatchJobFailure {
+  jobId: string;
+  /** What the job failed with: an `UnrecoverableError` dead-letters it at once, anything else is retried. */
+  error: unknown;
+}
+
+/**
+ * Thrown by a batch handler (`@Process(name, { batch })`) when only some jobs of the batch failed: the listed jobs
+ * are retried one by one (each with its own attempt count and backoff, or dead-lettered), the others complete.
+ * Any other error thrown by a batch handler fails every job of the batch.
+ */
+export class BatchJobError extends Error {
+  constructor(readonly failures: BatchJobFailure[]) {
+    super(`${failures.length} job(s) of the batch failed`);
+    this.name = 'BatchJobError';
+  }
+}

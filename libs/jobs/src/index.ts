@@ -25,7 +25,8 @@ export type {
   KeyRateLimit,
 } from './job-options';
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
-export { UnknownJobError, JobTimeoutError, JobCancelledError, PoisonMessageError } from './errors';
+export { UnknownJobError, JobTimeoutError, JobCancelledError, PoisonMessageError, BatchJobError } from './errors';
+export type { BatchJobFailure } from './errors';
 export type { JobObserver, JobQueuedEvent, JobFinishedEvent, JobDeadLetteredEvent } from './job-observer';
 export type { CancellationRecord } from './drivers/cancellations';
 export { cancelJob, listCancellations } from './operations/cancel-job';
@@ -41,7 +42,7 @@ export type { RateLimitState, KvRateLimitOptions } from './drivers/jetstream/kv-
 export { PARKED_JOBS_STREAM_NAME } from './drivers/jetstream/parked-jobs-stream';
 
 export { JobRegistry } from './discovery/job-registry';
-export type { RegisteredJob, JobInfo } from './discovery/job-registry';
+export type { RegisteredJob, JobInfo, BatchJob, BatchInfo } from './discovery/job-registry';
 export { validateCronPattern, DEFAULT_CRON_TIME_ZONE } from './discovery/cron-definition';
 export type { CronDefinition } from './discovery/cron-definition';
 export { cronTickOf } from './cron-run-guard';

@@ -20,6 +20,14 @@ export interface ProcessOptions {
    * workspace a second across every worker; the others wait (not failed). `add(…, { rateLimit })` wins over it.
    */
   rateLimit?: { key: (data: never) => string | undefined; limit: number; perMs: number };
+  /**
+   * Makes the method a batch handler: `@Process(Name, { batch: { size: 100, waitMs: 200 } })` receives up to `size`
+   * jobs at once, `handle(jobs: BatchJob<T>[], info: BatchInfo)`, a batch being handed over when full or `waitMs`
+   * after its first job came. Resolving completes every job; throwing a `BatchJobError` fails only the jobs it
+   * lists (each retried on its own, with its own attempt count); any other throw fails every job of the batch.
+   * Refused with `concurrency` or `rateLimit` (a job added with its own flow options runs in a batch of one).
+   */
+  batch?: { size: number; waitMs: number };
 }
 
 /**

@@ -5,7 +5,8 @@ import { cronTickOf, type CronRunGuard } from '../cron-run-guard';
 import { assertKeyLimit, assertRate, assertTimeout } from '../job-options';
 import { assertJobName, assertQueueName } from '../names';
 import { DEFAULT_CRON_TIME_ZONE, validateCronPattern } from './cron-definition';
-import type { JobInfo, JobRegistry, RegisteredJob } from './job-registry';
+import { BatchJobError } from '../errors';
+import type { BatchInfo, BatchJob, JobInfo, JobRegistry, RegisteredJob } from './job-registry';
 
 /**
  * Finds every `@Processor` and `@CronProcessor` class among the providers of the modules the application
@@ -47,10 +48,26 @@ export function exploreJobs(
       if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
       if (options.concurrency !== undefined) assertKeyLimit(options.concurrency.limit);
       if (options.rateLimit !== undefined) assertRate(options.rateLimit);
+      if (options.batch !== undefined) assertBatchOptions(className, jobName, options, cron !== undefined);
       const queue = processor.queueName;
-      const handle = async (data: unknown, info: JobInfo): Promise<void> => {
-        await instance[methodName](data, info);
+      const batchMethod = instance[methodName] as unknown as (jobs: BatchJob[], info: BatchInfo) => unknown;
+      const runBatch = async (jobs: BatchJob[], info: BatchInfo): Promise<void> => {
+        await batchMethod.call(instance, jobs, info);
       };
+      const handle = options.batch
+        ? async (data: unknown, info: JobInfo): Promise<void> => {
+            const { signal = new AbortController().signal, ...job } = info;
+            try {
+              await runBatch([{ ...job, data }], { name: info.name, queue: info.queue, signal });
+            } catch (error) {
+              if (!(error instanceof BatchJobError)) throw error;
+              const failure = error.failures.find((failed) => failed.jobId === info.id);
+              if (failure) throw failure.error ?? new Error(`Job ${info.id} failed in its batch`);
+            }
+          }
+        : async (data: unknown, info: JobInfo): Promise<void> => {
+            await instance[methodName](data, info);
+          };
       const guard = cron ? cronRunGuard : undefined;
       registry.register({
         queue,
@@ -71,6 +88,7 @@ export function exploreJobs(
           ? { concurrency: options.concurrency as RegisteredJob['concurrency'] }
           : {}),
         ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit as RegisteredJob['rateLimit'] } : {}),
+        ...(options.batch !== undefined ? { batch: { ...options.batch }, runBatch } : {}),
       });
     }
     if (cron) {
@@ -82,4 +100,25 @@ export function exploreJobs(
       );
     }
   }
+}
+
+/** A batch handler takes a size and a wait, and no per-key flow control (a batch has no one key); not a cron. */
+function assertBatchOptions(
+  className: string,
+  jobName: string,
+  options: { batch?: { size: number; waitMs: number }; concurrency?: unknown; rateLimit?: unknown },
+  isCron: boolean,
+): void {
+  const where = `${className} @Process(${JSON.stringify(jobName)})`;
+  const { size, waitMs } = options.batch ?? { size: NaN, waitMs: NaN };
+  if (!Number.isInteger(size) || size < 1 || size > 1000)
+    throw new Error(`${where}: batch.size must be an integer from 1 to 1000, got ${size}`);
+  if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > 60000)
+    throw new Error(`${where}: batch.waitMs must be from 0 to 60000 ms, got ${waitMs}`);
+  if (options.concurrency !== undefined || options.rateLimit !== undefined)
+    throw new Error(
+      `${where}: a batch handler takes no concurrency or rateLimit (a batch holds jobs of many keys); ` +
+        'add such jobs with their own flow options, or use a job without batch',
+    );
+  if (isCron) throw new Error(`${where}: a @CronProcessor method cannot take batches`);
 }

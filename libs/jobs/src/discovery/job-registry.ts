@@ -20,14 +20,40 @@ export interface JobInfo {
   signal?: AbortSignal;
 }
 
+/** One job of a batch, as a batch handler (`@Process(name, { batch })`) receives it. */
+export interface BatchJob<T = unknown> {
+  id: string;
+  name: string;
+  queue: string;
+  /** This job's attempt, 1 on its first run (jobs of one batch may be at different attempts). */
+  attempt: number;
+  addedAt: string;
+  data: T;
+}
+
+/** What a batch handler receives after its jobs. */
+export interface BatchInfo {
+  name: string;
+  queue: string;
+  /** Fires when the batch's attempt should stop (its `timeoutMs` passed). */
+  signal: AbortSignal;
+}
+
 /** A job the workers of this process can run. */
 export interface RegisteredJob {
   queue: string;
   name: string;
   /** The class holding the `@Process` method. */
   className: string;
-  /** Runs the job's method on the provider instance: `handle(data, info)`. */
+  /**
+   * Runs the job's method on the provider instance: `handle(data, info)`. For a batch job, a batch of this one job
+   * (a `BatchJobError` listing it rejects with the job's own error).
+   */
   run(data: unknown, info: JobInfo): Promise<void>;
+  /** From `@Process(name, { batch })`: the batch size and wait, if the method takes batches. */
+  batch?: { size: number; waitMs: number };
+  /** Runs a batch job's method on several jobs at once (set with `batch`). */
+  runBatch?(jobs: BatchJob[], info: BatchInfo): Promise<void>;
   /** Deadline of each attempt from `@Process(name, { timeoutMs })`, if set. */
   timeoutMs?: number;
   /** Per-key concurrency from `@Process(name, { concurrency })`, if set. */

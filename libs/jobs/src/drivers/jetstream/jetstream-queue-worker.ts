@@ -18,6 +18,8 @@ import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
 import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
 import { JobCancelledError, PoisonMessageError, UnknownJobError } from '../../errors';
 import { runAttempt } from '../../flow/run-attempt';
+import { BatchCollector } from '../../flow/batch-collector';
+import { runBatch, type BatchContext, type BatchItem } from '../../flow/run-batch';
 import type { JobObserver } from '../../job-observer';
 import { decodeJobMessage, type JobRecord } from '../../job-record';
 import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
@@ -97,9 +99,17 @@ export class JetStreamQueueWorker {
   private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
   private fairFeeder?: FairFeeder;
+  /** Jobs of batch jobs waiting for their batch to fill, by job name. */
+  private readonly collectors = new Map<string, BatchCollector<BatchItem>>();
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new PrioritySemaphore(options.settings.concurrency);
+  }
+
+  /** The largest batch size of the queue's batch jobs (1 without any): each slot runs up to that many jobs. */
+  private get batchSize(): number {
+    const sizes = this.options.registry.jobsOf(this.options.queue).map((job) => job.batch?.size ?? 1);
+    return Math.max(1, ...sizes);
   }
 
   /** Jobs running now. */
@@ -120,8 +130,14 @@ export class JetStreamQueueWorker {
    */
   async start(): Promise<void> {
     const { queue, settings } = this.options;
+    const batchJob = this.options.registry.jobsOf(queue).find((job) => job.batch);
+    if (batchJob && settings.rateLimit)
+      throw new Error(
+        `Queue ${queue} has a rateLimit, which counts jobs one by one: its batch job ${batchJob.name} cannot run there`,
+      );
     this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
-    const inHand = settings.priorities ? settings.concurrency * 2 : settings.concurrency;
+    // A slot of a batch job runs a batch: enough jobs are held to fill one per slot.
+    const inHand = (settings.priorities ? settings.concurrency * 2 : settings.concurrency) * this.batchSize;
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
     if (settings.priorities) {
       for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
@@ -135,7 +151,14 @@ export class JetStreamQueueWorker {
         );
       }
     }
-    this.runners.push(await this.startRunner(DELAYED_JOBS_STREAM_NAME, dueQueueFilterSubject(queue)));
+    this.runners.push(
+      await this.startRunner(
+        DELAYED_JOBS_STREAM_NAME,
+        dueQueueFilterSubject(queue),
+        undefined,
+        settings.concurrency * this.batchSize,
+      ),
+    );
     if (settings.fairness) {
       const leases = this.options.infrastructure.windows.kv;
       // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
@@ -157,7 +180,10 @@ export class JetStreamQueueWorker {
     this.runners = [];
     await this.fairFeeder?.stop();
     this.fairFeeder = undefined;
-    await Promise.all(runners.map((runner) => runner.stop(graceMs)));
+    const stopping = Promise.all(runners.map((runner) => runner.stop(graceMs)));
+    // Jobs waiting for a batch to fill run now rather than after waitMs.
+    for (const collector of this.collectors.values()) collector.flush();
+    await stopping;
     await this.cancellations?.stop();
   }
 
@@ -286,6 +312,7 @@ export class JetStreamQueueWorker {
     await this.assertNotPoison(message, stream);
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
+    if (job.batch) return this.handleBatchJob(job, parsed.records, message, stream);
     if (parsed.records.length === 1) {
       await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream), parsed.records[0].priority);
       return;
@@ -300,6 +327,103 @@ export class JetStreamQueueWorker {
         BATCH_RETRY_POLICY.delayAfter(message.deliveryCount),
         { cause: failed.reason },
       );
+  }
+
+  /**
+   * The jobs of a message for a batch job: each goes to its job's collector and runs in a batch. A message of one
+   * job fails with that job's error (the runner retries it like any job); in a message of several, a failed job is
+   * stored again on its own ({@link settleBatchedFailure}). A job added with its own flow options runs alone.
+   */
+  private async handleBatchJob(
+    job: RegisteredJob,
+    records: JobRecord[],
+    message: ReceivedMessage,
+    stream: string,
+  ): Promise<void> {
+    const single = records.length === 1;
+    const outcomes = await Promise.allSettled(
+      records.map((record) => this.runInBatch(job, record, message, stream, single)),
+    );
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (!failed) return;
+    if (single) throw failed.reason;
+    throw new RetryLaterError(
+      `Could not settle every job of a batch: ${describeError(failed.reason)}`,
+      BATCH_RETRY_POLICY.delayAfter(message.deliveryCount),
+      { cause: failed.reason },
+    );
+  }
+
+  private async runInBatch(
+    job: RegisteredJob,
+    record: JobRecord,
+    message: ReceivedMessage,
+    stream: string,
+    single: boolean,
+  ): Promise<void> {
+    if (hasOwnFlowControl(record)) {
+      await this.slots.run(
+        () => (single ? this.runSingle(job, record, message, stream) : this.runBatched(job, record, message)),
+        record.priority,
+      );
+      return;
+    }
+    const cancelled = this.cancellations?.get(record.id);
+    if (cancelled) {
+      if (single) this.cancelledMessages.add(message);
+      await this.dropCancelled(record, new JobCancelledError(record.id, cancelled.reason));
+      if (!single) this.finishedInMessage(job, record.attemptsMade + message.deliveryCount, 0, 'cancelled');
+      return;
+    }
+    if (single) await this.relocateIfMoved(record, message, stream);
+    const attempt = record.attemptsMade + message.deliveryCount;
+    const started = performance.now();
+    const error = await new Promise<unknown>((settle) => this.collectorOf(job).add({ record, attempt, settle }));
+    if (error === undefined) {
+      await this.releaseDeduplication(record);
+      if (!single) this.finishedInMessage(job, attempt, performance.now() - started, 'completed');
+      return;
+    }
+    if (single) throw error;
+    const run = async (): Promise<void> => {
+      const outcome = await this.settleBatchedFailure(job, record, message, attempt, error);
+      this.finishedInMessage(job, attempt, performance.now() - started, outcome);
+    };
+    const fields = { queue: this.options.queue, jobName: job.name, jobId: record.id, attempt, jobCount: undefined };
+    await (this.options.logContext ? this.options.logContext.run(fields, run) : run());
+  }
+
+  private get batchContext(): BatchContext {
+    return {
+      queue: this.options.queue,
+      slots: this.slots,
+      defaultTimeoutMs: this.options.settings.timeoutMs,
+      logger: this.options.logger,
+    };
+  }
+
+  private collectorOf(job: RegisteredJob): BatchCollector<BatchItem> {
+    let collector = this.collectors.get(job.name);
+    if (!collector) {
+      const { size, waitMs } = job.batch as { size: number; waitMs: number };
+      collector = new BatchCollector<BatchItem>({
+        size,
+        waitMs,
+        flush: (items) => void runBatch(job, items, this.batchContext),
+      });
+      this.collectors.set(job.name, collector);
+    }
+    return collector;
+  }
+
+  /** A job of a message of several settled (a message of one is observed when the runner settles it). */
+  private finishedInMessage(
+    job: RegisteredJob,
+    attempt: number,
+    durationMs: number,
+    outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled',
+  ): void {
+    this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs });
   }
 
   /** One job alone in its message; the log context (job name, id, attempt) is the runner's. */
@@ -768,4 +892,14 @@ export class JetStreamQueueWorker {
       );
     }
   }
+}
+
+/** A job added with its own flow options (per-key concurrency or rate, debounce, singleton) runs alone. */
+function hasOwnFlowControl(record: JobRecord): boolean {
+  return (
+    record.concurrency !== undefined ||
+    record.rateLimit !== undefined ||
+    record.debounceKey !== undefined ||
+    record.singletonKey !== undefined
+  );
 }

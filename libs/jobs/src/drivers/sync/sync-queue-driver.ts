@@ -42,6 +42,8 @@ export interface SyncQueueDriverOptions {
  * - A job whose `@Process` method no provider of the application has makes `add` reject.
  * - `timeoutMs` works as on JetStream (the signal fires, the attempt fails and is retried at once);
  *   `cancel(jobId)` of a job running in this process fires its signal and `add` resolves (the job is dropped).
+ * - A batch job (`@Process(name, { batch })`) gets batches of one: each `add` runs its job at once, alone, so a
+ *   test sees its effect when `add` resolves; a `BatchJobError` listing the job fails it like any job.
  */
 export class SyncQueueDriver implements QueueDriver {
   private readonly deduplication = new MemoryDeduplicationRegistry();
