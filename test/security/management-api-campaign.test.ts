@@ -106,6 +106,17 @@ async function runAll(requests: HostileRequest[]): Promise<{ request: HostileReq
   return results;
 }
 
+/**
+ * A sender still writing an oversize body when the dispatcher, having answered (401, 413), closed the connection:
+ * the client may see the reset before the answer, more often on a loaded machine. The body was refused either way;
+ * the campaign still checks that nothing was created.
+ */
+function closedOnOversize(kind: string, result: unknown): boolean {
+  // Not `instanceof Error`: Node's socket errors come from outside Jest's module realm.
+  const code = typeof result === 'object' ? (result as { code?: string } | null)?.code : undefined;
+  return kind.includes('oversize') && (code === 'ECONNRESET' || code === 'EPIPE');
+}
+
 describe('management API hostile-input campaign', () => {
   it(`answers ${REQUESTS} hostile requests with a 4xx, creates nothing, survives, and logs no credential`, async () => {
     const requests = generateManagementApiRequests(TOKEN, REQUESTS, SEED);
@@ -117,7 +128,10 @@ describe('management API hostile-input campaign', () => {
     const results = await runAll(requests.slice(200));
     const rssAfter = await rssBytes(pid);
 
-    const failures = results.filter(({ result }) => typeof result !== 'number' || result < 400 || result >= 500);
+    const failures = results.filter(
+      ({ request: hostile, result }) =>
+        !closedOnOversize(hostile.kind, result) && (typeof result !== 'number' || result < 400 || result >= 500),
+    );
     const byStatus: Record<string, number> = {};
     for (const { result } of results)
       byStatus[typeof result === 'number' ? String(result) : 'error'] =
