@@ -5,11 +5,17 @@ import { newKey, outboundTestHarness } from './support';
 const { receiver, dispatcher } = outboundTestHarness();
 
 /** The most requests that arrived within any 1-second window [t, t + 1000). */
-function busiestSecond(requests: readonly ReceivedRequest[]): number {
+/**
+ * The most requests that arrived within `windowMs` of one another. The dispatcher starts at most `limit` sends per
+ * 1.05 s; what the receiver sees can be squeezed by the loopback's and the scheduler's jitter (tens of ms on a loaded
+ * 2-core machine, seen past 50 ms in CI), so the per-second check is made on a window that allows 150 ms of it, and
+ * the average rate over 80 arrivals is checked against the limit itself.
+ */
+function busiestWindow(requests: readonly ReceivedRequest[], windowMs: number): number {
   let most = 0;
   for (let start = 0; start < requests.length; start++) {
     let end = start;
-    while (end < requests.length && requests[end].at < requests[start].at + 1000) end++;
+    while (end < requests.length && requests[end].at < requests[start].at + windowMs) end++;
     most = Math.max(most, end - start);
   }
   return most;
@@ -39,7 +45,7 @@ describe('pacing per endpoint', () => {
 
     const measured = limited.requests.slice(0, 80);
     const seconds = (measured[79].at - measured[0].at) / 1000;
-    expect(busiestSecond(measured)).toBeLessThanOrEqual(10);
+    expect(busiestWindow(measured, 900)).toBeLessThanOrEqual(10);
     expect(79 / seconds).toBeLessThanOrEqual(10.2);
     expect(79 / seconds).toBeGreaterThan(8);
   }, 60_000);
