@@ -18,6 +18,7 @@ import { createLogger } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
 import { readConsumerLag, readServiceHealth } from '../../services/cli/src/commands/status/read-status';
 import { startLocalMesh, type LocalMeshHandle } from '../../deploy/local/local-mesh';
+import { localSecrets } from '../../deploy/local/local-secrets';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { CronTickCounter, registerSoakCron } from './cron-ticks';
 import { checkLedger, printLedger } from './ledger';
@@ -28,8 +29,6 @@ const seconds = Number(env.SOAK_SECONDS ?? 600);
 const roundMs = Number(env.SOAK_ROUND_MS ?? 2000);
 const drainSeconds = Number(env.SOAK_DRAIN_SECONDS ?? 600);
 const mongoOutageSeconds = Number(env.SOAK_MONGO_OUTAGE_SECONDS ?? 30);
-const STRIPE_SECRET = 'whsec_local_development_secret';
-const CLERK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SERVICES = ['gateway', 'billing-sync', 'identity-sync', 'app-worker', 'scheduler-1', 'scheduler-2', 'dispatcher'];
 
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
@@ -62,6 +61,8 @@ async function main(): Promise<number> {
         LOG_FORMAT: 'json',
         LOG_LEVEL: env.SOAK_LOG_LEVEL ?? 'warn',
         OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+        // Deliveries go to ports 80 and 443 only unless listed: the receiver listens on a free port.
+        OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port,
         OUTBOUND_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000,30000,60000',
         WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000',
         METRICS_READ_CACHE_MS: '0',
@@ -87,11 +88,13 @@ async function main(): Promise<number> {
     const ticks = await CronTickCounter.start(messaging, logger, run);
     await registerSoakCron(messaging, logger, run);
 
+    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
     const trafficEnds = Date.now() + seconds * 1000;
     const drainEnds = trafficEnds + drainSeconds * 1000;
     const traffic = new Traffic({
       gatewayUrl: started.mesh.gatewayUrl,
-      secrets: { stripe: STRIPE_SECRET, clerk: CLERK_SECRET },
+      // The mesh's own webhook secrets: npm start generates them (there is no default secret to sign with).
+      secrets: { stripe: secrets.STRIPE_WEBHOOK_SECRET, clerk: secrets.CLERK_WEBHOOK_SIGNING_SECRET },
       messaging,
       logger,
       run,
