@@ -23,6 +23,17 @@ export interface TrafficLedger {
   readonly ids: string[];
 }
 
+/** A gateway answer that retrying cannot change (4xx other than 408 and 429). */
+class Refused {
+  constructor(readonly status: number) {}
+}
+
+/** 200: accepted; 408, 429 and 5xx: try again; any other 4xx: refused. */
+function answerOf(status: number): boolean | Refused {
+  if (status === 200) return true;
+  return status >= 400 && status < 500 && status !== 408 && status !== 429 ? new Refused(status) : false;
+}
+
 const newLedger = (): TrafficLedger => ({ offered: 0, accepted: 0, retried: 0, duplicates: 0, ids: [] });
 
 /** Options of {@link Traffic}. */
@@ -85,15 +96,23 @@ export class Traffic {
     this.inFlight.add(tracked);
   }
 
-  /** Tries `attempt` until it says accepted or retrying is over; true when accepted. */
-  private async untilAccepted(ledger: TrafficLedger, attempt: () => Promise<boolean>): Promise<boolean> {
+  /**
+   * Tries `attempt` until it says accepted or retrying is over; true when accepted. An answer no retry can change
+   * (`refused`: a signature or request the gateway rejects) ends the offer at once, logged, so a misconfigured soak
+   * fails in the ledger ("offered were never accepted") instead of retrying until the drain ends.
+   */
+  private async untilAccepted(ledger: TrafficLedger, attempt: () => Promise<boolean | Refused>): Promise<boolean> {
     ledger.offered += 1;
     for (;;) {
-      let accepted = false;
+      let accepted: boolean | Refused = false;
       try {
         accepted = await attempt();
       } catch {
         accepted = false;
+      }
+      if (accepted instanceof Refused) {
+        this.options.logger.error({ status: accepted.status }, 'soak offer refused; not retried');
+        return false;
       }
       if (accepted) {
         ledger.accepted += 1;
@@ -114,7 +133,7 @@ export class Traffic {
       created: Math.floor(Date.now() / 1000),
       data: { object: { id: 'sub_demo', object: 'subscription', customer: 'cus_demo', status: 'active' } },
     });
-    const post = async (): Promise<boolean> => (await this.sender.sendStripe(payload)).status === 200;
+    const post = async (): Promise<boolean | Refused> => answerOf((await this.sender.sendStripe(payload)).status);
     if (!(await this.untilAccepted(this.stripe, post))) return;
     this.stripe.ids.push(eventId);
     if (n % 10 === 0) {
@@ -139,7 +158,7 @@ export class Traffic {
         updated_at: updatedAt,
       },
     };
-    const post = async (): Promise<boolean> => (await this.sender.sendClerk(msgId, event)).status === 200;
+    const post = async (): Promise<boolean | Refused> => answerOf((await this.sender.sendClerk(msgId, event)).status);
     if (!(await this.untilAccepted(this.clerk, post))) return;
     this.clerk.ids.push(msgId);
     if (n % 10 === 5) {
