@@ -1,6 +1,6 @@
 import { waitFor } from '@berth/local-infra/testing';
 import { createEndpoint, createOutboundSender, outboundCollections } from '@berth/outbound';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { mapWithConcurrency } from '../support/wait-for';
 import { OutboundTestServers } from './support';
@@ -8,6 +8,11 @@ import { OutboundTestServers } from './support';
 const ENDPOINTS = 20;
 const EVENTS = 2000;
 const servers = new OutboundTestServers();
+const DISPATCHER_ENV = {
+  OUTBOUND_RETRY_SCHEDULE_MS: '0,200,400,800,1000,1000,1000,1000',
+  // Short enough that deliveries held by the killed process come back quickly.
+  SHUTDOWN_GRACE_MS: '2000',
+};
 const receivers: WebhookReceiver[] = [];
 let dispatcher: ServiceProcess | undefined;
 
@@ -17,28 +22,6 @@ afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.stop()));
   await servers.stop();
 });
-
-function startDispatcherProcess(mongoDb: string): Promise<ServiceProcess> {
-  return startServiceProcess({
-    service: 'dispatcher',
-    readyLine: /"msg":"Dispatcher ready"/,
-    timeoutMs: 45_000,
-    env: {
-      NATS_URL: servers.nats.url,
-      MONGO_URL: servers.ferret.url,
-      MONGO_DB: mongoDb,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DISPATCHER_API_TOKEN: 'dispatcher-crash-test-token-0123456789',
-      OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
-      OUTBOUND_ALLOWED_PORTS: '1-65535',
-      OUTBOUND_RETRY_SCHEDULE_MS: '0,200,400,800,1000,1000,1000,1000',
-      // Short enough that deliveries held by the killed process come back quickly.
-      SHUTDOWN_GRACE_MS: '2000',
-    },
-  });
-}
 
 describe('dispatcher killed during a burst', () => {
   it(`delivers every one of ${EVENTS} events to each of ${ENDPOINTS} endpoints, none twice in effect, after a SIGKILL and a restart`, async () => {
@@ -50,7 +33,7 @@ describe('dispatcher killed during a burst', () => {
       const { secret } = await createEndpoint({ collections }, { workspaceId: 'ws_crash', url: receiver.url });
       receiver.setSecrets([secret]);
     }
-    dispatcher = await startDispatcherProcess(db.databaseName);
+    dispatcher = await servers.startDispatcherProcess(db.databaseName, DISPATCHER_ENV);
 
     const send = createOutboundSender({ js: servers.messaging.js });
     const total = (): number => receivers.reduce((sum, receiver) => sum + receiver.accepted.size, 0);
@@ -64,7 +47,7 @@ describe('dispatcher killed during a burst', () => {
     await dispatcher.kill();
     const deliveredBeforeKill = total();
     await sending;
-    dispatcher = await startDispatcherProcess(db.databaseName);
+    dispatcher = await servers.startDispatcherProcess(db.databaseName, DISPATCHER_ENV);
 
     await Promise.all(receivers.map((receiver) => receiver.waitForAccepted(EVENTS, 240_000)));
     const raw = receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);

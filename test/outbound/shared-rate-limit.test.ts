@@ -6,7 +6,7 @@
  * per-replica share would leave it.
  */
 import { createEndpoint, createOutboundSender, outboundCollections } from '@berth/outbound';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import type { ServiceProcess } from '../support/service-process';
 import type { ReceivedRequest } from '../support/webhook-receiver';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { mapWithConcurrency } from '../support/wait-for';
@@ -24,25 +24,6 @@ afterAll(async () => {
   await receiver?.stop();
   await servers.stop();
 });
-
-function startDispatcherProcess(mongoDb: string): Promise<ServiceProcess> {
-  return startServiceProcess({
-    service: 'dispatcher',
-    readyLine: /"msg":"Dispatcher ready"/,
-    timeoutMs: 45_000,
-    env: {
-      NATS_URL: servers.nats.url,
-      MONGO_URL: servers.ferret.url,
-      MONGO_DB: mongoDb,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DISPATCHER_API_TOKEN: 'shared-rate-limit-test-token-0123456789',
-      OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
-      OUTBOUND_ALLOWED_PORTS: '1-65535',
-    },
-  });
-}
 
 /** The most requests that arrived within any window [t, t + ms). */
 function busiestWindow(requests: readonly ReceivedRequest[], ms: number): number {
@@ -70,8 +51,8 @@ describe('rate limit shared by dispatcher replicas', () => {
     const collections = outboundCollections(db);
     await createEndpoint({ collections }, { workspaceId: 'ws_rates', url: receiver.url, rateLimitPerSecond: LIMIT });
     const [first, second] = await Promise.all([
-      startDispatcherProcess(db.databaseName),
-      startDispatcherProcess(db.databaseName),
+      servers.startDispatcherProcess(db.databaseName),
+      servers.startDispatcherProcess(db.databaseName),
     ]);
     processes.push(first, second);
 

@@ -27,6 +27,7 @@ import {
   type SendOutboundEvent,
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** A clock tests move forward: real time plus an offset. */
@@ -67,6 +68,30 @@ export class OutboundTestServers {
   /** A fresh database. */
   freshDb(): Db {
     return this.mongo.db(`outbound_${randomBytes(4).toString('hex')}`);
+  }
+
+  /**
+   * A dispatcher process (`services/dispatcher/src/main.ts`) on these servers and database `mongoDb`, reaching the
+   * loopback receivers on any port; `env` adds or overrides variables.
+   */
+  startDispatcherProcess(mongoDb: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+    return startServiceProcess({
+      service: 'dispatcher',
+      readyLine: /"msg":"Dispatcher ready"/,
+      timeoutMs: 45_000,
+      env: {
+        NATS_URL: this.nats.url,
+        MONGO_URL: this.ferret.url,
+        MONGO_DB: mongoDb,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DISPATCHER_API_TOKEN: 'outbound-process-test-token-0123456789',
+        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+        OUTBOUND_ALLOWED_PORTS: '1-65535',
+        ...env,
+      },
+    });
   }
 
   /** Closes the connections and stops the servers. */
