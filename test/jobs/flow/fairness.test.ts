@@ -2,7 +2,7 @@ import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
+import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
 import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('error');
@@ -18,18 +18,10 @@ afterAll(async () => {
 });
 
 async function startWorkers(queue: string, count: number, concurrency = 8): Promise<void> {
-  workers.push(
-    ...(await Promise.all(
-      Array.from({ length: count }, (_, n) =>
-        startFlowWorker({
-          NATS_URL: nats.server.url,
-          WORKER_NAME: `${queue}-w${n + 1}`,
-          FLOW_QUEUE: queue,
-          WORKER_CONCURRENCY: String(concurrency),
-          QUEUE_FAIRNESS: '1',
-        }),
-      ),
-    )),
+  return startFlowWorkers(
+    count,
+    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: String(concurrency), QUEUE_FAIRNESS: '1' },
+    workers,
   );
 }
 

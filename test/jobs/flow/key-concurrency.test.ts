@@ -2,7 +2,7 @@ import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
+import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
 import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 import { maxConcurrentByKey } from './concurrency-stats';
 
@@ -19,18 +19,10 @@ afterAll(async () => {
 });
 
 async function startWorkers(queue: string, count: number): Promise<void> {
-  workers.push(
-    ...(await Promise.all(
-      Array.from({ length: count }, (_, n) =>
-        startFlowWorker({
-          NATS_URL: nats.server.url,
-          WORKER_NAME: `${queue}-w${n + 1}`,
-          FLOW_QUEUE: queue,
-          WORKER_CONCURRENCY: '8',
-          WORKER_ACK_WAIT_MS: '5000',
-        }),
-      ),
-    )),
+  return startFlowWorkers(
+    count,
+    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000' },
+    workers,
   );
 }
 

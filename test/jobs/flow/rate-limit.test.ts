@@ -2,7 +2,7 @@ import { waitFor } from '@berth/local-infra/testing';
 import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowEvent, FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker, type FlowWorkerEnv } from '../support/flow-worker-process';
+import { collectFlowEvents, startFlowWorkers, type FlowWorkerEnv } from '../support/flow-worker-process';
 import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('warn');
@@ -18,18 +18,10 @@ afterAll(async () => {
 });
 
 async function startWorkers(queue: string, count: number, extra: Partial<FlowWorkerEnv> = {}): Promise<void> {
-  workers.push(
-    ...(await Promise.all(
-      Array.from({ length: count }, (_, n) =>
-        startFlowWorker({
-          NATS_URL: nats.server.url,
-          WORKER_NAME: `${queue}-w${n + 1}`,
-          FLOW_QUEUE: queue,
-          WORKER_CONCURRENCY: '8',
-          ...extra,
-        }),
-      ),
-    )),
+  return startFlowWorkers(
+    count,
+    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', ...extra },
+    workers,
   );
 }
 

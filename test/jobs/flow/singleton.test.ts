@@ -9,7 +9,7 @@ import {
   type AddedJob,
 } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
+import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
 import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
 
 const logs = captureLogs('error');
@@ -26,17 +26,10 @@ afterAll(async () => {
 
 // 30 s leases by default: a key these tests see freed within their 15 s waits was released, not left to expire.
 async function startWorkers(queue: string, count: number, ackWaitMs = 30000): Promise<void> {
-  workers.push(
-    ...(await Promise.all(
-      Array.from({ length: count }, (_, n) =>
-        startFlowWorker({
-          NATS_URL: nats.server.url,
-          WORKER_NAME: `${queue}-w${workers.length + n + 1}`,
-          FLOW_QUEUE: queue,
-          WORKER_ACK_WAIT_MS: String(ackWaitMs),
-        }),
-      ),
-    )),
+  return startFlowWorkers(
+    count,
+    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_ACK_WAIT_MS: String(ackWaitMs) },
+    workers,
   );
 }
 

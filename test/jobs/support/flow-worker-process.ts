@@ -24,6 +24,25 @@ export function startFlowWorker(env: FlowWorkerEnv): Promise<ManagedProcess> {
   return startFixtureWorker('flow-worker.ts', env);
 }
 
+/**
+ * Starts `count` flow workers of `env.FLOW_QUEUE` at once and adds them to `started` (which the test stops after
+ * it), each named `<queue>-w<n>` with `n` counted over `started`, so names stay distinct across calls.
+ */
+export async function startFlowWorkers(
+  count: number,
+  env: Omit<FlowWorkerEnv, 'WORKER_NAME'>,
+  started: ManagedProcess[],
+): Promise<void> {
+  const first = started.length + 1;
+  started.push(
+    ...(await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        startFlowWorker({ ...env, WORKER_NAME: `${env.FLOW_QUEUE}-w${first + n}` }),
+      ),
+    )),
+  );
+}
+
 /** Collects the handler events the flow workers of a queue report; stop with `close`. */
 export function collectFlowEvents(messaging: Messaging, queue: string): { events: FlowEvent[]; close(): void } {
   const events: FlowEvent[] = [];
