@@ -15,7 +15,7 @@ import {
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
 import { ensureInboxIndexes, inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
-import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
+import { captureLogLines, newInboxRow, OutcomeLog } from '@berth/inbox/testing';
 import { createBillingSyncApp, createStripeClient, loadConfig } from '@berth/billing-sync';
 import { runCliCaptured } from '@berth/cli/src/testing';
 import { StripeStandIn } from '../support/stripe-stand-in';
@@ -168,26 +168,7 @@ export function inboxRow(
   fields: Partial<InboxEventDocument> = {},
 ): InboxEventDocument {
   return {
-    _id: `${provider}:${eventId}`,
-    provider,
-    eventId,
-    type,
-    receivedAt: new Date(),
-    payload: JSON.stringify({ id: eventId, type }),
-    attempts: 0,
-    lastError: null,
-    lastAttemptAt: null,
-    processedAt: null,
-    abandonedAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    nextAttemptAt: null,
-    roundEndedAt: null,
-    requeuedAt: null,
-    requeueCount: 0,
-    setAsideCount: 0,
-    alertedAt: null,
-    reopenedAt: null,
+    ...newInboxRow({ provider, eventId, type, receivedAt: new Date(), payload: JSON.stringify({ id: eventId, type }) }),
     ...fields,
   };
 }

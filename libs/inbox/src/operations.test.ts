@@ -17,7 +17,7 @@ import {
 } from './index';
 import { messageState } from './round-state';
 import { raiseSetAsideAlert } from './webhook-alerts';
-import { captureLogLines, fakeWebhookMessage } from './testing';
+import { captureLogLines, fakeWebhookMessage, newInboxRow } from './testing';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 
 const MINUTE = 60_000;
@@ -59,27 +59,14 @@ async function row(fields: Partial<InboxEventDocument> = {}): Promise<InboxEvent
   counter += 1;
   const eventId = `evt_ops_${counter}`;
   const document: InboxEventDocument = {
-    _id: `stripe:${eventId}`,
-    provider: 'stripe',
-    eventId,
-    type: 'invoice.paid',
-    receivedAt: new Date(T0),
-    payload: `{"id":"${eventId}"}`,
-    subject: 'webhooks.stripe.invoice.paid',
-    attempts: 0,
-    lastError: null,
-    lastAttemptAt: null,
-    processedAt: null,
-    abandonedAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    nextAttemptAt: null,
-    roundEndedAt: null,
-    requeuedAt: null,
-    requeueCount: 0,
-    setAsideCount: 0,
-    alertedAt: null,
-    reopenedAt: null,
+    ...newInboxRow({
+      provider: 'stripe',
+      eventId,
+      type: 'invoice.paid',
+      receivedAt: new Date(T0),
+      payload: `{"id":"${eventId}"}`,
+      subject: 'webhooks.stripe.invoice.paid',
+    }),
     ...fields,
   };
   await inbox.events.insertOne(document);

@@ -14,6 +14,9 @@ import {
 } from '@berth/messaging';
 import { WEBHOOK_HEADERS } from './webhook-message';
 
+/** The inbox row of an event not attempted yet, as the consumers insert it: for tests that insert rows directly. */
+export { newInboxRow } from './record-received-event';
+
 /** A manual clock for tests: starts at `start`, moved with `advance`. */
 export function manualClock(start = '2030-01-01T00:00:00.000Z'): { clock: () => Date; advance(ms: number): void } {
   let now = Date.parse(start);
