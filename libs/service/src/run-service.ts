@@ -65,14 +65,19 @@ export async function runService<C, S extends StoppableService>(options: RunServ
         async () => {
           if (options.stoppingMessage) running.logger.info(options.stoppingMessage);
           const deadlineMs = options.stopDeadlineMs?.(config);
-          if (deadlineMs !== undefined) {
-            setTimeout(() => {
-              running.logger.error({ deadlineMs }, 'Shutdown took too long');
-              resolve(1);
-            }, deadlineMs).unref();
+          const deadline =
+            deadlineMs === undefined
+              ? undefined
+              : setTimeout(() => {
+                  running.logger.error({ deadlineMs }, 'Shutdown took too long');
+                  resolve(1);
+                }, deadlineMs).unref();
+          try {
+            await running.stop();
+            await tracing.shutdown();
+          } finally {
+            clearTimeout(deadline);
           }
-          await running.stop();
-          await tracing.shutdown();
         },
         { logger: running.logger, signals: options.signals, exit: resolve },
       );

@@ -185,4 +185,31 @@ describe('runService', () => {
     expect(await exit).toBe(1);
     expect(sink.lines.map((line) => line.msg)).toEqual(['SIGUSR2 received: stopping', 'Shutdown took too long']);
   });
+
+  it('clears the deadline of a stop that finished in time', async () => {
+    const sink = lineSink();
+    let started!: () => void;
+    const isStarted = new Promise<void>((resolve) => (started = resolve));
+    const exit = runService({
+      name: 'shell-test',
+      config: () => undefined,
+      telemetry: () => ({ serviceName: 'shell-test' }),
+      start: async () => {
+        started();
+        return {
+          logger: createLogger({ service: 'shell-test', level: 'info', destination: sink.destination }),
+          stop: async () => {},
+        };
+      },
+      signals: ['SIGUSR2'],
+      stopDeadlineMs: () => 20,
+    });
+    await isStarted;
+    await new Promise((resolve) => setImmediate(resolve));
+    process.emit('SIGUSR2', 'SIGUSR2');
+    expect(await exit).toBe(0);
+    // Past the deadline: nothing is logged once the stop has finished.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(sink.lines.map((line) => line.msg)).toEqual(['SIGUSR2 received: stopping', 'Stopped']);
+  });
 });
