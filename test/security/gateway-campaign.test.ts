@@ -12,6 +12,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'svix';
 import { signHmacSha256 } from '@berth/webhooks';
 import { postHead, rawClient, startGatewayProcess, type GatewayProcess } from './gateway-process';
+import { closedTheConnection } from './support/closed-connection';
 
 const STRIPE_SECRET = `whsec_${randomBytes(24).toString('hex')}`;
 const CLERK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
@@ -90,12 +91,6 @@ function stripeSignature(payload: string, options: { secret?: string; timestamp?
  * was refused either way; the campaign still checks that nothing was stored.
  */
 const CLOSED_WHILE_SENDING = 0;
-
-/** Whether a fetch failed because the server closed or reset the connection (undici puts the socket error in `cause`). */
-function closedTheConnection(error: unknown): boolean {
-  const code = (error as { cause?: { code?: string } })?.cause?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
-}
 
 function stripeAttack(
   kind: string,
