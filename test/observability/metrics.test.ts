@@ -135,14 +135,16 @@ describe('/metrics after known traffic', () => {
 
     // queue_depth while one event runs (concurrency 1) and two wait; the running one is the oldest unprocessed.
     const held = await waitFor(() => scrape('billing-sync'), {
-      what: 'billing-sync to show 2 events waiting, 1 in flight and unprocessed',
+      what: 'billing-sync to show 2 events waiting, 1 in flight, unprocessed and held at Stripe',
       timeoutMs: 30_000,
       intervalMs: 100,
       until: (samples) =>
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'pending' }) === 2 &&
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'ack_pending' }) === 1 &&
         // Once the running event's inbox row is written (the first thing its handler does).
-        (sampleValue(samples, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }) ?? 0) > 0,
+        (sampleValue(samples, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }) ?? 0) > 0 &&
+        // And its Stripe request is being held: lifting the latency any earlier would let the run finish at once.
+        standIn.requests.some((request) => request.status === undefined),
     });
     expect(sampleValue(held, 'queue_depth', { queue: 'billing-sync', state: 'redelivered' })).toBe(0);
     expect(sampleValue(held, 'job_duration_seconds_count', { queue: 'billing-sync' })).toBe(0);
