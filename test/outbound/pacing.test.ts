@@ -4,7 +4,6 @@ import { newKey, outboundTestHarness } from './support';
 
 const { receiver, dispatcher } = outboundTestHarness();
 
-/** The most requests that arrived within any 1-second window [t, t + 1000). */
 /**
  * The most requests that arrived within `windowMs` of one another. The dispatcher starts at most `limit` sends per
  * 1.05 s; what the receiver sees can be squeezed by the loopback's and the scheduler's jitter (tens of ms on a loaded
