@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import Stripe from 'stripe';
+import { waitFor } from '@berth/local-infra/testing';
 import { defaultToolsBinDir } from '@berth/local-infra';
 import {
   inboundCount,
@@ -36,6 +38,12 @@ async function postEvent(
   const response = await gateway.post('stripe', body, headers);
   await response.arrayBuffer();
   return { status: response.status, ms: performance.now() - startedAt, response };
+}
+
+/** The scheduler state of a process (`R`, `S`, `T` for stopped...), from `/proc/<pid>/stat`. */
+async function processState(pid: number): Promise<string> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
 }
 
 /** Resolves on the next connection status of `type` (e.g. `reconnect`). */
@@ -110,8 +118,13 @@ describe('gateway: rate limit, JetStream outages and metrics', () => {
     const pid = nats.server.process.child.pid!;
     process.kill(pid, 'SIGSTOP');
     try {
+      // The stop is asynchronous: every thread of the server must have stopped before the request is sent.
+      await waitFor(() => processState(pid), {
+        what: `nats-server ${pid} to be stopped`,
+        until: (state) => state === 'T',
+      });
       const hung = await postEvent(gateway);
-      expect(hung.status).toBe(503);
+      expect({ status: hung.status, state: await processState(pid) }).toEqual({ status: 503, state: 'T' });
       expect(hung.ms).toBeGreaterThanOrEqual(gateway.config.publishTimeoutMs - 50);
       expect(hung.ms).toBeLessThan(2000);
     } finally {
