@@ -51,17 +51,7 @@ async function main(): Promise<void> {
           leaseOwner: null,
           leaseUntil: null,
           leaseGeneration: 1,
-        })),
-      );
-      await inbox.leases.insertMany(
-        ids.map((key) => ({
-          _id: `${key}#1`,
-          key,
-          generation: 1,
-          owner: 'fill',
-          acquiredAt: new Date(),
-          until: new Date(),
-          releasedAt: new Date(),
+          firstAttempt: { owner: 'fill', at: new Date() },
         })),
       );
     }

@@ -1,6 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
+import { rowLeaseOf } from './row-lease';
 import { updateEventRow } from './store/hot-path-writes';
 import type { Lease } from './leases/lease-types';
 import type { Clock, Inbox, InboxEventDocument } from './types';
@@ -55,6 +56,7 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
     leaseMs,
     clock,
     generationHint: before.leaseGeneration ?? 1,
+    rowLease: rowLeaseOf(before),
   });
   if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
   return claimUnderLease({ ...options, lease: acquired.lease });

@@ -68,7 +68,10 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
     },
     ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
   });
-  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
+  // A lease held by the row alone was released by clearing the row's mirror just now.
+  if (!lease.heldByRow) {
+    await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
+  }
   return matched;
 }
 

@@ -7,6 +7,7 @@ import { leaseFields, recordRequeue } from './requeue-state';
 import { DEFAULT_LIVE_MESSAGE_GRACE_MS, messageState } from './round-state';
 import { systemClock, type Clock, type Inbox, type InboxEventDocument } from './types';
 import { raiseSetAsideAlert, type WebhookAlertHook, type WebhookSetAsideMetric } from './webhook-alerts';
+import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Failed attempts after which the recovery cron sets an event aside: three rounds of 11. */
@@ -22,8 +23,7 @@ const STATE_FIELDS = {
   eventId: 1,
   receivedAt: 1,
   lastAttemptAt: 1,
-  leaseUntil: 1,
-  leaseGeneration: 1,
+  ...ROW_LEASE_FIELDS,
   nextAttemptAt: 1,
   roundEndedAt: 1,
   requeuedAt: 1,

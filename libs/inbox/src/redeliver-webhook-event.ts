@@ -4,6 +4,7 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
 import { systemClock, type Clock, type Inbox } from './types';
+import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link redeliverWebhookEvent}. */
@@ -48,7 +49,7 @@ export async function redeliverWebhookEvent(
   const key = inboxEventKey(options.provider, options.eventId);
   const known = await inbox.events.findOne(
     { _id: key },
-    { projection: { _id: 1, processedAt: 1, leaseGeneration: 1 } },
+    { projection: { _id: 1, processedAt: 1, ...ROW_LEASE_FIELDS } },
   );
   if (!known) return { status: 'unknown' };
   if (known.processedAt) return { status: 'processed', processedAt: known.processedAt };

@@ -2,6 +2,7 @@ import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { leaseFields, reopenFields } from './requeue-state';
 import { systemClock, type Clock, type Inbox } from './types';
+import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link reopenResentWebhookEvent}. */
@@ -33,7 +34,7 @@ export async function reopenResentWebhookEvent(
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
-  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, leaseGeneration: 1 } });
+  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, ...ROW_LEASE_FIELDS } });
   if (!known) return 'not_set_aside';
   const outcome = await withEventLease(
     { inbox, key, owner: asOperationOwner(options.owner, 'resend'), leaseMs: OPERATION_LEASE_MS, clock, known },

@@ -5,6 +5,7 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { leaseFields, recordRequeue, reopenFields } from './requeue-state';
 import { systemClock, type Clock, type Inbox } from './types';
+import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link retryAbandonedWebhookEvents}. */
@@ -59,7 +60,7 @@ export async function retryAbandonedWebhookEvents(
   const abandoned = await inbox.events
     .find(
       { abandonedAt: { $ne: null }, processedAt: null, ...(options.provider ? { provider: options.provider } : {}) },
-      { projection: { _id: 1, leaseGeneration: 1 } },
+      { projection: { _id: 1, ...ROW_LEASE_FIELDS } },
     )
     .toArray();
   for (const seen of abandoned) {

@@ -34,12 +34,20 @@ export interface InboxEventDocument {
   processedAt: Date | null;
   /** Set when the event is set aside (unrecoverable, or too many attempts); no consumer runs it then. */
   abandonedAt: Date | null;
-  /** Who holds the current attempt's lease (a replica id), mirrored from the lease collection. */
+  /**
+   * Who holds the current attempt's lease (a replica id), mirrored from the lease collection; for a first attempt
+   * that has not renewed, the lease itself (generation 1 has no lease document then, see `recordAndClaimEvent`).
+   */
   leaseOwner: string | null;
-  /** Until when that lease holds, mirrored from the lease collection. */
+  /** Until when that lease holds, mirrored from the lease collection (or the lease itself, as above). */
   leaseUntil: Date | null;
   /** The generation of the last lease taken on this event: where the next claim starts looking (by `_id`). */
   leaseGeneration?: number;
+  /**
+   * Who claimed the first attempt and when, written with the row: that attempt's lease may never get a document, so
+   * this is what the console's attempt log shows for it. Absent on rows recorded before they were claimed.
+   */
+  firstAttempt?: { owner: string; at: Date };
   /**
    * The subject the event's message arrived on (`webhooks.<provider>.<type tokens>`), where a requeue publishes it
    * again. Absent on rows written before it was kept: the subject is then rebuilt from provider and type.

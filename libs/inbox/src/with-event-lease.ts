@@ -1,7 +1,8 @@
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
 import type { Lease } from './leases/lease-types';
-import type { Clock, Inbox, InboxEventDocument } from './types';
+import { rowLeaseOf, type RowLeaseFields } from './row-lease';
+import type { Clock, Inbox } from './types';
 
 /** Options for {@link withEventLease}. */
 export interface WithEventLeaseOptions {
@@ -13,8 +14,11 @@ export interface WithEventLeaseOptions {
   /** Longer than the work done under it can take; released as soon as it is done. */
   leaseMs: number;
   clock: Clock;
-  /** The row as last read, for its `leaseGeneration` (where the lease lookup starts). */
-  known?: Pick<InboxEventDocument, 'leaseGeneration'> | null;
+  /**
+   * The row as last read, with at least `ROW_LEASE_FIELDS`: its `leaseGeneration` is where the lease lookup
+   * starts, and its mirror is the lease of a first attempt, which has no lease document.
+   */
+  known: RowLeaseFields;
 }
 
 /** What {@link withEventLease} got: the work's result, or who held the event. */
@@ -39,7 +43,8 @@ export async function withEventLease<T>(
     owner,
     leaseMs,
     clock,
-    generationHint: options.known?.leaseGeneration ?? 1,
+    generationHint: options.known.leaseGeneration ?? 1,
+    rowLease: rowLeaseOf(options.known),
   });
   if (!acquired.acquired) return { acquired: false, holder: acquired.holder, remainingMs: acquired.remainingMs };
   try {

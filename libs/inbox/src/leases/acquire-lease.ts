@@ -1,6 +1,6 @@
 import type { Clock } from '../types';
 import { isDuplicateKeyError } from '../mongo-errors';
-import { leaseDocumentId, type Lease, type LeaseCollection, type LeaseDocument } from './lease-types';
+import { leaseDocumentId, type Lease, type LeaseCollection, type LeaseDocument, type RowLease } from './lease-types';
 
 /** Options for {@link acquireLease}. */
 export interface AcquireLeaseOptions {
@@ -23,6 +23,12 @@ export interface AcquireLeaseOptions {
    * it, a `{ key }` query sorted by generation is used, which FerretDB evaluates over the whole collection.
    */
   generationHint?: number;
+  /**
+   * The lease the key's row records, when it has one: it stands in for the document of its generation when that
+   * document does not exist, as for an inbox event's first attempt, whose lease lives in the row it inserted
+   * (see `recordAndClaimEvent`). Its `generation` should be the hint.
+   */
+  rowLease?: RowLease;
 }
 
 /** What {@link acquireLease} found: the lease, or who holds it and for how much longer. */
@@ -40,7 +46,7 @@ export type AcquireLeaseResult =
 export async function acquireLease(options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
   const { leases, key, owner, leaseMs, clock } = options;
   const now = clock();
-  const latest = await findLatestGeneration(leases, key, options.generationHint);
+  const latest = await findLatestGeneration(leases, key, options.generationHint, options.rowLease);
   if (latest && latest.releasedAt === null && latest.until.getTime() > now.getTime()) {
     return { acquired: false, holder: latest.owner, remainingMs: latest.until.getTime() - now.getTime() };
   }
@@ -72,14 +78,16 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
   return { acquired: true, lease: { key, generation, owner, until } };
 }
 
-/** The newest lease document of `key`, by `_id` lookups from the hint when there is one. */
+/** The newest lease of `key`, by `_id` lookups from the hint when there is one. */
 async function findLatestGeneration(
   leases: LeaseCollection,
   key: string,
   hint: number | undefined,
+  rowLease: RowLease | undefined,
 ): Promise<LeaseDocument | null> {
   if (hint === undefined || hint < 1) return leases.findOne({ key }, { sort: { generation: -1 } });
-  const first: LeaseDocument | null = await leases.findOne({ _id: leaseDocumentId(key, hint) });
+  const found: LeaseDocument | null = await leases.findOne({ _id: leaseDocumentId(key, hint) });
+  const first = found ?? (rowLease?.generation === hint ? documentOfRowLease(key, rowLease) : null);
   if (!first) return hint === 1 ? null : leases.findOne({ key }, { sort: { generation: -1 } });
   let latest: LeaseDocument = first;
   for (;;) {
@@ -87,4 +95,18 @@ async function findLatestGeneration(
     if (!next) return latest;
     latest = next;
   }
+}
+
+/** A row's lease as the document it stands for: released when the row names no owner (its attempt ended). */
+function documentOfRowLease(key: string, rowLease: RowLease): LeaseDocument {
+  const ended = new Date(0);
+  return {
+    _id: leaseDocumentId(key, rowLease.generation),
+    key,
+    generation: rowLease.generation,
+    owner: rowLease.owner ?? 'unknown',
+    acquiredAt: ended,
+    until: rowLease.until ?? ended,
+    releasedAt: rowLease.owner === null || rowLease.until === null ? ended : null,
+  };
 }

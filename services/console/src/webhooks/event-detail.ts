@@ -1,11 +1,6 @@
-import {
-  inboxEventKey,
-  leaseDocumentId,
-  type InboxAlertDocument,
-  type InboxAttemptError,
-  type LeaseDocument,
-} from '@berth/inbox';
+import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type InboxAttemptError } from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
+import { attemptLogOf, type AttemptRow } from './attempt-log';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
 import { eventRow, type EventRow } from './search-events';
@@ -13,17 +8,7 @@ import { eventRow, type EventRow } from './search-events';
 /** The leases shown, the latest ones: an event has at most 33 attempts a round plus the operations' short leases. */
 const MAX_LEASES = 80;
 
-/** One lease of the event: an attempt of a consumer, or an operation (recovery, retry-abandoned, redeliver). */
-export interface AttemptRow {
-  generation: number;
-  kind: 'attempt' | 'operation';
-  owner: string;
-  startedAt: Date;
-  /** When it let go (null: it ran until its lease ran out, e.g. a crash). */
-  endedAt: Date | null;
-  /** The error the inbox recorded for it (`attemptErrors`: the last 33 failed attempts; older rows kept only the last). */
-  error: string | null;
-}
+export type { AttemptRow };
 
 /** Everything the event page shows. */
 export interface EventDetail extends EventRow {
@@ -41,9 +26,6 @@ export interface EventDetail extends EventRow {
   message: StoredMessage | null;
   traceUrl: string | null;
 }
-
-/** Owners of the inbox operations' short leases (recovery, retry-abandoned, redeliver) all start so (`inbox-op:`). */
-const OPERATION_OWNER = /^inbox-op:/;
 
 /**
  * An event with its payload (masked unless `reveal`), its lease log (each attempt: who, when, how it ended), its
@@ -77,21 +59,8 @@ export async function eventDetail(
       return null;
     }),
   ]);
-  const attemptLog = leases
-    .filter((lease): lease is LeaseDocument => lease !== null)
-    .map((lease) => ({
-      generation: lease.generation,
-      kind: OPERATION_OWNER.test(lease.owner) ? ('operation' as const) : ('attempt' as const),
-      owner: lease.owner,
-      startedAt: lease.acquiredAt,
-      endedAt: lease.releasedAt,
-      error: null as string | null,
-    }))
-    .sort((a, b) => a.generation - b.generation);
+  const attemptLog = attemptLogOf(row, leases);
   const attemptErrors = row.attemptErrors ?? [];
-  matchAttemptErrors(attemptLog, attemptErrors);
-  const lastFailed = [...attemptLog].reverse().find((attempt) => attempt.kind === 'attempt');
-  if (attemptErrors.length === 0 && lastFailed && row.lastError && !row.processedAt) lastFailed.error = row.lastError;
   return {
     ...eventRow(row),
     attemptErrors,
@@ -109,21 +78,4 @@ export async function eventDetail(
         ? `${dependencies.jaegerUiUrl.replace(/\/$/, '')}/trace/${message.traceId}`
         : null,
   };
-}
-
-/**
- * Gives each attempt lease the error recorded while it was held: a failure is written under its attempt's lease,
- * after the lease was taken and before it was released.
- */
-function matchAttemptErrors(attemptLog: AttemptRow[], attemptErrors: readonly InboxAttemptError[]): void {
-  for (const failed of attemptErrors) {
-    const at = failed.at.getTime();
-    const held = attemptLog.find(
-      (attempt) =>
-        attempt.kind === 'attempt' &&
-        attempt.startedAt.getTime() <= at &&
-        (attempt.endedAt === null || attempt.endedAt.getTime() >= at),
-    );
-    if (held) held.error = failed.error;
-  }
 }
