@@ -25,9 +25,25 @@ export interface FerretDbOptions {
   idIndexIntervalMs?: number;
 }
 
+/**
+ * The connections each client should open to FerretDB on SQLite (`maxPoolSize` in {@link FerretDbHandle.url}).
+ *
+ * SQLite lets one transaction write at a time, and FerretDB runs each client operation on a connection of its own:
+ * with the driver's default pool (100) a consumer's 16 handlers sent their writes at once, and those that found the
+ * write lock taken waited for it (SQLite's busy handler sleeps between tries; FerretDB stayed under one core busy).
+ * Measured with `bench:e2e` (0 rows, 1,000 events, Berth alone, one run each): Stripe 211-234 events/s with the
+ * default pool, 279 with 8, 238-336 (median 322) with 4, 253-323 with 2, 268 with 1; Clerk 183-205, 215, 199-240,
+ * 203-263, 224; FerretDB's CPU per event fell by 10-20%. Four rather than two leaves room beside a slow query
+ * (FerretDB scans every filter but `_id`). A client's queue for a connection has no bound (`waitQueueTimeoutMS` 0).
+ */
+export const FERRETDB_SQLITE_POOL_SIZE = 4;
+
 /** A running FerretDB: a MongoDB-wire-compatible server (MongoDB 7 semantics for what Berth uses). */
 export interface FerretDbHandle {
-  /** A `mongodb://` URL for the official driver. */
+  /**
+   * A `mongodb://` URL for the official driver; on SQLite it carries `maxPoolSize=`{@link FERRETDB_SQLITE_POOL_SIZE},
+   * which a client's own `maxPoolSize` option overrides.
+   */
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
@@ -79,7 +95,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbH
 
   let current = await launch();
   return {
-    url: `mongodb://${host}:${port}/`,
+    url: `mongodb://${host}:${port}/${options.postgresqlUrl ? '' : `?maxPoolSize=${FERRETDB_SQLITE_POOL_SIZE}`}`,
     port,
     dataDir,
     get process() {

@@ -3,7 +3,7 @@ export { spawnManaged } from './managed-process';
 export type { ManagedProcess, SpawnOptions } from './managed-process';
 export { startNatsServer, natsServerConfig } from './nats-server';
 export type { NatsServerHandle, NatsServerOptions } from './nats-server';
-export { startFerretDb } from './ferretdb';
+export { startFerretDb, FERRETDB_SQLITE_POOL_SIZE } from './ferretdb';
 export type { FerretDbHandle, FerretDbOptions } from './ferretdb';
 export { indexFerretDbIdLookups, watchFerretDbIdLookups, FERRETDB_ID_EXPRESSION } from './ferretdb-id-index';
 export type { IdLookupIndexer } from './ferretdb-id-index';

@@ -1,7 +1,7 @@
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { MongoClient } from 'mongodb';
-import { defaultToolsBinDir, startFerretDb, startNatsServer } from './index';
+import { defaultToolsBinDir, FERRETDB_SQLITE_POOL_SIZE, startFerretDb, startNatsServer } from './index';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -48,6 +48,8 @@ describe('local infrastructure', () => {
     const db = await startFerretDb({ binDir });
     try {
       let client = await MongoClient.connect(db.url);
+      // SQLite has one writer: clients get a small pool through the URL (FERRETDB_SQLITE_POOL_SIZE).
+      expect(client.options.maxPoolSize).toBe(FERRETDB_SQLITE_POOL_SIZE);
       await client
         .db('berth_local_infra')
         .collection('things')
