@@ -1,7 +1,7 @@
 /**
  * The handlers' own queries use an index too (the sibling of hot-path-explain.test.ts, which covers the inbox): a
  * Stripe customer's workspace found through its link, the workspace lock taken from its generation hint, the
- * workspace's billing written, and a Clerk change applied through `upsertIfNewer`. The test runs those steps with the
+ * workspace's billing written, and a Clerk change and deletion applied through `upsertIfNewer`. The test runs those steps with the
  * driver's command monitoring on and explains every filter they sent: on FerretDB 1.24 the SQLite plan must search
  * an index and never SCAN; with BERTH_TEST_MONGO_URL, MongoDB's plan must be an index scan.
  */
@@ -16,7 +16,7 @@ import {
 import { findWorkspaceByCustomer, findWorkspaceById } from '@berth/billing-sync/src/workspaces/find-workspace';
 import { withWorkspaceLock } from '@berth/billing-sync/src/workspaces/workspace-lock';
 import { syncWorkspaceBilling } from '@berth/billing-sync/src/sync/sync-workspace-billing';
-import { applyClerkChange, ensureIdentitySyncIndexes, identityCollections } from '@berth/identity-sync';
+import { applyClerkChange, ensureIdentitySyncIndexes, identityCollections, softDelete } from '@berth/identity-sync';
 import { StripeStandIn } from '../support/stripe-stand-in';
 import { expectQueriesIndexed, monitorQueries, queriesOf } from './support/query-plans';
 
@@ -150,7 +150,7 @@ describe('the handlers query through an index', () => {
     await expectEveryQueryIndexed();
   });
 
-  it('identity-sync: a Clerk change applied to an existing and to a new document, and a stale one', async () => {
+  it('identity-sync: a Clerk change applied to an existing and to a new document, a stale one, and deletions', async () => {
     const collections = identityCollections(db);
     const change = {
       collection: collections.users,
@@ -163,6 +163,23 @@ describe('the handlers query through an index', () => {
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(2000) })).toBe('updated');
     expect(await applyClerkChange({ ...change, id: 'user_new', updatedAt: new Date(2000) })).toBe('inserted');
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(1500) })).toBe('stale');
+    const deletion = { collection: collections.users, locks: collections.changeLocks, owner: 'replica-1', clock };
+    expect(
+      await softDelete({
+        ...deletion,
+        id: 'user_7',
+        deletedAt: new Date(3000),
+        tombstoneFields: { clerkUserId: 'user_7' },
+      }),
+    ).toBe('deleted');
+    expect(
+      await softDelete({
+        ...deletion,
+        id: 'user_gone',
+        deletedAt: new Date(3000),
+        tombstoneFields: { clerkUserId: 'user_gone' },
+      }),
+    ).toBe('tombstoned');
     await expectEveryQueryIndexed();
   });
 });

@@ -32,6 +32,11 @@ export interface UpsertIfNewerOptions<T extends Document> {
   versionField: string;
   /** The incoming version; written only if greater than the stored one (or none is stored). */
   version: Date | number;
+  /**
+   * Write whatever version is stored, still under its lease and still subject to the guard: for a change that wins
+   * over any version, such as a deletion that is final (identity-sync's `softDelete`).
+   */
+  anyStoredVersion?: boolean;
   /** Fields to write (the version field is added). */
   set: Record<string, unknown>;
   /** Fields written only when the document is created. */
@@ -228,14 +233,18 @@ function pruneKeptLeases(locks: LeaseCollection, clock: Clock, retentionMs: numb
   void locks.deleteMany({ until: { $lt: before } }).catch(() => undefined);
 }
 
-/** True when the stored document passes the guard and its version is older than the incoming one (or absent). */
+/**
+ * True when the stored document passes the guard and its version is older than the incoming one (or absent, or
+ * `anyStoredVersion`).
+ */
 function isOlderThanIncoming(
   stored: Document,
-  options: Pick<UpsertIfNewerOptions<Document>, 'guard' | 'versionField' | 'version'>,
+  options: Pick<UpsertIfNewerOptions<Document>, 'guard' | 'versionField' | 'version' | 'anyStoredVersion'>,
 ): boolean {
   for (const [field, expected] of Object.entries(options.guard ?? {})) {
     if (versionKey(stored[field]) !== versionKey(expected)) return false;
   }
+  if (options.anyStoredVersion) return true;
   const storedVersion = stored[options.versionField] as Date | number | null | undefined;
   if (storedVersion === null || storedVersion === undefined) return true;
   return Number(storedVersion) < Number(options.version);

@@ -96,7 +96,7 @@ export class IdentitySyncService {
   }
 
   private async delete(entity: ClerkEntity, envelope: ClerkEnvelope, receivedAt: Date): Promise<void> {
-    const { collections, clock, logger } = this.runtime;
+    const { collections, clock, logger, owner } = this.runtime;
     const deleted = parseOrGiveUp(clerkDeletedSchema, envelope.data, `deleted Clerk ${entity}`);
     const deletedAt = envelope.timestamp !== undefined ? new Date(envelope.timestamp) : receivedAt;
     const target = {
@@ -119,6 +119,8 @@ export class IdentitySyncService {
       id: deleted.id,
       deletedAt,
       tombstoneFields: target.tombstoneFields,
+      locks: collections.changeLocks,
+      owner,
       clock,
     });
     logger.info(
