@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { BatchedInserter } from './store/batched-inserter';
 import type { LeaseDocument } from './leases/lease-types';
 import type { Inbox, InboxAlertDocument, InboxEventDocument } from './types';
 
@@ -13,10 +14,12 @@ export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
 
 /** The inbox collections of a database. */
 export function inboxCollections(db: Db): Inbox {
+  const events = db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION);
   return {
-    events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
+    events,
     leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
     alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
+    rowInserts: new BatchedInserter(events),
   };
 }
 

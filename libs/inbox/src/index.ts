@@ -43,6 +43,8 @@ export type { Lease, LeaseCollection, LeaseDocument } from './leases/lease-types
 export { upsertIfNewer } from './upsert-if-newer';
 export type { UpsertIfNewerOptions, UpsertIfNewerResult } from './upsert-if-newer';
 export { isDuplicateKeyError } from './mongo-errors';
+export { BatchedInserter } from './store/batched-inserter';
+export type { InsertResult } from './store/batched-inserter';
 export { waitForInboxEvent } from './wait-for-inbox-event';
 export type { WaitForInboxEventOptions } from './wait-for-inbox-event';
 export { ScheduledRetryError } from '@berth/messaging';

@@ -2,6 +2,7 @@ import { MongoClient, type Collection, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
   acquireLease,
+  BatchedInserter,
   ensureLeaseIndexes,
   releaseLease,
   renewLease,
@@ -199,6 +200,64 @@ describe('upsertIfNewer', () => {
       expect(kept).toHaveLength(results.filter((result) => result === 'updated').length);
       expect(new Set(kept.map((lease) => lease.key)).size).toBe(kept.length);
     }
+  });
+
+  it('leaves the newest of many concurrent writers when the leases are group-committed', async () => {
+    const lockInserts = new BatchedInserter(locks);
+    for (let round = 0; round < 3; round++) {
+      const id = `batched-${round}`;
+      await collection.insertOne({ _id: id, name: 'v0', version: 0, deletedAt: null });
+      const versions = [3, 9, 1, 7, 12, 5, 11, 2, 8, 10, 4, 6];
+      const results = await Promise.all(
+        versions.map((version) =>
+          upsertIfNewer({
+            collection,
+            locks,
+            lockInserts,
+            ...writer,
+            owner: `w${version}`,
+            id,
+            versionField: 'version',
+            version,
+            set: { name: `v${version}` },
+          }),
+        ),
+      );
+      expect(results).toContain('updated');
+      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v12', version: 12 });
+    }
+  });
+
+  it('does not write under a first lease whose insert landed after the lease ran out, and keeps it as taken', async () => {
+    await collection.insertOne({ _id: 'late', name: 'v1', version: 1, deletedAt: null });
+    // The store stalls while the lease is inserted: the clock moves past the lease before the insert returns.
+    const time = manualClock(new Date().toISOString());
+    class StallingInserter extends BatchedInserter<LeaseDocument> {
+      override async insert(document: LeaseDocument): Promise<'inserted' | 'duplicate'> {
+        const result = await super.insert(document);
+        time.advance(60_000);
+        return result;
+      }
+    }
+    const result = await upsertIfNewer({
+      collection,
+      locks,
+      lockInserts: new StallingInserter(locks),
+      owner: 'slow',
+      clock: time.clock,
+      leaseMs: 30_000,
+      id: 'late',
+      versionField: 'version',
+      version: 2,
+      set: { name: 'v2' },
+    });
+    expect(result).toBe('updated');
+    expect(await collection.findOne({ _id: 'late' })).toMatchObject({ name: 'v2', version: 2 });
+    const leases = await locks.find({ key: 'versioned:late@1' }).sort({ generation: 1 }).toArray();
+    expect(leases.map(({ generation, releasedAt }) => ({ generation, released: releasedAt !== null }))).toEqual([
+      { generation: 1, released: true },
+      { generation: 2, released: false },
+    ]);
   });
 
   it('writes a fresh change in three operations, and prunes the kept leases after their retention', async () => {

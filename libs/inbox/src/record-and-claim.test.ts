@@ -56,6 +56,26 @@ describe('recordAndClaimEvent', () => {
     expect(await inbox.leases.countDocuments({ _id: leaseDocumentId(key, 1) })).toBe(0);
   });
 
+  it('claims each of many new events once when their rows are group-committed together', async () => {
+    const time = manualClock();
+    expect(inbox.rowInserts).toBeDefined();
+    const distinct = Array.from({ length: 20 }, () => newEvent());
+    const same = newEvent();
+    const claims = await Promise.all([
+      ...distinct.map((event) =>
+        recordAndClaimEvent({ inbox, event, owner: 'batch', leaseMs: LEASE_MS, clock: time.clock }),
+      ),
+      ...Array.from({ length: 10 }, (_, index) =>
+        recordAndClaimEvent({ inbox, event: same, owner: `dup-${index}`, leaseMs: LEASE_MS, clock: time.clock }),
+      ),
+    ]);
+    expect(claims.slice(0, 20).map((claim) => claim.status)).toEqual(Array(20).fill('claimed'));
+    const ofSame = claims.slice(20).map((claim) => claim.status);
+    expect(ofSame.filter((status) => status === 'claimed')).toHaveLength(1);
+    expect(ofSame.filter((status) => status === 'busy')).toHaveLength(9);
+    expect((await inbox.events.findOne({ _id: inboxEventKey(same.provider, same.eventId) }))?.attempts).toBe(1);
+  });
+
   it('keeps every other claimer and inbox operation out while the row lease is live', async () => {
     const time = manualClock();
     const { key, event } = await claimedFirst(time.clock);

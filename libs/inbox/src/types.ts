@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { LeaseDocument } from './leases/lease-types';
+import type { BatchedInserter } from './store/batched-inserter';
 
 /** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
 export { systemClock, type Clock } from '@berth/contract';
@@ -131,6 +132,13 @@ export interface Inbox {
   readonly leases: Collection<LeaseDocument>;
   /** One document per alert (`<eventKey>#<setAsideCount>`): its unique `_id` makes the alert happen once. */
   readonly alerts: Collection<InboxAlertDocument>;
+  /**
+   * The group commit of new rows (`recordAndClaimEvent`): the rows of events claimed while an insert is in flight
+   * leave together in the next `insertMany`. Without it each row is its own insert. Measured in `bench:e2e` with the
+   * first version leases of `upsertIfNewer` batched alike (1,500 events, two interleaved runs): Stripe 287 and 327 →
+   * 395 and 382 events/s, Clerk 204 and 253 → 296 and 305.
+   */
+  readonly rowInserts?: BatchedInserter<InboxEventDocument>;
 }
 
 /** The record of one alert about an event set aside; inserting it is what entitles a replica to raise the alert. */

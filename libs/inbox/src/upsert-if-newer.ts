@@ -4,7 +4,8 @@ import type { Clock } from './types';
 import { isDuplicateKeyError } from './mongo-errors';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
-import { leaseDocumentId, type Lease, type LeaseCollection } from './leases/lease-types';
+import { leaseDocumentId, type Lease, type LeaseCollection, type LeaseDocument } from './leases/lease-types';
+import type { BatchedInserter, InsertResult } from './store/batched-inserter';
 
 /** Options for {@link upsertIfNewer}. */
 export interface UpsertIfNewerOptions<T extends Document> {
@@ -14,6 +15,11 @@ export interface UpsertIfNewerOptions<T extends Document> {
    * lease of a write is kept for `leaseRetentionMs`, then pruned, so the collection holds the writes of that window.
    */
   locks: LeaseCollection;
+  /**
+   * The group commit of `locks`' first-generation inserts (one per write): the leases of writes made while an insert
+   * is in flight leave together in the next `insertMany`. Without it each lease is its own insert.
+   */
+  lockInserts?: BatchedInserter<LeaseDocument>;
   /** This replica's id, the lease owner. */
   owner: string;
   clock: Clock;
@@ -132,29 +138,49 @@ export async function upsertIfNewer<T extends Document>(
   }
 }
 
-/** Inserts `<key>#1`; the lease, or undefined when that generation exists. */
+/**
+ * Inserts `<key>#1`; the lease, or undefined when that generation exists. An insert that landed after its lease ran
+ * out (a stalled store) is released and reported as taken: another writer may already hold `<key>#2`, and this one
+ * reads again and takes the next generation, as any writer that finds `<key>#1` does.
+ */
 async function insertFirstLease(
-  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'owner' | 'clock'>,
+  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'lockInserts' | 'owner' | 'clock'>,
   key: string,
   leaseMs: number,
 ): Promise<Lease | undefined> {
   const now = options.clock();
   const until = new Date(now.getTime() + leaseMs);
+  const lease: LeaseDocument = {
+    _id: leaseDocumentId(key, 1),
+    key,
+    generation: 1,
+    owner: options.owner,
+    acquiredAt: now,
+    until,
+    releasedAt: null,
+  };
+  if ((await insertLease(options, lease)) === 'duplicate') return undefined;
+  const taken: Lease = { key, generation: 1, owner: options.owner, until };
+  if (options.clock().getTime() >= until.getTime()) {
+    // Kept, not deleted: `<key>#1` existing is what tells a writer that read the same version to read again.
+    await releaseLease({ leases: options.locks, lease: taken, clock: options.clock });
+    return undefined;
+  }
+  return taken;
+}
+
+async function insertLease(
+  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'lockInserts'>,
+  lease: LeaseDocument,
+): Promise<InsertResult> {
+  if (options.lockInserts) return options.lockInserts.insert(lease);
   try {
-    await options.locks.insertOne({
-      _id: leaseDocumentId(key, 1),
-      key,
-      generation: 1,
-      owner: options.owner,
-      acquiredAt: now,
-      until,
-      releasedAt: null,
-    });
+    await options.locks.insertOne(lease);
+    return 'inserted';
   } catch (error) {
-    if (isDuplicateKeyError(error)) return undefined;
+    if (isDuplicateKeyError(error)) return 'duplicate';
     throw error;
   }
-  return { key, generation: 1, owner: options.owner, until };
 }
 
 /**

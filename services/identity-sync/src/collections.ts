@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { LeaseDocument } from '@berth/inbox';
+import { BatchedInserter, type LeaseDocument } from '@berth/inbox';
 
 /**
  * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
@@ -55,14 +55,18 @@ export interface IdentityCollections {
   workspaceMembers: Collection<WorkspaceMemberDocument>;
   /** Write leases of `upsertIfNewer` (one per change in flight, deleted once it landed). */
   changeLocks: Collection<LeaseDocument>;
+  /** The group commit of `changeLocks`' inserts, one per change written (see `upsertIfNewer`'s `lockInserts`). */
+  changeLockInserts: BatchedInserter<LeaseDocument>;
 }
 
 /** identity-sync's collections in a database. */
 export function identityCollections(db: Db): IdentityCollections {
+  const changeLocks = db.collection<LeaseDocument>('identityChangeLocks');
   return {
     users: db.collection<UserDocument>('users'),
     workspaces: db.collection<WorkspaceDocument>('workspaces'),
     workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
-    changeLocks: db.collection<LeaseDocument>('identityChangeLocks'),
+    changeLocks,
+    changeLockInserts: new BatchedInserter(changeLocks),
   };
 }

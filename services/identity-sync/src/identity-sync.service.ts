@@ -48,7 +48,13 @@ export class IdentitySyncService {
   private async upsert(entity: ClerkEntity, envelope: ClerkEnvelope): Promise<void> {
     const { clock, logger, owner, collections } = this.runtime;
     const change = this.changeOf(entity, envelope.data);
-    const result = await applyClerkChange({ ...change, locks: collections.changeLocks, owner, clock });
+    const result = await applyClerkChange({
+      ...change,
+      locks: collections.changeLocks,
+      lockInserts: collections.changeLockInserts,
+      owner,
+      clock,
+    });
     const details = { entity, clerkId: change.id, clerkUpdatedAt: change.updatedAt, result };
     if (result === 'stale')
       logger.info(
@@ -120,6 +126,7 @@ export class IdentitySyncService {
       deletedAt,
       tombstoneFields: target.tombstoneFields,
       locks: collections.changeLocks,
+      lockInserts: collections.changeLockInserts,
       owner,
       clock,
     });

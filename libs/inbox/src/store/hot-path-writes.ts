@@ -2,15 +2,17 @@ import type { UpdateFilter } from 'mongodb';
 import type { LeaseDocument } from '../leases/lease-types';
 import { isDuplicateKeyError } from '../mongo-errors';
 import type { Inbox, InboxEventDocument } from '../types';
+import type { InsertResult } from './batched-inserter';
 
-/** How an insert ended: written, or its `_id` (or another unique key) was taken. */
-export type InsertResult = 'inserted' | 'duplicate';
+export type { InsertResult };
 
 /**
  * The hot path's writes (record, claim, mark processed, release, failure), in one place so that every one of them
  * stays by `_id` alone: the only filter FerretDB 1.24 answers from an index (test/store/hot-path-explain.test.ts).
  */
+/** A new row, through the inbox's group commit when it has one (`inboxCollections` gives it one). */
 export function insertEventRow(inbox: Inbox, document: InboxEventDocument): Promise<InsertResult> {
+  if (inbox.rowInserts) return inbox.rowInserts.insert(document);
   return insertOne(() => inbox.events.insertOne(document));
 }
 

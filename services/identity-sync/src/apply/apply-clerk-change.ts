@@ -1,5 +1,12 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type LeaseCollection, type UpsertIfNewerResult } from '@berth/inbox';
+import {
+  upsertIfNewer,
+  type BatchedInserter,
+  type Clock,
+  type LeaseCollection,
+  type LeaseDocument,
+  type UpsertIfNewerResult,
+} from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Options for {@link applyClerkChange}. */
@@ -13,6 +20,8 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
   fields: Record<string, unknown>;
   /** Write leases (see `upsertIfNewer`). */
   locks: LeaseCollection;
+  /** The group commit of `locks`' inserts, shared by the process's writers (`upsertIfNewer`'s `lockInserts`). */
+  lockInserts?: BatchedInserter<LeaseDocument>;
   /** This replica's id. */
   owner: string;
   clock: Clock;
@@ -30,6 +39,7 @@ export function applyClerkChange<T extends ClerkSyncedFields>(
   return upsertIfNewer({
     collection: options.collection,
     locks: options.locks,
+    lockInserts: options.lockInserts,
     owner: options.owner,
     clock: options.clock,
     id: options.id,

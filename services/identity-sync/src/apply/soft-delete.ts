@@ -1,5 +1,11 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type LeaseCollection } from '@berth/inbox';
+import {
+  upsertIfNewer,
+  type BatchedInserter,
+  type Clock,
+  type LeaseCollection,
+  type LeaseDocument,
+} from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Options for {@link softDelete}. */
@@ -13,6 +19,8 @@ export interface SoftDeleteOptions<T extends ClerkSyncedFields> {
   tombstoneFields: Record<string, unknown>;
   /** The write leases the changes of the same documents take (see `applyClerkChange`). */
   locks: LeaseCollection;
+  /** The group commit of `locks`' inserts, shared by the process's writers (`upsertIfNewer`'s `lockInserts`). */
+  lockInserts?: BatchedInserter<LeaseDocument>;
   /** This replica's id. */
   owner: string;
   clock: Clock;
@@ -40,6 +48,7 @@ export async function softDelete<T extends ClerkSyncedFields>(
   const result = await upsertIfNewer({
     collection: options.collection,
     locks: options.locks,
+    lockInserts: options.lockInserts,
     owner: options.owner,
     clock: options.clock,
     id: options.id,

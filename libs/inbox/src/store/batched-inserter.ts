@@ -1,6 +1,6 @@
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
 
-/** How one document's insert ended: written, or already there (its `_id` was taken: an earlier run wrote it). */
+/** How one document's insert ended: written, or already there (its `_id`, or another unique key, was taken). */
 export type InsertResult = 'inserted' | 'duplicate';
 
 interface Pending<T> {
@@ -16,7 +16,9 @@ const DUPLICATE_KEY = 11000;
  * `insertMany` (unordered, at most `maxBatch`), and each caller's promise settles with its own document's result.
  * One write at a time per collection: FerretDB on SQLite answers concurrent writes with `SQLITE_BUSY`, and one
  * insert of 100 rows costs about what one insert of 1 row does, so this is both safer and ~20× faster under load.
- * A lone document is written at once, so an idle dispatcher adds no latency.
+ * A lone document is written at once, so an idle process adds no latency. Used for the dispatcher's delivery log,
+ * the inbox's new rows and the first version leases of `upsertIfNewer`; never for updates, which FerretDB runs one
+ * statement at a time anyway.
  */
 export class BatchedInserter<T extends Document> {
   private queue: Pending<T>[] = [];

@@ -1,15 +1,15 @@
 import type { MongoClient } from 'mongodb';
-import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
+import { startTestInbox, type TestInbox } from '../test-support/test-inbox';
 import { BatchedInserter } from './batched-inserter';
 
-let testMongo: TestMongo;
+let testInbox: TestInbox;
 let mongo: MongoClient;
 
 beforeAll(async () => {
-  testMongo = await startTestMongo();
-  mongo = testMongo.client;
+  testInbox = await startTestInbox('batched_inserter');
+  mongo = testInbox.client;
 }, 60_000);
-afterAll(() => testMongo?.stop());
+afterAll(() => testInbox?.stop());
 
 describe('BatchedInserter', () => {
   it('writes concurrent inserts in batches, telling each caller whether its document was new', async () => {
