@@ -154,7 +154,7 @@ describe('the handlers query through an index', () => {
     const collections = identityCollections(db);
     const change = {
       collection: collections.users,
-      locks: collections.changeLocks,
+      locks: collections.versionLocks,
       owner: 'replica-1',
       clock,
       fields: { email: 'a@example.com' },
@@ -163,7 +163,7 @@ describe('the handlers query through an index', () => {
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(2000) })).toBe('updated');
     expect(await applyClerkChange({ ...change, id: 'user_new', updatedAt: new Date(2000) })).toBe('inserted');
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(1500) })).toBe('stale');
-    const deletion = { collection: collections.users, locks: collections.changeLocks, owner: 'replica-1', clock };
+    const deletion = { collection: collections.users, locks: collections.versionLocks, owner: 'replica-1', clock };
     expect(
       await softDelete({
         ...deletion,

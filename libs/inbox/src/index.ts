@@ -41,6 +41,7 @@ export { ensureLeaseIndexes } from './leases/ensure-lease-indexes';
 export { leaseDocumentId } from './leases/lease-types';
 export type { Lease, LeaseCollection, LeaseDocument } from './leases/lease-types';
 export { upsertIfNewer } from './upsert-if-newer';
+export { VersionLocks } from './version-locks';
 export type { UpsertIfNewerOptions, UpsertIfNewerResult } from './upsert-if-newer';
 export { isDuplicateKeyError } from './mongo-errors';
 export { BatchedInserter } from './store/batched-inserter';

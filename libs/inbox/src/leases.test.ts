@@ -7,6 +7,7 @@ import {
   releaseLease,
   renewLease,
   upsertIfNewer,
+  VersionLocks,
   type LeaseCollection,
   type LeaseDocument,
 } from './index';
@@ -116,10 +117,12 @@ describe('upsertIfNewer', () => {
   }
   let collection: Collection<Versioned>;
   let locks: LeaseCollection;
+  let versionLocks: VersionLocks;
   const writer = { owner: 'writer', clock: () => new Date() };
   beforeAll(async () => {
     collection = db.collection<Versioned>('versioned');
     locks = db.collection<LeaseDocument>('versionedLocks');
+    versionLocks = new VersionLocks(locks);
     await ensureLeaseIndexes({ leases: locks });
   });
 
@@ -127,7 +130,7 @@ describe('upsertIfNewer', () => {
     const write = (version: number, name: string) =>
       upsertIfNewer({
         collection,
-        locks,
+        locks: versionLocks,
         ...writer,
         id: 'u1',
         versionField: 'version',
@@ -151,7 +154,7 @@ describe('upsertIfNewer', () => {
       const results = await Promise.all([
         upsertIfNewer({
           collection,
-          locks,
+          locks: versionLocks,
           ...writer,
           id,
           versionField: 'version',
@@ -160,7 +163,7 @@ describe('upsertIfNewer', () => {
         }),
         upsertIfNewer({
           collection,
-          locks,
+          locks: versionLocks,
           ...writer,
           id,
           versionField: 'version',
@@ -182,7 +185,7 @@ describe('upsertIfNewer', () => {
         versions.map((version) =>
           upsertIfNewer({
             collection,
-            locks,
+            locks: versionLocks,
             ...writer,
             owner: `w${version}`,
             id,
@@ -202,32 +205,6 @@ describe('upsertIfNewer', () => {
     }
   });
 
-  it('leaves the newest of many concurrent writers when the leases are group-committed', async () => {
-    const lockInserts = new BatchedInserter(locks);
-    for (let round = 0; round < 3; round++) {
-      const id = `batched-${round}`;
-      await collection.insertOne({ _id: id, name: 'v0', version: 0, deletedAt: null });
-      const versions = [3, 9, 1, 7, 12, 5, 11, 2, 8, 10, 4, 6];
-      const results = await Promise.all(
-        versions.map((version) =>
-          upsertIfNewer({
-            collection,
-            locks,
-            lockInserts,
-            ...writer,
-            owner: `w${version}`,
-            id,
-            versionField: 'version',
-            version,
-            set: { name: `v${version}` },
-          }),
-        ),
-      );
-      expect(results).toContain('updated');
-      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v12', version: 12 });
-    }
-  });
-
   it('does not write under a first lease whose insert landed after the lease ran out, and keeps it as taken', async () => {
     await collection.insertOne({ _id: 'late', name: 'v1', version: 1, deletedAt: null });
     // The store stalls while the lease is inserted: the clock moves past the lease before the insert returns.
@@ -241,8 +218,7 @@ describe('upsertIfNewer', () => {
     }
     const result = await upsertIfNewer({
       collection,
-      locks,
-      lockInserts: new StallingInserter(locks),
+      locks: new VersionLocks(locks, { inserts: new StallingInserter(locks) }),
       owner: 'slow',
       clock: time.clock,
       leaseMs: 30_000,
@@ -272,7 +248,7 @@ describe('upsertIfNewer', () => {
       const time = { now: Date.now() };
       const options = {
         collection: target.collection<Versioned>('versioned'),
-        locks: pruned,
+        locks: new VersionLocks(pruned),
         owner: 'writer',
         clock: () => new Date(time.now),
         id: 'three-ops',
@@ -311,7 +287,7 @@ describe('upsertIfNewer', () => {
       const target = monitored.db(db.databaseName);
       const options = {
         collection: target.collection<Versioned>('versioned'),
-        locks: target.collection<LeaseDocument>('versionedLocks'),
+        locks: new VersionLocks(target.collection<LeaseDocument>('versionedLocks')),
         ...writer,
         id: 'filters',
         versionField: 'version',

@@ -1,25 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from 'mongodb';
 import type { Clock } from './types';
-import { isDuplicateKeyError } from './mongo-errors';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
-import { leaseDocumentId, type Lease, type LeaseCollection, type LeaseDocument } from './leases/lease-types';
-import type { BatchedInserter, InsertResult } from './store/batched-inserter';
+import { leaseDocumentId, type Lease, type LeaseDocument } from './leases/lease-types';
+import { isDuplicateKeyError } from './mongo-errors';
+import type { VersionLocks } from './version-locks';
 
 /** Options for {@link upsertIfNewer}. */
 export interface UpsertIfNewerOptions<T extends Document> {
   collection: Collection<T>;
   /**
-   * Where the per-version write leases live (a lease collection of its own, indexed with `ensureLeaseIndexes`). The
-   * lease of a write is kept for `leaseRetentionMs`, then pruned, so the collection holds the writes of that window.
+   * Where the per-version write leases live (a lease collection of its own, indexed with `ensureLeaseIndexes`), with
+   * this process's group commit of their inserts and prune schedule: the same object for every write. The lease of a
+   * write is kept for `leaseRetentionMs`, then pruned, so the collection holds the writes of that window.
    */
-  locks: LeaseCollection;
-  /**
-   * The group commit of `locks`' first-generation inserts (one per write): the leases of writes made while an insert
-   * is in flight leave together in the next `insertMany`. Without it each lease is its own insert.
-   */
-  lockInserts?: BatchedInserter<LeaseDocument>;
+  locks: VersionLocks;
   /** This replica's id, the lease owner. */
   owner: string;
   clock: Clock;
@@ -62,9 +58,6 @@ const POLL_MS = 20;
 /** How long the lease of a write is kept after it (see {@link upsertIfNewer}): 15 minutes by default. */
 const DEFAULT_LEASE_RETENTION_MS = 15 * 60 * 1000;
 
-/** When each lease collection was last pruned by this process (by the writers' clock), keyed by namespace. */
-const lastPruned = new Map<string, number>();
-
 /**
  * Writes `set` to document `id` only if `version` is newer than the stored version (and the guard holds), with every
  * query exactly `{ _id }`: the only filter FerretDB 1.24 answers through an index (a version condition beside `_id`
@@ -100,6 +93,7 @@ export async function upsertIfNewer<T extends Document>(
   const retentionMs = options.leaseRetentionMs ?? DEFAULT_LEASE_RETENTION_MS;
   const leaseMs = options.leaseMs ?? 30_000;
   pruneKeptLeases(options.locks, options.clock, retentionMs);
+  const locks = options.locks.collection;
   for (;;) {
     const readStarted = performance.now();
     const stored = await options.collection.findOne({ _id: options.id } as Filter<T>);
@@ -118,7 +112,7 @@ export async function upsertIfNewer<T extends Document>(
     const now = await options.collection.findOne({ _id: options.id } as Filter<T>);
     if (!sameVersion(now, stored, options.versionField)) continue;
     const acquired = await acquireLease({
-      leases: options.locks,
+      leases: locks,
       key,
       owner: options.owner,
       leaseMs,
@@ -144,7 +138,7 @@ export async function upsertIfNewer<T extends Document>(
  * reads again and takes the next generation, as any writer that finds `<key>#1` does.
  */
 async function insertFirstLease(
-  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'lockInserts' | 'owner' | 'clock'>,
+  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'owner' | 'clock'>,
   key: string,
   leaseMs: number,
 ): Promise<Lease | undefined> {
@@ -159,28 +153,14 @@ async function insertFirstLease(
     until,
     releasedAt: null,
   };
-  if ((await insertLease(options, lease)) === 'duplicate') return undefined;
+  if ((await options.locks.inserts.insert(lease)) === 'duplicate') return undefined;
   const taken: Lease = { key, generation: 1, owner: options.owner, until };
   if (options.clock().getTime() >= until.getTime()) {
     // Kept, not deleted: `<key>#1` existing is what tells a writer that read the same version to read again.
-    await releaseLease({ leases: options.locks, lease: taken, clock: options.clock });
+    await releaseLease({ leases: options.locks.collection, lease: taken, clock: options.clock });
     return undefined;
   }
   return taken;
-}
-
-async function insertLease(
-  options: Pick<UpsertIfNewerOptions<Document>, 'locks' | 'lockInserts'>,
-  lease: LeaseDocument,
-): Promise<InsertResult> {
-  if (options.lockInserts) return options.lockInserts.insert(lease);
-  try {
-    await options.locks.insertOne(lease);
-    return 'inserted';
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return 'duplicate';
-    throw error;
-  }
 }
 
 /**
@@ -199,10 +179,10 @@ async function writeUnderLease<T extends Document>(
   try {
     outcome = await writeIfUnmoved(options, stored, readAgain);
   } catch (error) {
-    await releaseLease({ leases: options.locks, lease, clock: options.clock }).catch(() => undefined);
+    await releaseLease({ leases: options.locks.collection, lease, clock: options.clock }).catch(() => undefined);
     throw error;
   }
-  if (outcome === 'moved' || outcome === 'stale') await options.locks.deleteOne({ _id: leaseId });
+  if (outcome === 'moved' || outcome === 'stale') await options.locks.collection.deleteOne({ _id: leaseId });
   return outcome;
 }
 
@@ -246,17 +226,16 @@ function sameVersion(current: Document | null, stored: Document | null, versionF
  * it per process (the first time a third of it after this process first wrote there). Best effort: a failed prune
  * is tried again at the next interval.
  */
-function pruneKeptLeases(locks: LeaseCollection, clock: Clock, retentionMs: number): void {
-  const namespace = `${locks.dbName}.${locks.collectionName}`;
+function pruneKeptLeases(locks: VersionLocks, clock: Clock, retentionMs: number): void {
   const now = clock().getTime();
-  const last = lastPruned.get(namespace);
+  const last = locks.lastPrunedAt;
   if (last === undefined) {
-    lastPruned.set(namespace, now);
+    locks.lastPrunedAt = now;
     if (retentionMs > 0) return;
   } else if (now - last < retentionMs / 3) return;
-  lastPruned.set(namespace, now);
+  locks.lastPrunedAt = now;
   const before = new Date(now - retentionMs);
-  void locks.deleteMany({ until: { $lt: before } }).catch(() => undefined);
+  void locks.collection.deleteMany({ until: { $lt: before } }).catch(() => undefined);
 }
 
 /**

@@ -23,7 +23,7 @@ export class BillingSyncService {
     const stripeEvent = parseStripeEvent(event.body);
     const kind = classifyStripeEvent(event.type);
     const { collections, stripe, clock, owner } = this.runtime;
-    const locks = collections.objectLocks;
+    const locks = collections.objectVersionLocks;
     switch (kind) {
       case 'customer_state':
         return this.syncCustomerState(stripeEvent);

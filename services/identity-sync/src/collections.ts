@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { BatchedInserter, type LeaseDocument } from '@berth/inbox';
+import { VersionLocks, type LeaseDocument } from '@berth/inbox';
 
 /**
  * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
@@ -55,8 +55,8 @@ export interface IdentityCollections {
   workspaceMembers: Collection<WorkspaceMemberDocument>;
   /** Write leases of `upsertIfNewer` (one per change in flight, deleted once it landed). */
   changeLocks: Collection<LeaseDocument>;
-  /** The group commit of `changeLocks`' inserts, one per change written (see `upsertIfNewer`'s `lockInserts`). */
-  changeLockInserts: BatchedInserter<LeaseDocument>;
+  /** `changeLocks` with this process's group commit of its inserts and prune schedule (see `upsertIfNewer`). */
+  versionLocks: VersionLocks;
 }
 
 /** identity-sync's collections in a database. */
@@ -67,6 +67,6 @@ export function identityCollections(db: Db): IdentityCollections {
     workspaces: db.collection<WorkspaceDocument>('workspaces'),
     workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
     changeLocks,
-    changeLockInserts: new BatchedInserter(changeLocks),
+    versionLocks: new VersionLocks(changeLocks),
   };
 }

@@ -50,8 +50,7 @@ export class IdentitySyncService {
     const change = this.changeOf(entity, envelope.data);
     const result = await applyClerkChange({
       ...change,
-      locks: collections.changeLocks,
-      lockInserts: collections.changeLockInserts,
+      locks: collections.versionLocks,
       owner,
       clock,
     });
@@ -125,8 +124,7 @@ export class IdentitySyncService {
       id: deleted.id,
       deletedAt,
       tombstoneFields: target.tombstoneFields,
-      locks: collections.changeLocks,
-      lockInserts: collections.changeLockInserts,
+      locks: collections.versionLocks,
       owner,
       clock,
     });

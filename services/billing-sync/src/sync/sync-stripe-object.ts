@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type LeaseCollection, type UpsertIfNewerResult } from '@berth/inbox';
+import { upsertIfNewer, type Clock, type UpsertIfNewerResult, type VersionLocks } from '@berth/inbox';
 import { callStripe } from '../stripe/call-stripe';
 import type { StripeObjectDocument } from '../workspaces/collections';
 
@@ -14,8 +14,8 @@ export interface SyncStripeObjectOptions<T> {
   fetch: () => Promise<T>;
   /** The fields stored. */
   summarize: (object: T) => Record<string, unknown>;
-  /** Write leases (see `upsertIfNewer`). */
-  locks: LeaseCollection;
+  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
+  locks: VersionLocks;
   /** This replica's id. */
   owner: string;
   clock: Clock;

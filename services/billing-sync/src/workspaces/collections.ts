@@ -1,5 +1,5 @@
 import type { Collection, Db, ObjectId } from 'mongodb';
-import type { LeaseDocument } from '@berth/inbox';
+import { VersionLocks, type LeaseDocument } from '@berth/inbox';
 import type { BillingStatus, SubscriptionSummary } from '../sync/subscription-summary';
 
 /** A workspace's billing state, written wholesale by each sync. */
@@ -55,6 +55,8 @@ export interface BillingCollections {
   workspaceLocks: Collection<LeaseDocument>;
   /** Write leases of the Stripe object copies (`upsertIfNewer`), one per write in flight. */
   objectLocks: Collection<LeaseDocument>;
+  /** `objectLocks` with this process's group commit of its inserts and prune schedule (see `upsertIfNewer`). */
+  objectVersionLocks: VersionLocks;
   disputes: Collection<StripeObjectDocument>;
   refunds: Collection<StripeObjectDocument>;
   fraudWarnings: Collection<StripeObjectDocument>;
@@ -73,11 +75,13 @@ export const BILLING_COLLECTION_NAMES = {
 
 /** billing-sync's collections in a database. */
 export function billingCollections(db: Db): BillingCollections {
+  const objectLocks = db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.objectLocks);
   return {
     workspaces: db.collection<WorkspaceDocument>(BILLING_COLLECTION_NAMES.workspaces),
     customers: db.collection<CustomerLinkDocument>(BILLING_COLLECTION_NAMES.customers),
     workspaceLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.workspaceLocks),
-    objectLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.objectLocks),
+    objectLocks,
+    objectVersionLocks: new VersionLocks(objectLocks),
     disputes: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.disputes),
     refunds: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.refunds),
     fraudWarnings: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.fraudWarnings),

@@ -1,12 +1,5 @@
 import type { Collection } from 'mongodb';
-import {
-  upsertIfNewer,
-  type BatchedInserter,
-  type Clock,
-  type LeaseCollection,
-  type LeaseDocument,
-  type UpsertIfNewerResult,
-} from '@berth/inbox';
+import { upsertIfNewer, type VersionLocks, type Clock, type UpsertIfNewerResult } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Options for {@link applyClerkChange}. */
@@ -18,10 +11,8 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
   updatedAt: Date;
   /** The fields the change sets. */
   fields: Record<string, unknown>;
-  /** Write leases (see `upsertIfNewer`). */
-  locks: LeaseCollection;
-  /** The group commit of `locks`' inserts, shared by the process's writers (`upsertIfNewer`'s `lockInserts`). */
-  lockInserts?: BatchedInserter<LeaseDocument>;
+  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
+  locks: VersionLocks;
   /** This replica's id. */
   owner: string;
   clock: Clock;
@@ -39,7 +30,6 @@ export function applyClerkChange<T extends ClerkSyncedFields>(
   return upsertIfNewer({
     collection: options.collection,
     locks: options.locks,
-    lockInserts: options.lockInserts,
     owner: options.owner,
     clock: options.clock,
     id: options.id,

@@ -1,6 +1,6 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import { ensureLeaseIndexes, type LeaseCollection, type LeaseDocument } from '@berth/inbox';
+import { ensureLeaseIndexes, VersionLocks, type LeaseDocument } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 import { applyClerkChange } from './apply-clerk-change';
 import { softDelete } from './soft-delete';
@@ -11,15 +11,15 @@ let ferret: FerretDbHandle;
 let client: MongoClient;
 let db: Db;
 let users: Collection<ClerkSyncedFields & { name?: string }>;
-let locks: LeaseCollection;
+let locks: VersionLocks;
 
 beforeAll(async () => {
   ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
   client = await MongoClient.connect(ferret.url, { maxPoolSize: 16 });
   db = client.db(`soft_delete_test_${process.pid}`);
   users = db.collection('users');
-  locks = db.collection<LeaseDocument>('locks');
-  await ensureLeaseIndexes({ leases: locks });
+  locks = new VersionLocks(db.collection<LeaseDocument>('locks'));
+  await ensureLeaseIndexes({ leases: locks.collection });
 });
 afterAll(async () => {
   await client?.close();

@@ -1,11 +1,5 @@
 import type { Collection } from 'mongodb';
-import {
-  upsertIfNewer,
-  type BatchedInserter,
-  type Clock,
-  type LeaseCollection,
-  type LeaseDocument,
-} from '@berth/inbox';
+import { upsertIfNewer, type VersionLocks, type Clock } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Options for {@link softDelete}. */
@@ -17,10 +11,8 @@ export interface SoftDeleteOptions<T extends ClerkSyncedFields> {
   deletedAt: Date;
   /** Fields to write if the document did not exist (its Clerk id field, a membership's workspace and user). */
   tombstoneFields: Record<string, unknown>;
-  /** The write leases the changes of the same documents take (see `applyClerkChange`). */
-  locks: LeaseCollection;
-  /** The group commit of `locks`' inserts, shared by the process's writers (`upsertIfNewer`'s `lockInserts`). */
-  lockInserts?: BatchedInserter<LeaseDocument>;
+  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
+  locks: VersionLocks;
   /** This replica's id. */
   owner: string;
   clock: Clock;
@@ -48,7 +40,6 @@ export async function softDelete<T extends ClerkSyncedFields>(
   const result = await upsertIfNewer({
     collection: options.collection,
     locks: options.locks,
-    lockInserts: options.lockInserts,
     owner: options.owner,
     clock: options.clock,
     id: options.id,
