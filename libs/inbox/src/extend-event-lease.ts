@@ -1,4 +1,4 @@
-import { leaseDocumentId, type Lease } from './leases/lease-types';
+import { leaseDocumentOf, type Lease } from './leases/lease-types';
 import { renewLease } from './leases/renew-lease';
 import { insertLeaseDocument, updateEventRow } from './store/hot-path-writes';
 import type { Clock, Inbox } from './types';
@@ -41,15 +41,8 @@ async function writeRowLeaseDown(options: ExtendEventLeaseOptions): Promise<bool
   const now = clock();
   if (lease.until.getTime() <= now.getTime()) return false;
   const until = new Date(now.getTime() + leaseMs);
-  const inserted = await insertLeaseDocument(inbox, {
-    _id: leaseDocumentId(lease.key, lease.generation),
-    key: lease.key,
-    generation: lease.generation,
-    owner: lease.owner,
-    acquiredAt: new Date(lease.until.getTime() - leaseMs),
-    until,
-    releasedAt: null,
-  });
+  const acquiredAt = new Date(lease.until.getTime() - leaseMs);
+  const inserted = await insertLeaseDocument(inbox, leaseDocumentOf({ ...lease, until }, acquiredAt));
   if (inserted === 'duplicate') return false;
   lease.heldByRow = false;
   lease.until = until;

@@ -3,7 +3,7 @@ import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilt
 import type { Clock } from './types';
 import { acquireLease } from './leases/acquire-lease';
 import { releaseLease } from './leases/release-lease';
-import { leaseDocumentId, type Lease, type LeaseDocument } from './leases/lease-types';
+import { leaseDocumentId, leaseDocumentOf, type Lease } from './leases/lease-types';
 import { isDuplicateKeyError } from './mongo-errors';
 import type { VersionLocks } from './version-locks';
 
@@ -143,19 +143,9 @@ async function insertFirstLease(
   leaseMs: number,
 ): Promise<Lease | undefined> {
   const now = options.clock();
-  const until = new Date(now.getTime() + leaseMs);
-  const lease: LeaseDocument = {
-    _id: leaseDocumentId(key, 1),
-    key,
-    generation: 1,
-    owner: options.owner,
-    acquiredAt: now,
-    until,
-    releasedAt: null,
-  };
-  if ((await options.locks.inserts.insert(lease)) === 'duplicate') return undefined;
-  const taken: Lease = { key, generation: 1, owner: options.owner, until };
-  if (options.clock().getTime() >= until.getTime()) {
+  const taken: Lease = { key, generation: 1, owner: options.owner, until: new Date(now.getTime() + leaseMs) };
+  if ((await options.locks.inserts.insert(leaseDocumentOf(taken, now))) === 'duplicate') return undefined;
+  if (options.clock().getTime() >= taken.until.getTime()) {
     // Kept, not deleted: `<key>#1` existing is what tells a writer that read the same version to read again.
     await releaseLease({ leases: options.locks.collection, lease: taken, clock: options.clock });
     return undefined;

@@ -1,6 +1,13 @@
 import type { Clock } from '../types';
 import { isDuplicateKeyError } from '../mongo-errors';
-import { leaseDocumentId, type Lease, type LeaseCollection, type LeaseDocument, type RowLease } from './lease-types';
+import {
+  leaseDocumentId,
+  leaseDocumentOf,
+  type Lease,
+  type LeaseCollection,
+  type LeaseDocument,
+  type RowLease,
+} from './lease-types';
 
 /** Options for {@link acquireLease}. */
 export interface AcquireLeaseOptions {
@@ -51,17 +58,9 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
     return { acquired: false, holder: latest.owner, remainingMs: latest.until.getTime() - now.getTime() };
   }
   const generation = (latest?.generation ?? 0) + 1;
-  const until = new Date(now.getTime() + leaseMs);
+  const lease: Lease = { key, generation, owner, until: new Date(now.getTime() + leaseMs) };
   try {
-    await leases.insertOne({
-      _id: leaseDocumentId(key, generation),
-      key,
-      generation,
-      owner,
-      acquiredAt: now,
-      until,
-      releasedAt: null,
-    });
+    await leases.insertOne(leaseDocumentOf(lease, now));
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
     const winner = await leases.findOne({ _id: leaseDocumentId(key, generation) });
@@ -75,7 +74,7 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
       until: { $lt: new Date(now.getTime() - options.pruneAfterMs) },
     });
   }
-  return { acquired: true, lease: { key, generation, owner, until } };
+  return { acquired: true, lease };
 }
 
 /** The newest lease of `key`, by `_id` lookups from the hint when there is one. */

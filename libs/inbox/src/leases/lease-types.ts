@@ -50,3 +50,9 @@ export type LeaseCollection = Collection<LeaseDocument>;
 export function leaseDocumentId(key: string, generation: number): string {
   return `${key}#${generation}`;
 }
+
+/** The document that records `lease`, taken at `acquiredAt` and not released: what taking a lease inserts. */
+export function leaseDocumentOf(lease: Lease, acquiredAt: Date): LeaseDocument {
+  const { key, generation, owner, until } = lease;
+  return { _id: leaseDocumentId(key, generation), key, generation, owner, acquiredAt, until, releasedAt: null };
+}
