@@ -32,7 +32,7 @@ install() {
 # FerretDB v1.24 (version pinned in tools/ferretdb/go.mod) through a small wrapper module: see its go.mod.
 install_ferretdb() {
   local src; src="$(cd "$(dirname "${BASH_SOURCE[0]}")/tools/ferretdb" && pwd)"
-  local key; key="$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-12)"
+  local key; key="$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go | sha256sum | cut -c1-12)"
   local dir="$TOOLS_DIR/berth-ferretdb-$key"
   if [ ! -x "$dir/berth-ferretdb" ]; then
     echo "install-tools: building berth-ferretdb (FerretDB v1.24)" >&2

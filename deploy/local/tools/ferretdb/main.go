@@ -28,7 +28,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bad -log-level: %v\n", err)
 		os.Exit(2)
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(newLazyAttrsHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:      ferretdb.ListenerConfig{TCP: *listenAddr},
