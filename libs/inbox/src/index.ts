@@ -42,6 +42,7 @@ export { leaseDocumentId } from './leases/lease-types';
 export type { Lease, LeaseCollection, LeaseDocument } from './leases/lease-types';
 export { upsertIfNewer } from './upsert-if-newer';
 export { VersionLocks } from './version-locks';
+export { WrittenVersions, DEFAULT_WRITTEN_VERSIONS, type WrittenVersion } from './written-versions';
 export type { UpsertIfNewerOptions, UpsertIfNewerResult } from './upsert-if-newer';
 export { isDuplicateKeyError } from './mongo-errors';
 export { BatchedInserter } from './store/batched-inserter';

@@ -8,6 +8,7 @@ import {
   renewLease,
   upsertIfNewer,
   VersionLocks,
+  WrittenVersions,
   type LeaseCollection,
   type LeaseDocument,
 } from './index';
@@ -127,10 +128,10 @@ describe('upsertIfNewer', () => {
   });
 
   it('applies newer versions, ignores older and equal ones, and respects the guard', async () => {
-    const write = (version: number, name: string) =>
+    const write = (version: number, name: string, locks = versionLocks) =>
       upsertIfNewer({
         collection,
-        locks: versionLocks,
+        locks,
         ...writer,
         id: 'u1',
         versionField: 'version',
@@ -143,8 +144,9 @@ describe('upsertIfNewer', () => {
     expect(await write(2, 'two again')).toBe('stale');
     expect(await write(3, 'three')).toBe('updated');
     expect(await collection.findOne({ _id: 'u1' })).toEqual({ _id: 'u1', deletedAt: null, name: 'three', version: 3 });
+    // Deleted by hand, past upsertIfNewer: a process that did not write the document since reads it.
     await collection.updateOne({ _id: 'u1' }, { $set: { deletedAt: new Date() } });
-    expect(await write(4, 'after delete')).toBe('stale');
+    expect(await write(4, 'after delete', new VersionLocks(locks))).toBe('stale');
     expect((await collection.findOne({ _id: 'u1' }))!.name).toBe('three');
   });
 
@@ -248,7 +250,7 @@ describe('upsertIfNewer', () => {
       const time = { now: Date.now() };
       const options = {
         collection: target.collection<Versioned>('versioned'),
-        locks: new VersionLocks(pruned),
+        locks: new VersionLocks(pruned, { written: new WrittenVersions(0) }),
         owner: 'writer',
         clock: () => new Date(time.now),
         id: 'three-ops',
@@ -272,6 +274,98 @@ describe('upsertIfNewer', () => {
     }
   });
 
+  it('writes the next change of a document it wrote in two operations, and reads when another writer moved it on', async () => {
+    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
+    const commands: string[] = [];
+    monitored.on('commandStarted', (event) =>
+      commands.push(`${event.commandName} ${String(event.command[event.commandName])}`),
+    );
+    try {
+      const target = monitored.db(db.databaseName);
+      const shared = target.collection<LeaseDocument>('rememberedLocks');
+      const replicaA = new VersionLocks(shared);
+      const replicaB = new VersionLocks(shared);
+      const write = (locks: VersionLocks, version: number) =>
+        upsertIfNewer({
+          collection: target.collection<Versioned>('versioned'),
+          locks,
+          ...writer,
+          id: 'remembered',
+          versionField: 'version',
+          version,
+          set: { name: `v${version}` },
+          guard: { deletedAt: null },
+        });
+      expect(await write(replicaA, 1)).toBe('inserted');
+      commands.length = 0;
+      expect(await write(replicaA, 2)).toBe('updated');
+      expect(commands.splice(0)).toEqual(['insert rememberedLocks', 'update versioned']);
+      expect(await write(replicaB, 3)).toBe('updated');
+      expect(commands.splice(0)).toEqual(['find versioned', 'insert rememberedLocks', 'update versioned']);
+      // A remembers v2, but B left it (and kept @2#1): A's insert fails, and A reads v3.
+      expect(await write(replicaA, 4)).toBe('updated');
+      expect(commands.splice(0)).toEqual([
+        'insert rememberedLocks',
+        'find versioned',
+        'insert rememberedLocks',
+        'update versioned',
+      ]);
+      // A change the memory calls stale is confirmed by a read.
+      expect(await write(replicaA, 3)).toBe('stale');
+      expect(commands.splice(0)).toEqual(['find versioned']);
+      expect(await target.collection<Versioned>('versioned').findOne({ _id: 'remembered' })).toMatchObject({
+        name: 'v4',
+        version: 4,
+      });
+    } finally {
+      await monitored.close();
+    }
+  });
+
+  it('leaves the newest version when two replicas that remember their writes interleave on one document', async () => {
+    const replicas = [new VersionLocks(locks), new VersionLocks(locks)];
+    for (let round = 0; round < 3; round++) {
+      const id = `interleaved-${round}`;
+      const versions = Array.from({ length: 30 }, (_, index) => index + 1).sort(() => Math.random() - 0.5);
+      const results = await Promise.all(
+        versions.map(async (version, index) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          return upsertIfNewer({
+            collection,
+            locks: replicas[index % 2]!,
+            ...writer,
+            owner: `replica-${index % 2}`,
+            id,
+            versionField: 'version',
+            version,
+            set: { name: `v${version}` },
+            guard: { deletedAt: null },
+          });
+        }),
+      );
+      expect(results.filter((result) => result === 'inserted')).toHaveLength(1);
+      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v30', version: 30 });
+      // Then in turn: A writes, B writes a newer version, A one between the two, which A's memory calls newer.
+      const inTurn = (replica: number, version: number) =>
+        upsertIfNewer({
+          collection,
+          locks: replicas[replica]!,
+          ...writer,
+          id,
+          versionField: 'version',
+          version,
+          set: { name: `v${version}` },
+          guard: { deletedAt: null },
+        });
+      for (let version = 31; version <= 40; version += 3) {
+        expect(await inTurn(0, version)).toBe('updated');
+        expect(await inTurn(1, version + 2)).toBe('updated');
+        expect(await inTurn(0, version + 1)).toBe('stale');
+      }
+      expect(await collection.findOne({ _id: id })).toMatchObject({ name: 'v42', version: 42 });
+    }
+  });
+
   it('sends only _id filters', async () => {
     const filters: unknown[] = [];
     const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
@@ -287,7 +381,10 @@ describe('upsertIfNewer', () => {
       const target = monitored.db(db.databaseName);
       const options = {
         collection: target.collection<Versioned>('versioned'),
-        locks: new VersionLocks(target.collection<LeaseDocument>('versionedLocks')),
+        // Without the memory of its writes, so that every write reads as a first write of a document does.
+        locks: new VersionLocks(target.collection<LeaseDocument>('versionedLocks'), {
+          written: new WrittenVersions(0),
+        }),
         ...writer,
         id: 'filters',
         versionField: 'version',

@@ -6,6 +6,7 @@ import { releaseLease } from './leases/release-lease';
 import { leaseDocumentId, leaseDocumentOf, type Lease } from './leases/lease-types';
 import { isDuplicateKeyError } from './mongo-errors';
 import type { VersionLocks } from './version-locks';
+import type { WrittenVersion } from './written-versions';
 
 /** Options for {@link upsertIfNewer}. */
 export interface UpsertIfNewerOptions<T extends Document> {
@@ -82,6 +83,14 @@ const DEFAULT_LEASE_RETENTION_MS = 15 * 60 * 1000;
  * inserting `#1` just after, would both hold the version. That takes a crash mid-write, the document untouched for
  * the whole retention, and both writers within milliseconds of a prune.
  *
+ * A process also remembers its own last write of each document it wrote recently (`locks.written`), and its next
+ * write of the same document, within that same fifteenth of the retention, takes the remembered state for its read:
+ * two operations (insert the lease, write). It is the same argument: the document was in the remembered state when
+ * the write landed, and whoever moved it on since took `<key>#1` of that state first, so the insert fails, and the
+ * writer forgets what it remembered and reads. This needs every write of the version and guard fields to go through
+ * `upsertIfNewer`, as the services' do; a document edited by hand is read again only after that minute. A change the
+ * remembered state calls stale is still checked against a read.
+ *
  * Leases older than the retention are deleted by one `deleteMany` on `until` every third of the retention (per
  * process and collection, in the background of a write): a scan of the lease collection on FerretDB, which holds
  * about rate x retention documents, against the two operations per write it saves.
@@ -94,9 +103,12 @@ export async function upsertIfNewer<T extends Document>(
   const leaseMs = options.leaseMs ?? 30_000;
   pruneKeptLeases(options.locks, options.clock, retentionMs);
   const locks = options.locks.collection;
+  let mayRecall = true;
   for (;;) {
-    const readStarted = performance.now();
-    const stored = await options.collection.findOne({ _id: options.id } as Filter<T>);
+    const remembered = mayRecall ? recallNewerWrite(options, retentionMs / 15) : undefined;
+    mayRecall = false;
+    const readStarted = remembered?.sentAt ?? performance.now();
+    const stored = remembered?.document ?? (await options.collection.findOne({ _id: options.id } as Filter<T>));
     if (stored && !isOlderThanIncoming(stored, options)) return 'stale';
     const key = `${options.collection.collectionName}:${options.id}@${versionKey(stored?.[options.versionField])}`;
     const first = await insertFirstLease(options, key, leaseMs);
@@ -106,6 +118,11 @@ export async function upsertIfNewer<T extends Document>(
           ? await writeUnderLease(options, stored, first, { readAgain: false })
           : await writeUnderLease(options, stored, first, { readAgain: true });
       if (outcome !== 'moved') return outcome;
+      continue;
+    }
+    if (remembered) {
+      // Somebody moved the document on since this process wrote it: read what is stored now.
+      options.locks.written.forget(writtenKey(options));
       continue;
     }
     // `<key>#1` is taken: by a writer that has written (its lease is kept), one still writing, or one that died.
@@ -185,22 +202,52 @@ async function writeIfUnmoved<T extends Document>(
   if (!sameVersion(current, stored, options.versionField)) return 'moved';
   if (current && !isOlderThanIncoming(current, options)) return 'stale';
   const fields = { ...options.set, [options.versionField]: options.version };
+  const sentAt = performance.now();
   if (!current) {
+    const created = { _id: options.id, ...(options.guard ?? {}), ...(options.setOnInsert ?? {}), ...fields };
     try {
-      await options.collection.insertOne({
-        _id: options.id,
-        ...(options.guard ?? {}),
-        ...(options.setOnInsert ?? {}),
-        ...fields,
-      } as unknown as OptionalUnlessRequiredId<T>);
-      return 'inserted';
+      await options.collection.insertOne(created as unknown as OptionalUnlessRequiredId<T>);
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'moved';
       throw error;
     }
+    rememberWrite(options, created, sentAt);
+    return 'inserted';
   }
-  await options.collection.updateOne({ _id: options.id } as Filter<T>, { $set: fields } as unknown as UpdateFilter<T>);
+  const written = await options.collection.updateOne(
+    { _id: options.id } as Filter<T>,
+    { $set: fields } as unknown as UpdateFilter<T>,
+  );
+  if (written.matchedCount === 1) rememberWrite(options, { ...current, ...fields }, sentAt);
   return 'updated';
+}
+
+/**
+ * Where this process remembers its writes of the document: one entry per collection, `_id`, version field and guard
+ * fields, so a write compares only what the remembered one compared.
+ */
+function writtenKey<T extends Document>(options: UpsertIfNewerOptions<T>): string {
+  const guardFields = Object.keys(options.guard ?? {}).sort();
+  return JSON.stringify([options.collection.collectionName, options.id, options.versionField, guardFields]);
+}
+
+/**
+ * This process's last write of the document, if it was sent within `maxAgeMs` and the incoming version is newer
+ * than it: the write then needs no read (see {@link upsertIfNewer}). A change it would call stale is checked against
+ * the stored document instead.
+ */
+function recallNewerWrite<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+  maxAgeMs: number,
+): WrittenVersion | undefined {
+  const remembered = options.locks.written.recall(writtenKey(options), maxAgeMs);
+  return remembered && isOlderThanIncoming(remembered.document, options) ? remembered : undefined;
+}
+
+function rememberWrite<T extends Document>(options: UpsertIfNewerOptions<T>, document: Document, sentAt: number): void {
+  const compared: Document = { _id: options.id, [options.versionField]: document[options.versionField] };
+  for (const field of Object.keys(options.guard ?? {})) compared[field] = document[field] ?? null;
+  options.locks.written.remember(writtenKey(options), { document: compared, sentAt });
 }
 
 /** True when both reads found the same stored version (or both found no document). */
