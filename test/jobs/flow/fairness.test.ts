@@ -1,28 +1,14 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('error');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
-  await nats?.stop();
-});
+const flow = flowWorkerFixture('error');
+const { logs } = flow;
 
 async function startWorkers(queue: string, count: number, concurrency = 8): Promise<void> {
-  return startFlowWorkers(
-    count,
-    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: String(concurrency), QUEUE_FAIRNESS: '1' },
-    workers,
-  );
+  return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: String(concurrency), QUEUE_FAIRNESS: '1' });
 }
 
 /** Adds `count` jobs, at most `window` at a time. */
@@ -36,9 +22,9 @@ async function addMany(count: number, window: number, add: () => Promise<AddedJo
 describe('fair queueing across two worker processes', () => {
   it("runs a key's 10 jobs among the next few hundred starts while another key has 10,000 waiting", async () => {
     const queue = uniqueQueue('flow-fair');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 2);
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     const BIG = 10000;
     await addMany(BIG, 1000, () =>
       producer.add(queue, 'FlowJob', { key: 'big', workMs: 5 } satisfies FlowJobData, { fair: { key: 'big' } }),
@@ -71,16 +57,16 @@ describe('fair queueing across two worker processes', () => {
     expect(BIG - bigStartedBefore).toBeGreaterThan(5000);
     // Served fairly, they wait behind what was already moved to JOBS or held by a worker: a few messages of the big key.
     expect(bigAfterAdd).toBeLessThan(1000);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
   }, 180000);
 
   it('gives a key of weight 3 three turns to one of weight 1 while both have jobs waiting', async () => {
     const queue = uniqueQueue('flow-fair-weights');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 1, 2);
     // One job per message, so a turn is one job.
     const producer = createJobProducer({
-      messaging: nats.messaging,
+      messaging: flow.nats.messaging,
       logger: logs.logger,
       batching: { maxJobsPerMessage: 1 },
     });
@@ -88,7 +74,7 @@ describe('fair queueing across two worker processes', () => {
       producer.add(queue, 'FlowJob', { key, workMs: 20 } satisfies FlowJobData, { fair: { key, weight } });
     const [, light] = await Promise.all([addMany(150, 150, add('heavy', 3)), addMany(150, 150, add('light', 1))]);
     // The last light job waits its turn for seconds (a quarter of the turns go to its key).
-    const explained = await explainJob(nats.messaging, queue, light[light.length - 1].id);
+    const explained = await explainJob(flow.nats.messaging, queue, light[light.length - 1].id);
     expect(explained.reason).toMatch(/^waits for the fair turn of key light in JOBS_FAIR: \d+ message/);
     await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 300, {
       what: 'every job',
@@ -108,7 +94,7 @@ describe('fair queueing across two worker processes', () => {
   }, 120000);
 
   it('refuses a fair job on a queue whose workers do not serve fairness', async () => {
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     await expect(producer.add(uniqueQueue('flow-unfair'), 'FlowJob', {}, { fair: { key: 'k' } })).rejects.toThrow(
       /does not serve fair jobs/,
     );

@@ -1,37 +1,23 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 import { maxConcurrentByKey } from './concurrency-stats';
 
-const logs = captureLogs('warn');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
-  await nats?.stop();
-});
+const flow = flowWorkerFixture('warn');
+const { logs } = flow;
 
 async function startWorkers(queue: string, count: number): Promise<void> {
-  return startFlowWorkers(
-    count,
-    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000' },
-    workers,
-  );
+  return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000' });
 }
 
 describe('per-key concurrency across three worker processes', () => {
   it('never runs more than `limit` jobs of one key at once, and runs every job once', async () => {
     const queue = uniqueQueue('flow-keys');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 3);
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     const KEYS = 20;
     const PER_KEY = 30;
     const ids = new Set<string>();
@@ -57,7 +43,7 @@ describe('per-key concurrency across three worker processes', () => {
     expect([...max.values()].filter((value) => value === 2).length).toBeGreaterThan(KEYS / 2);
     const byWorker = new Set(collected.events.map((event) => event.worker));
     expect(byWorker.size).toBe(3);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
     process.stdout.write(
       `key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`,
     );
@@ -65,9 +51,9 @@ describe('per-key concurrency across three worker processes', () => {
 
   it('does not hold other keys up: a key with 10 jobs finishes while a key with 400 waits its turn', async () => {
     const queue = uniqueQueue('flow-keys-fair');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 2);
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     const big = Array.from({ length: 400 }, () =>
       producer.add(queue, 'FlowJob', { key: 'big', workMs: 10 } satisfies FlowJobData, {
         concurrency: { key: 'big', limit: 1 },

@@ -1,35 +1,25 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, JOBS_STREAM_NAME, listDeadLetters, queueConsumerName } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, flowWorkerFixture, startFlowWorker } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('warn');
+const flow = flowWorkerFixture('warn', { stopMs: 2000 });
+const { logs, workers } = flow;
 const queue = uniqueQueue('flow-poison');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(2000).catch(() => undefined);
-  await nats?.stop();
-});
 
 describe('a job that kills its worker process each time it runs', () => {
   it('is dead-lettered with reason poison after POISON_LIMIT deaths, a failed attempt not counting as one', async () => {
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     const start = (n: number) =>
       startFlowWorker({
-        NATS_URL: nats.server.url,
+        NATS_URL: flow.nats.server.url,
         WORKER_NAME: `worker-${n}`,
         FLOW_QUEUE: queue,
         WORKER_ACK_WAIT_MS: '1000',
         POISON_LIMIT: '2',
       });
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     // Attempt 1 throws (the worker naks it: not a death); attempts 2 and 3 exit the process.
     const added = await producer.add(
       queue,
@@ -45,7 +35,7 @@ describe('a job that kills its worker process each time it runs', () => {
       workers.push(worker);
       const outcome = await Promise.race([
         worker.exited.then((exit) => ({ exit })),
-        waitFor(async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id), {
+        waitFor(async () => (await listDeadLetters(flow.nats.messaging, { queue })).find((l) => l.jobId === added.id), {
           what: 'a death or the dead letter',
           timeoutMs: 20000,
         }).then((found) => ({ found })),
@@ -74,7 +64,8 @@ describe('a job that kills its worker process each time it runs', () => {
     expect(collected.events.filter((event) => event.type === 'start').map((event) => event.attempt)).toEqual([1, 2, 3]);
     await waitFor(
       async () =>
-        (await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_ack_pending === 0,
+        (await flow.nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_ack_pending ===
+        0,
       { what: 'the message to be terminated', timeoutMs: 5000 },
     );
     // The surviving worker is still up.

@@ -1,21 +1,11 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, explainJob, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorker } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, flowWorkerFixture, startFlowWorker } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('error');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
-  await nats?.stop();
-});
+const flow = flowWorkerFixture('error');
+const { logs } = flow;
 
 const WORKERS = 2;
 const CONCURRENCY = 2;
@@ -29,11 +19,11 @@ function overtakes(sequence: string[], earlier: string, later: string): number {
 describe('priorities across two worker processes', () => {
   it('runs jobs without priority first, then priority 1, 5, 10, whatever order they were queued in', async () => {
     const queue = uniqueQueue('flow-priorities');
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     const start = (n: number) =>
       startFlowWorker({
-        NATS_URL: nats.server.url,
+        NATS_URL: flow.nats.server.url,
         WORKER_NAME: `${queue}-w${n}`,
         FLOW_QUEUE: queue,
         WORKER_CONCURRENCY: String(CONCURRENCY),
@@ -63,11 +53,11 @@ describe('priorities across two worker processes', () => {
     }
 
     const p5Job = [...bandOf].find(([, band]) => band === 'p5')?.[0] as string;
-    const explained = await explainJob(nats.messaging, queue, p5Job);
+    const explained = await explainJob(flow.nats.messaging, queue, p5Job);
     expect(explained.state).toBe('waiting');
     expect(explained.reason).toMatch(/^waits for a worker \(priority 5\)/);
 
-    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, (_, n) => start(n + 1)))));
+    flow.workers.push(...(await Promise.all(Array.from({ length: WORKERS }, (_, n) => start(n + 1)))));
     await waitFor(() => collected.events.filter((e) => e.type === 'end').length >= 150, {
       what: 'every job',
       timeoutMs: 60000,
@@ -104,11 +94,11 @@ describe('priorities across two worker processes', () => {
     // on its way to a worker (a pull's round trip) and the last jobs of a band held by one worker while the other
     // moves on: a few rounds of every worker's slots. In stream order each count would be 30 or more.
     for (const count of counts) expect(count).toBeLessThanOrEqual(3 * WORKERS * CONCURRENCY);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
   }, 120000);
 
   it('refuses a priority on a queue whose workers do not serve priorities, rather than store a job none reads', async () => {
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     const queue = uniqueQueue('flow-no-priorities');
     await expect(producer.add(queue, 'FlowJob', {}, { priority: 3 })).rejects.toThrow(/does not serve priorities/);
     await expect(producer.add(queue, 'FlowJob', {}, { priority: 11 })).rejects.toThrow(/from 1 to 10/);

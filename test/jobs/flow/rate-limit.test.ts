@@ -1,28 +1,14 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowEvent, FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorkers, type FlowWorkerEnv } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, type FlowWorkerEnv, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('warn');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
-  await nats?.stop();
-});
+const flow = flowWorkerFixture('warn');
+const { logs } = flow;
 
 async function startWorkers(queue: string, count: number, extra: Partial<FlowWorkerEnv> = {}): Promise<void> {
-  return startFlowWorkers(
-    count,
-    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', ...extra },
-    workers,
-  );
+  return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', ...extra });
 }
 
 /** The smallest time between a start and the start `limit` places after it: at least `perMs` when the limit held. */
@@ -36,9 +22,9 @@ function tightestWindow(starts: readonly FlowEvent[], limit: number): number {
 describe('rate limits across worker processes', () => {
   it('per key: at most 5 starts of a key in any 500 ms, jobs over it wait (first attempt, no failure), other keys unaffected', async () => {
     const queue = uniqueQueue('flow-rate');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 3);
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     const limited = await Promise.all(
       Array.from({ length: 40 }, () =>
         producer.add(queue, 'FlowJob', { key: 'ws_rate' } satisfies FlowJobData, {
@@ -67,7 +53,7 @@ describe('rate limits across worker processes', () => {
     const freeEnds = collected.events.filter((e) => e.type === 'end' && e.key === 'ws_free');
     expect(freeEnds).toHaveLength(free.length);
     expect(new Set(starts.map((e) => e.worker)).size).toBeGreaterThan(1);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
     process.stdout.write(
       `rate-limit: 40 jobs at 5/500 ms over ${new Set(starts.map((e) => e.worker)).size} workers in ${elapsed} ms, tightest 5-start window ${tightestWindow(starts, 5).toFixed(1)} ms\n`,
     );
@@ -75,9 +61,9 @@ describe('rate limits across worker processes', () => {
 
   it('per queue: QUEUE_RATE_LIMIT 10/1000 holds across two workers', async () => {
     const queue = uniqueQueue('flow-rate-q');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 2, { QUEUE_RATE_LIMIT: '10/1000' });
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
     await Promise.all(
       Array.from({ length: 30 }, (_, n) => producer.add(queue, 'FlowJob', { key: `k${n % 3}` } satisfies FlowJobData)),
     );

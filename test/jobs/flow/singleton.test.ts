@@ -1,5 +1,4 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { ManagedProcess } from '@berth/local-infra';
 import {
   cancelJob,
   createJobProducer,
@@ -9,31 +8,18 @@ import {
   type AddedJob,
 } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
-import { collectFlowEvents, startFlowWorkers } from '../support/flow-worker-process';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
+import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('error');
-let nats: NatsFixture;
-const workers: ManagedProcess[] = [];
-
-beforeAll(async () => {
-  nats = await startNats(logs.logger);
-});
-afterAll(async () => {
-  for (const worker of workers) await worker.stop(5000).catch(() => undefined);
-  await nats?.stop();
-});
+const flow = flowWorkerFixture('error');
+const { logs, workers } = flow;
 
 // 30 s leases by default: a key these tests see freed within their 15 s waits was released, not left to expire.
 async function startWorkers(queue: string, count: number, ackWaitMs = 30000): Promise<void> {
-  return startFlowWorkers(
-    count,
-    { NATS_URL: nats.server.url, FLOW_QUEUE: queue, WORKER_ACK_WAIT_MS: String(ackWaitMs) },
-    workers,
-  );
+  return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_ACK_WAIT_MS: String(ackWaitMs) });
 }
 
-const producer = () => createJobProducer({ messaging: nats.messaging, logger: logs.logger });
+const producer = () => createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
 
 /** Adds the job again and again until one is stored (the key freed); returns every answer, the stored one last. */
 async function addUntilStored(add: () => Promise<AddedJob>, what: string): Promise<AddedJob[]> {
@@ -54,8 +40,8 @@ async function addUntilStored(add: () => Promise<AddedJob>, what: string): Promi
 describe('singleton: one job waiting or running per key', () => {
   it('of 40 concurrent adds from two producers one is stored; adds while it waits and runs get its id; then the key is free', async () => {
     const queue = uniqueQueue('flow-singleton');
-    const collected = collectFlowEvents(nats.messaging, queue);
-    const other = await nats.connect('producer-b');
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
+    const other = await flow.nats.connect('producer-b');
     const producers = [producer(), createJobProducer({ messaging: other, logger: logs.logger })];
     const add = (n: number) =>
       producers[n % 2].add(queue, 'FlowJob', { key: 'ws_1', workMs: 2000 } satisfies FlowJobData, {
@@ -103,7 +89,7 @@ describe('singleton: one job waiting or running per key', () => {
     const first = await add();
     expect(first.dropped).toBeUndefined();
     const answers = await addUntilStored(add, 'the key to be freed after the dead letter');
-    const letters = await listDeadLetters(nats.messaging, { queue });
+    const letters = await listDeadLetters(flow.nats.messaging, { queue });
     expect(letters.map((letter) => [letter.jobId, letter.attempts])).toContainEqual([first.id, 2]);
     // Every add until then, through both attempts and the backoff between them, named the first job.
     expect(answers.length).toBeGreaterThan(1);
@@ -112,7 +98,7 @@ describe('singleton: one job waiting or running per key', () => {
 
   it('frees when its running job is cancelled', async () => {
     const queue = uniqueQueue('flow-singleton-cancel');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 1);
     const jobs = producer();
     const add = () =>
@@ -123,7 +109,7 @@ describe('singleton: one job waiting or running per key', () => {
       timeoutMs: 10000,
     });
     expect((await add()).id).toBe(first.id);
-    await cancelJob(nats.messaging, queue, first.id, { reason: 'test' });
+    await cancelJob(flow.nats.messaging, queue, first.id, { reason: 'test' });
     const answers = await addUntilStored(add, 'the key to be freed by the cancellation');
     expect(answers[answers.length - 1].id).not.toBe(first.id);
     collected.close();
@@ -131,7 +117,7 @@ describe('singleton: one job waiting or running per key', () => {
 
   it("frees one lease after its worker died; the dead worker's job, redelivered, does not run beside the new one", async () => {
     const queue = uniqueQueue('flow-singleton-dead');
-    const collected = collectFlowEvents(nats.messaging, queue);
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
     await startWorkers(queue, 1, 2000);
     const [doomed] = workers.slice(-1);
     const jobs = producer();
@@ -154,7 +140,7 @@ describe('singleton: one job waiting or running per key', () => {
     });
     await waitFor(
       async () => {
-        const info = await nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue));
+        const info = await flow.nats.messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue));
         return info.num_pending + info.num_ack_pending === 0;
       },
       { what: 'the redelivered job to be dropped', timeoutMs: 15000 },
@@ -165,6 +151,6 @@ describe('singleton: one job waiting or running per key', () => {
       [first.id, 1],
       [second.id, 1],
     ]);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
   }, 60000);
 });

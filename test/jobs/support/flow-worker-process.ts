@@ -1,6 +1,7 @@
 import type { ManagedProcess } from '@berth/local-infra';
 import type { Messaging } from '@berth/messaging';
 import { flowEventsSubject, type FlowEvent } from '../fixtures/flow-events';
+import { captureLogs, startNats, type CapturedLogs, type NatsFixture } from './infra';
 import { startFixtureWorker } from './worker-process';
 
 /** Environment of one flow worker process (see test/jobs/fixtures/flow-worker.ts). */
@@ -52,4 +53,43 @@ export function collectFlowEvents(messaging: Messaging, queue: string): { events
     },
   });
   return { events, close: () => subscription.unsubscribe() };
+}
+
+/** What {@link flowWorkerFixture} gives a test file. */
+export interface FlowWorkerFixture {
+  logs: CapturedLogs;
+  /** The file's nats-server and connection, once `beforeAll` has run. */
+  readonly nats: NatsFixture;
+  /** The flow workers the file started, stopped after it. */
+  workers: ManagedProcess[];
+  /** Starts `count` flow workers of `env.FLOW_QUEUE` on the file's nats-server (see {@link startFlowWorkers}). */
+  startWorkers(count: number, env: Omit<FlowWorkerEnv, 'WORKER_NAME' | 'NATS_URL'>): Promise<void>;
+}
+
+/**
+ * One nats-server for a test file of flow worker processes, started before its tests; after them, every worker it
+ * started is stopped (within `stopMs` each), then the server. Call at the top level of the file.
+ */
+export function flowWorkerFixture(logLevel: string, { stopMs = 5000 }: { stopMs?: number } = {}): FlowWorkerFixture {
+  const logs = captureLogs(logLevel);
+  const workers: ManagedProcess[] = [];
+  let nats: NatsFixture | undefined;
+  beforeAll(async () => {
+    nats = await startNats(logs.logger);
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop(stopMs).catch(() => undefined);
+    await nats?.stop();
+  });
+  return {
+    logs,
+    workers,
+    get nats(): NatsFixture {
+      if (!nats) throw new Error('flowWorkerFixture: nats-server is started in beforeAll');
+      return nats;
+    },
+    startWorkers(count, env) {
+      return startFlowWorkers(count, { ...env, NATS_URL: this.nats.server.url }, workers);
+    },
+  };
 }
