@@ -12,11 +12,12 @@ import {
 import { markProcessed } from './mark-processed';
 import { recordFailure } from './record-failure';
 import { fakeWebhookMessage, manualClock } from './testing';
-import { startTestInbox, type TestInbox } from './test-support/test-inbox';
+import { startTestInbox, testWebhookEvents, type TestInbox } from './test-support/test-inbox';
 
 const logger = createLogger({ service: 'inbox-test', level: 'silent' });
 let testInbox: TestInbox;
 let inbox: Inbox;
+/** For the ids of events made as messages (`evt_p<n>`). */
 let counter = 0;
 
 beforeAll(async () => {
@@ -25,16 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => testInbox?.stop());
 
-function newEvent(): WebhookEvent {
-  counter += 1;
-  return {
-    provider: 'stripe',
-    eventId: `evt_${counter}`,
-    type: 'customer.updated',
-    receivedAt: new Date('2030-01-01T00:00:00Z'),
-    payload: '{"id":"x"}',
-  };
-}
+const newEvent = testWebhookEvents('evt_', '{"id":"x"}');
 
 async function recorded(): Promise<{ event: WebhookEvent; key: string }> {
   const event = newEvent();

@@ -1,11 +1,11 @@
-import { claimEvent, extendEventLease, inboxEventKey, type Inbox, type WebhookEvent } from './index';
+import { claimEvent, extendEventLease, inboxEventKey, type Inbox } from './index';
 import { leaseDocumentId } from './leases/lease-types';
 import { markProcessed } from './mark-processed';
 import { recordAndClaimEvent } from './record-and-claim';
 import { recordFailure } from './record-failure';
 import { newInboxRow } from './record-received-event';
 import { manualClock } from './testing';
-import { startTestInbox, type TestInbox } from './test-support/test-inbox';
+import { startTestInbox, testWebhookEvents, type TestInbox } from './test-support/test-inbox';
 import { withEventLease } from './with-event-lease';
 
 /**
@@ -15,7 +15,6 @@ import { withEventLease } from './with-event-lease';
 const LEASE_MS = 60_000;
 let testInbox: TestInbox;
 let inbox: Inbox;
-let counter = 0;
 
 beforeAll(async () => {
   testInbox = await startTestInbox('record_and_claim_test');
@@ -23,16 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => testInbox?.stop());
 
-function newEvent(): WebhookEvent {
-  counter += 1;
-  return {
-    provider: 'stripe',
-    eventId: `evt_rc_${counter}`,
-    type: 'customer.updated',
-    receivedAt: new Date('2030-01-01T00:00:00Z'),
-    payload: '{}',
-  };
-}
+const newEvent = testWebhookEvents('evt_rc_');
 
 async function claimedFirst(clock: () => Date) {
   const event = newEvent();

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import { ensureInboxIndexes, inboxCollections, type Inbox } from '../index';
+import { ensureInboxIndexes, inboxCollections, type Inbox, type WebhookEvent } from '../index';
 
 /** A FerretDB of a test file's own, with the inbox collections and their indexes in a fresh database. */
 export interface TestInbox {
@@ -32,4 +32,22 @@ export async function startTestInbox(databasePrefix: string): Promise<TestInbox>
     await ferret.stop();
     throw error;
   }
+}
+
+/**
+ * A maker of fresh Stripe `customer.updated` events for a test file: event ids `<eventIdPrefix>1`, `…2`, and so on,
+ * all received at 2030-01-01 with `payload`.
+ */
+export function testWebhookEvents(eventIdPrefix: string, payload = '{}'): () => WebhookEvent {
+  let counter = 0;
+  return () => {
+    counter += 1;
+    return {
+      provider: 'stripe',
+      eventId: `${eventIdPrefix}${counter}`,
+      type: 'customer.updated',
+      receivedAt: new Date('2030-01-01T00:00:00Z'),
+      payload,
+    };
+  };
 }
