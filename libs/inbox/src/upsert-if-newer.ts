@@ -101,11 +101,13 @@ export async function upsertIfNewer<T extends Document>(
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   const retentionMs = options.leaseRetentionMs ?? DEFAULT_LEASE_RETENTION_MS;
   const leaseMs = options.leaseMs ?? 30_000;
+  // A read, or a remembered write, this recent is trusted once the first lease of what it found is won.
+  const trustedForMs = retentionMs / 15;
   pruneKeptLeases(options.locks, options.clock, retentionMs);
-  const locks = options.locks.collection;
+  const memoryKey = writtenKey(options);
   let mayRecall = true;
   for (;;) {
-    const remembered = mayRecall ? recallNewerWrite(options, retentionMs / 15) : undefined;
+    const remembered = mayRecall ? recallNewerWrite(options, memoryKey, trustedForMs) : undefined;
     mayRecall = false;
     const readStarted = remembered?.sentAt ?? performance.now();
     const stored = remembered?.document ?? (await options.collection.findOne({ _id: options.id } as Filter<T>));
@@ -113,23 +115,21 @@ export async function upsertIfNewer<T extends Document>(
     const key = `${options.collection.collectionName}:${options.id}@${versionKey(stored?.[options.versionField])}`;
     const first = await insertFirstLease(options, key, leaseMs);
     if (first) {
-      const outcome =
-        performance.now() - readStarted < retentionMs / 15
-          ? await writeUnderLease(options, stored, first, { readAgain: false })
-          : await writeUnderLease(options, stored, first, { readAgain: true });
+      const readAgain = performance.now() - readStarted >= trustedForMs;
+      const outcome = await writeUnderLease(options, stored, first, { readAgain, memoryKey });
       if (outcome !== 'moved') return outcome;
       continue;
     }
     if (remembered) {
       // Somebody moved the document on since this process wrote it: read what is stored now.
-      options.locks.written.forget(writtenKey(options));
+      options.locks.written.forget(memoryKey);
       continue;
     }
     // `<key>#1` is taken: by a writer that has written (its lease is kept), one still writing, or one that died.
     const now = await options.collection.findOne({ _id: options.id } as Filter<T>);
     if (!sameVersion(now, stored, options.versionField)) continue;
     const acquired = await acquireLease({
-      leases: locks,
+      leases: options.locks.collection,
       key,
       owner: options.owner,
       leaseMs,
@@ -144,7 +144,7 @@ export async function upsertIfNewer<T extends Document>(
       await sleep(Math.min(POLL_MS, acquired.remainingMs + 1));
       continue;
     }
-    const outcome = await writeUnderLease(options, stored, acquired.lease, { readAgain: true });
+    const outcome = await writeUnderLease(options, stored, acquired.lease, { readAgain: true, memoryKey });
     if (outcome !== 'moved') return outcome;
   }
 }
@@ -173,18 +173,19 @@ async function insertFirstLease(
 /**
  * Writes under `lease` if the document is still as first read (`moved` when it is not), reading it again first
  * unless `readAgain` is false (a fresh first generation: see {@link upsertIfNewer}). Keeps the lease of a write,
- * deletes one under which nothing was written, releases one whose write failed.
+ * deletes one under which nothing was written, releases one whose write failed. A write that landed is remembered
+ * under `memoryKey` (`locks.written`).
  */
 async function writeUnderLease<T extends Document>(
   options: UpsertIfNewerOptions<T>,
   stored: Document | null,
   lease: Lease,
-  { readAgain }: { readAgain: boolean },
+  { readAgain, memoryKey }: { readAgain: boolean; memoryKey: string },
 ): Promise<UpsertIfNewerResult | 'moved'> {
   const leaseId = leaseDocumentId(lease.key, lease.generation);
   let outcome: UpsertIfNewerResult | 'moved';
   try {
-    outcome = await writeIfUnmoved(options, stored, readAgain);
+    outcome = await writeIfUnmoved(options, stored, readAgain, memoryKey);
   } catch (error) {
     await releaseLease({ leases: options.locks.collection, lease, clock: options.clock }).catch(() => undefined);
     throw error;
@@ -197,6 +198,7 @@ async function writeIfUnmoved<T extends Document>(
   options: UpsertIfNewerOptions<T>,
   stored: Document | null,
   readAgain: boolean,
+  memoryKey: string,
 ): Promise<UpsertIfNewerResult | 'moved'> {
   const current = readAgain ? await options.collection.findOne({ _id: options.id } as Filter<T>) : stored;
   if (!sameVersion(current, stored, options.versionField)) return 'moved';
@@ -211,14 +213,14 @@ async function writeIfUnmoved<T extends Document>(
       if (isDuplicateKeyError(error)) return 'moved';
       throw error;
     }
-    rememberWrite(options, created, sentAt);
+    rememberWrite(options, memoryKey, created, sentAt);
     return 'inserted';
   }
   const written = await options.collection.updateOne(
     { _id: options.id } as Filter<T>,
     { $set: fields } as unknown as UpdateFilter<T>,
   );
-  if (written.matchedCount === 1) rememberWrite(options, { ...current, ...fields }, sentAt);
+  if (written.matchedCount === 1) rememberWrite(options, memoryKey, { ...current, ...fields }, sentAt);
   return 'updated';
 }
 
@@ -238,16 +240,22 @@ function writtenKey<T extends Document>(options: UpsertIfNewerOptions<T>): strin
  */
 function recallNewerWrite<T extends Document>(
   options: UpsertIfNewerOptions<T>,
+  memoryKey: string,
   maxAgeMs: number,
 ): WrittenVersion | undefined {
-  const remembered = options.locks.written.recall(writtenKey(options), maxAgeMs);
+  const remembered = options.locks.written.recall(memoryKey, maxAgeMs);
   return remembered && isOlderThanIncoming(remembered.document, options) ? remembered : undefined;
 }
 
-function rememberWrite<T extends Document>(options: UpsertIfNewerOptions<T>, document: Document, sentAt: number): void {
+function rememberWrite<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+  memoryKey: string,
+  document: Document,
+  sentAt: number,
+): void {
   const compared: Document = { _id: options.id, [options.versionField]: document[options.versionField] };
   for (const field of Object.keys(options.guard ?? {})) compared[field] = document[field] ?? null;
-  options.locks.written.remember(writtenKey(options), { document: compared, sentAt });
+  options.locks.written.remember(memoryKey, { document: compared, sentAt });
 }
 
 /** True when both reads found the same stored version (or both found no document). */
