@@ -1,21 +1,13 @@
-import type { Collection } from 'mongodb';
-import { upsertIfNewer, type VersionLocks, type Clock, type UpsertIfNewerResult } from '@berth/inbox';
+import type { UpsertIfNewerResult } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
+import { writeClerkVersion, type ClerkDocumentTarget } from './clerk-versioned-write';
 
 /** Options for {@link applyClerkChange}. */
-export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
-  collection: Collection<T>;
-  /** The Clerk id, the document's `_id`. */
-  id: string;
+export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> extends ClerkDocumentTarget<T> {
   /** Clerk's `updated_at` of this change. */
   updatedAt: Date;
   /** The fields the change sets. */
   fields: Record<string, unknown>;
-  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
-  locks: VersionLocks;
-  /** This replica's id. */
-  owner: string;
-  clock: Clock;
 }
 
 /**
@@ -27,15 +19,8 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> {
 export function applyClerkChange<T extends ClerkSyncedFields>(
   options: ApplyClerkChangeOptions<T>,
 ): Promise<UpsertIfNewerResult> {
-  return upsertIfNewer({
-    collection: options.collection,
-    locks: options.locks,
-    owner: options.owner,
-    clock: options.clock,
-    id: options.id,
-    versionField: 'clerkUpdatedAt',
+  return writeClerkVersion(options, {
     version: options.updatedAt,
     set: { ...options.fields, clerkSyncedAt: options.clock() },
-    guard: { deletedAt: null },
   });
 }

@@ -1,21 +1,12 @@
-import type { Collection } from 'mongodb';
-import { upsertIfNewer, type VersionLocks, type Clock } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
+import { writeClerkVersion, type ClerkDocumentTarget } from './clerk-versioned-write';
 
 /** Options for {@link softDelete}. */
-export interface SoftDeleteOptions<T extends ClerkSyncedFields> {
-  collection: Collection<T>;
-  /** The Clerk id, the document's `_id`. */
-  id: string;
+export interface SoftDeleteOptions<T extends ClerkSyncedFields> extends ClerkDocumentTarget<T> {
   /** When Clerk deleted it (the event's `timestamp`). */
   deletedAt: Date;
   /** Fields to write if the document did not exist (its Clerk id field, a membership's workspace and user). */
   tombstoneFields: Record<string, unknown>;
-  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
-  locks: VersionLocks;
-  /** This replica's id. */
-  owner: string;
-  clock: Clock;
 }
 
 /** What {@link softDelete} did. */
@@ -29,7 +20,7 @@ export type SoftDeleteResult = 'deleted' | 'tombstoned' | 'already_deleted';
  * `updated_at`) leaves the document deleted. A deletion that arrives before the creation leaves a tombstone, so the
  * creation arriving later writes nothing either. The first deletion's time is kept.
  *
- * Written as the changes are, by `upsertIfNewer` under the lease on the stored version (any version: the deletion
+ * Written as the changes are (`writeClerkVersion`, through `upsertIfNewer`) under the lease on the stored version (any version: the deletion
  * wins over all), by `_id` only. A conditional upsert on `{ _id, deletedAt: null }` was a scan on FerretDB 1.24, and
  * not atomic there against a change of the same document: FerretDB writes back the whole document an update read, so
  * a change applied at the same moment restored `deletedAt: null` (2 or 3 of 30 racing rounds in `soft-delete.test.ts`, three runs).
@@ -37,18 +28,11 @@ export type SoftDeleteResult = 'deleted' | 'tombstoned' | 'already_deleted';
 export async function softDelete<T extends ClerkSyncedFields>(
   options: SoftDeleteOptions<T>,
 ): Promise<SoftDeleteResult> {
-  const result = await upsertIfNewer({
-    collection: options.collection,
-    locks: options.locks,
-    owner: options.owner,
-    clock: options.clock,
-    id: options.id,
-    versionField: 'clerkUpdatedAt',
+  const result = await writeClerkVersion(options, {
     version: options.deletedAt,
     anyStoredVersion: true,
     set: { deletedAt: options.deletedAt, clerkSyncedAt: options.clock() },
     setOnInsert: Object.fromEntries(Object.entries(options.tombstoneFields).filter(([, value]) => value !== undefined)),
-    guard: { deletedAt: null },
   });
   return result === 'inserted' ? 'tombstoned' : result === 'updated' ? 'deleted' : 'already_deleted';
 }
