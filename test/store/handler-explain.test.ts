@@ -163,23 +163,18 @@ describe('the handlers query through an index', () => {
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(2000) })).toBe('updated');
     expect(await applyClerkChange({ ...change, id: 'user_new', updatedAt: new Date(2000) })).toBe('inserted');
     expect(await applyClerkChange({ ...change, id: 'user_7', updatedAt: new Date(1500) })).toBe('stale');
-    const deletion = { collection: collections.users, locks: collections.versionLocks, owner: 'replica-1', clock };
-    expect(
-      await softDelete({
-        ...deletion,
-        id: 'user_7',
+    const deleteUser = (id: string) =>
+      softDelete({
+        collection: collections.users,
+        locks: collections.versionLocks,
+        owner: 'replica-1',
+        clock,
+        id,
         deletedAt: new Date(3000),
-        tombstoneFields: { clerkUserId: 'user_7' },
-      }),
-    ).toBe('deleted');
-    expect(
-      await softDelete({
-        ...deletion,
-        id: 'user_gone',
-        deletedAt: new Date(3000),
-        tombstoneFields: { clerkUserId: 'user_gone' },
-      }),
-    ).toBe('tombstoned');
+        tombstoneFields: { clerkUserId: id },
+      });
+    expect(await deleteUser('user_7')).toBe('deleted');
+    expect(await deleteUser('user_gone')).toBe('tombstoned');
     await expectEveryQueryIndexed();
   });
 });

@@ -1,4 +1,4 @@
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import { MongoClient, type Collection, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
   acquireLease,
@@ -32,6 +32,25 @@ afterAll(async () => {
   await client?.close();
   await ferret?.stop();
 });
+
+/** Runs `body` on this file's database through a second client that hands `onCommand` every command it sends. */
+async function withMonitoredDb(
+  onCommand: (event: CommandStartedEvent) => void,
+  body: (target: Db) => Promise<void>,
+): Promise<void> {
+  const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
+  monitored.on('commandStarted', onCommand);
+  try {
+    await body(monitored.db(db.databaseName));
+  } finally {
+    await monitored.close();
+  }
+}
+
+/** A sent command as `<command> <collection>`. */
+function commandLine(event: CommandStartedEvent): string {
+  return `${event.commandName} ${String(event.command[event.commandName])}`;
+}
 
 describe('leases', () => {
   it('is held by one owner until released, then taken by the next generation', async () => {
@@ -239,87 +258,79 @@ describe('upsertIfNewer', () => {
   });
 
   it('writes a fresh change in three operations, and prunes the kept leases after their retention', async () => {
-    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
     const commands: string[] = [];
-    monitored.on('commandStarted', (event) =>
-      commands.push(`${event.commandName} ${String(event.command[event.commandName])}`),
+    await withMonitoredDb(
+      (event) => commands.push(commandLine(event)),
+      async (target) => {
+        const pruned = target.collection<LeaseDocument>('prunedLocks');
+        const time = { now: Date.now() };
+        const options = {
+          collection: target.collection<Versioned>('versioned'),
+          locks: new VersionLocks(pruned, { written: new WrittenVersions(0) }),
+          owner: 'writer',
+          clock: () => new Date(time.now),
+          id: 'three-ops',
+          versionField: 'version',
+          leaseRetentionMs: 60_000,
+        };
+        expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' } })).toBe('inserted');
+        commands.length = 0;
+        expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' } })).toBe('updated');
+        expect(commands).toEqual(['find versioned', 'insert prunedLocks', 'update versioned']);
+        expect(await pruned.countDocuments({})).toBe(2);
+        // Past the retention (and a third of it since the first prune check), the next write prunes both.
+        time.now += 61_000 + 30_000;
+        expect(await upsertIfNewer({ ...options, version: 3, set: { name: 'three' } })).toBe('updated');
+        await waitFor(async () => (await pruned.countDocuments({})) === 1, {
+          what: 'the leases past their retention pruned',
+        });
+        expect(await pruned.findOne({})).toMatchObject({ key: 'versioned:three-ops@2' });
+      },
     );
-    try {
-      const target = monitored.db(db.databaseName);
-      const pruned = target.collection<LeaseDocument>('prunedLocks');
-      const time = { now: Date.now() };
-      const options = {
-        collection: target.collection<Versioned>('versioned'),
-        locks: new VersionLocks(pruned, { written: new WrittenVersions(0) }),
-        owner: 'writer',
-        clock: () => new Date(time.now),
-        id: 'three-ops',
-        versionField: 'version',
-        leaseRetentionMs: 60_000,
-      };
-      expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'one' } })).toBe('inserted');
-      commands.length = 0;
-      expect(await upsertIfNewer({ ...options, version: 2, set: { name: 'two' } })).toBe('updated');
-      expect(commands).toEqual(['find versioned', 'insert prunedLocks', 'update versioned']);
-      expect(await pruned.countDocuments({})).toBe(2);
-      // Past the retention (and a third of it since the first prune check), the next write prunes both.
-      time.now += 61_000 + 30_000;
-      expect(await upsertIfNewer({ ...options, version: 3, set: { name: 'three' } })).toBe('updated');
-      await waitFor(async () => (await pruned.countDocuments({})) === 1, {
-        what: 'the leases past their retention pruned',
-      });
-      expect(await pruned.findOne({})).toMatchObject({ key: 'versioned:three-ops@2' });
-    } finally {
-      await monitored.close();
-    }
   });
 
   it('writes the next change of a document it wrote in two operations, and reads when another writer moved it on', async () => {
-    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
     const commands: string[] = [];
-    monitored.on('commandStarted', (event) =>
-      commands.push(`${event.commandName} ${String(event.command[event.commandName])}`),
-    );
-    try {
-      const target = monitored.db(db.databaseName);
-      const shared = target.collection<LeaseDocument>('rememberedLocks');
-      const replicaA = new VersionLocks(shared);
-      const replicaB = new VersionLocks(shared);
-      const write = (locks: VersionLocks, version: number) =>
-        upsertIfNewer({
-          collection: target.collection<Versioned>('versioned'),
-          locks,
-          ...writer,
-          id: 'remembered',
-          versionField: 'version',
-          version,
-          set: { name: `v${version}` },
-          guard: { deletedAt: null },
+    await withMonitoredDb(
+      (event) => commands.push(commandLine(event)),
+      async (target) => {
+        const shared = target.collection<LeaseDocument>('rememberedLocks');
+        const replicaA = new VersionLocks(shared);
+        const replicaB = new VersionLocks(shared);
+        const write = (locks: VersionLocks, version: number) =>
+          upsertIfNewer({
+            collection: target.collection<Versioned>('versioned'),
+            locks,
+            ...writer,
+            id: 'remembered',
+            versionField: 'version',
+            version,
+            set: { name: `v${version}` },
+            guard: { deletedAt: null },
+          });
+        expect(await write(replicaA, 1)).toBe('inserted');
+        commands.length = 0;
+        expect(await write(replicaA, 2)).toBe('updated');
+        expect(commands.splice(0)).toEqual(['insert rememberedLocks', 'update versioned']);
+        expect(await write(replicaB, 3)).toBe('updated');
+        expect(commands.splice(0)).toEqual(['find versioned', 'insert rememberedLocks', 'update versioned']);
+        // A remembers v2, but B left it (and kept @2#1): A's insert fails, and A reads v3.
+        expect(await write(replicaA, 4)).toBe('updated');
+        expect(commands.splice(0)).toEqual([
+          'insert rememberedLocks',
+          'find versioned',
+          'insert rememberedLocks',
+          'update versioned',
+        ]);
+        // A change the memory calls stale is confirmed by a read.
+        expect(await write(replicaA, 3)).toBe('stale');
+        expect(commands.splice(0)).toEqual(['find versioned']);
+        expect(await target.collection<Versioned>('versioned').findOne({ _id: 'remembered' })).toMatchObject({
+          name: 'v4',
+          version: 4,
         });
-      expect(await write(replicaA, 1)).toBe('inserted');
-      commands.length = 0;
-      expect(await write(replicaA, 2)).toBe('updated');
-      expect(commands.splice(0)).toEqual(['insert rememberedLocks', 'update versioned']);
-      expect(await write(replicaB, 3)).toBe('updated');
-      expect(commands.splice(0)).toEqual(['find versioned', 'insert rememberedLocks', 'update versioned']);
-      // A remembers v2, but B left it (and kept @2#1): A's insert fails, and A reads v3.
-      expect(await write(replicaA, 4)).toBe('updated');
-      expect(commands.splice(0)).toEqual([
-        'insert rememberedLocks',
-        'find versioned',
-        'insert rememberedLocks',
-        'update versioned',
-      ]);
-      // A change the memory calls stale is confirmed by a read.
-      expect(await write(replicaA, 3)).toBe('stale');
-      expect(commands.splice(0)).toEqual(['find versioned']);
-      expect(await target.collection<Versioned>('versioned').findOne({ _id: 'remembered' })).toMatchObject({
-        name: 'v4',
-        version: 4,
-      });
-    } finally {
-      await monitored.close();
-    }
+      },
+    );
   });
 
   it('leaves the newest version when two replicas that remember their writes interleave on one document', async () => {
@@ -368,17 +379,14 @@ describe('upsertIfNewer', () => {
 
   it('sends only _id filters', async () => {
     const filters: unknown[] = [];
-    const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+    const listener = (event: CommandStartedEvent) => {
       if (event.commandName === 'find') filters.push(event.command.filter);
       if (event.commandName === 'update')
         filters.push(...(event.command.updates as { q: unknown }[]).map((update) => update.q));
       if (event.commandName === 'delete')
         filters.push(...(event.command.deletes as { q: unknown }[]).map((del) => del.q));
     };
-    const monitored = await MongoClient.connect(ferret.url, { monitorCommands: true });
-    try {
-      monitored.on('commandStarted', listener);
-      const target = monitored.db(db.databaseName);
+    await withMonitoredDb(listener, async (target) => {
       const options = {
         collection: target.collection<Versioned>('versioned'),
         // Without the memory of its writes, so that every write reads as a first write of a document does.
@@ -398,9 +406,7 @@ describe('upsertIfNewer', () => {
       expect(await upsertIfNewer({ ...options, version: 1, set: { name: 'old' }, guard: { deletedAt: null } })).toBe(
         'stale',
       );
-    } finally {
-      await monitored.close();
-    }
+    });
     expect(filters.length).toBeGreaterThan(3);
     for (const filter of filters) expect(Object.keys(filter as object)).toEqual(['_id']);
   });

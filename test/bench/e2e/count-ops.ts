@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       console.log(`  ${(n / counted).toFixed(2).padStart(5)}  ${key}`);
   };
 
-  const stripeType = (body: Document): string => String(body.type);
+  const eventType = (body: Document): string => String(body.type);
   const linked = (requests: E2eRequest[]): E2eRequest[] =>
     requests.map((request) => {
       const body = JSON.parse(request.body.toString()) as { data: { object: Record<string, unknown> } };
@@ -157,30 +157,26 @@ async function main(): Promise<void> {
     'stripe',
     stripeRequests('whsec_x', EVENTS + 5),
     (e) => billing.apply(e),
-    stripeType,
+    eventType,
   );
   await run(
     'Stripe, linked customer (workspace synced)',
     'stripe',
     linked(stripeRequests('whsec_x', EVENTS + 5)),
     (e) => billing.apply(e),
-    stripeType,
+    eventType,
   );
-  await run(
-    'Clerk user.updated, first change of each user',
-    'clerk',
-    clerkRequests('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', EVENTS + 5),
-    (e) => identity.apply(e),
-    stripeType,
-  );
+  const clerkRun = (label: string) =>
+    run(
+      label,
+      'clerk',
+      clerkRequests('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', EVENTS + 5),
+      (e) => identity.apply(e),
+      eventType,
+    );
+  await clerkRun('Clerk user.updated, first change of each user');
   // The same users again, newer: bench:e2e's 2,000 events cycle through 100 users, so most are of this kind.
-  await run(
-    'Clerk user.updated, users this replica wrote a moment ago',
-    'clerk',
-    clerkRequests('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', EVENTS + 5),
-    (e) => identity.apply(e),
-    stripeType,
-  );
+  await clerkRun('Clerk user.updated, users this replica wrote a moment ago');
 
   await db.dropDatabase();
   await client.close();

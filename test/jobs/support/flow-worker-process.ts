@@ -81,15 +81,16 @@ export function flowWorkerFixture(logLevel: string, { stopMs = 5000 }: { stopMs?
     for (const worker of workers) await worker.stop(stopMs).catch(() => undefined);
     await nats?.stop();
   });
+  const started = (): NatsFixture => {
+    if (!nats) throw new Error('flowWorkerFixture: nats-server is started in beforeAll');
+    return nats;
+  };
   return {
     logs,
     workers,
-    get nats(): NatsFixture {
-      if (!nats) throw new Error('flowWorkerFixture: nats-server is started in beforeAll');
-      return nats;
+    get nats() {
+      return started();
     },
-    startWorkers(count, env) {
-      return startFlowWorkers(count, { ...env, NATS_URL: this.nats.server.url }, workers);
-    },
+    startWorkers: (count, env) => startFlowWorkers(count, { ...env, NATS_URL: started().server.url }, workers),
   };
 }
