@@ -84,7 +84,7 @@ afterAll(async () => {
 });
 
 describe('the hot paths query through an index', () => {
-  it('every query of the inbox hot path (record, claim, renew, processed, failure, release, batch) uses an index', async () => {
+  it('every query of the inbox hot path (record, claim, renew, processed, failure, release, batch, a row recorded without a lease) uses an index', async () => {
     commands.length = 0;
     const message = fakeWebhookMessage({
       provider: 'stripe',
@@ -144,8 +144,19 @@ describe('the hot paths query through an index', () => {
       'already_processed',
     ]);
 
+    const recorded = { provider: 'clerk', eventId: 'msg_hot_6', type: 'user.updated' };
+    await recordReceivedEvent({ inbox, event: { ...recorded, receivedAt: new Date(), payload: '{}' } });
+    expect(
+      await processInboxEvent({
+        ...base,
+        inbox,
+        message: fakeWebhookMessage({ ...recorded, body: {} }),
+        handler: async () => undefined,
+      }),
+    ).toBe('processed');
+
     const queries = commands.flatMap(queriesOf);
-    expect(new Set(queries.map((query) => query.command))).toEqual(new Set(['find', 'update']));
+    expect(new Set(queries.map((query) => query.command))).toEqual(new Set(['find', 'update', 'delete']));
     await expectQueriesIndexed(db, onMongo, queries);
   });
 

@@ -4,7 +4,7 @@ import { releaseLease } from './leases/release-lease';
 import { rowLeaseOf } from './row-lease';
 import { updateEventRow } from './store/hot-path-writes';
 import type { Lease } from './leases/lease-types';
-import type { Clock, Inbox, InboxEventDocument } from './types';
+import type { Clock, EventLease, Inbox, InboxEventDocument } from './types';
 
 /** Options for {@link claimEvent}. */
 export interface ClaimEventOptions {
@@ -24,7 +24,7 @@ export type ClaimOutcome = 'claimed' | 'already_processed' | 'busy' | 'abandoned
 
 /** The result of {@link claimEvent}. */
 export type ClaimResult =
-  | { status: 'claimed'; event: InboxEventDocument; lease: Lease; attempt: number }
+  | { status: 'claimed'; event: InboxEventDocument; lease: EventLease; attempt: number }
   | { status: 'already_processed'; event: InboxEventDocument }
   | { status: 'abandoned'; event: InboxEventDocument }
   /** Another attempt holds a live lease; it ends (or is renewed) in `remainingMs`. */

@@ -15,11 +15,13 @@ export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
 /** The inbox collections of a database. */
 export function inboxCollections(db: Db): Inbox {
   const events = db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION);
+  const leases = db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION);
   return {
     events,
-    leases: db.collection<LeaseDocument>(WEBHOOK_EVENT_LEASES_COLLECTION),
+    leases,
     alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
     rowInserts: new BatchedInserter(events),
+    leaseInserts: new BatchedInserter(leases),
   };
 }
 

@@ -1,12 +1,12 @@
-import { leaseDocumentOf, type Lease } from './leases/lease-types';
 import { renewLease } from './leases/renew-lease';
-import { insertLeaseDocument, updateEventRow } from './store/hot-path-writes';
-import type { Clock, Inbox } from './types';
+import { updateEventRow } from './store/hot-path-writes';
+import type { Clock, EventLease, Inbox } from './types';
+import { writeUnwrittenRow } from './unwritten-row';
 
 /** Options for {@link extendEventLease}. */
 export interface ExtendEventLeaseOptions {
   inbox: Inbox;
-  lease: Lease;
+  lease: EventLease;
   leaseMs: number;
   clock: Clock;
 }
@@ -17,34 +17,20 @@ export interface ExtendEventLeaseOptions {
  * FerretDB 1.24 serves from an index): its lease holder is its only writer, and stops renewing before it records the
  * outcome.
  *
- * A first attempt's lease, held by its row alone, gets its document here, on its first renewal: from then on it is
- * renewed as any other. Only a lease still live is written down; once expired, another claimer may have taken the
- * next generation from the row.
+ * A first attempt's row, not written yet (`recordAndClaimEvent`), is written here, on its first renewal: an attempt
+ * that runs past a third of its lease shows in the inbox's listings while it runs.
  */
 export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
-  const renewed = options.lease.heldByRow
-    ? await writeRowLeaseDown(options)
-    : await renewLease({
-        leases: options.inbox.leases,
-        lease: options.lease,
-        leaseMs: options.leaseMs,
-        clock: options.clock,
-      });
+  const { inbox, lease } = options;
+  const renewed = await renewLease({
+    leases: inbox.leases,
+    lease,
+    leaseMs: options.leaseMs,
+    clock: options.clock,
+  });
   if (!renewed) return false;
-  await updateEventRow(options.inbox, options.lease.key, { $set: { leaseUntil: options.lease.until } });
-  return true;
-}
-
-/** Inserts the document of a lease its row held, until `now + leaseMs`; false when the lease had run out. */
-async function writeRowLeaseDown(options: ExtendEventLeaseOptions): Promise<boolean> {
-  const { inbox, lease, leaseMs, clock } = options;
-  const now = clock();
-  if (lease.until.getTime() <= now.getTime()) return false;
-  const until = new Date(now.getTime() + leaseMs);
-  const acquiredAt = new Date(lease.until.getTime() - leaseMs);
-  const inserted = await insertLeaseDocument(inbox, leaseDocumentOf({ ...lease, until }, acquiredAt));
-  if (inserted === 'duplicate') return false;
-  lease.heldByRow = false;
-  lease.until = until;
+  if (lease.unwrittenRow && (await writeUnwrittenRow(inbox, lease, { leaseUntil: lease.until })) === 'inserted')
+    return true;
+  await updateEventRow(inbox, lease.key, { $set: { leaseUntil: lease.until } });
   return true;
 }

@@ -2,7 +2,15 @@
  * The inbox's public API: what the services, the other libraries and the cross-service tests use. Everything else
  * stays inside the package (its own tests import the modules themselves).
  */
-export type { Clock, Inbox, InboxAlertDocument, InboxAttemptError, InboxEventDocument, WebhookEvent } from './types';
+export type {
+  Clock,
+  EventLease,
+  Inbox,
+  InboxAlertDocument,
+  InboxAttemptError,
+  InboxEventDocument,
+  WebhookEvent,
+} from './types';
 export { systemClock } from './types';
 export { inboxCollections, inboxEventKey, WEBHOOK_EVENTS_COLLECTION } from './collections';
 export { ensureInboxIndexes } from './indexes';

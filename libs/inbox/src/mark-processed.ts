@@ -1,25 +1,25 @@
 import { leaseSuperseded } from './leases/lease-superseded';
-import type { Lease } from './leases/lease-types';
 import { updateEventRow } from './store/hot-path-writes';
-import type { Clock, Inbox } from './types';
+import type { Clock, EventLease, Inbox } from './types';
+import { writeUnwrittenRow } from './unwritten-row';
 
 /** Options for {@link markProcessed}. */
 export interface MarkProcessedOptions {
   inbox: Inbox;
   /** The lease of the attempt that succeeded, from {@link claimEvent}. */
-  lease: Lease;
+  lease: EventLease;
   clock: Clock;
 }
 
 /**
- * Sets `processedAt` and clears the lease mirror. Resolves false, writing nothing, when the lease had expired and
+ * Sets `processedAt` and clears the lease mirror: in the row a first attempt left unwritten, inserted so
+ * (`recordAndClaimEvent`), or in the row as it stands. Resolves false, writing nothing, when the lease had expired and
  * another attempt took the next one (the caller must not ack as if it had recorded the success), or when the event is
  * gone.
  *
  * The lease is left to end at its `until` rather than released: once `processedAt` is written it guards nothing,
  * because every claim (`claimEvent`, `recordAndClaimEvent`) and every inbox operation (recovery, retry-abandoned,
- * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event, a quarter
- * of its store writes. A failed attempt still releases its lease (`recordFailure`), so its retry can claim at once.
+ * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event. A failed attempt still releases its lease (`recordFailure`), so its retry can claim at once.
  *
  * The write is by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
  * event's current lease writes its row (the lease, inserted under a unique `_id`, is the atomic guard on MongoDB and
@@ -29,5 +29,7 @@ export interface MarkProcessedOptions {
 export async function markProcessed(options: MarkProcessedOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
-  return updateEventRow(inbox, lease.key, { $set: { processedAt: clock(), leaseOwner: null, leaseUntil: null } });
+  const processed = { processedAt: clock(), leaseOwner: null, leaseUntil: null };
+  if (lease.unwrittenRow && (await writeUnwrittenRow(inbox, lease, processed)) === 'inserted') return true;
+  return updateEventRow(inbox, lease.key, { $set: processed });
 }

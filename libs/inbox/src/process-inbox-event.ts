@@ -11,12 +11,11 @@ import {
 import { claimEvent } from './claim-event';
 import { inboxEventKey } from './collections';
 import { extendEventLease } from './extend-event-lease';
-import type { Lease } from './leases/lease-types';
 import { markProcessed } from './mark-processed';
 import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
 import { recordAndClaimEvent } from './record-and-claim';
-import type { Clock, Inbox, WebhookEvent } from './types';
+import type { Clock, EventLease, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
 
 /** The event handed to a consumer's handler: the inbox row's facts, the parsed body and this attempt's number. */
@@ -163,7 +162,7 @@ function parseBody(payload: string): unknown {
  */
 function keepLeaseAlive(options: {
   inbox: Inbox;
-  lease: Lease;
+  lease: EventLease;
   leaseMs: number;
   clock: Clock;
   logger: BerthLogger;
@@ -194,7 +193,7 @@ function keepLeaseAlive(options: {
 
 async function recordFailureSafely(
   inbox: Inbox,
-  failed: { lease: Lease; attempt: number },
+  failed: { lease: EventLease; attempt: number },
   error: unknown,
   clock: Clock,
   logger: BerthLogger,

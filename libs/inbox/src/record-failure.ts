@@ -1,8 +1,9 @@
 import { describeError } from '@berth/messaging';
 import { leaseSuperseded } from './leases/lease-superseded';
-import { leaseDocumentId, type Lease } from './leases/lease-types';
+import { leaseDocumentId } from './leases/lease-types';
 import { updateEventRow, updateLeaseDocument } from './store/hot-path-writes';
-import { MAX_ATTEMPT_ERRORS, type Clock, type Inbox, type InboxAttemptError } from './types';
+import { MAX_ATTEMPT_ERRORS, type Clock, type EventLease, type Inbox, type InboxAttemptError } from './types';
+import { writeUnwrittenRow } from './unwritten-row';
 
 /** How much of an error message the inbox keeps. */
 export const MAX_LAST_ERROR_LENGTH = 2000;
@@ -11,7 +12,7 @@ export const MAX_LAST_ERROR_LENGTH = 2000;
 export interface RecordFailureOptions {
   inbox: Inbox;
   /** The lease of the attempt that failed. */
-  lease: Lease;
+  lease: EventLease;
   /** The attempt's number (from its claim), kept with its error in `attemptErrors`. */
   attempt: number;
   error: unknown;
@@ -43,6 +44,8 @@ export interface RecordFailureOptions {
 export async function recordFailure(options: RecordFailureOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
+  // A first attempt's row is written as claimed, then as for any attempt.
+  if (lease.unwrittenRow) await writeUnwrittenRow(inbox, lease, {});
   const now = clock();
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
   const { next } = options;
@@ -68,10 +71,7 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
     },
     ...(options.abandon ? { $inc: { setAsideCount: 1 } } : {}),
   });
-  // A lease held by the row alone was released by clearing the row's mirror just now.
-  if (!lease.heldByRow) {
-    await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
-  }
+  await updateLeaseDocument(inbox, leaseDocumentId(lease.key, lease.generation), { $set: { releasedAt: clock() } });
   return matched;
 }
 

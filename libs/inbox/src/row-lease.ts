@@ -9,8 +9,9 @@ export type RowLeaseFields = Pick<InboxEventDocument, 'leaseGeneration' | 'lease
 
 /**
  * The lease an event row records (`leaseGeneration` with its mirror `leaseOwner`, `leaseUntil`), for
- * `acquireLease`'s `rowLease`: an event's first attempt has no lease document, its lease is the row it inserted
- * (`recordAndClaimEvent`). Undefined for a row no attempt has claimed.
+ * `acquireLease`'s `rowLease`: where that generation has no lease document, because the retention deleted it or
+ * because an earlier version of Berth kept a first attempt's lease in the row it inserted (a rolling upgrade meets
+ * such rows in flight). Undefined for a row no attempt has claimed.
  */
 export function rowLeaseOf(row: RowLeaseFields): RowLease | undefined {
   if (!row.leaseGeneration) return undefined;

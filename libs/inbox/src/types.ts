@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { LeaseDocument } from './leases/lease-types';
+import type { Lease, LeaseDocument } from './leases/lease-types';
 import type { BatchedInserter } from './store/batched-inserter';
 
 /** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
@@ -45,8 +45,9 @@ export interface InboxEventDocument {
   /** The generation of the last lease taken on this event: where the next claim starts looking (by `_id`). */
   leaseGeneration?: number;
   /**
-   * Who claimed the first attempt and when, written with the row: that attempt's lease may never get a document, so
-   * this is what the console's attempt log shows for it. Absent on rows recorded before they were claimed.
+   * Who claimed the first attempt and when, written with the row: what the console's attempt log shows for that
+   * attempt where its lease document is gone (or, on rows of earlier versions, never was). Absent on rows recorded
+   * before they were claimed.
    */
   firstAttempt?: { owner: string; at: Date };
   /**
@@ -139,6 +140,20 @@ export interface Inbox {
    * 395 and 382 events/s, Clerk 204 and 253 → 296 and 305.
    */
   readonly rowInserts?: BatchedInserter<InboxEventDocument>;
+  /**
+   * The group commit of first-attempt leases (`recordAndClaimEvent`), as `rowInserts` is of rows. Without it each
+   * lease is its own insert.
+   */
+  readonly leaseInserts?: BatchedInserter<LeaseDocument>;
+}
+
+/**
+ * The lease of an inbox attempt. A new event's first attempt holds its lease document before the event has a row:
+ * `unwrittenRow` is that row, written once the attempt ends (processed or failed) or first renews its lease, so that
+ * an event processed at the first try costs inserts only (see `recordAndClaimEvent`).
+ */
+export interface EventLease extends Lease {
+  unwrittenRow?: InboxEventDocument;
 }
 
 /** The record of one alert about an event set aside; inserting it is what entitles a replica to raise the alert. */

@@ -17,7 +17,7 @@ import {
   type FerretDbHandle,
   type ManagedProcess,
 } from '@berth/local-infra';
-import { inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
+import { inboxCollections, type Inbox, type InboxEventDocument, type LeaseDocument } from '@berth/inbox';
 import { readNativeServices } from '../../../deploy/local/compose-services';
 import { localSecrets } from '../../../deploy/local/local-secrets';
 import { subscriptionUpdatedEvent } from '../harness';
@@ -136,9 +136,8 @@ export async function startBerthStack(options: {
 }
 
 /**
- * Inserts processed Stripe rows, as a first attempt that succeeded leaves them (its lease in the row, no lease
- * document), until the inbox holds `rows`:
- * `insertMany` of 1,000 at a time, two at once, straight into the store.
+ * Inserts processed Stripe rows, as a first attempt that succeeded leaves them (a row and its first lease document,
+ * `<key>#1`), until the inbox holds `rows`: `insertMany` of 1,000 at a time, two at once, straight into the store.
  */
 async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
   let next = await inbox.events.estimatedDocumentCount();
@@ -151,6 +150,7 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
       const to = Math.min(rows, from + FILL_BATCH);
       next = to;
       const events: InboxEventDocument[] = [];
+      const leases: LeaseDocument[] = [];
       for (let index = from; index < to; index++) {
         const eventId = `evt_fill_${base}_${index}`;
         const receivedAt = new Date(now - 30 * day + Math.floor((index * 30 * day) / Math.max(rows, 1)));
@@ -180,8 +180,19 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
           alertedAt: null,
           reopenedAt: null,
         });
+        const until = new Date(receivedAt.getTime() + 30_000);
+        leases.push({
+          _id: `${_id}#1`,
+          key: _id,
+          generation: 1,
+          owner: 'bench-fill',
+          acquiredAt: receivedAt,
+          until,
+          releasedAt: null,
+        });
       }
       await inbox.events.insertMany(events, { ordered: false });
+      await inbox.leases.insertMany(leases, { ordered: false });
     }
   };
   await Promise.all([lane(), lane()]);

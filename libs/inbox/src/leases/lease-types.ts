@@ -28,12 +28,6 @@ export interface Lease {
   readonly owner: string;
   /** Until when it holds, as last acquired or renewed. */
   until: Date;
-  /**
-   * True while the lease has no document of its own: an inbox event's first attempt keeps its lease in the row it
-   * inserted (`leaseOwner`, `leaseUntil`, `leaseGeneration: 1`), whose unique `_id` made the claim atomic. The first
-   * renewal writes the document (`extendEventLease`) and clears this.
-   */
-  heldByRow?: boolean;
 }
 
 /** The lease an inbox row records (its mirror), standing in for that generation's document where it has none. */

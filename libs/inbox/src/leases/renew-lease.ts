@@ -10,14 +10,15 @@ export interface RenewLeaseOptions {
 }
 
 /**
- * Pushes the lease's end to `now + leaseMs` while its owner still works. Returns false when the lease was released
- * or is gone (or not this owner's).
+ * Pushes the lease's end to `now + leaseMs` while its owner still works. Returns false when the lease was released,
+ * is gone (or not this owner's) or has run out: once it has, another claimer may hold the next generation.
  *
  * Read, then written by `{ _id }` alone (the filter FerretDB 1.24 serves from an index): the check and the write are
  * two steps, which is safe because only the owner writes its lease document once inserted, and it renews and
  * releases one at a time (see `keepLeaseAlive`).
  */
 export async function renewLease(options: RenewLeaseOptions): Promise<boolean> {
+  if (options.lease.until.getTime() <= options.clock().getTime()) return false;
   const _id = leaseDocumentId(options.lease.key, options.lease.generation);
   const current = await options.leases.findOne({ _id });
   if (!current || current.owner !== options.lease.owner || current.releasedAt !== null) return false;

@@ -16,7 +16,9 @@ export function insertEventRow(inbox: Inbox, document: InboxEventDocument): Prom
   return insertOne(() => inbox.events.insertOne(document));
 }
 
+/** A first attempt's lease, through the inbox's group commit of them when it has one. */
 export function insertLeaseDocument(inbox: Inbox, document: LeaseDocument): Promise<InsertResult> {
+  if (inbox.leaseInserts) return inbox.leaseInserts.insert(document);
   return insertOne(() => inbox.leases.insertOne(document));
 }
 

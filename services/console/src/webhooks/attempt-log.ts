@@ -39,9 +39,10 @@ export function attemptLogOf(row: InboxEventDocument, leases: readonly (LeaseDoc
 }
 
 /**
- * The first attempt's lease as a document, when it has none: a first attempt holds its lease in the row it inserted
- * and writes a document only if it renews (`recordAndClaimEvent` in @berth/inbox). The row keeps who and when; it
- * ended with `processedAt` if no later lease was taken, else at its recorded failure.
+ * The first attempt's lease as a document, when it has none: on rows of Berth versions whose first attempt held its
+ * lease in the row it inserted (a document only if it renewed), and on rows whose lease documents the retention
+ * deleted. The row keeps who and when; it ended with `processedAt` if no later lease was taken, else at its recorded
+ * failure.
  */
 function firstAttemptWithoutDocument(
   row: InboxEventDocument,
