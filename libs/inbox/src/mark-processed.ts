@@ -30,6 +30,10 @@ export async function markProcessed(options: MarkProcessedOptions): Promise<bool
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
   const processed = { processedAt: clock(), leaseOwner: null, leaseUntil: null };
-  if (lease.unwrittenRow && (await writeUnwrittenRow(inbox, lease, processed)) === 'inserted') return true;
+  if (lease.unwrittenRow) {
+    if ((await writeUnwrittenRow(inbox, lease, processed)) === 'inserted') return true;
+    // The event was recorded meanwhile: by hand, or by a claimer of the next generation once this lease ran out.
+    if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
+  }
   return updateEventRow(inbox, lease.key, { $set: processed });
 }
