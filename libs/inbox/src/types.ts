@@ -36,8 +36,8 @@ export interface InboxEventDocument {
   /** Set when the event is set aside (unrecoverable, or too many attempts); no consumer runs it then. */
   abandonedAt: Date | null;
   /**
-   * Who holds the current attempt's lease (a replica id), mirrored from the lease collection; for a first attempt
-   * that has not renewed, the lease itself (generation 1 has no lease document then, see `recordAndClaimEvent`).
+   * Who holds the current attempt's lease (a replica id), mirrored from the lease collection; on rows of earlier
+   * versions whose first attempt had not renewed, the lease itself (see `rowLeaseOf`).
    */
   leaseOwner: string | null;
   /** Until when that lease holds, mirrored from the lease collection (or the lease itself, as above). */

@@ -16,7 +16,7 @@ export interface WithEventLeaseOptions {
   clock: Clock;
   /**
    * The row as last read, with at least `ROW_LEASE_FIELDS`: its `leaseGeneration` is where the lease lookup
-   * starts, and its mirror is the lease of a first attempt, which has no lease document.
+   * starts, and its mirror stands in for a generation that has no lease document (see `rowLeaseOf`).
    */
   known: RowLeaseFields;
 }

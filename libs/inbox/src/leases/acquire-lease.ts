@@ -32,8 +32,7 @@ export interface AcquireLeaseOptions {
   generationHint?: number;
   /**
    * The lease the key's row records, when it has one: it stands in for the document of its generation when that
-   * document does not exist, as for an inbox event's first attempt, whose lease lives in the row it inserted
-   * (see `recordAndClaimEvent`). Its `generation` should be the hint.
+   * document does not exist (see the inbox's `rowLeaseOf`). Its `generation` should be the hint.
    */
   rowLease?: RowLease;
 }
