@@ -29,7 +29,11 @@ beforeAll(async () => {
   const health = { HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1', METRICS_READ_CACHE_MS: '0' };
   mesh = await startMesh({
     name: 'observability_metrics',
-    env: { 'billing-sync': { ...health, BILLING_SYNC_CONCURRENCY: '1' }, 'identity-sync': health },
+    // A 3 s inbox lease is renewed every second: the held first attempt writes its row at that first renewal.
+    env: {
+      'billing-sync': { ...health, BILLING_SYNC_CONCURRENCY: '1', INBOX_LEASE_MS: '3000' },
+      'identity-sync': health,
+    },
   });
   for (const [name, ready] of [
     ['gateway', /^Gateway listening on/],
@@ -141,7 +145,7 @@ describe('/metrics after known traffic', () => {
       until: (samples) =>
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'pending' }) === 2 &&
         sampleValue(samples, 'queue_depth', { queue: 'billing-sync', state: 'ack_pending' }) === 1 &&
-        // Once the running event's inbox row is written (the first thing its handler does).
+        // Once the running event's inbox row is written: a first attempt writes it when it first renews its lease.
         (sampleValue(samples, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' }) ?? 0) > 0 &&
         // And its Stripe request is being held: lifting the latency any earlier would let the run finish at once.
         standIn.requests.some((request) => request.status === undefined),
