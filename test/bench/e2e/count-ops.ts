@@ -4,8 +4,9 @@
  * the consumer side, per provider, counted with the driver's command monitoring (`monitorCommands`). Each event of
  * `bench:e2e` (Stripe `customer.subscription.updated` for the stand-in's `cus_demo`, Clerk `user.updated` cycling
  * through users) goes through `applyInboxEvent` and the service's handler, as billing-sync and identity-sync run it,
- * against a FerretDB of its own. A linked Stripe customer (a workspace with billing) is counted too. FerretDB costs
- * about 1 ms of CPU per operation, so operations per event are what the store's share of `bench:e2e` follows.
+ * against a FerretDB of its own. A linked Stripe customer (a workspace with billing) is counted too. The kinds count
+ * more than the total: on FerretDB an update is a transaction of its own and costs several times a read by `_id` or
+ * a row of a group-committed insert, so the store's share of `bench:e2e` follows the updates per event first.
  *
  * Env: COUNT_OPS_EVENTS (50 per case), MONGO_URL (count against that MongoDB instead).
  */
