@@ -5,9 +5,10 @@ import { newKey, outboundTestHarness } from './support';
 const { receiver, dispatcher } = outboundTestHarness();
 
 /**
- * The most requests that arrived within `windowMs` of one another. The dispatcher starts at most `limit` sends per
- * 1.05 s; what the receiver sees can be squeezed by the loopback's and the scheduler's jitter (tens of ms on a loaded
- * 2-core machine, seen past 50 ms in CI), so the per-second check is made on a window that allows 150 ms of it, and
+ * The most requests that arrived within `windowMs` of one another. The dispatcher releases its sends 105 ms apart
+ * at 10/s (`rate-limiter.test.ts` checks the spacing itself); what the receiver sees can be squeezed by the
+ * loopback's and the scheduler's jitter, seen past 150 ms in clean-clone CI runs with the rest of the suite beside
+ * it. So the window check allows 300 ms of it (ten arrivals at most in any 750 ms: eleven releases span 1,050 ms), and
  * the average rate over 80 arrivals is checked against the limit itself.
  */
 function busiestWindow(requests: readonly ReceivedRequest[], windowMs: number): number {
@@ -44,7 +45,7 @@ describe('pacing per endpoint', () => {
 
     const measured = limited.requests.slice(0, 80);
     const seconds = (measured[79].at - measured[0].at) / 1000;
-    expect(busiestWindow(measured, 900)).toBeLessThanOrEqual(10);
+    expect(busiestWindow(measured, 750)).toBeLessThanOrEqual(10);
     expect(79 / seconds).toBeLessThanOrEqual(10.2);
     expect(79 / seconds).toBeGreaterThan(8);
   }, 60_000);
