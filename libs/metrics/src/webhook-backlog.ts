@@ -33,8 +33,10 @@ export interface WebhookBacklogMetricsOptions {
  * Registers the webhook backlog metrics, read from the MongoDB inbox when `/metrics` is scraped:
  * - `webhook_dlq_depth{provider}`: events set aside (the webhooks' dead letters: an `UnrecoverableError`, or too
  *   many failed attempts), waiting for a person to fix the cause and run `retry-abandoned`.
- * - `webhook_oldest_unprocessed_age_seconds{provider}`: age of the oldest event neither processed nor set aside
- *   (0 when there is none); it grows when consumers are down, failing or behind.
+ * - `webhook_oldest_unprocessed_age_seconds{provider}`: age of the oldest event of the inbox neither processed nor
+ *   set aside (0 when there is none); it grows while handlers keep failing or attempts stop without an outcome. The
+ *   inbox records an event when its first attempt ends or first renews its lease: messages not claimed yet, and
+ *   first attempts still running, show in `queue_depth` instead.
  *
  * Every replica of a consumer reports the same numbers: aggregate with `max by (provider)`.
  */
