@@ -4,7 +4,7 @@ import { claimEvent, claimUnderLease, type ClaimResult } from './claim-event';
 import { inboxEventKey } from './collections';
 import { leaseDocumentId, leaseDocumentOf } from './leases/lease-types';
 import { newInboxRow } from './record-received-event';
-import { insertEventRow, insertLeaseDocument } from './store/hot-path-writes';
+import { deleteLeaseDocument, insertEventRow, insertLeaseDocument } from './store/hot-path-writes';
 import type { Clock, EventLease, Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link recordAndClaimEvent}. */
@@ -50,7 +50,7 @@ export async function recordAndClaimEvent(options: RecordAndClaimOptions): Promi
       return { status: 'claimed', event: lease.unwrittenRow, lease, attempt: 1 };
     }
     // Deleted, not released: a row that holds its first lease itself (an earlier version's) is read in its place.
-    await inbox.leases.deleteOne({ _id: leaseDocumentId(key, 1) });
+    await deleteLeaseDocument(inbox, leaseDocumentId(key, 1));
   }
   const claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger: options.logger });
   return claim.status === 'missing' ? claimUnrecordedEvent(options, key) : claim;

@@ -38,6 +38,10 @@ export async function updateLeaseDocument(
   return (await inbox.leases.updateOne({ _id: id }, update)).matchedCount === 1;
 }
 
+export async function deleteLeaseDocument(inbox: Inbox, id: string): Promise<void> {
+  await inbox.leases.deleteOne({ _id: id });
+}
+
 async function insertOne(insert: () => Promise<unknown>): Promise<InsertResult> {
   try {
     await insert();
