@@ -29,8 +29,7 @@ export async function extendEventLease(options: ExtendEventLeaseOptions): Promis
     clock: options.clock,
   });
   if (!renewed) return false;
-  if (lease.unwrittenRow && (await writeUnwrittenRow(inbox, lease, { leaseUntil: lease.until })) === 'inserted')
-    return true;
+  if ((await writeUnwrittenRow(inbox, lease, { leaseUntil: lease.until })) === 'inserted') return true;
   await updateEventRow(inbox, lease.key, { $set: { leaseUntil: lease.until } });
   return true;
 }

@@ -19,7 +19,8 @@ export interface MarkProcessedOptions {
  *
  * The lease is left to end at its `until` rather than released: once `processedAt` is written it guards nothing,
  * because every claim (`claimEvent`, `recordAndClaimEvent`) and every inbox operation (recovery, retry-abandoned,
- * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event. A failed attempt still releases its lease (`recordFailure`), so its retry can claim at once.
+ * redeliver) reads `processedAt` before it looks at a lease. That saves the hot path one write per event. A failed
+ * attempt still releases its lease (`recordFailure`), so its retry can claim at once.
  *
  * The write is by `{ _id }` alone, the one filter FerretDB 1.24 serves from an index. Only the holder of an
  * event's current lease writes its row (the lease, inserted under a unique `_id`, is the atomic guard on MongoDB and
@@ -30,10 +31,9 @@ export async function markProcessed(options: MarkProcessedOptions): Promise<bool
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
   const processed = { processedAt: clock(), leaseOwner: null, leaseUntil: null };
-  if (lease.unwrittenRow) {
-    if ((await writeUnwrittenRow(inbox, lease, processed)) === 'inserted') return true;
-    // The event was recorded meanwhile: by hand, or by a claimer of the next generation once this lease ran out.
-    if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
-  }
+  const written = await writeUnwrittenRow(inbox, lease, processed);
+  if (written === 'inserted') return true;
+  // The event was recorded meanwhile: by hand, or by a claimer of the next generation once this lease ran out.
+  if (written === 'duplicate' && (await leaseSuperseded(inbox.leases, lease, clock))) return false;
   return updateEventRow(inbox, lease.key, { $set: processed });
 }

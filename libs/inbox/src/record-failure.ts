@@ -45,7 +45,7 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
   const { inbox, lease, clock } = options;
   if (await leaseSuperseded(inbox.leases, lease, clock)) return false;
   // A first attempt's row is written as claimed, then as for any attempt.
-  if (lease.unwrittenRow) await writeUnwrittenRow(inbox, lease, {});
+  await writeUnwrittenRow(inbox, lease, {});
   const now = clock();
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
   const { next } = options;
