@@ -25,14 +25,15 @@ afterAll(() => testInbox?.stop());
 
 const newEvent = testWebhookEvents('evt_rc_');
 
-async function claimedFirst(clock: () => Date, event = newEvent()) {
-  const claim = await recordAndClaimEvent({ inbox, event, owner: 'first', leaseMs: LEASE_MS, clock });
-  if (claim.status !== 'claimed') throw new Error(`expected the first claim, got ${claim.status}`);
-  return { key: inboxEventKey(event.provider, event.eventId), event, claim };
-}
-
 function claimAs(owner: string, event: ReturnType<typeof newEvent>, clock: () => Date) {
   return recordAndClaimEvent({ inbox, event, owner, leaseMs: LEASE_MS, clock });
+}
+
+async function claimedFirst(clock: () => Date) {
+  const event = newEvent();
+  const claim = await claimAs('first', event, clock);
+  if (claim.status !== 'claimed') throw new Error(`expected the first claim, got ${claim.status}`);
+  return { key: inboxEventKey(event.provider, event.eventId), event, claim };
 }
 
 describe('recordAndClaimEvent', () => {
