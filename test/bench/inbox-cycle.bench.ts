@@ -22,12 +22,8 @@ async function main(): Promise<void> {
   const events = envInt('BENCH_INBOX_EVENTS', 400);
   const rows = envInt('BENCH_INBOX_ROWS', 0);
   const concurrency = envInt('BENCH_INBOX_CONCURRENCY', 16);
-  const withIndex = process.env.BENCH_INBOX_ID_INDEX !== '0';
   const logger = createLogger({ service: 'bench-inbox', level: 'silent' });
-  const ferret = await startFerretDb({
-    binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR),
-    idIndexIntervalMs: withIndex ? 200 : 0,
-  });
+  const ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
   const client = await MongoClient.connect(ferret.url, { maxPoolSize: 32 });
   try {
     const inbox = inboxCollections(client.db('bench_inbox'));
@@ -55,7 +51,6 @@ async function main(): Promise<void> {
         })),
       );
     }
-    ferret.indexIdLookups();
     const messages = Array.from({ length: events }, (_, index) =>
       fakeWebhookMessage({
         provider: 'stripe',

@@ -92,7 +92,6 @@ beforeAll(async () => {
       releasedAt: null,
     })),
   );
-  ferret?.indexIdLookups();
   commands = monitorQueries(client, db);
 });
 

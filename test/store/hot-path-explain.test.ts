@@ -73,7 +73,6 @@ beforeAll(async () => {
       releasedAt: new Date(),
     })),
   );
-  ferret?.indexIdLookups();
   commands = monitorQueries(client, db);
 });
 
@@ -168,7 +167,6 @@ describe('the hot paths query through an index', () => {
     await collections.endpoints.insertMany(
       Array.from({ length: 200 }, (_, index) => ({ _id: `ep_${index}`, workspaceId: 'ws' }) as never),
     );
-    ferret?.indexIdLookups();
     // fan-out-event.ts reads an event back by _id after a duplicate insert; endpoint-health.ts reads and writes an endpoint by _id.
     expectIndexed(
       onMongo,

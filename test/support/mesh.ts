@@ -28,7 +28,7 @@ import { StripeStandIn } from './stripe-stand-in';
 import { WebhookSender, newStripeSecret, newSvixSecret } from './webhook-senders';
 import { waitFor } from '@berth/local-infra/testing';
 
-/** The folder holding nats-server and berth-ferretdb (deploy/local/install-tools.sh). */
+/** The folder holding nats-server and ferretdb (deploy/local/install-tools.sh). */
 export const toolsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
 /** The services a mesh runs. */

@@ -1,85 +1,103 @@
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { indexFerretDbIdLookups, watchFerretDbIdLookups, type IdLookupIndexer } from './ferretdb-id-index';
 import { getFreePort } from './free-port';
 import { spawnManaged, type ManagedProcess } from './managed-process';
+import {
+  newStorePassword,
+  startPostgresCluster,
+  STORE_USER,
+  type PostgresCluster,
+} from './postgres-cluster';
+
+/** The DocumentDB extension version the template cluster is made with (deploy/local/install-documentdb.sh). */
+export const DOCUMENTDB_VERSION = '0.107-0';
 
 /** Options for {@link startFerretDb}. */
 export interface FerretDbOptions {
-  /** Folder holding the `berth-ferretdb` binary (see deploy/local/install-tools.sh). */
+  /** Folder holding the `ferretdb` binary (see deploy/local/install-tools.sh). */
   binDir: string;
-  /** SQLite data folder; a fresh temporary folder (removed on stop) when unset. */
+  /** PostgreSQL's binaries; Debian's PostgreSQL 15 when unset. */
+  postgresBinDir?: string;
+  /**
+   * The store's folder: `postgres/` (the cluster) and `ferretdb/` (FerretDB's state). A fresh temporary folder,
+   * removed on stop, when unset.
+   */
   dataDir?: string;
-  /** Port; a free one when unset. */
+  /** FerretDB's MongoDB port; a free one when unset. */
   port?: number;
+  /** PostgreSQL's port; a free one when unset. */
+  postgresPort?: number;
   host?: string;
-  /** Use this PostgreSQL URL as the backend instead of SQLite. */
-  postgresqlUrl?: string;
+  /** The password clients authenticate with (user {@link STORE_USER}); a random one when unset. */
+  password?: string;
+  /** FerretDB's and PostgreSQL's output is appended here (PostgreSQL's to `<logFile>.postgres`). */
   logFile?: string;
   echoPrefix?: string;
-  /**
-   * SQLite backend only: how often new collection tables get the `_id` lookup index (see
-   * `indexFerretDbIdLookups`), in ms; 0 turns the index off (FerretDB's `_id` lookups then scan). Default 200.
-   */
-  idIndexIntervalMs?: number;
 }
 
 /**
- * The connections each client should open to FerretDB on SQLite (`maxPoolSize` in {@link FerretDbHandle.url}).
- *
- * SQLite lets one transaction write at a time, and FerretDB runs each client operation on a connection of its own:
- * with the driver's default pool (100) a consumer's 16 handlers sent their writes at once, and those that found the
- * write lock taken waited for it (SQLite's busy handler sleeps between tries; FerretDB stayed under one core busy).
- * Measured with `bench:e2e` (0 rows, 1,000 events, Berth alone, one run each): Stripe 211-234 events/s with the
- * default pool, 279 with 8, 238-336 (median 322) with 4, 253-323 with 2, 268 with 1; Clerk 183-205, 215, 199-240,
- * 203-263, 224; FerretDB's CPU per event fell by 10-20%. Four rather than two leaves room beside a slow query
- * (FerretDB scans every filter but `_id`). A client's queue for a connection has no bound (`waitQueueTimeoutMS` 0).
+ * A running embedded store: FerretDB 2 speaking MongoDB's wire protocol over a PostgreSQL cluster of its own with
+ * DocumentDB. Clients authenticate (SCRAM) as {@link STORE_USER}; {@link FerretDbHandle.url} carries the password.
  */
-export const FERRETDB_SQLITE_POOL_SIZE = 4;
-
-/** A running FerretDB: a MongoDB-wire-compatible server (MongoDB 7 semantics for what Berth uses). */
 export interface FerretDbHandle {
-  /**
-   * A `mongodb://` URL for the official driver; on SQLite it carries `maxPoolSize=`{@link FERRETDB_SQLITE_POOL_SIZE},
-   * which a client's own `maxPoolSize` option overrides.
-   */
+  /** A `mongodb://berth:…@host:port/` URL for the official driver. */
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
+  readonly password: string;
+  /** FerretDB's process. */
   readonly process: ManagedProcess;
+  /** PostgreSQL's process (the postmaster). */
+  readonly postgresProcess: ManagedProcess;
+  /** Stops FerretDB, then PostgreSQL (fast shutdown); removes a temporary data folder. */
   stop(): Promise<void>;
+  /** SIGKILL to FerretDB and an immediate shutdown of PostgreSQL, as a crash of the store. */
   kill(): Promise<void>;
-  /** Starts it again on the same port and data (after stop or kill). */
+  /** Starts it again on the same ports and data (after stop or kill). */
   restart(): Promise<void>;
-  /**
-   * Gives every collection table that lacks it the `_id` lookup index now, rather than at the next pass of the
-   * watcher; returns the tables indexed. Call it after creating collections when the next queries must use it (the
-   * hot-path explain test does). Nothing to do on the PostgreSQL backend.
-   */
-  indexIdLookups(): string[];
 }
 
-/** Starts FerretDB v1.24 on loopback (SQLite backend unless a PostgreSQL URL is given) and waits until it listens. */
+/** The template cluster for a `ferretdb` binary folder: beside it in the tools cache, per DocumentDB version. */
+function templateDirFor(binDir: string): string {
+  return join(binDir, '..', `postgres-documentdb-${DOCUMENTDB_VERSION}-template`);
+}
+
+/** Starts PostgreSQL with DocumentDB and FerretDB 2 over it on loopback, and waits until FerretDB answers. */
 export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbHandle> {
   const host = options.host ?? '127.0.0.1';
   const ownsDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'berth-ferretdb-')));
-  await mkdir(join(dataDir, 'sqlite'), { recursive: true });
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'berth-store-')));
+  const stateDir = join(dataDir, 'ferretdb');
+  await mkdir(stateDir, { recursive: true });
+  const password = options.password ?? newStorePassword();
   const port = options.port ?? (await getFreePort(host));
-  const sqliteDir = join(dataDir, 'sqlite');
-  const intervalMs = options.postgresqlUrl ? 0 : (options.idIndexIntervalMs ?? 200);
-  let indexer: IdLookupIndexer | undefined;
+  const postgresPort = options.postgresPort ?? (await getFreePort(host));
 
-  const launch = async (): Promise<ManagedProcess> => {
-    // Tables of earlier runs are indexed before FerretDB starts: a big table's index build then blocks nobody.
-    if (intervalMs > 0) indexFerretDbIdLookups(sqliteDir);
-    const backend = options.postgresqlUrl
-      ? ['-handler=postgresql', `-postgresql-url=${options.postgresqlUrl}`]
-      : ['-handler=sqlite', `-sqlite-url=file:${join(dataDir, 'sqlite')}/`];
+  const startPostgres = (): Promise<PostgresCluster> =>
+    startPostgresCluster({
+      dataDir: join(dataDir, 'postgres'),
+      binDir: options.postgresBinDir,
+      templateDir: templateDirFor(options.binDir),
+      password,
+      host,
+      port: postgresPort,
+      logFile: options.logFile ? `${options.logFile}.postgres` : undefined,
+      echoPrefix: options.echoPrefix ? `${options.echoPrefix}[postgres]` : undefined,
+    });
+
+  const startFerret = async (postgres: PostgresCluster): Promise<ManagedProcess> => {
     const proc = spawnManaged({
-      command: join(options.binDir, 'berth-ferretdb'),
-      args: [...backend, `-listen-addr=${host}:${port}`, '-log-level=warn'],
+      command: join(options.binDir, 'ferretdb'),
+      args: [
+        `--postgresql-url=${postgres.url}`,
+        `--listen-addr=${host}:${port}`,
+        '--debug-addr=-',
+        `--state-dir=${stateDir}`,
+        '--telemetry=disable',
+        '--log-level=INFO',
+        '--log-format=text',
+      ],
       logFile: options.logFile,
       echoPrefix: options.echoPrefix,
     });
@@ -89,35 +107,43 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbH
       await proc.stop(1000);
       throw error;
     }
-    if (intervalMs > 0) indexer = watchFerretDbIdLookups({ sqliteDir, intervalMs });
     return proc;
   };
 
-  let current = await launch();
+  let postgres = await startPostgres();
+  let ferret: ManagedProcess;
+  try {
+    ferret = await startFerret(postgres);
+  } catch (error) {
+    await postgres.stop();
+    throw error;
+  }
   return {
-    url: `mongodb://${host}:${port}/${options.postgresqlUrl ? '' : `?maxPoolSize=${FERRETDB_SQLITE_POOL_SIZE}`}`,
+    url: `mongodb://${STORE_USER}:${encodeURIComponent(password)}@${host}:${port}/`,
     port,
     dataDir,
+    password,
     get process() {
-      return current;
+      return ferret;
+    },
+    get postgresProcess() {
+      return postgres.process;
     },
     async stop() {
-      indexer?.stop();
-      await current.stop();
+      await ferret.stop();
+      await postgres.stop();
       if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
     async kill() {
-      indexer?.stop();
-      current.child.kill('SIGKILL');
-      await current.exited;
+      ferret.child.kill('SIGKILL');
+      await ferret.exited;
+      await postgres.kill();
     },
     async restart() {
-      indexer?.stop();
-      await current.stop();
-      current = await launch();
-    },
-    indexIdLookups() {
-      return indexer?.indexNow() ?? [];
+      await ferret.stop();
+      await postgres.stop();
+      postgres = await startPostgres();
+      ferret = await startFerret(postgres);
     },
   };
 }

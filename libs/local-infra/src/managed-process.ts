@@ -6,8 +6,8 @@ export interface ManagedProcess {
   readonly child: ChildProcess;
   /** Resolves with the first output line matching `pattern`, or rejects when the process exits or time runs out. */
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
-  stop(graceMs?: number): Promise<void>;
+  /** `signal` (SIGTERM), then SIGKILL after `graceMs`; resolves when the process has exited. */
+  stop(graceMs?: number, signal?: NodeJS.Signals): Promise<void>;
   /** Resolves when the process has exited, with its exit code or signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -21,6 +21,9 @@ export interface SpawnOptions {
   echoPrefix?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Run as this user and group (a root parent starting PostgreSQL, which refuses to run as root). */
+  uid?: number;
+  gid?: number;
 }
 
 /** Spawns a server process and tracks its output lines so callers can await readiness messages. */
@@ -29,6 +32,8 @@ export function spawnManaged(options: SpawnOptions): ManagedProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env,
     cwd: options.cwd,
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
   const log: WriteStream | undefined = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
   const seen: string[] = [];
@@ -87,9 +92,9 @@ export function spawnManaged(options: SpawnOptions): ManagedProcess {
       child.once('exit', onExit);
     });
 
-  const stop = async (graceMs = 5000): Promise<void> => {
+  const stop = async (graceMs = 5000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
+    child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited;
     clearTimeout(timer);

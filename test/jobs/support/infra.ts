@@ -3,7 +3,7 @@ import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@ber
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 
-/** The folder holding nats-server and berth-ferretdb. */
+/** The folder holding nats-server and ferretdb. */
 export const toolsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
 /** A logger whose JSON lines a test can read, with the log context jobs use. */
