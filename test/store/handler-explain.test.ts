@@ -2,8 +2,8 @@
  * The handlers' own queries use an index too (the sibling of hot-path-explain.test.ts, which covers the inbox): a
  * Stripe customer's workspace found through its link, the workspace lock taken from its generation hint, the
  * workspace's billing written, and a Clerk change and deletion applied through `upsertIfNewer`. The test runs those steps with the
- * driver's command monitoring on and explains every filter they sent: on FerretDB 1.24 the SQLite plan must search
- * an index and never SCAN; with BERTH_TEST_MONGO_URL, MongoDB's plan must be an index scan.
+ * driver's command monitoring on and explains every filter they sent: on the embedded store PostgreSQL's plan must scan
+ * an index, never the table; with BERTH_TEST_MONGO_URL, MongoDB's plan must be an index scan.
  */
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';

@@ -94,8 +94,8 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
       { what: 'the warm-up events processed', timeoutMs: 30_000, intervalMs: 100, until: (count) => count === 2 },
     );
 
-    // The outage: 50 events arrive while FerretDB is down.
-    await mesh.ferret.stop();
+    // The outage: 50 events arrive while the store's MongoDB endpoint (FerretDB) is down.
+    await mesh.ferret.process.stop();
     const outageStart = Date.now();
     const sends: Promise<GatewayAnswer & { kind: string }>[] = [];
     for (let k = 0; k < 2 * PER_PROVIDER; k += 1) {

@@ -1,16 +1,19 @@
 import type { BerthLogger } from '@berth/logger';
-import { acquireLease } from './leases/acquire-lease';
-import { releaseLease } from './leases/release-lease';
-import { rowLeaseOf } from './row-lease';
-import { updateEventRow } from './store/hot-path-writes';
-import type { Lease } from './leases/lease-types';
-import type { Clock, EventLease, Inbox, InboxEventDocument } from './types';
+import { isDuplicateKeyError } from '@berth/store';
+import { newInboxRow } from './record-received-event';
+import { leaseFree } from './row-lease';
+import type { Clock, EventLease, Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link claimEvent}. */
 export interface ClaimEventOptions {
   inbox: Inbox;
   /** The event's inbox key, `<provider>:<eventId>`. */
   key: string;
+  /**
+   * The event as delivered: with it, a claim of an event the inbox has no row for records it in the same write
+   * (an upsert); without it, such a claim answers `missing`.
+   */
+  event?: WebhookEvent;
   /** This replica's id. */
   owner: string;
   /** How long the claim holds unless renewed ({@link extendEventLease}) or ended. */
@@ -33,66 +36,56 @@ export type ClaimResult =
   | { status: 'missing' };
 
 /**
- * Claims one attempt at an event: when it is neither processed nor set aside and no other attempt holds a live
- * lease, takes the lease, counts the attempt (`attempts + 1`, `lastAttemptAt`) and mirrors the lease into the event
- * (`leaseOwner`, `leaseUntil`). Exactly one of any number of concurrent claims gets `claimed`.
+ * Claims one attempt at an event, in one conditional write: when the row is neither processed nor set aside and its
+ * lease is free or ran out, takes the lease (`leaseOwner`, `leaseUntil`), counts the attempt (`attempts + 1`,
+ * `lastAttemptAt`) and returns the row as written. Given the event, a row that does not exist yet is inserted by
+ * the same write (an upsert on the unique `_id`), so a new event costs one write. Exactly one of any number of
+ * concurrent claims gets `claimed`.
  *
- * The lease is an inserted document (see {@link acquireLease}), not a `findOneAndUpdate` on the event: on
- * FerretDB 1.24 a conditional update is not atomic. The event is read again after the lease is taken, so an attempt
- * that finished (set `processedAt`) just before is seen as processed, not run again.
- * Writes to the event document happen only under the lease, one writer at a time.
+ * A claim that matches nothing (an upsert refused with a duplicate key, or an update that matched no row) reads the
+ * row to say why: processed, set aside, or busy until the holder's lease ends.
  */
 export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResult> {
   const { inbox, key, owner, leaseMs, clock } = options;
-  const before = await inbox.events.findOne({ _id: key });
-  if (!before) return { status: 'missing' };
-  if (before.processedAt) return { status: 'already_processed', event: before };
-  if (before.abandonedAt) return { status: 'abandoned', event: before };
-
-  const acquired = await acquireLease({
-    leases: inbox.leases,
-    key,
-    owner,
-    leaseMs,
-    clock,
-    generationHint: before.leaseGeneration ?? 1,
-    rowLease: rowLeaseOf(before),
-  });
-  if (!acquired.acquired) return { status: 'busy', holder: acquired.holder, remainingMs: acquired.remainingMs };
-  return claimUnderLease({ ...options, lease: acquired.lease });
+  const now = clock();
+  const lease: EventLease = { key, owner, until: new Date(now.getTime() + leaseMs) };
+  let claimed: InboxEventDocument | null = null;
+  try {
+    claimed = await inbox.events.findOneAndUpdate(
+      { _id: key, processedAt: null, abandonedAt: null, ...leaseFree(now) },
+      {
+        $inc: { attempts: 1 },
+        $set: { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until },
+        ...(options.event ? { $setOnInsert: insertedFields(options.event) } : {}),
+      },
+      { upsert: options.event !== undefined, returnDocument: 'after' },
+    );
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+  if (claimed) {
+    options.logger?.debug({ inboxAttempt: claimed.attempts }, 'Inbox event claimed');
+    return { status: 'claimed', event: claimed, lease, attempt: claimed.attempts };
+  }
+  return whyNotClaimed(inbox, key, now);
 }
 
-/**
- * The second half of a claim, once `lease` is held: reads the event again (an attempt that finished just before is
- * seen as processed, not run again), then counts the attempt and mirrors the lease. Releases the lease when the
- * event turns out processed, set aside or gone. Every read and write is by `{ _id }` alone, the one filter
- * FerretDB 1.24 answers from an index; holding the lease makes this replica the row's only writer.
- */
-export async function claimUnderLease(options: ClaimEventOptions & { lease: Lease }): Promise<ClaimResult> {
-  const { inbox, key, owner, lease, clock } = options;
-  const current = await inbox.events.findOne({ _id: key });
-  const refusal: ClaimResult | undefined = !current
-    ? { status: 'missing' }
-    : current.processedAt
-      ? { status: 'already_processed', event: current }
-      : current.abandonedAt
-        ? { status: 'abandoned', event: current }
-        : undefined;
-  if (refusal) {
-    await releaseLease({ leases: inbox.leases, lease, clock });
-    return refusal;
-  }
+/** The fields an upserting claim writes only when it creates the row (the others are the claim's own). */
+function insertedFields(event: WebhookEvent): Partial<InboxEventDocument> {
+  const row: Partial<InboxEventDocument> = { ...newInboxRow(event) };
+  // Written by the claim itself, or by the filter's equality on them.
+  for (const field of ['_id', 'attempts', 'lastAttemptAt', 'leaseOwner', 'leaseUntil', 'processedAt', 'abandonedAt'])
+    delete row[field as keyof InboxEventDocument];
+  return row;
+}
 
-  const now = clock();
-  const fields = { lastAttemptAt: now, leaseOwner: owner, leaseUntil: lease.until, leaseGeneration: lease.generation };
-  // The row just read is current: under the lease nobody else writes it, so the claimed row is computed, not read back.
-  const claimed: InboxEventDocument | null = (await updateEventRow(inbox, key, { $inc: { attempts: 1 }, $set: fields }))
-    ? { ...current!, ...fields, attempts: current!.attempts + 1 }
-    : null;
-  if (!claimed) {
-    await releaseLease({ leases: inbox.leases, lease, clock });
-    return { status: 'missing' };
-  }
-  options.logger?.debug({ inboxAttempt: claimed.attempts, leaseGeneration: lease.generation }, 'Inbox event claimed');
-  return { status: 'claimed', event: claimed, lease, attempt: claimed.attempts };
+/** Why a claim matched no row, read from the row as it stands. */
+async function whyNotClaimed(inbox: Inbox, key: string, now: Date): Promise<ClaimResult> {
+  const row = await inbox.events.findOne({ _id: key }, { projection: { payload: 0 } });
+  if (!row) return { status: 'missing' };
+  if (row.processedAt) return { status: 'already_processed', event: row };
+  if (row.abandonedAt) return { status: 'abandoned', event: row };
+  // The holder's lease; one that ran out between the claim and this read is reported as ending now.
+  const remainingMs = Math.max((row.leaseUntil?.getTime() ?? 0) - now.getTime(), 0);
+  return { status: 'busy', holder: row.leaseOwner ?? 'unknown', remainingMs };
 }

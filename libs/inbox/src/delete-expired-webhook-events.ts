@@ -33,8 +33,6 @@ export interface DeleteExpiredWebhookEventsResult {
   cutoff: Date;
   /** `deleteMany` calls made. */
   batches: number;
-  /** Lease documents of `webhookEventLeases` that ended before the cutoff, deleted. */
-  leasesDeleted: number;
   /** Alert records of `inboxAlerts` raised before the cutoff, deleted. */
   alertsDeleted: number;
 }
@@ -47,8 +45,8 @@ export function expiredEventsFilter(cutoff: Date): Filter<InboxEventDocument> {
 /**
  * The retention cron's work (03:30 UTC daily), callable on demand: deletes the processed events whose
  * `processedAt` is more than `retentionDays` days old. An unprocessed event (set aside or not) has `processedAt:
- * null` and is never deleted. Also deletes the leases and alert records older than the cutoff (they hold event
- * ids and last errors; a lease that ended a month ago guards nothing).
+ * null` and is never deleted. Also deletes the alert records older than the cutoff (they hold event ids and
+ * last errors).
  *
  * In windows of `processedAt`, read through the `{processedAt, receivedAt}` index: one pass over the expired
  * events' `processedAt` in index order (covered by the index on MongoDB) keeps every `batchSize`-th value as a
@@ -97,11 +95,8 @@ export async function deleteExpiredWebhookEvents(
       batches += 1;
     }
   }
-  const [leases, alerts] = await Promise.all([
-    inbox.leases.deleteMany({ until: { $lt: cutoff } }),
-    inbox.alerts.deleteMany({ raisedAt: { $lt: cutoff } }),
-  ]);
-  const result = { deleted, cutoff, batches, leasesDeleted: leases.deletedCount, alertsDeleted: alerts.deletedCount };
+  const alerts = await inbox.alerts.deleteMany({ raisedAt: { $lt: cutoff } });
+  const result = { deleted, cutoff, batches, alertsDeleted: alerts.deletedCount };
   options.logger?.info(
     { ...result, retentionDays },
     `Deleted ${deleted} processed webhook event(s) older than ${retentionDays} day(s)`,

@@ -1,7 +1,5 @@
-import { renewLease } from './leases/renew-lease';
-import { updateEventRow } from './store/hot-path-writes';
+import { heldBy } from './row-lease';
 import type { Clock, EventLease, Inbox } from './types';
-import { writeUnwrittenRow } from './unwritten-row';
 
 /** Options for {@link extendEventLease}. */
 export interface ExtendEventLeaseOptions {
@@ -12,24 +10,21 @@ export interface ExtendEventLeaseOptions {
 }
 
 /**
- * Keeps a running attempt's claim alive (`now + leaseMs`), in the lease collection and the event's `leaseUntil`
- * mirror. Returns false when the lease is no longer this owner's. The row is written by `{ _id }` alone (the filter
- * FerretDB 1.24 serves from an index): its lease holder is its only writer, and stops renewing before it records the
- * outcome.
- *
- * A first attempt's row, not written yet (`recordAndClaimEvent`), is written here, on its first renewal: an attempt
- * that runs past a third of its lease shows in the inbox's listings while it runs.
+ * Keeps a running attempt's claim alive (`leaseUntil` = now + `leaseMs`), in one write fenced by the lease and by
+ * its not having run out: a lease that ran out may already be another claim's, and is never revived. Returns false
+ * when the lease is no longer this holder's. On success `lease.until` is moved, so the holder's next writes are
+ * fenced by the new value.
  */
 export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
-  const { inbox, lease } = options;
-  const renewed = await renewLease({
-    leases: inbox.leases,
-    lease,
-    leaseMs: options.leaseMs,
-    clock: options.clock,
-  });
-  if (!renewed) return false;
-  if ((await writeUnwrittenRow(inbox, lease, { leaseUntil: lease.until })) === 'inserted') return true;
-  await updateEventRow(inbox, lease.key, { $set: { leaseUntil: lease.until } });
+  const { inbox, lease, clock } = options;
+  const now = clock();
+  if (lease.until.getTime() <= now.getTime()) return false;
+  const until = new Date(now.getTime() + options.leaseMs);
+  const renewed = await inbox.events.updateOne(
+    { ...heldBy(lease), processedAt: null },
+    { $set: { leaseUntil: until } },
+  );
+  if (renewed.matchedCount !== 1) return false;
+  lease.until = until;
   return true;
 }

@@ -1,8 +1,10 @@
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
+  attemptHistory,
   claimEvent,
   ensureInboxIndexes,
+  extendEventLease,
   inboxEventKey,
   processInboxEvent,
   recordReceivedEvent,
@@ -92,6 +94,83 @@ describe('claimEvent', () => {
     }
   });
 
+  it('records and claims a new event in one write: one winner among 20 racing first deliveries, repeated', async () => {
+    for (let round = 0; round < 10; round++) {
+      const event = newEvent();
+      const key = inboxEventKey(event.provider, event.eventId);
+      const { clock } = manualClock();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          claimEvent({ inbox, key, event, owner: `replica-${index}`, leaseMs: 60000, clock }),
+        ),
+      );
+      expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'busy')).toHaveLength(19);
+      expect(await inbox.events.countDocuments({ eventId: event.eventId })).toBe(1);
+      expect(await inbox.events.findOne({ _id: key })).toMatchObject({
+        attempts: 1,
+        payload: event.payload,
+        type: event.type,
+        processedAt: null,
+        abandonedAt: null,
+        requeueCount: 0,
+      });
+    }
+  });
+
+  it('fences every write of a holder whose lease was taken over: no renewal, no success, no failure', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    if (first.status !== 'claimed') throw new Error('expected a claim');
+    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time.clock })).toBe(true);
+    time.advance(1001);
+    // A lease that ran out is never revived, even before anyone took it over.
+    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time.clock })).toBe(false);
+    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
+    if (second.status !== 'claimed') throw new Error('expected the takeover');
+    const stale = { ...first.lease, until: new Date(time.clock().getTime() + 60000) };
+    expect(await extendEventLease({ inbox, lease: stale, leaseMs: 1000, clock: time.clock })).toBe(false);
+    expect(
+      await recordFailure({ inbox, lease: first.lease, attempt: 1, error: new Error('late'), clock: time.clock }),
+    ).toBe(false);
+    expect(await markProcessed({ inbox, lease: first.lease, attempt: 1, clock: time.clock })).toBe(false);
+    expect(await inbox.events.findOne({ _id: key })).toMatchObject({
+      leaseOwner: 'b',
+      lastError: null,
+      processedAt: null,
+    });
+    expect(await markProcessed({ inbox, lease: second.lease, attempt: 2, clock: time.clock })).toBe(true);
+    const row = (await inbox.events.findOne({ _id: key }))!;
+    expect(attemptHistory(row, time.clock()).map((attempt) => attempt.outcome)).toEqual(['superseded', 'succeeded']);
+  });
+
+  it('tells how each attempt ended: failed with its error, running, lease ran out, succeeded', async () => {
+    const { key } = await recorded();
+    const time = manualClock();
+    const failed = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    if (failed.status !== 'claimed') throw new Error('expected a claim');
+    await recordFailure({ inbox, lease: failed.lease, attempt: 1, error: new Error('Stripe 503'), clock: time.clock });
+    const crashed = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
+    if (crashed.status !== 'claimed') throw new Error('expected a claim');
+    let row = (await inbox.events.findOne({ _id: key }))!;
+    expect(attemptHistory(row, time.clock())).toEqual([
+      { attempt: 1, outcome: 'failed', owner: 'a', endedAt: time.clock(), error: 'Error: Stripe 503' },
+      { attempt: 2, outcome: 'running', owner: 'b', endedAt: null, error: null },
+    ]);
+    time.advance(1001);
+    expect(attemptHistory(row, time.clock())[1].outcome).toBe('lease ran out');
+    const third = await claimEvent({ inbox, key, owner: 'c', leaseMs: 1000, clock: time.clock });
+    if (third.status !== 'claimed') throw new Error('expected a claim');
+    await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time.clock });
+    row = (await inbox.events.findOne({ _id: key }))!;
+    expect(attemptHistory(row, time.clock()).map((attempt) => [attempt.outcome, attempt.owner])).toEqual([
+      ['failed', 'a'],
+      ['superseded', null],
+      ['succeeded', 'c'],
+    ]);
+  });
+
   it('reports the holder and the rest of its lease while it is live', async () => {
     const { key } = await recorded();
     const time = manualClock();
@@ -112,8 +191,8 @@ describe('claimEvent', () => {
     const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
     expect(second).toMatchObject({ status: 'claimed', attempt: 2 });
     if (first.status !== 'claimed' || second.status !== 'claimed') throw new Error('expected two claims');
-    expect(await markProcessed({ inbox, lease: first.lease, clock: time.clock })).toBe(false);
-    expect(await markProcessed({ inbox, lease: second.lease, clock: time.clock })).toBe(true);
+    expect(await markProcessed({ inbox, lease: first.lease, attempt: first.attempt, clock: time.clock })).toBe(false);
+    expect(await markProcessed({ inbox, lease: second.lease, attempt: second.attempt, clock: time.clock })).toBe(true);
     expect((await inbox.events.findOne({ _id: key }))!.processedAt).toEqual(time.clock());
   });
 
@@ -138,12 +217,12 @@ describe('claimEvent', () => {
     if (third.status !== 'claimed')
       throw new Error('expected the third attempt to be claimed at once after the release');
     expect(third.attempt).toBe(3);
-    expect(await markProcessed({ inbox, lease: third.lease, clock: time.clock })).toBe(true);
+    expect(await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time.clock })).toBe(true);
     const row = await inbox.events.findOne({ _id: key });
     expect(row).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
     expect(row!.attemptErrors).toEqual([
-      { attempt: 1, at: new Date(time.clock().getTime() - 10000), error: 'Error: Stripe 503' },
-      { attempt: 2, at: new Date(time.clock().getTime() - 5000), error: 'Error: Stripe 502' },
+      { attempt: 1, at: new Date(time.clock().getTime() - 10000), error: 'Error: Stripe 503', owner: 'a' },
+      { attempt: 2, at: new Date(time.clock().getTime() - 5000), error: 'Error: Stripe 502', owner: 'a' },
     ]);
     expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe(
       'already_processed',

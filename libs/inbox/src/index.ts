@@ -13,8 +13,13 @@ export type {
 } from './types';
 export { systemClock } from './types';
 export { inboxCollections, inboxEventKey, WEBHOOK_EVENTS_COLLECTION } from './collections';
+export { attemptHistory } from './attempt-history';
+export type { AttemptOutcome, AttemptRecord } from './attempt-history';
+export { markProcessed } from './mark-processed';
+export type { MarkProcessedOptions } from './mark-processed';
+export { recordFailure } from './record-failure';
+export type { RecordFailureOptions } from './record-failure';
 export { ensureInboxIndexes } from './indexes';
-export { ensureIndexes } from './ensure-indexes';
 export {
   readWebhookMessage,
   readWebhookBatch,
@@ -39,22 +44,6 @@ export type {
   ProcessInboxEventOptions,
   ProcessInboxEventResult,
 } from './process-inbox-event';
-export { acquireLease } from './leases/acquire-lease';
-export type { AcquireLeaseOptions, AcquireLeaseResult } from './leases/acquire-lease';
-export { renewLease } from './leases/renew-lease';
-export type { RenewLeaseOptions } from './leases/renew-lease';
-export { releaseLease } from './leases/release-lease';
-export type { ReleaseLeaseOptions } from './leases/release-lease';
-export { ensureLeaseIndexes } from './leases/ensure-lease-indexes';
-export { leaseDocumentId } from './leases/lease-types';
-export type { Lease, LeaseCollection, LeaseDocument } from './leases/lease-types';
-export { upsertIfNewer } from './upsert-if-newer';
-export { VersionLocks } from './version-locks';
-export { WrittenVersions, DEFAULT_WRITTEN_VERSIONS, type WrittenVersion } from './written-versions';
-export type { UpsertIfNewerOptions, UpsertIfNewerResult } from './upsert-if-newer';
-export { isDuplicateKeyError } from './mongo-errors';
-export { BatchedInserter } from './store/batched-inserter';
-export type { InsertResult } from './store/batched-inserter';
 export { waitForInboxEvent } from './wait-for-inbox-event';
 export type { WaitForInboxEventOptions } from './wait-for-inbox-event';
 export { ScheduledRetryError } from '@berth/messaging';

@@ -14,7 +14,6 @@ import { extendEventLease } from './extend-event-lease';
 import { markProcessed } from './mark-processed';
 import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
-import { recordAndClaimEvent } from './record-and-claim';
 import type { Clock, EventLease, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
 
@@ -61,12 +60,11 @@ const OPERATION_WAIT_MS = 2000;
 
 /**
  * Runs one `WEBHOOKS` message through the inbox, for the consumers' `@EventPattern` handlers:
- * 1. record the event (a redelivery adds no row);
- * 2. claim it: already processed → resolve (the transport acks, nothing runs); set aside → resolve with a warning;
+ * 1. claim it, recording it if the inbox has no row yet (one conditional write): already processed → resolve (the transport acks, nothing runs); set aside → resolve with a warning;
  *    another attempt holds a live lease → throw {@link RetryLaterError} for the rest of that lease (an inbox
  *    operation's lease is waited for, up to 2 s, first);
- * 3. run the handler, renewing the lease meanwhile;
- * 4. success → `processedAt`, resolve (ack). Failure → `lastError`, the retry state (with `retryPolicy`: when the
+ * 2. run the handler, renewing the lease meanwhile;
+ * 3. success → `processedAt`, resolve (ack). Failure → `lastError`, the retry state (with `retryPolicy`: when the
  *    retry is due, or that the round ended) and `abandonedAt` for an {@link UnrecoverableError}; release the lease,
  *    rethrow (the transport naks with the recorded delay, or gives up).
  */
@@ -89,7 +87,7 @@ export interface ApplyInboxEventOptions extends Omit<ProcessInboxEventOptions, '
 export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<ProcessInboxEventResult> {
   const { inbox, owner, leaseMs, clock, logger, event } = options;
   const key = inboxEventKey(event.provider, event.eventId);
-  let claim = await recordAndClaimEvent({ inbox, event, owner, leaseMs, clock, logger });
+  let claim = await claimEvent({ inbox, key, event, owner, leaseMs, clock, logger });
   // An inbox operation (recovery, retry-abandoned, redeliver) holds an event for a few writes: wait for it rather
   // than give the delivery back, which would cost an attempt of the round and the rest of the operation's lease.
   for (
@@ -97,7 +95,7 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
     claim.status === 'busy' && isOperationOwner(claim.holder) && Date.now() - started < OPERATION_WAIT_MS;
   ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    claim = await claimEvent({ inbox, key, owner, leaseMs, clock, logger });
+    claim = await claimEvent({ inbox, key, event, owner, leaseMs, clock, logger });
   }
   switch (claim.status) {
     case 'already_processed':
@@ -115,7 +113,7 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
         Math.max(claim.remainingMs, MIN_BUSY_RETRY_MS),
       );
     case 'missing':
-      throw new Error(`Webhook event ${key} disappeared from the inbox before it could be claimed`);
+      throw new Error(`Webhook event ${key} disappeared from the inbox while it was claimed`);
     case 'claimed':
       break;
   }
@@ -137,7 +135,7 @@ export async function applyInboxEvent(options: ApplyInboxEventOptions): Promise<
       : error;
   }
   await stopRenewing();
-  if (!(await markProcessed({ inbox, lease, clock }))) {
+  if (!(await markProcessed({ inbox, lease, attempt, clock }))) {
     throw new Error(`Lost the lease on webhook event ${key} while processing it; it will be checked again`);
   }
   logger.info(
@@ -157,8 +155,7 @@ function parseBody(payload: string): unknown {
 
 /**
  * Renews the lease every third of its length until the returned function is called; that function resolves once
- * no renewal is in flight, because on FerretDB 1.24 a renewal still writing back the row it read would overwrite
- * the `processedAt` written after it (updates there are read-modify-write of the whole document).
+ * no renewal is in flight, so the outcome's write is fenced by the lease's last `until`.
  */
 function keepLeaseAlive(options: {
   inbox: Inbox;
@@ -170,8 +167,7 @@ function keepLeaseAlive(options: {
   let inFlight: Promise<void> | undefined;
   const timer = setInterval(
     () => {
-      // One renewal at a time: on a loaded FerretDB a renewal can outlast the interval, and two in flight could
-      // finish in either order, the older one writing last.
+      // One renewal at a time: on a loaded store a renewal can outlast the interval, and each one moves the fence.
       if (inFlight !== undefined) return;
       inFlight = extendEventLease(options)
         .then(

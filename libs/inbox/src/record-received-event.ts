@@ -1,5 +1,5 @@
 import { inboxEventKey } from './collections';
-import { isDuplicateKeyError } from './mongo-errors';
+import { isDuplicateKeyError } from '@berth/store';
 import type { Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link recordReceivedEvent}. */
@@ -13,8 +13,8 @@ export interface RecordReceivedEventOptions {
  * and changes nothing. Resolves `true` when this call created the row.
  *
  * Insert-if-absent is done as an `insertOne` whose duplicate key error (on `_id` or `{provider, eventId}`) means
- * "already recorded", rather than an upsert with `$setOnInsert`: same effect and one round trip, and FerretDB 1.24
- * drops `null` fields from a `$setOnInsert`, which would leave rows without their `processedAt: null` etc.
+ * "already recorded". A consumer's claim records the event itself (`claimEvent` with the event); this is for
+ * callers that store an event without claiming it.
  */
 export async function recordReceivedEvent(options: RecordReceivedEventOptions): Promise<boolean> {
   try {
@@ -26,7 +26,7 @@ export async function recordReceivedEvent(options: RecordReceivedEventOptions): 
   }
 }
 
-/** The inbox row of an event not attempted yet: every field present (FerretDB and the crons read null, not absent). */
+/** The inbox row of an event not attempted yet: every field present (the crons filter on null). */
 export function newInboxRow(event: WebhookEvent): InboxEventDocument {
   return {
     _id: inboxEventKey(event.provider, event.eventId),

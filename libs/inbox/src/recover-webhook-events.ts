@@ -3,11 +3,11 @@ import type { BerthLogger } from '@berth/logger';
 import { describeError } from '@berth/messaging';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
-import { leaseFields, recordRequeue } from './requeue-state';
+import { recordRequeue } from './requeue-state';
+import { heldBy } from './row-lease';
 import { DEFAULT_LIVE_MESSAGE_GRACE_MS, messageState } from './round-state';
-import { systemClock, type Clock, type Inbox, type InboxEventDocument } from './types';
+import { systemClock, type Clock, type EventLease, type Inbox, type InboxEventDocument } from './types';
 import { raiseSetAsideAlert, type WebhookAlertHook, type WebhookSetAsideMetric } from './webhook-alerts';
-import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Failed attempts after which the recovery cron sets an event aside: three rounds of 11. */
@@ -23,7 +23,8 @@ const STATE_FIELDS = {
   eventId: 1,
   receivedAt: 1,
   lastAttemptAt: 1,
-  ...ROW_LEASE_FIELDS,
+  leaseOwner: 1,
+  leaseUntil: 1,
   nextAttemptAt: 1,
   roundEndedAt: 1,
   requeuedAt: 1,
@@ -123,33 +124,22 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
     }
     actions += 1;
     try {
-      const outcome = await withEventLease(
-        { inbox, key: seen._id, owner, leaseMs, clock, known: seen },
-        async (lease) => {
-          const event = await inbox.events.findOne({ _id: seen._id });
-          const now = clock();
-          if (!event || event.processedAt || event.abandonedAt) return { kind: 'settled' as const };
-          if (messageState(event, now, graceMs).live) return { kind: 'live' as const };
-          if (event.attempts >= maxAttempts) {
-            await inbox.events.updateOne(
-              { _id: event._id },
-              {
-                $set: {
-                  abandonedAt: now,
-                  alertedAt: null,
-                  setAsideCount: (event.setAsideCount ?? 0) + 1,
-                  ...leaseFields(lease),
-                },
-              },
-            );
-            const setAside = await inbox.events.findOne({ _id: event._id });
-            const alerted = setAside?.abandonedAt ? await raiseOwedAlert(setAside, alertOptions) : false;
-            return { kind: 'abandoned' as const, alerted };
-          }
-          const msgId = await recordRequeue({ inbox, event, lease, now });
-          return msgId ? { kind: 'requeue' as const, event, msgId } : { kind: 'settled' as const };
-        },
-      );
+      const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock }, async (lease, event) => {
+        const now = clock();
+        if (event.processedAt || event.abandonedAt) return { kind: 'settled' as const };
+        if (messageState(event, now, graceMs).live) return { kind: 'live' as const };
+        if (event.attempts >= maxAttempts) {
+          const setAside = await inbox.events.findOneAndUpdate(
+            heldBy(lease),
+            { $set: { abandonedAt: now, alertedAt: null }, $inc: { setAsideCount: 1 } },
+            { returnDocument: 'after' },
+          );
+          const alerted = setAside?.abandonedAt ? await raiseOwedAlert(setAside, lease, alertOptions) : false;
+          return { kind: 'abandoned' as const, alerted };
+        }
+        const msgId = await recordRequeue({ inbox, event, lease, now });
+        return msgId ? { kind: 'requeue' as const, event, msgId } : { kind: 'settled' as const };
+      });
       if (!outcome.acquired || outcome.value.kind === 'live' || outcome.value.kind === 'settled') {
         result.leftAlone += 1;
         continue;
@@ -185,12 +175,11 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
     .toArray();
   for (const seen of owed) {
     try {
-      const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock, known: seen }, async () => {
-        const event = await inbox.events.findOne({ _id: seen._id });
-        return event && event.abandonedAt && !event.processedAt && !event.alertedAt
-          ? raiseOwedAlert(event, alertOptions)
-          : false;
-      });
+      const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock }, async (lease, event) =>
+        event.abandonedAt && !event.processedAt && !event.alertedAt
+          ? raiseOwedAlert(event, lease, alertOptions)
+          : false,
+      );
       if (outcome.acquired && outcome.value) result.alerted += 1;
     } catch (error) {
       result.failed += 1;
@@ -207,15 +196,15 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
 }
 
 /**
- * Raises the alert of the event's current set-aside unless already raised, then notes `alertedAt` on the row
- * (under the lease the caller holds, so filtering on `_id` alone is enough: it is also the one filter FerretDB 1.24
- * looks up directly instead of scanning the collection).
+ * Raises the alert of the event's current set-aside unless already raised, then notes `alertedAt` on the row, under
+ * the lease the caller holds.
  */
 async function raiseOwedAlert(
   event: InboxEventDocument,
+  lease: EventLease,
   options: Omit<Parameters<typeof raiseSetAsideAlert>[0], 'event'>,
 ): Promise<boolean> {
   const raised = await raiseSetAsideAlert({ ...options, event });
-  await options.inbox.events.updateOne({ _id: event._id }, { $set: { alertedAt: options.clock() } });
+  await options.inbox.events.updateOne(heldBy(lease), { $set: { alertedAt: options.clock() } });
   return raised;
 }

@@ -4,7 +4,6 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
 import { systemClock, type Clock, type Inbox } from './types';
-import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link redeliverWebhookEvent}. */
@@ -47,10 +46,7 @@ export async function redeliverWebhookEvent(
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
-  const known = await inbox.events.findOne(
-    { _id: key },
-    { projection: { _id: 1, processedAt: 1, ...ROW_LEASE_FIELDS } },
-  );
+  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, processedAt: 1 } });
   if (!known) return { status: 'unknown' };
   if (known.processedAt) return { status: 'processed', processedAt: known.processedAt };
 
@@ -61,18 +57,19 @@ export async function redeliverWebhookEvent(
       owner: asOperationOwner(options.owner, 'redeliver'),
       leaseMs: options.leaseMs ?? OPERATION_LEASE_MS,
       clock,
-      known,
     },
-    async (lease) => {
-      const event = await inbox.events.findOne({ _id: key });
-      if (!event) return { status: 'unknown' as const };
+    async (lease, event) => {
       if (event.processedAt) return { status: 'processed' as const, processedAt: event.processedAt };
       const reopened = Boolean(event.abandonedAt);
       const msgId = await recordRequeue({ inbox, event, lease, now: clock(), reopen: reopened });
       return msgId ? { status: 'publish' as const, event, msgId, reopened } : { status: 'unknown' as const };
     },
   );
-  if (!outcome.acquired) return { status: 'busy', holder: outcome.holder, remainingMs: outcome.remainingMs };
+  if (!outcome.acquired) {
+    return outcome.holder === null
+      ? { status: 'unknown' }
+      : { status: 'busy', holder: outcome.holder, remainingMs: outcome.remainingMs };
+  }
   const value = outcome.value;
   if (value.status !== 'publish') return value;
   const ack = await republishWebhookEvent({ js: options.messaging.js, event: value.event, msgId: value.msgId });

@@ -1,8 +1,8 @@
 import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
-import { leaseFields, reopenFields } from './requeue-state';
+import { reopenFields } from './requeue-state';
+import { heldBy } from './row-lease';
 import { systemClock, type Clock, type Inbox } from './types';
-import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link reopenResentWebhookEvent}. */
@@ -34,21 +34,20 @@ export async function reopenResentWebhookEvent(
   const { inbox } = options;
   const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
-  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, ...ROW_LEASE_FIELDS } });
-  if (!known) return 'not_set_aside';
+  const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, abandonedAt: 1 } });
+  if (!known?.abandonedAt) return 'not_set_aside';
   const outcome = await withEventLease(
-    { inbox, key, owner: asOperationOwner(options.owner, 'resend'), leaseMs: OPERATION_LEASE_MS, clock, known },
-    async (lease): Promise<ReopenResentWebhookEventResult> => {
-      const event = await inbox.events.findOne({ _id: key });
-      if (!event || !event.abandonedAt || event.processedAt) return 'not_set_aside';
+    { inbox, key, owner: asOperationOwner(options.owner, 'resend'), leaseMs: OPERATION_LEASE_MS, clock },
+    async (lease, event): Promise<ReopenResentWebhookEventResult> => {
+      if (!event.abandonedAt || event.processedAt) return 'not_set_aside';
       if (options.receivedAt.getTime() <= event.abandonedAt.getTime()) return 'not_a_resend';
       const now = clock();
-      const updated = await inbox.events.updateOne(
-        { _id: key },
-        { $set: { ...reopenFields(now), nextAttemptAt: now, roundEndedAt: null, ...leaseFields(lease) } },
-      );
+      const updated = await inbox.events.updateOne(heldBy(lease), {
+        $set: { ...reopenFields(now), nextAttemptAt: now, roundEndedAt: null },
+      });
       return updated.matchedCount === 1 ? 'reopened' : 'not_set_aside';
     },
   );
-  return outcome.acquired ? outcome.value : 'busy';
+  if (outcome.acquired) return outcome.value;
+  return outcome.holder === null ? 'not_set_aside' : 'busy';
 }

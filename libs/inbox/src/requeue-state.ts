@@ -1,19 +1,10 @@
-import type { Lease } from './leases/lease-types';
 import { requeueMessageId } from './republish-webhook-event';
-import type { Inbox, InboxEventDocument } from './types';
+import { heldBy } from './row-lease';
+import type { EventLease, Inbox, InboxEventDocument } from './types';
 
 /** The fields that give a set-aside event its attempts back. */
 export function reopenFields(now: Date): Partial<InboxEventDocument> {
   return { attempts: 0, abandonedAt: null, alertedAt: null, reopenedAt: now };
-}
-
-/**
- * The lease fields an inbox operation writes with its update, under its lease: `leaseGeneration` (where the next
- * claim starts looking), and the attempt-lease mirror cleared, so an attempt whose lease ran out long ago (a stalled
- * process waking up) no longer matches `markProcessed`'s or `recordFailure`'s filter and cannot write over this.
- */
-export function leaseFields(lease: Lease): Partial<InboxEventDocument> {
-  return { leaseGeneration: lease.generation, leaseOwner: null, leaseUntil: null };
 }
 
 /** Options for {@link recordRequeue}. */
@@ -22,7 +13,7 @@ export interface RecordRequeueOptions {
   /** The row as read under `lease`. */
   event: InboxEventDocument;
   /** The event's lease, held by the caller ({@link withEventLease}). */
-  lease: Lease;
+  lease: EventLease;
   now: Date;
   /** Also give the event its attempts back (it was set aside). */
   reopen?: boolean;
@@ -31,26 +22,22 @@ export interface RecordRequeueOptions {
 /**
  * Records, under the event's lease, that a new message is about to be published for it: a new round starts now
  * (`requeueCount + 1`, `requeuedAt` and `nextAttemptAt` now, `roundEndedAt` cleared). Resolves with that message's
- * id (null if the row is gone). The caller read the row under the lease and checked it is unprocessed. Publish after releasing the lease, so the consumer that gets
- * the message does not find the event busy; a publish that fails leaves the row saying "delivery due now", and the
- * recovery cron requeues it once the grace has run out.
+ * id (null if the lease was lost or the row is gone). The caller read the row under the lease and checked it is
+ * unprocessed. Publish after releasing the lease, so the consumer that gets the message does not find the event
+ * busy; a publish that fails leaves the row saying "delivery due now", and the recovery cron requeues it once the
+ * grace has run out.
  */
 export async function recordRequeue(options: RecordRequeueOptions): Promise<string | null> {
   const { inbox, event, lease, now } = options;
   const n = (event.requeueCount ?? 0) + 1;
-  // Under the lease the caller checked `processedAt` on the row it read; `{ _id }` alone is FerretDB's direct lookup.
-  const result = await inbox.events.updateOne(
-    { _id: event._id },
-    {
-      $set: {
-        ...(options.reopen ? reopenFields(now) : {}),
-        requeueCount: n,
-        requeuedAt: now,
-        nextAttemptAt: now,
-        roundEndedAt: null,
-        ...leaseFields(lease),
-      },
+  const result = await inbox.events.updateOne(heldBy(lease), {
+    $set: {
+      ...(options.reopen ? reopenFields(now) : {}),
+      requeueCount: n,
+      requeuedAt: now,
+      nextAttemptAt: now,
+      roundEndedAt: null,
     },
-  );
+  });
   return result.matchedCount === 1 ? requeueMessageId(event, n) : null;
 }

@@ -3,9 +3,9 @@ import type { BerthLogger } from '@berth/logger';
 import { describeError } from '@berth/messaging';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
-import { leaseFields, recordRequeue, reopenFields } from './requeue-state';
+import { recordRequeue, reopenFields } from './requeue-state';
+import { heldBy } from './row-lease';
 import { systemClock, type Clock, type Inbox } from './types';
-import { ROW_LEASE_FIELDS } from './row-lease';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link retryAbandonedWebhookEvents}. */
@@ -60,28 +60,23 @@ export async function retryAbandonedWebhookEvents(
   const abandoned = await inbox.events
     .find(
       { abandonedAt: { $ne: null }, processedAt: null, ...(options.provider ? { provider: options.provider } : {}) },
-      { projection: { _id: 1, ...ROW_LEASE_FIELDS } },
+      { projection: { _id: 1 } },
     )
     .toArray();
   for (const seen of abandoned) {
-    const outcome = await withEventLease(
-      { inbox, key: seen._id, owner, leaseMs, clock, known: seen },
-      async (lease) => {
-        const event = await inbox.events.findOne({ _id: seen._id });
-        if (!event || !event.abandonedAt || event.processedAt) return null;
-        const now = clock();
-        if (options.messaging) {
-          const msgId = await recordRequeue({ inbox, event, lease, now, reopen: true });
-          return msgId ? { event, msgId } : null;
-        }
-        const reopened = await inbox.events.updateOne(
-          { _id: event._id },
-          { $set: { ...reopenFields(now), nextAttemptAt: null, roundEndedAt: now, ...leaseFields(lease) } },
-        );
-        return reopened.matchedCount === 1 ? { event, msgId: null } : null;
-      },
-    );
-    if (!outcome.acquired) result.busy += 1;
+    const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock }, async (lease, event) => {
+      if (!event.abandonedAt || event.processedAt) return null;
+      const now = clock();
+      if (options.messaging) {
+        const msgId = await recordRequeue({ inbox, event, lease, now, reopen: true });
+        return msgId ? { event, msgId } : null;
+      }
+      const reopened = await inbox.events.updateOne(heldBy(lease), {
+        $set: { ...reopenFields(now), nextAttemptAt: null, roundEndedAt: now },
+      });
+      return reopened.matchedCount === 1 ? { event, msgId: null } : null;
+    });
+    if (!outcome.acquired && outcome.holder !== null) result.busy += 1;
     if (!outcome.acquired || !outcome.value) continue;
     const { event, msgId } = outcome.value;
     result.reopened += 1;

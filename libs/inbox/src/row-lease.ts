@@ -1,19 +1,22 @@
-import type { RowLease } from './leases/lease-types';
-import type { InboxEventDocument } from './types';
-
-/** The row fields a lease lookup needs: project these wherever a row is read to take its lease. */
-export const ROW_LEASE_FIELDS = { leaseGeneration: 1, leaseOwner: 1, leaseUntil: 1 } as const;
-
-/** The row fields {@link rowLeaseOf} reads. */
-export type RowLeaseFields = Pick<InboxEventDocument, 'leaseGeneration' | 'leaseOwner' | 'leaseUntil'>;
+import type { Filter } from 'mongodb';
+import type { EventLease, InboxEventDocument } from './types';
 
 /**
- * The lease an event row records (`leaseGeneration` with its mirror `leaseOwner`, `leaseUntil`), for
- * `acquireLease`'s `rowLease`: where that generation has no lease document, because the retention deleted it or
- * because an earlier version of Berth kept a first attempt's lease in the row it inserted (a rolling upgrade meets
- * such rows in flight). Undefined for a row no attempt has claimed.
+ * The filter of a row whose lease can be taken at `now`: nobody holds it, or its holder's lease ran out. A claim and
+ * an inbox operation take the lease with one conditional update on `{ _id, ...leaseFree(now) }`: the store lets one
+ * of any number of concurrent updates match.
  */
-export function rowLeaseOf(row: RowLeaseFields): RowLease | undefined {
-  if (!row.leaseGeneration) return undefined;
-  return { generation: row.leaseGeneration, owner: row.leaseOwner ?? null, until: row.leaseUntil ?? null };
+export function leaseFree(now: Date): Filter<InboxEventDocument> {
+  return { $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] };
 }
+
+/**
+ * The filter of the row while `lease` is still the one it records: every write of a lease holder carries it, so a
+ * holder whose lease was taken over (it ran out, and another claim took it) writes nothing.
+ */
+export function heldBy(lease: EventLease): Filter<InboxEventDocument> {
+  return { _id: lease.key, leaseOwner: lease.owner, leaseUntil: lease.until };
+}
+
+/** The row's lease fields once its holder lets go. */
+export const LEASE_RELEASED = { leaseOwner: null, leaseUntil: null } as const;

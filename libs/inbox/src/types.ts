@@ -1,6 +1,4 @@
 import type { Collection } from 'mongodb';
-import type { Lease, LeaseDocument } from './leases/lease-types';
-import type { BatchedInserter } from './store/batched-inserter';
 
 /** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
 export { systemClock, type Clock } from '@berth/contract';
@@ -36,20 +34,15 @@ export interface InboxEventDocument {
   /** Set when the event is set aside (unrecoverable, or too many attempts); no consumer runs it then. */
   abandonedAt: Date | null;
   /**
-   * Who holds the current attempt's lease (a replica id), mirrored from the lease collection; on rows of earlier
-   * versions whose first attempt had not renewed, the lease itself (see `rowLeaseOf`).
+   * Who holds the event's lease: the replica running an attempt, or an inbox operation (`inbox-op:…`) writing the
+   * row. The row is its own lease: a claim is one conditional write on `{ _id, lease free or expired }`, and every
+   * later write of the holder is fenced by `{ _id, leaseOwner, leaseUntil }`. Null when nobody holds it.
    */
   leaseOwner: string | null;
-  /** Until when that lease holds, mirrored from the lease collection (or the lease itself, as above). */
+  /** Until when that lease holds; a claim may take it over after this. */
   leaseUntil: Date | null;
-  /** The generation of the last lease taken on this event: where the next claim starts looking (by `_id`). */
-  leaseGeneration?: number;
-  /**
-   * Who claimed the first attempt and when, written with the row: what the console's attempt log shows for that
-   * attempt where its lease document is gone (or, on rows of earlier versions, never was). Absent on rows recorded
-   * before they were claimed.
-   */
-  firstAttempt?: { owner: string; at: Date };
+  /** Which attempt succeeded, and whose it was: set with `processedAt`. */
+  processedBy?: { attempt: number; owner: string };
   /**
    * The subject the event's message arrived on (`webhooks.<provider>.<type tokens>`), where a requeue publishes it
    * again. Absent on rows written before it was kept: the subject is then rebuilt from provider and type.
@@ -86,8 +79,8 @@ export interface InboxEventDocument {
    */
   headers?: Record<string, string>;
   /**
-   * The errors of the last {@link MAX_ATTEMPT_ERRORS} failed attempts, oldest first, appended under each attempt's
-   * lease. Absent on rows written before it was kept, and until an attempt fails.
+   * The errors of the last {@link MAX_ATTEMPT_ERRORS} failed attempts, oldest first, appended (`$push` with `$slice`)
+   * by each failure's fenced write. Absent on rows written before it was kept, and until an attempt fails.
    */
   attemptErrors?: InboxAttemptError[];
 }
@@ -103,6 +96,8 @@ export interface InboxAttemptError {
   at: Date;
   /** `Name: message`, cut as `lastError` is. */
   error: string;
+  /** Who ran the attempt (absent on entries written before it was kept). */
+  owner?: string;
 }
 
 /** A verified provider event, as the gateway published it. */
@@ -119,41 +114,24 @@ export interface WebhookEvent {
   headers?: Record<string, string>;
 }
 
-/**
- * The collections of the inbox: the events, the leases that make a claim atomic, and the alerts raised for events
- * set aside.
- */
+/** The collections of the inbox: the events (each row its own lease), and the alerts raised for events set aside. */
 export interface Inbox {
   readonly events: Collection<InboxEventDocument>;
-  /**
-   * One document per lease taken on an event (`<eventKey>#<n>`): each attempt's, and the short ones the inbox
-   * operations (recovery, retry-abandoned, redeliver) take to write the row; see {@link acquireLease} for why claims
-   * are inserts.
-   */
-  readonly leases: Collection<LeaseDocument>;
   /** One document per alert (`<eventKey>#<setAsideCount>`): its unique `_id` makes the alert happen once. */
   readonly alerts: Collection<InboxAlertDocument>;
-  /**
-   * The group commit of new rows (`recordAndClaimEvent`): the rows of events claimed while an insert is in flight
-   * leave together in the next `insertMany`. Without it each row is its own insert. Measured in `bench:e2e` with the
-   * first version leases of `upsertIfNewer` batched alike (1,500 events, two interleaved runs): Stripe 287 and 327 →
-   * 395 and 382 events/s, Clerk 204 and 253 → 296 and 305.
-   */
-  readonly rowInserts?: BatchedInserter<InboxEventDocument>;
-  /**
-   * The group commit of first-attempt leases (`recordAndClaimEvent`), as `rowInserts` is of rows. Without it each
-   * lease is its own insert.
-   */
-  readonly leaseInserts?: BatchedInserter<LeaseDocument>;
 }
 
 /**
- * The lease of an inbox attempt. A new event's first attempt holds its lease document before the event has a row:
- * `unwrittenRow` is that row, written once the attempt ends (processed or failed) or first renews its lease, so that
- * an event processed at the first try costs inserts only (see `recordAndClaimEvent`).
+ * The lease an attempt or an inbox operation holds on an event row: the row's `leaseOwner` and `leaseUntil` as
+ * this holder wrote them. Every write under it is fenced by exactly these values, so a holder whose lease another
+ * claim took over writes nothing.
  */
-export interface EventLease extends Lease {
-  unwrittenRow?: InboxEventDocument;
+export interface EventLease {
+  /** The event's inbox key, `<provider>:<eventId>`. */
+  readonly key: string;
+  readonly owner: string;
+  /** The lease's end as last written (a renewal moves it). */
+  until: Date;
 }
 
 /** The record of one alert about an event set aside; inserting it is what entitles a replica to raise the alert. */

@@ -1,55 +1,50 @@
-import { acquireLease } from './leases/acquire-lease';
-import { releaseLease } from './leases/release-lease';
-import type { Lease } from './leases/lease-types';
-import { rowLeaseOf, type RowLeaseFields } from './row-lease';
-import type { Clock, Inbox } from './types';
+import { heldBy, leaseFree, LEASE_RELEASED } from './row-lease';
+import type { Clock, EventLease, Inbox, InboxEventDocument } from './types';
 
 /** Options for {@link withEventLease}. */
 export interface WithEventLeaseOptions {
   inbox: Inbox;
   /** `<provider>:<eventId>`. */
   key: string;
-  /** Who writes: `recovery:<replica>`, `berth-cli:<host>:<pid>`… Shown to a consumer that finds the event busy. */
+  /** Who writes: `inbox-op:recovery:<replica>`… Shown to a consumer that finds the event busy. */
   owner: string;
   /** Longer than the work done under it can take; released as soon as it is done. */
   leaseMs: number;
   clock: Clock;
-  /**
-   * The row as last read, with at least `ROW_LEASE_FIELDS`: its `leaseGeneration` is where the lease lookup
-   * starts, and its mirror stands in for a generation that has no lease document (see `rowLeaseOf`).
-   */
-  known: RowLeaseFields;
 }
 
-/** What {@link withEventLease} got: the work's result, or who held the event. */
+/** What {@link withEventLease} got: the work's result, or who held the event (or that there is no such row). */
 export type WithEventLeaseResult<T> =
-  { acquired: true; value: T } | { acquired: false; holder: string; remainingMs: number };
+  { acquired: true; value: T } | { acquired: false; holder: string | null; remainingMs: number };
 
 /**
- * Runs `work` while holding the event's lease, the same lease an attempt claims, then releases it. The inbox
- * operations write an event row only this way: on FerretDB 1.24 an update writes back the whole document it read,
- * so a write racing an attempt's (`processedAt`, `attempts`) could undo it. Holding the lease makes the writer the
- * only one; a consumer delivered the event meanwhile gets "busy" and retries after the lease. `work` must read the
- * row again under the lease before deciding anything, and write `leaseGeneration: lease.generation` with its update.
+ * Runs `work` while holding the event row's lease, the same lease an attempt claims, then releases it. The inbox
+ * operations (recovery, retry-abandoned, redeliver, a resend's reopen) decide on the row as it was just before they
+ * took the lease, and fence their writes with {@link heldBy}: an attempt cannot start meanwhile (a consumer delivered the
+ * event gets "busy" and retries after the lease), and no attempt's write can land between their read and write.
  */
 export async function withEventLease<T>(
   options: WithEventLeaseOptions,
-  work: (lease: Lease) => Promise<T>,
+  work: (lease: EventLease, row: InboxEventDocument) => Promise<T>,
 ): Promise<WithEventLeaseResult<T>> {
   const { inbox, key, owner, leaseMs, clock } = options;
-  const acquired = await acquireLease({
-    leases: inbox.leases,
-    key,
-    owner,
-    leaseMs,
-    clock,
-    generationHint: options.known.leaseGeneration ?? 1,
-    rowLease: rowLeaseOf(options.known),
-  });
-  if (!acquired.acquired) return { acquired: false, holder: acquired.holder, remainingMs: acquired.remainingMs };
+  const now = clock();
+  const lease: EventLease = { key, owner, until: new Date(now.getTime() + leaseMs) };
+  const row = await inbox.events.findOneAndUpdate(
+    { _id: key, ...leaseFree(now) },
+    { $set: { leaseOwner: owner, leaseUntil: lease.until } },
+    // The row as it was when the lease was taken: what the work decides on (its lease fields are the previous
+    // holder's, which the recovery's live-message rule reads).
+    { returnDocument: 'before' },
+  );
+  if (!row) {
+    const held = await inbox.events.findOne({ _id: key }, { projection: { leaseOwner: 1, leaseUntil: 1 } });
+    const remainingMs = Math.max((held?.leaseUntil?.getTime() ?? 0) - now.getTime(), 0);
+    return { acquired: false, holder: held ? (held.leaseOwner ?? 'unknown') : null, remainingMs };
+  }
   try {
-    return { acquired: true, value: await work(acquired.lease) };
+    return { acquired: true, value: await work(lease, row) };
   } finally {
-    await releaseLease({ leases: inbox.leases, lease: acquired.lease, clock });
+    await inbox.events.updateOne(heldBy(lease), { $set: LEASE_RELEASED });
   }
 }

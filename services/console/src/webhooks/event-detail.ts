@@ -1,14 +1,16 @@
-import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type InboxAttemptError } from '@berth/inbox';
+import {
+  attemptHistory,
+  inboxEventKey,
+  type AttemptRecord,
+  type InboxAlertDocument,
+  type InboxAttemptError,
+} from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
-import { attemptLogOf, type AttemptRow } from './attempt-log';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
 import { eventRow, type EventRow } from './search-events';
 
-/** The leases shown, the latest ones: an event has at most 33 attempts a round plus the operations' short leases. */
-const MAX_LEASES = 80;
-
-export type { AttemptRow };
+export type { AttemptRecord };
 
 /** Everything the event page shows. */
 export interface EventDetail extends EventRow {
@@ -21,14 +23,15 @@ export interface EventDetail extends EventRow {
   reopenedAt: Date | null;
   payload: string;
   payloadMasked: boolean;
-  attemptLog: AttemptRow[];
+  /** Each attempt of the current round and how it ended (`attemptHistory`). */
+  attemptLog: AttemptRecord[];
   alerts: InboxAlertDocument[];
   message: StoredMessage | null;
   traceUrl: string | null;
 }
 
 /**
- * An event with its payload (masked unless `reveal`), its lease log (each attempt: who, when, how it ended), its
+ * An event with its payload (masked unless `reveal`), its attempts (each: who, how and when it ended), its
  * alerts, the JetStream message it arrived in with its headers, and its trace. Every read is by `_id`.
  */
 export async function eventDetail(
@@ -40,15 +43,7 @@ export async function eventDetail(
   const key = inboxEventKey(provider, eventId);
   const row = await dependencies.inbox.events.findOne({ _id: key });
   if (!row) return null;
-  const lastGeneration = row.leaseGeneration ?? row.attempts;
-  const generations = Array.from(
-    { length: Math.min(lastGeneration, MAX_LEASES) },
-    (_, index) => lastGeneration - index,
-  );
-  const [leases, alerts, message] = await Promise.all([
-    Promise.all(
-      generations.map((generation) => dependencies.inbox.leases.findOne({ _id: leaseDocumentId(key, generation) })),
-    ),
+  const [alerts, message] = await Promise.all([
     Promise.all(
       Array.from({ length: row.setAsideCount ?? 0 }, (_, index) =>
         dependencies.inbox.alerts.findOne({ _id: `${key}#${index + 1}` }),
@@ -59,7 +54,7 @@ export async function eventDetail(
       return null;
     }),
   ]);
-  const attemptLog = attemptLogOf(row, leases);
+  const attemptLog = attemptHistory(row, dependencies.clock());
   const attemptErrors = row.attemptErrors ?? [];
   return {
     ...eventRow(row),

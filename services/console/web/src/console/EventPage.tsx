@@ -20,10 +20,9 @@ interface EventDetail extends EventRow {
   attemptErrors: { attempt: number; at: string; error: string }[];
   providerHeaders: Record<string, string>;
   attemptLog: {
-    generation: number;
-    kind: 'attempt' | 'operation';
-    owner: string;
-    startedAt: string;
+    attempt: number;
+    outcome: 'succeeded' | 'failed' | 'running' | 'superseded' | 'lease ran out';
+    owner: string | null;
     endedAt: string | null;
     error: string | null;
   }[];
@@ -149,22 +148,19 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
 
           <h2>Attempts</h2>
           <p className="hint">
-            Every lease taken on the event: a consumer's attempt, or an operation (recovery, retry, redeliver), with the
-            error of each failed attempt.
+            Each attempt of the current round and how it ended: succeeded, failed (with its error), running, superseded
+            by a later attempt, or its lease ran out.
           </p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
-            <TableHead columns={['#', 'Kind', 'By', 'Started', 'Ended', 'Error']} />
+            <TableHead columns={['#', 'Outcome', 'By', 'Ended', 'Error']} />
             <tbody>
               {data.attemptLog.map((attempt) => (
-                <tr key={attempt.generation}>
-                  <td>{attempt.generation}</td>
-                  <td>{attempt.kind}</td>
-                  <td>
-                    <code>{attempt.owner}</code>
-                  </td>
-                  <td>{dateTime(attempt.startedAt)}</td>
-                  <td>{attempt.endedAt ? dateTime(attempt.endedAt) : 'lease ran out'}</td>
+                <tr key={attempt.attempt}>
+                  <td>{attempt.attempt}</td>
+                  <td>{attempt.outcome}</td>
+                  <td>{attempt.owner ? <code>{attempt.owner}</code> : ''}</td>
+                  <td>{attempt.endedAt ? dateTime(attempt.endedAt) : ''}</td>
                   <td className="error-text">{attempt.error ?? ''}</td>
                 </tr>
               ))}
