@@ -19,6 +19,7 @@ const LIB_LAYERS: Record<string, number> = {
   webhooks: 2,
   messaging: 2,
   service: 2,
+  store: 2,
   inbox: 3,
   jobs: 3,
   cron: 3,
