@@ -1,6 +1,6 @@
 import type { BerthLogger } from '@berth/logger';
 import { describeError } from '@berth/messaging';
-import { isDuplicateKeyError } from './mongo-errors';
+import { isDuplicateKeyError } from '@berth/store';
 import type { Clock, Inbox, InboxEventDocument } from './types';
 
 /** What an alert about an event set aside says. */
