@@ -1,7 +1,7 @@
 import type { OutboundCollections } from '../collections';
 import type { DeliveryDocument, DeliveryLogEntry } from '../deliveries/delivery-document';
 import type { EventDocument } from '../send/event-document';
-import { BatchedInserter } from '@berth/inbox';
+import { BatchedInserter } from '@berth/store';
 
 /** The dispatcher's insert-only writes, one group-committing writer per collection. */
 export interface LogWriters {

@@ -1,7 +1,7 @@
 import type { Collection, Db, Document, UpdateFilter } from 'mongodb';
-import { ensureLeaseIndexes, type LeaseDocument } from '@berth/inbox';
 import { createLogger } from '@berth/logger';
 import { createMetricsRegistry } from '@berth/metrics';
+import type { LeaseDocument } from '@berth/store';
 import { startTestMongo, type TestMongo } from '../test-support/test-mongo';
 import {
   countPendingOutbox,
@@ -433,7 +433,6 @@ describe('createOutboxRelay with a lease', () => {
   it('lets one of several replicas relay, and another take over once it stops', async () => {
     const collection = await invoices();
     const leases = db.collection<LeaseDocument>(`leases_${counter}`);
-    await ensureLeaseIndexes({ leases });
     const sentBy: string[] = [];
     let sent!: () => void;
     let delivered = new Promise<void>((resolve) => {
@@ -478,6 +477,10 @@ describe('createOutboxRelay with a lease', () => {
     expect(sentBy).toHaveLength(4);
     expect(sentBy[3]).not.toBe(sentBy[0]);
     expect(await pending(collection)).toBe(0);
+    // One lease document, taken over in place, and released by whichever relay held it last when it stopped.
+    expect(await leases.find().toArray()).toEqual([
+      expect.objectContaining({ _id: 'outbox-relay', releasedAt: expect.any(Date) }),
+    ]);
   });
 });
 

@@ -1,9 +1,9 @@
-import { acquireLease, releaseLease, renewLease, type Lease, type LeaseCollection } from '@berth/inbox';
+import { acquireLease, releaseLease, renewLease, type Lease, type LeaseCollection } from '@berth/store';
 import type { OutboxClock } from './outbox-types';
 
 /** Options of {@link createRelayLease}: which lease collection, and who this relay is. */
 export interface RelayLeaseOptions {
-  /** A lease collection of its own (e.g. `outboxRelayLeases`), indexed with `ensureLeaseIndexes` of `@berth/inbox`. */
+  /** A lease collection of its own (e.g. `outboxRelayLeases`); it needs no index beyond `_id`. */
   leases: LeaseCollection;
   /** This replica's id: pod name, or hostname and pid. */
   owner: string;
@@ -22,31 +22,22 @@ export interface RelayLease {
 }
 
 /**
- * One active relay among replicas, through the inbox's lease (taken by inserting the next generation, so exactly one
- * replica wins on MongoDB and on FerretDB alike). It only spares duplicate sends: correctness never depends on it,
- * since a relay paused past its lease and its successor overlap at worst by sending entries twice under one key.
+ * One active relay among replicas, through a lease of `@berth/store`: one document per key, taken, renewed and
+ * released by one conditional write each, so of the replicas racing for it exactly one wins. It only spares duplicate
+ * sends: correctness never depends on it, since a relay paused past its lease and its successor overlap at worst by
+ * sending entries twice under one key.
  */
 export function createRelayLease(options: RelayLeaseOptions): RelayLease {
   const key = options.key ?? 'outbox-relay';
   const leaseMs = options.leaseMs ?? 30_000;
   let held: Lease | undefined;
-  let lastGeneration: number | undefined;
   return {
     async hold(clock) {
-      if (held && (await renewLease({ leases: options.leases, lease: held, leaseMs, clock }))) return true;
-      held = undefined;
-      const result = await acquireLease({
-        leases: options.leases,
-        key,
-        owner: options.owner,
-        leaseMs,
-        clock,
-        generationHint: lastGeneration,
-        pruneAfterMs: leaseMs,
-      });
+      if (held) held = await renewLease({ leases: options.leases, lease: held, leaseMs, clock });
+      if (held) return true;
+      const result = await acquireLease({ leases: options.leases, key, owner: options.owner, leaseMs, clock });
       if (!result.acquired) return false;
       held = result.lease;
-      lastGeneration = held.generation;
       return true;
     },
     async release(clock) {
