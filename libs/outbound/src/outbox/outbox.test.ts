@@ -228,6 +228,28 @@ describe('relayOutbox', () => {
     expect(await pending(collection)).toBe(0);
   });
 
+  it('removes a sent entry by its id, even when its other fields changed after the relay read it', async () => {
+    const collection = await invoices();
+    await updateWithOutbox({
+      collection,
+      filter: { _id: 'in_1' },
+      update: { $set: { status: 'paid' } },
+      events: [paid],
+    });
+    const { send: record, calls } = recordingSend();
+    const send: OutboxSend = async (...args) => {
+      await record(...args);
+      await collection.updateOne({ _id: 'in_1' }, { $set: { '_outbox.0.workspaceId': 'ws_rewritten' } });
+    };
+    expect(await relayOutbox({ collections: asCollections(collection), send, logger })).toEqual({
+      sent: 1,
+      failed: 0,
+      more: false,
+    });
+    expect(calls).toHaveLength(1);
+    expect(await pending(collection)).toBe(0);
+  });
+
   it('sends the entries of a document in order, a failed one holding back the later ones, other documents going on', async () => {
     const collection = await invoices();
     await collection.insertOne({ _id: 'in_2', status: 'open', total: 1 });

@@ -92,9 +92,9 @@ async function relayDocument(
     }
     let removed: boolean;
     try {
-      // The entry exactly as stored: FerretDB 1.24 pulls only whole-element matches, MongoDB matches it as a query.
+      // By the entry's id alone, so an entry whose other fields changed after it was read is still removed once sent.
       const pulled = await collection.updateOne({ _id: document._id }, {
-        $pull: { [OUTBOX_FIELD]: entry },
+        $pull: { [OUTBOX_FIELD]: { id: entry.id } },
       } as unknown as UpdateFilter<OutboxDocument>);
       removed = pulled.modifiedCount > 0;
     } catch (error) {
