@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => testMongo?.stop());
 
 describe('deleteOldDeliveries', () => {
-  it('deletes the log, deliveries and events created before the cut-off, in bounded batches, and keeps the rest', async () => {
+  it('deletes the log, deliveries and events created before the cut-off, and keeps the rest', async () => {
     const collections = outboundCollections(mongo.db('retention'));
     const old = new Date('2026-10-01T00:00:00Z');
     const recent = new Date('2026-11-29T00:00:00Z');
@@ -58,7 +58,7 @@ describe('deleteOldDeliveries', () => {
       };
       await collections.attempts.insertOne(entry);
     }
-    const deleted = await deleteOldDeliveries({ collections }, new Date('2026-11-01T00:00:00Z'), { batchSize: 10 });
+    const deleted = await deleteOldDeliveries({ collections }, new Date('2026-11-01T00:00:00Z'));
     expect(deleted).toEqual({ attempts: 25, deliveries: 25, events: 25 });
     expect(await collections.deliveries.countDocuments()).toBe(5);
     expect(await collections.attempts.countDocuments()).toBe(5);
