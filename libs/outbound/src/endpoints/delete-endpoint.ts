@@ -1,5 +1,4 @@
-import type { EndpointOperationDependencies } from './endpoint-operations';
-import { getEndpoint } from './get-endpoint';
+import { EndpointNotFoundError, type EndpointOperationDependencies } from './endpoint-operations';
 
 /**
  * Deletes an endpoint and tells the dispatchers, which then stop its lane, delete its consumer and drop the
@@ -7,7 +6,7 @@ import { getEndpoint } from './get-endpoint';
  * @throws EndpointNotFoundError
  */
 export async function deleteEndpoint(dependencies: EndpointOperationDependencies, endpointId: string): Promise<void> {
-  await getEndpoint(dependencies, endpointId);
-  await dependencies.collections.endpoints.deleteOne({ _id: endpointId });
+  const { deletedCount } = await dependencies.collections.endpoints.deleteOne({ _id: endpointId });
+  if (deletedCount === 0) throw new EndpointNotFoundError(endpointId);
   await dependencies.onChanged?.(endpointId);
 }

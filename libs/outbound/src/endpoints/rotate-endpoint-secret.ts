@@ -17,7 +17,8 @@ export interface RotatedSecret {
 /**
  * Rotates an endpoint's signing secret: the new secret signs from now on, and the previous one keeps signing beside
  * it for `overlapMs`, so a receiver verifies with either while it switches (every request carries one signature per
- * active secret). Secrets already past their overlap are dropped.
+ * active secret). Secrets already past their overlap are dropped. One conditional update on the secrets as read,
+ * read again and retried if another rotation changed them first.
  * @throws EndpointNotFoundError, InvalidEndpointError
  */
 export async function rotateEndpointSecret(
@@ -31,26 +32,32 @@ export async function rotateEndpointSecret(
   if (options.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(options.secret))
     throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
   const now = (dependencies.clock ?? (() => new Date()))();
-  const endpoint = await getEndpoint(dependencies, endpointId);
   const previousExpiresAt = new Date(now.getTime() + overlapMs);
-  const kept: EndpointSecret[] = endpoint.secrets
-    .filter((entry) => !entry.expiresAt || entry.expiresAt.getTime() > now.getTime())
-    .map((entry) => ({
-      ...entry,
-      expiresAt:
-        entry.expiresAt && entry.expiresAt.getTime() < previousExpiresAt.getTime()
-          ? entry.expiresAt
-          : previousExpiresAt,
-    }));
   const secret = options.secret ?? generateWebhookSecret();
-  await dependencies.collections.endpoints.updateOne(
-    { _id: endpointId },
-    { $set: { secrets: [{ secret, createdAt: now, expiresAt: null }, ...kept], updatedAt: now } },
-  );
-  await dependencies.onChanged?.(endpointId);
-  return {
-    endpoint: toEndpointView(await getEndpoint(dependencies, endpointId), now),
-    secret,
-    previousExpiresAt: previousExpiresAt.toISOString(),
-  };
+  for (;;) {
+    const endpoint = await getEndpoint(dependencies, endpointId);
+    // Fenced on the secrets as read: a rotation that landed in between makes this one match nothing and start over
+    // from the secrets it left, so neither rotation's new secret is lost.
+    const rotated = await dependencies.collections.endpoints.findOneAndUpdate(
+      { _id: endpointId, secrets: endpoint.secrets },
+      { $set: { secrets: [{ secret, createdAt: now, expiresAt: null }, ...kept(endpoint.secrets)], updatedAt: now } },
+      { returnDocument: 'after' },
+    );
+    if (!rotated) continue;
+    await dependencies.onChanged?.(endpointId);
+    return { endpoint: toEndpointView(rotated, now), secret, previousExpiresAt: previousExpiresAt.toISOString() };
+  }
+
+  /** The secrets that keep signing: those not yet expired, each until the overlap's end at the latest. */
+  function kept(secrets: readonly EndpointSecret[]): EndpointSecret[] {
+    return secrets
+      .filter((entry) => !entry.expiresAt || entry.expiresAt.getTime() > now.getTime())
+      .map((entry) => ({
+        ...entry,
+        expiresAt:
+          entry.expiresAt && entry.expiresAt.getTime() < previousExpiresAt.getTime()
+            ? entry.expiresAt
+            : previousExpiresAt,
+      }));
+  }
 }

@@ -3,9 +3,9 @@ import {
   assertEndpointUrl,
   assertEventTypes,
   assertRateLimit,
+  EndpointNotFoundError,
   type EndpointOperationDependencies,
 } from './endpoint-operations';
-import { getEndpoint } from './get-endpoint';
 
 /** Fields of an endpoint that can change; absent fields stay as they are. */
 export interface EndpointChanges {
@@ -17,7 +17,10 @@ export interface EndpointChanges {
   ordered?: boolean;
 }
 
-/** Changes an endpoint's settings and tells the dispatchers. @throws EndpointNotFoundError, InvalidEndpointError */
+/**
+ * Changes an endpoint's settings in one `findOneAndUpdate`, which also answers the endpoint as changed, and tells
+ * the dispatchers. @throws EndpointNotFoundError, InvalidEndpointError
+ */
 export async function updateEndpoint(
   dependencies: EndpointOperationDependencies,
   endpointId: string,
@@ -33,8 +36,12 @@ export async function updateEndpoint(
   if (changes.eventTypes !== undefined) set.eventTypes = [...new Set(changes.eventTypes)];
   if (changes.rateLimitPerSecond !== undefined) set.rateLimitPerSecond = changes.rateLimitPerSecond;
   if (changes.ordered !== undefined) set.ordered = changes.ordered;
-  await getEndpoint(dependencies, endpointId);
-  await dependencies.collections.endpoints.updateOne({ _id: endpointId }, { $set: set });
+  const updated = await dependencies.collections.endpoints.findOneAndUpdate(
+    { _id: endpointId },
+    { $set: set },
+    { returnDocument: 'after' },
+  );
+  if (!updated) throw new EndpointNotFoundError(endpointId);
   await dependencies.onChanged?.(endpointId);
-  return toEndpointView(await getEndpoint(dependencies, endpointId), now);
+  return toEndpointView(updated, now);
 }
