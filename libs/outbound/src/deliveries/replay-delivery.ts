@@ -1,4 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { isDuplicateKeyError } from '@berth/store';
 import type { Clock } from '../clock';
 import type { OutboundCollections } from '../collections';
 import { publishDelivery } from './delivery-message';
@@ -75,7 +76,8 @@ export async function replayDelivery(dependencies: ReplayDependencies, deliveryI
       createdAt: new Date(view.createdAt),
     });
   } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error;
+    // Replayed and logged before (a retried request): the entry is already there.
+    if (!isDuplicateKeyError(error)) throw error;
   }
   return { deliveryId, endpointId: view.endpointId, round };
 }

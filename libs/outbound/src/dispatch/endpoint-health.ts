@@ -1,4 +1,6 @@
 import type { BerthLogger } from '@berth/logger';
+import { isDuplicateKeyError } from '@berth/store';
+import type { Filter } from 'mongodb';
 import type { Clock } from '../clock';
 import type { OutboundCollections } from '../collections';
 import type { DisabledReason, EndpointDocument } from '../endpoints/endpoint-document';
@@ -62,54 +64,34 @@ export async function recordEndpointFailure(
   }
   dependencies.endpoints.patch(endpointId, { failingSince: endpoint.failingSince });
   if (at.getTime() - endpoint.failingSince.getTime() < dependencies.disableAfterFailingMs) return false;
-  await autoDisableEndpoint(dependencies, endpoint, endpoint.failingSince);
-  return true;
+  return autoDisableEndpoint(dependencies, endpoint, endpoint.failingSince);
 }
-
-/** How long after an alert an attempt that lost the alert race disables the endpoint itself (the winner died). */
-const ALERT_WINNER_GRACE_MS = 30_000;
 
 /**
  * Disables an endpoint that has failed since `failingSince`, raising the alert exactly once however many attempts
- * and replicas get here at the same moment: the alert is a document whose `_id` names this failure run, and only
- * the insert that creates it logs the error line and counts `webhook_outbound_auto_disable_alerts_total` (a unique
- * insert is atomic on FerretDB and MongoDB alike, unlike `findOneAndUpdate`).
- *
- * Only the attempt that raised the alert writes the endpoint row (disabled, reason, `autoDisableAlertedAt`) in one
- * update: a second writer racing it could leave the row disabled without `autoDisableAlertedAt` (its update matching
- * first), or, on FerretDB 1.24 where an update writes back the whole document it read, undo part of the winner's.
- * The others stop delivering at once in this process and leave the row to the winner, unless the alert is older
- * than {@link ALERT_WINNER_GRACE_MS}: then the winner died before writing, and they disable it themselves.
+ * and replicas get here at the same moment: one conditional update, `{ _id, disabledAt: null, failingSince }`, sets
+ * the endpoint disabled with its reason and `autoDisableAlertedAt`, and only the attempt whose update matched alerts
+ * (the error line, `webhook_outbound_auto_disable_alerts_total`, and a record in `outboundAlerts` whose `_id` names
+ * the failure run). The store evaluates the condition and the write as one, so exactly one attempt wins. The others
+ * read the endpoint once: disabled (by the winner) means this delivery fails too; a run that a success ended in the
+ * meantime means it is retried.
  */
 async function autoDisableEndpoint(
   dependencies: EndpointHealthDependencies,
   endpoint: EndpointDocument,
   failingSince: Date,
-): Promise<void> {
+): Promise<boolean> {
   const now = dependencies.clock();
+  const won = await markDisabled(dependencies, { _id: endpoint._id, disabledAt: null, failingSince }, 'failing', {
+    autoDisableAlertedAt: now,
+  });
+  if (!won) {
+    const current = await dependencies.collections.endpoints.findOne({ _id: endpoint._id });
+    if (current) dependencies.endpoints.patch(endpoint._id, current);
+    return !current || current.disabledAt !== null;
+  }
   const days = ((now.getTime() - failingSince.getTime()) / 86_400_000).toFixed(1);
   const message = `Endpoint ${endpoint._id} (${endpoint.url}) of workspace ${endpoint.workspaceId} has failed every attempt for ${days} days since ${failingSince.toISOString()}: disabled`;
-  const alertId = `endpoint-auto-disabled:${endpoint._id}:${failingSince.getTime()}`;
-  try {
-    await dependencies.collections.alerts.insertOne({
-      _id: alertId,
-      kind: 'endpoint-auto-disabled',
-      endpointId: endpoint._id,
-      workspaceId: endpoint.workspaceId,
-      message,
-      raisedAt: now,
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error;
-    const alert = await dependencies.collections.alerts.findOne({ _id: alertId });
-    if (alert && now.getTime() - alert.raisedAt.getTime() >= ALERT_WINNER_GRACE_MS) {
-      await disableEndpoint(dependencies, endpoint._id, 'failing', { autoDisableAlertedAt: alert.raisedAt });
-    } else {
-      dependencies.endpoints.patch(endpoint._id, { disabledAt: now, disabledReason: 'failing' });
-    }
-    return;
-  }
-  await disableEndpoint(dependencies, endpoint._id, 'failing', { autoDisableAlertedAt: now });
   dependencies.metrics.autoDisableAlerts.inc();
   dependencies.logger.error(
     {
@@ -121,6 +103,22 @@ async function autoDisableEndpoint(
     },
     message,
   );
+  await dependencies.collections.alerts
+    .insertOne({
+      _id: `endpoint-auto-disabled:${endpoint._id}:${failingSince.getTime()}`,
+      kind: 'endpoint-auto-disabled',
+      endpointId: endpoint._id,
+      workspaceId: endpoint.workspaceId,
+      message,
+      raisedAt: now,
+    })
+    .catch((error: unknown) => {
+      // The endpoint is disabled and the alert logged and counted; only its record is missing.
+      if (!isDuplicateKeyError(error))
+        dependencies.logger.warn({ err: error, endpointId: endpoint._id }, 'Could not record the auto-disable alert');
+    });
+  await dependencies.onDisabled?.(endpoint._id);
+  return true;
 }
 
 /** Disables an endpoint for `reason` unless it is disabled already; counts it and tells the other replicas. */
@@ -128,18 +126,33 @@ export async function disableEndpoint(
   dependencies: EndpointHealthDependencies,
   endpointId: string,
   reason: Exclude<DisabledReason, 'manual'>,
-  extra: Partial<EndpointDocument> = {},
 ): Promise<void> {
-  const now = dependencies.clock();
-  const result = await dependencies.collections.endpoints.updateOne(
-    { _id: endpointId, disabledAt: null },
-    { $set: { disabledAt: now, disabledReason: reason, updatedAt: now, ...extra } },
-  );
-  dependencies.endpoints.patch(endpointId, { disabledAt: now, disabledReason: reason, ...extra });
-  if (result.modifiedCount > 0) {
-    dependencies.metrics.endpointsDisabled.labels(reason).inc();
-    if (reason === 'gone')
-      dependencies.logger.warn({ endpointId }, `Endpoint ${endpointId} answered 410 Gone: disabled`);
-    await dependencies.onDisabled?.(endpointId);
+  if (!(await markDisabled(dependencies, { _id: endpointId, disabledAt: null }, reason))) {
+    // Disabled already (by another attempt or replica): this process stops delivering to it too.
+    dependencies.endpoints.patch(endpointId, { disabledAt: dependencies.clock(), disabledReason: reason });
+    return;
   }
+  if (reason === 'gone') dependencies.logger.warn({ endpointId }, `Endpoint ${endpointId} answered 410 Gone: disabled`);
+  await dependencies.onDisabled?.(endpointId);
+}
+
+/**
+ * Disables the endpoint `filter` selects (its `_id`, still enabled, and any further guard) in one conditional
+ * update, and stops delivering to it in this process. True when this call disabled it (then it is counted); false
+ * when the filter matched nothing: disabled already, or the guard no longer holds.
+ */
+async function markDisabled(
+  dependencies: EndpointHealthDependencies,
+  filter: Filter<EndpointDocument> & { _id: string },
+  reason: Exclude<DisabledReason, 'manual'>,
+  extra: Partial<EndpointDocument> = {},
+): Promise<boolean> {
+  const now = dependencies.clock();
+  const result = await dependencies.collections.endpoints.updateOne(filter, {
+    $set: { disabledAt: now, disabledReason: reason, updatedAt: now, ...extra },
+  });
+  if (result.modifiedCount === 0) return false;
+  dependencies.endpoints.patch(filter._id, { disabledAt: now, disabledReason: reason, ...extra });
+  dependencies.metrics.endpointsDisabled.labels(reason).inc();
+  return true;
 }
