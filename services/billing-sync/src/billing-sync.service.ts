@@ -22,8 +22,7 @@ export class BillingSyncService {
   async apply(event: InboxHandlerEvent): Promise<void> {
     const stripeEvent = parseStripeEvent(event.body);
     const kind = classifyStripeEvent(event.type);
-    const { collections, stripe, clock, owner } = this.runtime;
-    const locks = collections.objectVersionLocks;
+    const { collections, stripe, clock } = this.runtime;
     switch (kind) {
       case 'customer_state':
         return this.syncCustomerState(stripeEvent);
@@ -35,8 +34,6 @@ export class BillingSyncService {
           what: `dispute ${id}`,
           fetch: () => stripe.disputes.retrieve(id),
           summarize: summarizeDispute,
-          locks,
-          owner,
           clock,
         });
         this.runtime.logger.info({ disputeId: id }, 'Dispute synced');
@@ -50,8 +47,6 @@ export class BillingSyncService {
           what: `refund ${id}`,
           fetch: () => stripe.refunds.retrieve(id),
           summarize: summarizeRefund,
-          locks,
-          owner,
           clock,
         });
         this.runtime.logger.info({ refundId: id }, 'Refund synced');
@@ -65,8 +60,6 @@ export class BillingSyncService {
           what: `early fraud warning ${id}`,
           fetch: () => stripe.radar.earlyFraudWarnings.retrieve(id),
           summarize: summarizeEarlyFraudWarning,
-          locks,
-          owner,
           clock,
         });
         this.runtime.logger.info({ earlyFraudWarningId: id }, 'Early fraud warning synced');
@@ -109,9 +102,8 @@ export class BillingSyncService {
       leaseMs: this.runtime.workspaceLockMs,
       waitMs: this.runtime.workspaceLockWaitMs,
       clock,
-      generationHint: workspace.billing?.lockGeneration,
     };
-    const billing = await withWorkspaceLock(lock, (lockGeneration) =>
+    const billing = await withWorkspaceLock(lock, () =>
       syncWorkspaceBilling({
         workspaces: collections.workspaces,
         customers: collections.customers,
@@ -119,7 +111,6 @@ export class BillingSyncService {
         workspace,
         customerId,
         clock,
-        lockGeneration,
         linked,
       }),
     );

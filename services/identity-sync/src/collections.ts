@@ -1,5 +1,4 @@
 import type { Collection, Db } from 'mongodb';
-import { VersionLocks, type LeaseDocument } from '@berth/inbox';
 
 /**
  * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
@@ -53,20 +52,13 @@ export interface IdentityCollections {
   users: Collection<UserDocument>;
   workspaces: Collection<WorkspaceDocument>;
   workspaceMembers: Collection<WorkspaceMemberDocument>;
-  /** Write leases of `upsertIfNewer` (one per change in flight, deleted once it landed). */
-  changeLocks: Collection<LeaseDocument>;
-  /** `changeLocks` with this process's group commit of its inserts and prune schedule (see `upsertIfNewer`). */
-  versionLocks: VersionLocks;
 }
 
 /** identity-sync's collections in a database. */
 export function identityCollections(db: Db): IdentityCollections {
-  const changeLocks = db.collection<LeaseDocument>('identityChangeLocks');
   return {
     users: db.collection<UserDocument>('users'),
     workspaces: db.collection<WorkspaceDocument>('workspaces'),
     workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
-    changeLocks,
-    versionLocks: new VersionLocks(changeLocks),
   };
 }

@@ -46,12 +46,10 @@ export class IdentitySyncService {
   }
 
   private async upsert(entity: ClerkEntity, envelope: ClerkEnvelope): Promise<void> {
-    const { clock, logger, owner, collections } = this.runtime;
+    const { clock, logger } = this.runtime;
     const change = this.changeOf(entity, envelope.data);
     const result = await applyClerkChange({
       ...change,
-      locks: collections.versionLocks,
-      owner,
       clock,
     });
     const details = { entity, clerkId: change.id, clerkUpdatedAt: change.updatedAt, result };
@@ -101,7 +99,7 @@ export class IdentitySyncService {
   }
 
   private async delete(entity: ClerkEntity, envelope: ClerkEnvelope, receivedAt: Date): Promise<void> {
-    const { collections, clock, logger, owner } = this.runtime;
+    const { collections, clock, logger } = this.runtime;
     const deleted = parseOrGiveUp(clerkDeletedSchema, envelope.data, `deleted Clerk ${entity}`);
     const deletedAt = envelope.timestamp !== undefined ? new Date(envelope.timestamp) : receivedAt;
     const target = {
@@ -124,8 +122,6 @@ export class IdentitySyncService {
       id: deleted.id,
       deletedAt,
       tombstoneFields: target.tombstoneFields,
-      locks: collections.versionLocks,
-      owner,
       clock,
     });
     logger.info(

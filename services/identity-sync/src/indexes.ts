@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { ensureIndexes, ensureInboxIndexes, ensureLeaseIndexes, inboxCollections } from '@berth/inbox';
+import { ensureInboxIndexes, inboxCollections } from '@berth/inbox';
+import { ensureIndexes } from '@berth/store';
 import { identityCollections } from './collections';
 
 /**
@@ -9,7 +10,6 @@ import { identityCollections } from './collections';
 export async function ensureIdentitySyncIndexes(db: Db): Promise<void> {
   const collections = identityCollections(db);
   await ensureInboxIndexes({ inbox: inboxCollections(db) });
-  await ensureLeaseIndexes({ leases: collections.changeLocks });
   await ensureIndexes(collections.workspaceMembers, [
     { key: { workspaceId: 1, deletedAt: 1 }, name: 'workspaceId_deletedAt' },
     { key: { userId: 1 }, name: 'userId' },

@@ -7,7 +7,7 @@ export interface IdentitySyncRuntime {
   collections: IdentityCollections;
   logger: BerthLogger;
   clock: Clock;
-  /** This replica's id: the owner of its inbox claims and change leases. */
+  /** This replica's id: the owner of its inbox claims. */
   owner: string;
 }
 

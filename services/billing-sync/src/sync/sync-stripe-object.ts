@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { upsertIfNewer, type Clock, type UpsertIfNewerResult, type VersionLocks } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
+import { upsertIfNewer, type UpsertIfNewerResult } from '@berth/store';
 import { callStripe } from '../stripe/call-stripe';
 import type { StripeObjectDocument } from '../workspaces/collections';
 
@@ -14,25 +15,18 @@ export interface SyncStripeObjectOptions<T> {
   fetch: () => Promise<T>;
   /** The fields stored. */
   summarize: (object: T) => Record<string, unknown>;
-  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
-  locks: VersionLocks;
-  /** This replica's id. */
-  owner: string;
   clock: Clock;
 }
 
 /**
  * Reads one Stripe object (dispute, refund, early fraud warning) and upserts its summary under its Stripe id. The
  * write carries `stripeFetchedAt` and lands only if no later read was stored, so two events about one object racing
- * each other cannot leave the older state.
+ * each other cannot leave the older state (one guarded upsert, see `upsertIfNewer` of `@berth/store`).
  */
 export async function syncStripeObject<T>(options: SyncStripeObjectOptions<T>): Promise<UpsertIfNewerResult> {
   const object = await callStripe(options.what, options.fetch);
   return upsertIfNewer({
     collection: options.collection,
-    locks: options.locks,
-    owner: options.owner,
-    clock: options.clock,
     id: options.id,
     versionField: 'stripeFetchedAt',
     version: options.clock(),

@@ -14,8 +14,6 @@ export interface SyncWorkspaceBillingOptions {
   workspace: WorkspaceDocument;
   customerId: string;
   clock: Clock;
-  /** The generation of the workspace lock held (kept as the next sync's hint). */
-  lockGeneration: number;
   /**
    * True when the workspace was found through the customer's link document, which then names it already: the link
    * is not written again (one upsert fewer per sync of a linked customer).
@@ -28,7 +26,7 @@ const MAX_SUBSCRIPTIONS = 1000;
 
 /**
  * Reads every subscription of the customer from Stripe as it is now (`status=all`) and writes it to the workspace as
- * `billing: { customerId, subscriptions, status, syncedAt, lockGeneration }`, which also links the workspace to the
+ * `billing: { customerId, subscriptions, status, syncedAt }`, which also links the workspace to the
  * customer: the customer's link document (`_id` = customer id) is written first (unless `linked`), so a crash between the two writes
  * leaves a link that the lookup ignores (the workspace does not name the customer yet), never a workspace its
  * customer cannot find. Call it under the workspace lock; a late or repeated event writes the same, current state.
@@ -47,7 +45,6 @@ export async function syncWorkspaceBilling(options: SyncWorkspaceBillingOptions)
     subscriptions: summaries,
     status: billingStatusOf(summaries),
     syncedAt,
-    lockGeneration: options.lockGeneration,
   };
   if (!options.linked) await linkCustomer(options.customers, customerId, options.workspace._id, syncedAt);
   await options.workspaces.updateOne({ _id: options.workspace._id }, { $set: { billing } });

@@ -1,10 +1,11 @@
 import { ObjectId, type Collection } from 'mongodb';
-import { isDuplicateKeyError, type Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
+import { isDuplicateKeyError } from '@berth/store';
 import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
 
 /**
- * The workspace with this id, or null: looked up as a string `_id`, then, for a hex id, as an ObjectId. Two exact
- * `_id` lookups rather than one `$in`, which FerretDB 1.24 answers by scanning the collection.
+ * The workspace with this id, or null: looked up as a string `_id` (a Clerk organization id, the common case: one
+ * read), then, for a hex id, as an ObjectId.
  */
 export async function findWorkspaceById(
   workspaces: Collection<WorkspaceDocument>,
@@ -28,7 +29,7 @@ export interface CustomerLookup {
  * stale and ignored. Without a link document (billing written before links were kept) the workspaces are queried by
  * `billing.customerId` once, and the link is written, so the next lookup of that customer is by `_id`; when that
  * query finds none either, a link naming no workspace (`workspaceId: null`) is written, so the next event of a
- * customer linked to nothing costs one `_id` lookup, not that query again (a scan of `workspaces` on FerretDB 1.24).
+ * customer linked to nothing costs one `_id` lookup, not that query again.
  * Linking the customer later (`linkCustomer`, before its billing is written) replaces it.
  */
 export async function findWorkspaceByCustomer(

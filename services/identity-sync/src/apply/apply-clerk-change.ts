@@ -1,4 +1,4 @@
-import type { UpsertIfNewerResult } from '@berth/inbox';
+import type { UpsertIfNewerResult } from '@berth/store';
 import type { ClerkSyncedFields } from '../collections';
 import { writeClerkVersion, type ClerkDocumentTarget } from './clerk-versioned-write';
 
@@ -12,8 +12,8 @@ export interface ApplyClerkChangeOptions<T extends ClerkSyncedFields> extends Cl
 
 /**
  * Applies a created/updated change if it is newer than what is stored (`clerkUpdatedAt`) and the document is not
- * deleted, by `_id` only, under a lease on the stored version (see `upsertIfNewer`), so two changes of one document
- * applied at once by different events still leave the newer. An older or equal change, or any change to a deleted
+ * deleted, by one guarded upsert (see `writeClerkVersion`), so two changes of one document applied at once by
+ * different events still leave the newer. An older or equal change, or any change to a deleted
  * document, writes nothing: `stale`. Other fields of the document (a workspace's `billing`) are never touched.
  */
 export function applyClerkChange<T extends ClerkSyncedFields>(

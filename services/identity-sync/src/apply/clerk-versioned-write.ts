@@ -1,11 +1,6 @@
 import type { Collection } from 'mongodb';
-import {
-  upsertIfNewer,
-  type Clock,
-  type UpsertIfNewerOptions,
-  type UpsertIfNewerResult,
-  type VersionLocks,
-} from '@berth/inbox';
+import type { Clock } from '@berth/contract';
+import { upsertIfNewer, type UpsertIfNewerOptions, type UpsertIfNewerResult } from '@berth/store';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Which document a Clerk change writes, and with what. */
@@ -13,17 +8,14 @@ export interface ClerkDocumentTarget<T extends ClerkSyncedFields> {
   collection: Collection<T>;
   /** The Clerk id, the document's `_id`. */
   id: string;
-  /** The version leases, the same object for every write of the process (see `upsertIfNewer`). */
-  locks: VersionLocks;
-  /** This replica's id. */
-  owner: string;
   clock: Clock;
 }
 
 /**
  * Writes a Clerk change by the one rule every identity write follows: versioned by Clerk's time of the change
- * (`clerkUpdatedAt`), and never to a deleted document (`deletedAt: null`), through `upsertIfNewer`. Changes and
- * deletions of a document thus take the same version leases and share the process's memory of its writes.
+ * (`clerkUpdatedAt`), and never to a deleted document (`deletedAt: null`), through `upsertIfNewer` of
+ * `@berth/store`: one guarded upsert on `{ _id, deletedAt: null, clerkUpdatedAt older }`, which the store evaluates
+ * as one write, so changes and deletions of one document racing each other leave the newest.
  */
 export function writeClerkVersion<T extends ClerkSyncedFields>(
   target: ClerkDocumentTarget<T>,
@@ -31,9 +23,6 @@ export function writeClerkVersion<T extends ClerkSyncedFields>(
 ): Promise<UpsertIfNewerResult> {
   return upsertIfNewer({
     collection: target.collection,
-    locks: target.locks,
-    owner: target.owner,
-    clock: target.clock,
     id: target.id,
     versionField: 'clerkUpdatedAt',
     guard: { deletedAt: null },

@@ -1,6 +1,5 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import { ensureLeaseIndexes, VersionLocks, type LeaseDocument } from '@berth/inbox';
 import type { ClerkSyncedFields } from '../collections';
 import { applyClerkChange } from './apply-clerk-change';
 import { softDelete } from './soft-delete';
@@ -11,15 +10,12 @@ let ferret: FerretDbHandle;
 let client: MongoClient;
 let db: Db;
 let users: Collection<ClerkSyncedFields & { name?: string }>;
-let locks: VersionLocks;
 
 beforeAll(async () => {
   ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
   client = await MongoClient.connect(ferret.url, { maxPoolSize: 16 });
   db = client.db(`soft_delete_test_${process.pid}`);
   users = db.collection('users');
-  locks = new VersionLocks(db.collection<LeaseDocument>('locks'));
-  await ensureLeaseIndexes({ leases: locks.collection });
 });
 afterAll(async () => {
   await client?.close();
@@ -29,8 +25,6 @@ afterAll(async () => {
 const remove = (id: string, at: number) =>
   softDelete({
     collection: users,
-    locks,
-    owner: 'deleter',
     id,
     deletedAt: new Date(at),
     tombstoneFields: { clerkUserId: id },
@@ -39,8 +33,6 @@ const remove = (id: string, at: number) =>
 const change = (id: string, at: number) =>
   applyClerkChange({
     collection: users,
-    locks,
-    owner: 'updater',
     id,
     updatedAt: new Date(at),
     fields: { name: `v${at}` },
@@ -66,8 +58,8 @@ describe('softDelete', () => {
   });
 
   it('is never undone by a change of the same document applied at the same moment', async () => {
-    // On FerretDB an update writes back the whole document it read: a change racing the deletion used to restore
-    // deletedAt: null. Both now move on from the stored version under its lease, one writer at a time.
+    // A store whose conditional update is a read-modify-write (FerretDB 1.24) let a change racing the deletion
+    // restore deletedAt: null; the guarded upsert must be evaluated as one write.
     const rounds = 30;
     for (let round = 0; round < rounds; round++) {
       const id = `user_race_${round}`;

@@ -20,10 +20,9 @@ export type SoftDeleteResult = 'deleted' | 'tombstoned' | 'already_deleted';
  * `updated_at`) leaves the document deleted. A deletion that arrives before the creation leaves a tombstone, so the
  * creation arriving later writes nothing either. The first deletion's time is kept.
  *
- * Written as the changes are (`writeClerkVersion`, through `upsertIfNewer`) under the lease on the stored version (any version: the deletion
- * wins over all), by `_id` only. A conditional upsert on `{ _id, deletedAt: null }` was a scan on FerretDB 1.24, and
- * not atomic there against a change of the same document: FerretDB writes back the whole document an update read, so
- * a change applied at the same moment restored `deletedAt: null` (2 or 3 of 30 racing rounds in `soft-delete.test.ts`, three runs).
+ * Written as the changes are (`writeClerkVersion`): one guarded upsert on `{ _id, deletedAt: null }`, over any stored
+ * version (`anyStoredVersion`: the deletion wins over all). The store evaluates the guard and the write as one, so a
+ * change of the same document applied at the same moment can never restore `deletedAt: null`.
  */
 export async function softDelete<T extends ClerkSyncedFields>(
   options: SoftDeleteOptions<T>,
