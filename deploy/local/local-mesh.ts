@@ -1,12 +1,13 @@
 /**
- * The local mesh of `npm start`, without Docker: nats-server and FerretDB on loopback with data in the data folder
+ * The local mesh of `npm start`, without Docker: nats-server and the embedded store (FerretDB 2 over a PostgreSQL
+ * cluster of its own with DocumentDB) on loopback with data in the data folder
  * (unless NATS_URL / MONGO_URL point elsewhere), a Stripe API stand-in when no STRIPE_API_BASE is given, and every
  * service docker-compose.yml declares with the environment compose gives it, each supervised (restarted with backoff
  * when it exits unexpectedly). Writes what it chose to `<data>/berth-local.json` (mode 0600) for the CLI.
  * `npm run soak` runs the same mesh in its own process to break it on purpose.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
 import {
@@ -46,7 +47,21 @@ export interface LocalMeshHandle {
   stop(): Promise<void>;
 }
 
-const PORT_DEFAULTS = { nats: 4250, mongo: 27250, standIn: 12111 };
+const PORT_DEFAULTS = { nats: 4250, mongo: 27250, postgres: 54250, standIn: 12111 };
+
+/**
+ * Says so when the data folder holds the store of Berth before the move to FerretDB 2 (FerretDB 1.24's SQLite files
+ * in `<data>/ferretdb`): that data is not read. The new store starts empty in `<data>/store`; the old folder is left
+ * as it is, for the user to delete (or to read with FerretDB 1.24) once done.
+ */
+function noteOldStore(dataDir: string, write: (line: string) => void): void {
+  const old = join(dataDir, 'ferretdb');
+  if (!existsSync(old) || !readdirSync(old, { recursive: true }).some((name) => String(name).endsWith('.sqlite')))
+    return;
+  write(
+    `[infra] ${old} holds data of the old embedded store (FerretDB 1.24 on SQLite), which this version does not read: the store starts empty in ${join(dataDir, 'store')}. Delete ${old} once you no longer need it.`,
+  );
+}
 
 /** Starts the mesh; resolves once the servers run and every service has been started (not yet ready). */
 export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMeshHandle> {
@@ -87,19 +102,25 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         `[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`,
       );
     }
+    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
     let mongoUrl = env.MONGO_URL;
     let mongo: FerretDbHandle | undefined;
     if (!mongoUrl) {
+      noteOldStore(dataDir, write);
       mongo = await startFerretDb({
         binDir,
-        dataDir: join(dataDir, 'ferretdb'),
+        dataDir: join(dataDir, 'store'),
         port: await port('BERTH_MONGO_PORT', PORT_DEFAULTS.mongo),
-        logFile: join(dataDir, 'ferretdb.log'),
+        postgresPort: options.freePorts ? undefined : await port('BERTH_POSTGRES_PORT', PORT_DEFAULTS.postgres),
+        password: secrets.STORE_PASSWORD,
+        logFile: join(dataDir, 'store.log'),
       });
       mongoUrl = mongo.url;
       const server = mongo;
       stops.push(() => server.stop());
-      write(`[infra] FerretDB ${mongoUrl} (MongoDB wire protocol, SQLite data in ${join(dataDir, 'ferretdb')})`);
+      write(
+        `[infra] embedded store mongodb://berth:…@127.0.0.1:${mongo.port}/ (FerretDB 2 over PostgreSQL with DocumentDB, data in ${join(dataDir, 'store')}; password STORE_PASSWORD in ${join(dataDir, 'local-secrets.json')})`,
+      );
     }
     const mongoDb = mongoDatabaseName({ MONGO_URL: mongoUrl, MONGO_DB: env.MONGO_DB || undefined });
 
@@ -121,7 +142,6 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     // Compose's required secrets (the dispatcher's token, the console's, the webhook secrets) come from the shell
     // when set there, else from <data>/local-secrets.json, generated once (mode 0600). Clerk, optional in compose,
     // is on here with its local secret unless the shell says otherwise.
-    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
     const composed = readNativeServices(
       join(repositoryRoot, 'docker-compose.yml'),
       { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...env },

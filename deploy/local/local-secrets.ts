@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
  * The secrets docker-compose.yml requires (`${VAR:?…}`) and `npm start` supplies when the shell does not: generated
  * once per checkout into `.data/local-secrets.json` (mode 0600, never committed), so they stay the same across
  * restarts and `npm run demo:webhook` can sign with the same Stripe secret. Nothing here is a published default:
- * no one but this machine's user knows them. `STRIPE_SECRET_KEY` is the local Stripe stand-in's key.
+ * no one but this machine's user knows them. `STRIPE_SECRET_KEY` is the local Stripe stand-in's key;
+ * `STORE_PASSWORD` the embedded store's (user `berth`, in the MongoDB URL the services get).
  */
 export const LOCAL_SECRET_NAMES = [
   'STRIPE_WEBHOOK_SECRET',
@@ -23,6 +24,7 @@ export const LOCAL_SECRET_NAMES = [
   'CONSOLE_SIGNING_KEY',
   'CONSOLE_OPERATOR_TOKEN',
   'CONSOLE_TOKENS',
+  'STORE_PASSWORD',
 ] as const;
 
 function generate(name: string, generated: Record<string, string>): string {

@@ -59,6 +59,11 @@ export class Supervisor {
     return Object.fromEntries(this.slots.map((slot) => [slot.service.name, slot.restarts]));
   }
 
+  /** The names of the services added, in order. */
+  names(): string[] {
+    return this.slots.map((slot) => slot.service.name);
+  }
+
   /** The running process id of a service, if it runs now. */
   pidOf(name: string): number | undefined {
     const child = this.slots.find((slot) => slot.service.name === name)?.child;

@@ -20,7 +20,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { getFreePort } from '@berth/local-infra';
 import { envInt } from './env-int';
-import { cpuSeconds } from './harness';
+import { treeCpuSeconds } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
 import { startBerthStack } from './e2e/berth-stack';
 import { drive } from './e2e/drive';
@@ -55,7 +55,7 @@ async function measure(
   rate?: number,
 ): Promise<Measurement> {
   const pids: Record<string, number> = { ...(await stack.processes()), 'stripe-stand-in': standInPid };
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, treeCpuSeconds(pid)]));
   const driven = await drive({ url: stack.url(provider), requests, connections, rate });
   const accepted = [...driven.okAt.keys()];
   const processed = await stack.waitProcessed(provider, accepted, 300_000);
@@ -71,7 +71,7 @@ async function measure(
   const cpuMsPerK = Object.fromEntries(
     Object.entries(pids).map(([name, pid]) => [
       name,
-      Math.round(((cpuSeconds(pid) - before[name]) * 1e6) / Math.max(accepted.length, 1)),
+      Math.round(((treeCpuSeconds(pid) - before[name]) * 1e6) / Math.max(accepted.length, 1)),
     ]),
   );
   const lastProcessed = Math.max(...processed.values());

@@ -3,7 +3,7 @@
  * gateway on 127.0.0.1, plus peak-RSS sampling of the processes under test.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import Stripe from 'stripe';
 
@@ -167,6 +167,35 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU seconds of a process and its descendants: its own time, the time of children it has reaped (`cutime`,
+ * `cstime`), and the time of descendants still running (PostgreSQL's backends, one per client connection).
+ */
+export function treeCpuSeconds(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      const parent = Number(fields[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process exited while the list was read.
+    }
+  }
+  const reaped = (() => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[13]) + Number(fields[14])) / clockTicksPerSecond;
+    } catch {
+      return 0;
+    }
+  })();
+  const total = (id: number): number =>
+    cpuSeconds(id) + (children.get(id) ?? []).reduce((sum, child) => sum + total(child), 0);
+  return total(pid) + reaped;
 }
 
 /** USER_HZ: 100 on Linux for every architecture Node runs on. */

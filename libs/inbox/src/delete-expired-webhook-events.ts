@@ -18,8 +18,8 @@ export interface DeleteExpiredWebhookEventsOptions {
   /** Processed events older than this many days (by `processedAt`) are deleted. Default 30. */
   retentionDays?: number;
   /**
-   * Events deleted per `deleteMany` at most (default 20,000). Bounds each delete's work; on FerretDB 1.24 it must
-   * stay under SQLite's 32,766 bound variables, since FerretDB deletes the matched ids in one `DELETE … IN (…)`.
+   * Events deleted per `deleteMany` at most (default 20,000). Bounds each delete's work, so one run never holds
+   * the store in one long statement.
    */
   batchSize?: number;
   logger?: BerthLogger;

@@ -12,7 +12,7 @@ export interface RecordReceivedEventOptions {
  * Writes the event to the inbox if it is not there yet: a second delivery of the same event creates no second row
  * and changes nothing. Resolves `true` when this call created the row.
  *
- * Insert-if-absent is done as an `insertOne` whose duplicate key error (on `_id` or `{provider, eventId}`) means
+ * Insert-if-absent is done as an `insertOne` whose duplicate key error (on `_id`) means
  * "already recorded". A consumer's claim records the event itself (`claimEvent` with the event); this is for
  * callers that store an event without claiming it.
  */

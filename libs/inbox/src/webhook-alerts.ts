@@ -54,8 +54,8 @@ export function alertIdOf(event: Pick<InboxEventDocument, '_id' | 'setAsideCount
 
 /**
  * Raises the one alert of an event's set-aside: inserts `inboxAlerts/<event>#<setAsideCount>`, and only if this
- * insert created it (of any number of replicas trying, the unique `_id` lets one through; FerretDB 1.24 has no
- * atomic conditional update, but enforces unique keys) logs one line at error level, counts the metric and calls
+ * insert created it (of any number of replicas trying, the unique `_id` lets one through) logs one line at error
+ * level, counts the metric and calls
  * the hook. A hook that throws is logged and noted on the alert (`hookError`); the alert is not raised again.
  * Resolves whether this call raised it.
  */

@@ -3,12 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getFreePort } from './free-port';
 import { spawnManaged, type ManagedProcess } from './managed-process';
-import {
-  newStorePassword,
-  startPostgresCluster,
-  STORE_USER,
-  type PostgresCluster,
-} from './postgres-cluster';
+import { newStorePassword, startPostgresCluster, STORE_USER, type PostgresCluster } from './postgres-cluster';
 
 /** The DocumentDB extension version the template cluster is made with (deploy/local/install-documentdb.sh). */
 export const DOCUMENTDB_VERSION = '0.107-0';

@@ -80,8 +80,7 @@ describe('local infrastructure', () => {
       const things = client.db('berth_index_plan').collection<{ _id: string; n: number; until: number }>('things');
       await things.createIndex({ n: 1, until: 1 });
       await things.insertMany(Array.from({ length: 2000 }, (_, n) => ({ _id: `thing:${n}`, n, until: n })));
-      const plan = async (filter: object): Promise<string> =>
-        JSON.stringify(await things.find(filter).explain());
+      const plan = async (filter: object): Promise<string> => JSON.stringify(await things.find(filter).explain());
       expect(await plan({ _id: 'thing:7' })).toMatch(/Index Scan|Bitmap Index Scan|_id_/);
       expect(await plan({ n: 7, until: { $lt: 10 } })).toMatch(/Index Scan|Bitmap Index Scan/);
       await expect(things.insertOne({ _id: 'thing:7', n: 0, until: 0 })).rejects.toMatchObject({ code: 11000 });

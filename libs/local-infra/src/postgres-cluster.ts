@@ -83,7 +83,11 @@ async function chownTree(path: string, owner: { uid: number; gid: number } | und
  * folder (the server user may not reach the tools cache, `~` of root), copied beside its final path and renamed into
  * place, so concurrent test files racing to make it each get a whole one.
  */
-async function ensureTemplate(templateDir: string, binDir: string, owner?: { uid: number; gid: number }): Promise<void> {
+async function ensureTemplate(
+  templateDir: string,
+  binDir: string,
+  owner?: { uid: number; gid: number },
+): Promise<void> {
   if (await exists(join(templateDir, 'PG_VERSION'))) return;
   await mkdir(dirname(templateDir), { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'berth-pg-template-'));
@@ -186,7 +190,13 @@ async function launch(options: {
   ];
   const proc = spawnManaged({
     command: join(options.binDir, 'postgres'),
-    args: ['-D', options.dataDir, '-p', String(options.port), ...settings.flatMap(([name, value]) => ['-c', `${name}=${value}`])],
+    args: [
+      '-D',
+      options.dataDir,
+      '-p',
+      String(options.port),
+      ...settings.flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     logFile: options.logFile,
     echoPrefix: options.echoPrefix,
     env: { ...process.env, PGPASSFILE: passFile },
@@ -234,7 +244,13 @@ export async function startPostgresCluster(options: PostgresClusterOptions): Pro
     await rm(launched.socketDir, { recursive: true, force: true });
   };
   try {
-    await psql(launched.socketDir, port, binDir, owner, `ALTER ROLE ${STORE_USER} PASSWORD '${options.password.replace(/'/g, "''")}'`);
+    await psql(
+      launched.socketDir,
+      port,
+      binDir,
+      owner,
+      `ALTER ROLE ${STORE_USER} PASSWORD '${options.password.replace(/'/g, "''")}'`,
+    );
   } catch (error) {
     await launched.process.stop(5000, 'SIGINT');
     await cleanup();

@@ -1,126 +1,93 @@
 /**
- * Berth as `npm start` runs it (deploy/local/start.ts): nats-server and FerretDB from `@berth/local-infra` (or the
- * MongoDB of `MONGO_URL`), then the gateway, billing-sync and identity-sync with the command and environment
- * docker-compose.yml gives them. The only changes to that environment are what a benchmark on a shared machine
- * needs: free ports, loopback, a database of its own, the Stripe stand-in, no trace exporter, and no per-IP rate
- * limit (all requests come from one address).
+ * Berth exactly as `npm start` runs it: `startLocalMesh` of deploy/local (nats-server and the embedded store from
+ * `@berth/local-infra`, or the MongoDB of `MONGO_URL`, then every service docker-compose.yml declares, each
+ * supervised), in a data folder of its own on free loopback ports. The only changes to the environment are what a
+ * benchmark on a shared machine needs: the shared Stripe stand-in, no trace exporter, JSON logs into files, and no
+ * per-IP rate limit (all requests come from one address).
  */
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import {
-  defaultToolsBinDir,
-  getFreePort,
-  startFerretDb,
-  startNatsServer,
-  type FerretDbHandle,
-  type ManagedProcess,
-} from '@berth/local-infra';
-import { inboxCollections, type Inbox, type InboxEventDocument, type LeaseDocument } from '@berth/inbox';
-import { readNativeServices } from '../../../deploy/local/compose-services';
+import { inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
+import { startLocalMesh } from '../../../deploy/local/local-mesh';
 import { localSecrets } from '../../../deploy/local/local-secrets';
 import { subscriptionUpdatedEvent } from '../harness';
-import { trackChild } from '../lifecycle';
 import type { Provider } from './events';
-import { repoRoot, startNodeProcess } from './processes';
 import { fillerPayload, type E2eStack } from './stack';
 
-type ServiceName = 'gateway' | 'billing-sync' | 'identity-sync';
-const READY: Record<ServiceName, RegExp> = {
-  gateway: /Gateway listening on/,
-  'billing-sync': /Billing sync ready/,
-  'identity-sync': /Identity sync ready/,
-};
 const DURABLE: Record<Provider, string> = { stripe: 'billing-sync', clerk: 'identity-sync' };
 const FILL_BATCH = 1000;
 
-/** Starts the Berth mesh; `mongoUrl` set: that MongoDB instead of a FerretDB of its own. */
+/** Starts the Berth mesh; `mongoUrl` set: that MongoDB instead of the embedded store. */
 export async function startBerthStack(options: {
   standInUrl: string;
   logDir: string;
   mongoUrl?: string;
 }): Promise<E2eStack> {
-  const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
   const stops: (() => Promise<unknown>)[] = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   try {
-    const nats = await startNatsServer({ binDir, logFile: join(options.logDir, 'nats-server.log') });
-    trackChild(nats.process.child);
-    stops.push(() => nats.stop());
-    let ferret: FerretDbHandle | undefined;
-    if (!options.mongoUrl) {
-      ferret = await startFerretDb({ binDir, logFile: join(options.logDir, 'ferretdb.log') });
-      trackChild(ferret.process.child);
-      stops.push(() => ferret!.stop());
-    }
-    const mongoUrl = options.mongoUrl ?? ferret!.url;
-    const dbName = `berth_bench_e2e_${process.pid}_${Date.now().toString(36)}`;
-    const client = await MongoClient.connect(mongoUrl, { maxPoolSize: 16 });
+    const dataDir = join(options.logDir, 'berth-data');
+    const meshLog = createWriteStream(join(options.logDir, 'berth-mesh.log'), { flags: 'a' });
+    stops.push(async () => meshLog.end());
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STRIPE_API_BASE: options.standInUrl,
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
+      LOG_FORMAT: 'json',
+      MONGO_URL: options.mongoUrl,
+      MONGO_DB: `berth_bench_e2e_${process.pid}_${Date.now().toString(36)}`,
+    };
+    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+    const started = await startLocalMesh({
+      env,
+      dataDir,
+      freePorts: true,
+      write: (line) => meshLog.write(`${line}\n`),
+    });
+    stops.push(() => started.stop());
+    await waitReady(
+      started.mesh.health.map((target) => `${target.url}/readyz`),
+      120_000,
+    );
+    const { mesh } = started;
+    const client = await MongoClient.connect(mesh.mongoUrl, { maxPoolSize: 16 });
     stops.push(async () => {
-      if (options.mongoUrl) await client.db(dbName).dropDatabase();
+      if (options.mongoUrl) await client.db(mesh.mongoDb).dropDatabase();
       await client.close();
     });
-    const inbox = inboxCollections(client.db(dbName));
-    const nc = await connect({ servers: nats.url });
+    const inbox = inboxCollections(client.db(mesh.mongoDb));
+    const nc = await connect({ servers: mesh.natsUrl.split(',') });
     stops.push(() => nc.close());
     const jsm: JetStreamManager = await jetstreamManager(nc);
-
-    // As `npm start` does: compose's secrets from a local secrets file (here in the log folder), Clerk on.
-    const secrets = localSecrets(join(options.logDir, 'local-secrets.json'));
-    const compose = readNativeServices(
-      join(repoRoot, 'docker-compose.yml'),
-      { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...process.env },
-      secrets,
-    );
-    const procs: Record<string, ManagedProcess> = {};
-    const gatewayPort = await getFreePort('127.0.0.1');
-    const envFor = async (name: string, environment: Record<string, string>): Promise<NodeJS.ProcessEnv> => ({
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== '')),
-      NATS_URL: nats.url,
-      MONGO_URL: mongoUrl,
-      MONGO_DB: dbName,
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      STRIPE_API_BASE: options.standInUrl,
-      WEBHOOK_RATE_LIMIT_PER_MINUTE: '0',
-      HOST: '127.0.0.1',
-      HEALTH_HOST: '127.0.0.1',
-      ...(name === 'gateway' ? { PORT: String(gatewayPort) } : { HEALTH_PORT: String(await getFreePort('127.0.0.1')) }),
-    });
-    const start = async (name: ServiceName): Promise<void> => {
-      const service = compose.find((candidate) => candidate.name === name);
-      if (!service) throw new Error(`docker-compose.yml declares no native service ${name}`);
-      const entry = service.command.find((part) => part.endsWith('.ts'));
-      if (!entry) throw new Error(`${name}: no TypeScript entry point in its compose command`);
-      const { proc } = await startNodeProcess({
-        name,
-        entry: join(repoRoot, entry),
-        env: await envFor(name, service.environment),
-        ready: READY[name],
-        logDir: options.logDir,
-      });
-      procs[name] = proc;
-      stops.push(() => proc.stop(10_000));
-    };
-    // All at once, as `npm start` does: the gateway is ready only once a consumer reads each provider it accepts.
-    await Promise.all([start('gateway'), start('billing-sync'), start('identity-sync')]);
-    const gatewayEnv = compose.find((service) => service.name === 'gateway')!.environment;
-    const webhookSecrets = { stripe: gatewayEnv.STRIPE_WEBHOOK_SECRET, clerk: gatewayEnv.CLERK_WEBHOOK_SIGNING_SECRET };
+    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
 
     return {
       name: options.mongoUrl ? 'berth (MongoDB)' : 'berth',
       providers: ['stripe', 'clerk'],
-      secrets: webhookSecrets,
-      url: (provider) => `http://127.0.0.1:${gatewayPort}/webhooks/${provider}`,
+      secrets: { stripe: secrets.STRIPE_WEBHOOK_SECRET, clerk: secrets.CLERK_WEBHOOK_SIGNING_SECRET },
+      url: (provider) => `${mesh.gatewayUrl}/webhooks/${provider}`,
       async processes() {
+        const services = Object.fromEntries(
+          started.services
+            .names()
+            .map((name) => [name, started.services.pidOf(name) ?? 0] as const)
+            .filter(([name]) => name !== 'stripe-stand-in'),
+        );
         return {
-          ...Object.fromEntries(Object.entries(procs).map(([name, proc]) => [name, proc.child.pid ?? 0])),
-          'nats-server': nats.process.child.pid ?? 0,
-          ...(ferret ? { ferretdb: ferret.process.child.pid ?? 0 } : {}),
+          ...services,
+          ...(started.nats ? { 'nats-server': started.nats.process.child.pid ?? 0 } : {}),
+          ...(started.mongo
+            ? {
+                ferretdb: started.mongo.process.child.pid ?? 0,
+                postgres: started.mongo.postgresProcess.child.pid ?? 0,
+              }
+            : {}),
         };
       },
       rowCount: () => inbox.events.estimatedDocumentCount(),
@@ -135,9 +102,25 @@ export async function startBerthStack(options: {
   }
 }
 
+/** Resolves once every URL answers 200 (every service ready), or rejects past the deadline. */
+async function waitReady(urls: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const url of urls) {
+    for (;;) {
+      const ok = await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 /**
- * Inserts processed Stripe rows, as a first attempt that succeeded leaves them (a row and its first lease document,
- * `<key>#1`), until the inbox holds `rows`: `insertMany` of 1,000 at a time, two at once, straight into the store.
+ * Inserts processed Stripe rows, as a first attempt that succeeded leaves them, until the inbox holds `rows`:
+ * `insertMany` of 1,000 at a time, two at once, straight into the store.
  */
 async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
   let next = await inbox.events.estimatedDocumentCount();
@@ -150,7 +133,6 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
       const to = Math.min(rows, from + FILL_BATCH);
       next = to;
       const events: InboxEventDocument[] = [];
-      const leases: LeaseDocument[] = [];
       for (let index = from; index < to; index++) {
         const eventId = `evt_fill_${base}_${index}`;
         const receivedAt = new Date(now - 30 * day + Math.floor((index * 30 * day) / Math.max(rows, 1)));
@@ -170,8 +152,7 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
           abandonedAt: null,
           leaseOwner: null,
           leaseUntil: null,
-          leaseGeneration: 1,
-          firstAttempt: { owner: 'bench-fill', at: receivedAt },
+          processedBy: { attempt: 1, owner: 'bench-fill' },
           nextAttemptAt: null,
           roundEndedAt: null,
           requeuedAt: null,
@@ -180,19 +161,8 @@ async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
           alertedAt: null,
           reopenedAt: null,
         });
-        const until = new Date(receivedAt.getTime() + 30_000);
-        leases.push({
-          _id: `${_id}#1`,
-          key: _id,
-          generation: 1,
-          owner: 'bench-fill',
-          acquiredAt: receivedAt,
-          until,
-          releasedAt: null,
-        });
       }
       await inbox.events.insertMany(events, { ordered: false });
-      await inbox.leases.insertMany(leases, { ordered: false });
     }
   };
   await Promise.all([lane(), lane()]);
@@ -231,7 +201,7 @@ async function waitProcessed(options: {
   return times;
 }
 
-/** processedAt of each event, read by `_id` (the lookup FerretDB serves from an index), 16 at a time. */
+/** processedAt of each event, read by `_id`, 16 at a time. */
 async function readProcessedAt(inbox: Inbox, provider: Provider, eventIds: string[]): Promise<Map<string, number>> {
   const times = new Map<string, number>();
   let next = 0;

@@ -1,12 +1,9 @@
 /**
- * `npm exec -- node -r ./deploy/runtime/ts-hook.js test/bench/e2e/count-ops.ts` (the repository's Node, whose
- * `node:sqlite` gives FerretDB its `_id` lookup index): the MongoDB operations one webhook costs on
+ * `npm exec -- node -r ./deploy/runtime/ts-hook.js test/bench/e2e/count-ops.ts`: the MongoDB operations one webhook costs on
  * the consumer side, per provider, counted with the driver's command monitoring (`monitorCommands`). Each event of
  * `bench:e2e` (Stripe `customer.subscription.updated` for the stand-in's `cus_demo`, Clerk `user.updated` cycling
  * through users) goes through `applyInboxEvent` and the service's handler, as billing-sync and identity-sync run it,
- * against a FerretDB of its own. A linked Stripe customer (a workspace with billing) is counted too. The kinds count
- * more than the total: on FerretDB an update is a transaction of its own and costs several times a read by `_id` or
- * a row of a group-committed insert, so the store's share of `bench:e2e` follows the updates per event first.
+ * against an embedded store of its own. A linked Stripe customer (a workspace with billing) is counted too.
  *
  * Env: COUNT_OPS_EVENTS (50 per case), MONGO_URL (count against that MongoDB instead).
  */

@@ -50,8 +50,8 @@ export interface EventRow {
 }
 
 /**
- * Searches the inbox, newest first, without payloads. With a provider and an event id the lookup is by `_id`, the
- * one filter FerretDB 1.24 pushes down; any other search scans, so it is capped at `limit` rows (at most 500).
+ * Searches the inbox, newest first, without payloads. With a provider and an event id the lookup is by `_id`; any
+ * other search is capped at `limit` rows (at most 500).
  */
 export async function searchEvents(inbox: Inbox, search: EventSearch): Promise<{ events: EventRow[]; total: number }> {
   const filter: Filter<InboxEventDocument> =
