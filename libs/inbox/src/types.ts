@@ -20,7 +20,7 @@ export interface InboxEventDocument {
   receivedAt: Date;
   /**
    * The provider's raw JSON body, as text. Kept as a string, not a document: provider payloads may hold keys with
-   * `.` or `$` (metadata), which FerretDB refuses, and the text is exactly what was verified.
+   * `.` or `$` (metadata), which stores refuse or read as operators, and the text is exactly what was verified.
    */
   payload: string;
   /** Attempts started (claims), counted before the handler runs. */

@@ -2,16 +2,16 @@ import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { ensureInboxIndexes, inboxCollections, type Inbox, type WebhookEvent } from '../index';
 
-/** A FerretDB of a test file's own, with the inbox collections and their indexes in a fresh database. */
+/** An embedded store of a test file's own, with the inbox collections and their indexes in a fresh database. */
 export interface TestInbox {
   readonly client: MongoClient;
   readonly db: Db;
   readonly inbox: Inbox;
-  /** Closes the client and stops FerretDB. */
+  /** Closes the client and stops the store. */
   stop(): Promise<void>;
 }
 
-/** Starts FerretDB on a free port (binaries from `BERTH_TOOLS_DIR` or the default cache) and prepares the inbox. */
+/** Starts the embedded store on free ports (binaries from `BERTH_TOOLS_DIR` or the default cache) and prepares the inbox. */
 export async function startTestInbox(databasePrefix: string): Promise<TestInbox> {
   const ferret: FerretDbHandle = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
   try {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { CLOCK, isDuplicateKeyError, MONGO_DB, type Clock } from '../database/database.tokens';
+import { isDuplicateKeyError } from '@berth/store';
+import { CLOCK, MONGO_DB, type Clock } from '../database/database.tokens';
 import { clientsCollections, type ClientsCollections } from './clients.collections';
 import { isoWeek } from './iso-week';
 

@@ -11,7 +11,7 @@ function ownerOf(actor: Actor, operation: string): string {
   return `berth-console:${operation}:${actorName(actor)}`;
 }
 
-/** Reads the listed events (by `_id`, the one filter FerretDB pushes down) and keeps those not processed. */
+/** Reads the listed events by `_id` and keeps those not processed. */
 async function unprocessedOf(dependencies: ConsoleDependencies, events: z.infer<typeof eventRef>[]) {
   const rows = await Promise.all(
     events.map((ref) =>

@@ -1,6 +1,6 @@
 /**
  * The platform crons with the real `@berth/inbox` operations (createInboxOperations, as the scheduler binds them) on
- * FerretDB and nats-server, run the way integration tests run crons: by adding the cron's job to its queue (sync
+ * the embedded store and nats-server, run the way integration tests run crons: by adding the cron's job to its queue (sync
  * driver).
  */
 import 'reflect-metadata';
