@@ -42,5 +42,6 @@ for job in $(jobs -p); do wait "$job" || fail=1; done
 
 "$BIN_DIR/nats-server" --version >&2
 "$BIN_DIR/nats" --version >&2
-"$BIN_DIR/ferretdb" --version 2>&1 | head -n1 | sed 's/^/ferretdb: /' >&2
+ferretdb_version="$("$BIN_DIR/ferretdb" --version 2>&1)"
+echo "ferretdb: ${ferretdb_version%%$'\n'*}" >&2
 echo "$BIN_DIR"
