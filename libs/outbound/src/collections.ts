@@ -3,7 +3,10 @@ import type { DeliveryDocument, DeliveryLogEntry } from './deliveries/delivery-d
 import type { EndpointDocument } from './endpoints/endpoint-document';
 import type { EventDocument } from './send/event-document';
 
-/** An alert written once: its `_id` names the occurrence, so a second writer's insert fails on the unique key. */
+/**
+ * The record of an alert, written by the attempt that raised it; its `_id` names the occurrence (an endpoint and the
+ * start of its failure run).
+ */
 export interface AlertDocument {
   _id: string;
   kind: 'endpoint-auto-disabled';
@@ -35,8 +38,8 @@ export function outboundCollections(db: Db): OutboundCollections {
 }
 
 /**
- * The indexes of the operator queries (by workspace, by endpoint and time, by age for retention). Plain indexes
- * only: no TTL or partial index, which FerretDB 1.24 lacks. Hot paths read by `_id` and need none.
+ * The indexes of the operator queries (by workspace, by endpoint and time, log entries by delivery) and of
+ * retention (by age). The hot paths read and write by `_id` and need none of them.
  */
 export async function ensureOutboundIndexes(collections: OutboundCollections): Promise<void> {
   await collections.endpoints.createIndex({ workspaceId: 1 }, { name: 'workspaceId' });

@@ -27,8 +27,8 @@ export interface DeliveryDocument {
 /**
  * One entry of the delivery log, in `outboundAttempts`: an attempt, a skip, or a replay. Insert-only, keyed by
  * `<deliveryId>:r<round>:a<attempt>` (`…:d<n>` when made again after a crash; a replay: `<deliveryId>:r<round>:replay`).
- * The hot path only inserts: on FerretDB 1.24 with SQLite, updates and even lookups by `_id` scan the collection;
- * an insert does not.
+ * An attempt costs the store one insert, which the dispatcher group-commits with those of concurrent attempts (see
+ * `createLogWriters`); the delivery's status is its latest entry, so nothing is updated.
  */
 export interface DeliveryLogEntry {
   _id: string;

@@ -43,8 +43,9 @@ export interface EndpointLane {
 /**
  * Makes one attempt of one delivery, handed over by its endpoint's consumer, and resolves once the attempt is in the
  * delivery log and its next step is durably queued (then the message is acked):
- * - nothing is read first: a message delivered again after a crash is attempted again (the receiver dedupes on
- *   `webhook-id`), because on FerretDB 1.24 finding out whether its attempt was logged means a collection scan;
+ * - nothing is read first: a message delivered again after a crash is attempted again and logged as a redelivery
+ *   (the receiver dedupes on `webhook-id`). Whether the receiver got the earlier attempt is unknown unless it was
+ *   logged, and a logged attempt whose message was not acked is the rare case of a crash between log and ack;
  * - a disabled or unknown endpoint: the delivery is logged `skipped`, nothing is sent;
  * - otherwise waits for the endpoint's rate limit, sends it signed with every active secret, and logs the attempt;
  * - 2xx: `delivered`. 410: `failed`, and the endpoint is disabled at once. Anything else (an address refused

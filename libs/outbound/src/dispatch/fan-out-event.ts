@@ -23,8 +23,8 @@ export interface FanOutDependencies {
  * Fans one event out: one delivery per enabled endpoint of its workspace subscribed to its type. Resolves (and the
  * event is acked) only once the event row, every delivery row and every delivery message are durably stored.
  *
- * The event row is inserted first, and its unique `_id` tells whether the event was seen before, with no read (on
- * FerretDB 1.24 with SQLite a lookup by `_id` scans the collection, an insert does not):
+ * The event row is inserted first, and its unique `_id` tells whether the event was seen before: the insert checks
+ * and records in one write, so two fan-outs of the same event (a resend, a redelivery) cannot both take it as new:
  * - new: fan out to the endpoints known now;
  * - seen, first delivery of this message: a resend of an event fanned out earlier (its idempotency key came back
  *   after JetStream's 24 h duplicate window): skipped;

@@ -12,8 +12,7 @@ export interface AttemptResult {
 /**
  * Logs one attempt (or, without `attempt`, a skip) of the message's round and attempt number, with the delivery's
  * status after it. One insert (group-committed) under a key naming the attempt, `redelivery` telling apart the
- * attempts of a message delivered again after a crash: the hot path never updates or reads a document. Writing
- * the same entry twice keeps the first.
+ * attempts of a message delivered again after a crash. Writing the same entry twice keeps the first.
  */
 export async function recordAttempt(
   writers: Pick<LogWriters, 'attempts'>,

@@ -3,7 +3,7 @@ import { OUTBOX_FIELD, type OutboxCollection, type OutboxDocument } from './outb
 
 /**
  * Selects the documents with at least one pending entry: `_outbox.0` exists exactly when the array is non-empty
- * (absent, null and `[]` do not match), and MongoDB and FerretDB 1.24 agree on it. For counting and inspection.
+ * (absent, null and `[]` do not match). For counting and inspection.
  */
 export const PENDING_OUTBOX_FILTER: Filter<OutboxDocument> = Object.freeze({
   [`${OUTBOX_FIELD}.0`]: { $exists: true },
@@ -26,8 +26,8 @@ export const OUTBOX_INDEX_NAME = 'outbox_pending';
 
 /**
  * Indexes each document's oldest pending entry time, so the relay finds pending documents, oldest first, without
- * reading the whole business collection. A plain index: partial and TTL indexes are not available on FerretDB 1.24.
- * Idempotent; call it at start for every collection the relay watches (as `db.collection<OutboxDocument>(name)`).
+ * reading the whole business collection. Idempotent; call it at start for every collection the relay watches (as
+ * `db.collection<OutboxDocument>(name)`).
  */
 export async function ensureOutboxIndex(collection: OutboxCollection): Promise<void> {
   await collection.createIndex({ [OUTBOX_SCAN_PATH]: 1 }, { name: OUTBOX_INDEX_NAME });

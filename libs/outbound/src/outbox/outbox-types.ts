@@ -23,8 +23,9 @@ export interface OutboxEntry {
   workspaceId: string;
   eventType: string;
   /**
-   * The payload as JSON text, fixed at write time. Text, not a sub-document: payload keys may contain `.` or `$`,
-   * which FerretDB refuses in documents, and a refused event would also refuse the business write.
+   * The payload as JSON text, fixed at write time: what is stored is exactly what will be sent (`toJSON` and dates
+   * applied once, at the write). Text, not a sub-document, also keeps payload keys with `.` or `$` out of the
+   * document's field names, where queries and update operators cannot address them.
    */
   payload: string;
   createdAt: Date;

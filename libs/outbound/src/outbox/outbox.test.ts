@@ -164,7 +164,7 @@ describe('writing with the outbox', () => {
     expect((await collection.findOne({ _id: 'in_3' }))!._outbox).toHaveLength(1);
   });
 
-  it('keeps payload keys FerretDB refuses in documents, since the payload is stored as text', async () => {
+  it('keeps payload keys with . and $ as they were, since the payload is stored as text', async () => {
     const collection = await invoices();
     const payload = { 'metadata.plan': 'pro', $note: 'dollar', nested: { 'a.b': [1, 2] } };
     await updateWithOutbox({

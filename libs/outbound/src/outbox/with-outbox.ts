@@ -3,8 +3,8 @@ import { OUTBOX_FIELD, type OutboxEntry } from './outbox-types';
 
 /**
  * Adds the entries to an update, as `$push: { _outbox: { $each: entries } }` beside the caller's own operators, so
- * one `updateOne` writes the business fields and the events together: a single-document write, atomic on MongoDB
- * and on FerretDB alike, so both land or neither does.
+ * one `updateOne` writes the business fields and the events together: a single-document write, which MongoDB
+ * applies atomically, so both land or neither does.
  *
  * @throws RangeError when the update already touches the outbox field or is a replacement or pipeline.
  */
