@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, cp, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,6 +71,17 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Gives every folder above `dataDir` the search bit for others where it lacks it (`chmod o+x`, no read bit), so the
+ * server user can reach a data folder under a temporary folder that root made private (`mkdtemp` makes 0700).
+ */
+async function letServerUserReach(dataDir: string): Promise<void> {
+  for (let folder = dirname(dataDir); folder !== dirname(folder); folder = dirname(folder)) {
+    const { mode } = await stat(folder);
+    if ((mode & 0o001) === 0) await chmod(folder, (mode & 0o7777) | 0o001);
+  }
 }
 
 async function chownTree(path: string, owner: { uid: number; gid: number } | undefined): Promise<void> {
@@ -228,8 +239,7 @@ export async function startPostgresCluster(options: PostgresClusterOptions): Pro
     await chownTree(options.dataDir, owner);
     await chmod(options.dataDir, 0o700);
   }
-  // The server user must reach its data folder: a temporary parent made by root is private to root.
-  if (owner) await chown(dirname(options.dataDir), owner.uid, owner.gid).catch(() => undefined);
+  if (owner) await letServerUserReach(options.dataDir);
   const launched = await launch({
     dataDir: options.dataDir,
     binDir,
