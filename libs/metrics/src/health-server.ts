@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { MetricsErrorLogger } from './registry-helpers';
 
+/** The paths {@link startHealthServer} serves (GET and HEAD), each to anyone who reaches its port. */
+export const HEALTH_SERVER_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+
 /** Options for {@link startHealthServer}. */
 export interface HealthServerOptions {
   /** 0 picks a free port (tests); services use `HEALTH_PORT`, 9464 by default. */
