@@ -16,14 +16,18 @@ const swc = [
 const swcModule = ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }];
 const common = {
   testEnvironment: 'node',
-  // svix 2 and @octokit/webhooks-methods (GitHub's test vectors) ship only as ES modules: swc turns them (and only
-  // them) into CommonJS for Jest.
-  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(svix|@octokit/webhooks-methods)/.+\\.m?js$': swcModule },
-  transformIgnorePatterns: ['/node_modules/(?!svix/|@octokit/webhooks-methods/)'],
+  // svix 2, @octokit/webhooks-methods (GitHub's test vectors) and @linear/sdk (Linear's webhook verifier) ship only
+  // as ES modules: swc turns them (and only them) into CommonJS for Jest.
+  transform: {
+    '^.+\\.ts$': swc,
+    '^.+/node_modules/(svix|@octokit/webhooks-methods|@linear/sdk)/.+\\.m?js$': swcModule,
+  },
+  transformIgnorePatterns: ['/node_modules/(?!svix/|@octokit/webhooks-methods/|@linear/sdk/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   // Its package exports name an `import` entry only, which Jest's CommonJS resolver does not pick.
   moduleNameMapper: {
     '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js',
+    '^@linear/sdk/webhooks$': '<rootDir>/node_modules/@linear/sdk/dist/webhooks/index.mjs',
   },
 };
 module.exports = {

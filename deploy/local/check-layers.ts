@@ -13,6 +13,7 @@ const LIB_LAYERS: Record<string, number> = {
   config: 0,
   contract: 0,
   'local-infra': 0,
+  'http-guard': 0,
   logger: 1,
   telemetry: 1,
   metrics: 1,

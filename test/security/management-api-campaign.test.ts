@@ -175,8 +175,10 @@ describe('management API hostile-input campaign', () => {
     const answers = await Promise.all(
       Array.from(
         { length: 20 },
-        () =>
+        (_, index) =>
           new Promise<string>((resolve, reject) => {
+            // The route's own path (401: no token) and another spelling of it (404 from the guard, before the token).
+            const path = index % 2 === 0 ? '/v1/endpoints' : '/V1/endpoints';
             const socket = connect(port, '127.0.0.1');
             let received = '';
             const timer = setTimeout(
@@ -188,17 +190,19 @@ describe('management API hostile-input campaign', () => {
               if (received.includes('\r\n\r\n')) {
                 clearTimeout(timer);
                 socket.destroy();
-                resolve(received.split('\r\n')[0]);
+                resolve(`${path} ${received.split('\r\n')[0]}`);
               }
             });
             socket.on('error', reject);
             socket.write(
-              `POST /V1/endpoints HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"workspaceId":`,
+              `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"workspaceId":`,
             );
           }),
       ),
     );
-    expect(new Set(answers)).toEqual(new Set(['HTTP/1.1 401 Unauthorized']));
+    expect(new Set(answers)).toEqual(
+      new Set(['/v1/endpoints HTTP/1.1 401 Unauthorized', '/V1/endpoints HTTP/1.1 404 Not Found']),
+    );
   });
 
   it('still serves the token holder on the exact paths', async () => {

@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { pathRefusal } from '@berth/http-guard';
 import type { MetricsErrorLogger } from './registry-helpers';
+
+/** The paths {@link startHealthServer} serves (GET and HEAD), each to anyone who reaches its port. */
+export const HEALTH_SERVER_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
 
 /** Options for {@link startHealthServer}. */
 export interface HealthServerOptions {
@@ -32,7 +36,8 @@ export interface HealthServer {
  * - `GET /healthz`: 200 while the event loop runs (Kubernetes' liveness probe);
  * - `GET /readyz`: 200 when `readiness()` says so, else 503 (readiness probe; compose health check);
  * - `GET /metrics`: the Prometheus text exposition of `registry`.
- * Anything else is 404; methods other than GET and HEAD are 405.
+ * Anything else is 404, and so is any other spelling of those paths (`/METRICS`, `/metrics/`, `//metrics`: the
+ * shared guard's {@link pathRefusal}, then an exact comparison); methods other than GET and HEAD are 405.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const server = createServer((request, response) => void handle(options, request, response));
@@ -60,12 +65,14 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
     response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
     response.end(request.method === 'HEAD' ? undefined : body);
   };
+  const path = (request.url ?? '/').split('?')[0];
+  if (pathRefusal(path) !== undefined || !(HEALTH_SERVER_PATHS as readonly string[]).includes(path))
+    return send(404, '{"error":"not_found"}');
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('allow', 'GET, HEAD');
     return send(405, '{"error":"method_not_allowed"}');
   }
-  const path = (request.url ?? '/').split('?')[0];
-  switch (path) {
+  switch (path as (typeof HEALTH_SERVER_PATHS)[number]) {
     case '/healthz':
       return send(200, '{"status":"ok"}');
     case '/readyz': {
@@ -84,7 +91,5 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
         options.logger?.warn({ err: error }, 'Could not render /metrics');
         return send(500, '{"error":"metrics_unavailable"}');
       }
-    default:
-      return send(404, '{"error":"not_found"}');
   }
 }

@@ -6,7 +6,7 @@ export { createQueueDepthMetric, jetStreamConsumerDepths, QUEUE_DEPTH_STATES } f
 export type { ConsumerInfoSource, ConsumerOfQueue, QueueDepthMetricOptions, QueueDepthReading } from './queue-depth';
 export { createWebhookBacklogMetrics } from './webhook-backlog';
 export type { WebhookBacklogMetricsOptions, WebhookBacklogReading } from './webhook-backlog';
-export { startHealthServer } from './health-server';
+export { HEALTH_SERVER_PATHS, startHealthServer } from './health-server';
 export type { HealthServer, HealthServerOptions } from './health-server';
 export { cachedRead } from './cached-read';
 export type { MetricsErrorLogger } from './registry-helpers';

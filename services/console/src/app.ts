@@ -1,6 +1,6 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import { koaBody } from 'koa-body';
+import { createRouter, httpGuard } from '@berth/http-guard';
 import type { Registry } from '@berth/metrics';
 import { ConsoleError } from './errors';
 import { CONSOLE_ACTIONS } from './actions/registry';
@@ -11,7 +11,7 @@ import { outboundRoutes } from './api/outbound-routes';
 import { overviewRoutes } from './api/overview-routes';
 import { portalRoutes } from './api/portal-routes';
 import { webhookRoutes } from './api/webhook-routes';
-import { actorOf, authorize } from './auth/authenticate';
+import { actorOf, consoleAccess } from './auth/authenticate';
 import type { ConsoleDependencies } from './dependencies';
 import { serveWeb } from './web/serve-web';
 
@@ -30,6 +30,9 @@ export interface ConsoleAppOptions {
  * The console's HTTP app: `/healthz`, `/readyz`, `/metrics`; the console API under `/api` (every route needs a
  * console token: `viewer` or `operator` to read, `operator` to run an action, previewed then confirmed); the
  * portal API under `/api/portal` (a portal token, one workspace); and the front end for every other GET.
+ * One guard ({@link httpGuard}) decides on every request, on the route exactly as the routers match it: the probes
+ * and the front end are public, each API router has its access, and any other spelling of a path (`/API/…`,
+ * `/%61pi/…`, `/api//…`, `/api/…/`) is 404 before any route runs. Bodies are read only once the access passed.
  * Errors are JSON `{ error, message }`; a 5xx says no more than "internal error" and is logged.
  */
 export function createConsoleApp(dependencies: ConsoleDependencies, options: ConsoleAppOptions): Koa {
@@ -53,7 +56,7 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
     }
   });
 
-  const probes = new Router();
+  const probes = createRouter();
   probes.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -66,48 +69,66 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
     ctx.set('Content-Type', options.registry.contentType);
     ctx.body = await options.registry.metrics();
   });
-  app.use(probes.routes());
-  app.use(async (ctx, next) => {
-    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
-    await next();
-  });
-  app.use(authorize(dependencies));
-  app.use(
-    koaBody({ json: true, jsonLimit: MAX_BODY, text: false, urlencoded: false, multipart: false, jsonStrict: true }),
-  );
 
-  for (const router of portalRoutes(dependencies)) app.use(router.routes()).use(router.allowedMethods());
-
-  const api = new Router({ prefix: '/api' });
-  api.get('/me', (ctx) => {
+  const me = createRouter();
+  me.get('/api/me', (ctx) => {
     ctx.body = { actor: actorOf(ctx), jaegerUiUrl: dependencies.jaegerUiUrl ?? null };
   });
-  app.use(api.routes());
-
-  for (const router of [
-    overviewRoutes(dependencies),
-    webhookRoutes(dependencies),
-    jobRoutes(dependencies),
-    outboundRoutes(dependencies),
-    issueRoutes(dependencies),
-  ]) {
-    app.use(router.routes()).use(router.allowedMethods());
-  }
-
-  app.use(
-    actionRoutes({
-      prefix: '/api/actions',
-      audience: 'console',
-      actions: CONSOLE_ACTIONS,
-      dependencies,
-      actorOf,
-    }).routes(),
-  );
-
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/')) return next();
+  const [issuing, portal] = portalRoutes(dependencies);
+  const actions = actionRoutes({
+    prefix: '/api/actions',
+    audience: 'console',
+    actions: CONSOLE_ACTIONS,
+    dependencies,
+    actorOf,
+  });
+  // Any other path under /api is a JSON 404, not the front end's page.
+  const apiNotFound = createRouter();
+  apiNotFound.register('/api{/*rest}', ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], (ctx) => {
     throw new ConsoleError(404, 'not_found', `No route ${ctx.method} ${ctx.path}`);
   });
-  app.use(serveWeb({ dir: options.webDir, portalFrameAncestors: options.portalFrameAncestors }));
+  const web = createRouter();
+  web.get('/{*path}', serveWeb({ dir: options.webDir, portalFrameAncestors: options.portalFrameAncestors }));
+
+  const body = koaBody({
+    json: true,
+    jsonLimit: MAX_BODY,
+    text: false,
+    urlencoded: false,
+    multipart: false,
+    jsonStrict: true,
+  });
+  const thenBody =
+    (access: Koa.Middleware): Koa.Middleware =>
+    (ctx, next) =>
+      access(ctx, () => body(ctx, next));
+  const access = consoleAccess(dependencies);
+
+  // No answer of the console is cached but the front end's files (serveWeb sets theirs).
+  app.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(
+    httpGuard([
+      { routers: [probes], access: 'public' },
+      { routers: [issuing], access: thenBody(access.issuers) },
+      { routers: [portal], access: thenBody(access.portal) },
+      { routers: [me], access: access.anyone },
+      { routers: [actions], access: thenBody(access.operators) },
+      {
+        routers: [
+          overviewRoutes(dependencies),
+          webhookRoutes(dependencies),
+          jobRoutes(dependencies),
+          outboundRoutes(dependencies),
+          issueRoutes(dependencies),
+        ],
+        access: access.readers,
+      },
+      { routers: [apiNotFound], access: 'public' },
+      { routers: [web], access: 'public' },
+    ]),
+  );
   return app;
 }

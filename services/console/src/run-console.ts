@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type Koa from 'koa';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
@@ -22,6 +23,8 @@ import { DEFAULT_WEB_DIR, ensureWebBuilt } from './web/ensure-web-built';
 export interface RunningConsole {
   readonly logger: BerthLogger;
   readonly port: number;
+  /** The Koa app served on `port` (its routers list every route it answers). */
+  readonly app: Koa;
   stop(): Promise<void>;
 }
 
@@ -33,7 +36,7 @@ export interface RunningConsole {
  */
 export async function runConsole(config: ConsoleConfig, options: { clock?: () => Date } = {}): Promise<RunningConsole> {
   const clock = options.clock ?? (() => new Date());
-  const running = await startService<StartedService & { port: number }>({
+  const running = await startService<StartedService & { port: number; app: Koa }>({
     name: 'console',
     log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
     readyMessage: ({ port }) => `Console listening on :${port}`,
@@ -84,6 +87,7 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
       const port = (server.address() as AddressInfo).port;
       return {
         port,
+        app,
         healthy: () => messaging.isConnected(),
         readyFields: { port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) },
         async close() {
@@ -96,5 +100,10 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
       };
     },
   });
-  return { logger: running.logger, port: running.started.port, stop: () => running.stop() };
+  return {
+    logger: running.logger,
+    port: running.started.port,
+    app: running.started.app,
+    stop: () => running.stop(),
+  };
 }

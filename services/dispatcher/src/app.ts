@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import { createRouter, httpGuard, type GuardRefusal } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { Registry } from '@berth/metrics';
@@ -20,9 +20,6 @@ import { eventTypeRoutes } from './api/event-type-routes';
 import { ApiError } from './api/read-json-body';
 import { requireBearerToken } from './api/authenticate';
 
-/** The probe routes, served without the token (Kubernetes probes, Prometheus). */
-const PROBE_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
-
 /** What {@link createDispatcherApp} is built from. */
 export interface DispatcherAppDependencies {
   dispatcher: Dispatcher;
@@ -42,9 +39,11 @@ export interface DispatcherAppDependencies {
 
 /**
  * The dispatcher's HTTP app: the endpoint management API and delivery log under `/v1` (see {@link endpointRoutes},
- * {@link deliveryRoutes}), JSON errors `{ error, message }`, and `GET /healthz`, `/readyz`, `/metrics`. Every
- * request but those three exact probe paths needs the bearer token ({@link requireBearerToken}). A change to
- * an endpoint is announced to every replica and applied to this one before the answer.
+ * {@link deliveryRoutes}), JSON errors `{ error, message }`, and `GET /healthz`, `/readyz`, `/metrics`. The
+ * shared guard ({@link httpGuard}) decides on each request: the probes are public, every other route needs the
+ * bearer token ({@link requireBearerToken}), and any other spelling of a path, or a path no route takes, is 404
+ * before any route or token check runs. A change to an endpoint is announced to every replica and applied to this
+ * one before the answer.
  */
 export function createDispatcherApp(dependencies: DispatcherAppDependencies): Koa {
   const { dispatcher, messaging, logger } = dependencies;
@@ -59,7 +58,7 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
   };
   const replay = { js: messaging.js, collections: dispatcher.collections, clock };
 
-  const probes = new Router();
+  const probes = createRouter();
   probes.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -85,23 +84,31 @@ export function createDispatcherApp(dependencies: DispatcherAppDependencies): Ko
       ctx.body = { error: code, message: status >= 500 ? 'internal error' : (error as Error).message };
     }
   });
-  if (dependencies.apiToken !== undefined)
-    app.use(requireBearerToken({ token: dependencies.apiToken, publicPaths: PROBE_PATHS }));
-  app.use(probes.routes());
-  for (const router of [
-    endpointRoutes(operations, replay, clock),
-    deliveryRoutes(replay),
-    eventTypeRoutes(dependencies.catalog ?? berthEventCatalog()),
-  ]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true, notImplemented: methodRefused, methodNotAllowed: methodRefused }));
-  }
+  app.use(
+    httpGuard(
+      [
+        { routers: [probes], access: 'public' },
+        {
+          routers: [
+            endpointRoutes(operations, replay, clock),
+            deliveryRoutes(replay),
+            eventTypeRoutes(dependencies.catalog ?? berthEventCatalog()),
+          ],
+          // Without a token only by DISPATCHER_INSECURE_NO_AUTH=true (see config.ts), said out loud at start.
+          access: dependencies.apiToken === undefined ? 'public' : requireBearerToken({ token: dependencies.apiToken }),
+        },
+      ],
+      { refuse: refused },
+    ),
+  );
   return app;
 }
 
-/** A method no route takes (405, not the router's 501 for methods it does not know, such as TRACE). */
-function methodRefused(): ApiError {
-  return new ApiError(405, 'method_not_allowed', 'this method is not allowed here');
+/** A request the guard refused: 404 (no such route, or not its spelling) or 405 (a method the route does not take). */
+function refused(ctx: Koa.Context, refusal: GuardRefusal): never {
+  if (refusal.status === 404) throw new ApiError(404, 'not_found', 'no such route');
+  ctx.set('Allow', refusal.allow.join(', '));
+  throw new ApiError(405, 'method_not_allowed', 'this method is not allowed here');
 }
 
 function statusOf(error: unknown): [number, string] {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type Koa from 'koa';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
@@ -23,6 +24,8 @@ export interface RunningDispatcher {
   /** Where the API and `/healthz`, `/readyz`, `/metrics` are served. */
   readonly port: number;
   readonly dispatcher: Dispatcher;
+  /** The Koa app served on `port` (its routers list every route it answers). */
+  readonly app: Koa;
   /** Stops pulling, lets running attempts finish, closes the HTTP server and the connections. */
   stop(): Promise<void>;
 }
@@ -99,6 +102,7 @@ export async function runDispatcher(
       return {
         port,
         dispatcher,
+        app,
         healthy: () => messaging.isConnected() && dispatcher.healthy(),
         readyFields: {
           port,
@@ -121,6 +125,7 @@ export async function runDispatcher(
     logger: running.logger,
     port: running.started.port,
     dispatcher: running.started.dispatcher,
+    app: running.started.app,
     stop: () => running.stop(),
   };
 }

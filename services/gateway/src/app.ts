@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import { createRouter, httpGuard } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
 import type { Clock } from '@berth/webhooks';
 import type { GatewayConfig } from './config';
@@ -50,15 +50,15 @@ export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
     rateLimitPerMinute: config.rateLimitPerMinute,
   });
 
-  const router = new Router();
+  const router = createRouter();
   router.post('/webhooks/:provider', webhooks.handle);
   router.get('/healthz', healthz);
 
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxyHops });
   app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
   app.use(refuseOptions);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  // Both routes are public: a webhook's credential is its signature, checked by the route over the exact bytes.
+  app.use(httpGuard([{ routers: [router], access: 'public' }]));
   return app;
 }
 
@@ -84,7 +84,7 @@ export interface HealthAppDependencies {
  */
 export function createHealthApp(dependencies: HealthAppDependencies): Koa {
   const { publisher, metrics } = dependencies;
-  const router = new Router();
+  const router = createRouter();
   router.get('/healthz', healthz);
   router.get('/readyz', async (ctx) => {
     const ready = await publisher.isReady();
@@ -95,7 +95,6 @@ export function createHealthApp(dependencies: HealthAppDependencies): Koa {
     ctx.body = await metrics.render();
   });
   const app = new Koa();
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(httpGuard([{ routers: [router], access: 'public' }]));
   return app;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import type { StoredMsg } from '@nats-io/jetstream';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
@@ -94,6 +95,10 @@ export interface TestGateway {
   readonly config: GatewayConfig;
   readonly metrics: GatewayMetrics;
   readonly publisher: JetStreamWebhookPublisher;
+  /** The webhook app served on `baseUrl`. */
+  readonly app: Koa;
+  /** The health app served on `healthUrl`. */
+  readonly healthApp: Koa;
   /** POSTs `body` to `/webhooks/<provider>`. */
   post(provider: string, body: string | Buffer, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -138,8 +143,9 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
     clock: options.clock,
     metrics,
   });
+  const healthApp = createHealthApp({ publisher, metrics });
   const server: Server = createServer(app.callback());
-  const health: Server = createServer(createHealthApp({ publisher, metrics }).callback());
+  const health: Server = createServer(healthApp.callback());
   server.listen(0, '127.0.0.1');
   health.listen(0, '127.0.0.1');
   await Promise.all([once(server, 'listening'), once(health, 'listening')]);
@@ -150,6 +156,8 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
     config,
     metrics,
     publisher,
+    app,
+    healthApp,
     post: (provider, body, headers = {}) =>
       fetch(`${baseUrl}/webhooks/${provider}`, {
         method: 'POST',

@@ -1,5 +1,9 @@
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
+import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import '@shopify/shopify-api/adapters/node';
+import { ApiVersion, LogSeverity, shopifyApi } from '@shopify/shopify-api';
+import { getHmac } from '@shopify/shopify-api/test-helpers';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { createHmac } from 'node:crypto';
@@ -68,36 +72,59 @@ describe('github', () => {
 });
 
 describe('shopify', () => {
-  // HMAC-SHA256 of the exact body with the app's client secret, base64 (Shopify's documented scheme), computed with
-  // `openssl dgst -sha256 -hmac <secret> -binary | base64`.
+  // HMAC-SHA256 of the exact body with the app's client secret, base64 (Shopify's documented scheme). The vector is
+  // checked by Shopify's own library (`@shopify/shopify-api`'s `webhooks.validate`, as a Shopify app verifies a
+  // delivery), and deliveries signed by its test helper `getHmac` are verified by the preset.
   const body = '{"id":820982911946154508,"email":"jon@example.com","total_price":"12.00"}';
   const secret = 'shpss_0123456789abcdef0123456789abcdef';
+  const vector = 'Ebva85qZS4HNblHs/53ihiqqwowNMammJIJxaXshRLc=';
   const headers = (hmac: string) => ({
     'x-shopify-hmac-sha256': hmac,
     'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
     'x-shopify-topic': 'orders/create',
     'x-shopify-shop-domain': 'shop.myshopify.com',
+    'x-shopify-api-version': '2026-01',
+  });
+  const shopify = shopifyApi({
+    apiKey: 'berth-test-app',
+    apiSecretKey: secret,
+    hostName: 'berth.example.com',
+    apiVersion: ApiVersion.January26,
+    isEmbeddedApp: false,
+    logger: { level: LogSeverity.Error, log: () => undefined },
+  });
+  const shopifyAccepts = async (rawBody: string, hmac: string): Promise<boolean> =>
+    (
+      await shopify.webhooks.validate({
+        rawBody,
+        rawRequest: { headers: headers(hmac), method: 'POST', url: '/webhooks/shopify' },
+        rawResponse: {},
+      })
+    ).valid;
+
+  it("agrees with Shopify's library on the vector: the same signature valid, a changed body refused", async () => {
+    expect(await shopifyAccepts(body, vector)).toBe(true);
+    expect(await shopifyAccepts(body.replace('12.00', '1.00'), vector)).toBe(false);
   });
 
-  it('verifies the base64 HMAC of the body; id from X-Shopify-Webhook-Id, type from X-Shopify-Topic', () => {
+  it("verifies a delivery signed by Shopify's getHmac; id from X-Shopify-Webhook-Id, type from X-Shopify-Topic", () => {
+    const signed = JSON.stringify({ id: 820982911946154, email: 'ana@example.com', note: 'caf\u00e9 \u2615' });
     expect(
-      verify('shopify', {
-        rawBody: body,
-        headers: headers('Ebva85qZS4HNblHs/53ihiqqwowNMammJIJxaXshRLc='),
-        secrets: [secret],
-      }),
+      verify('shopify', { rawBody: signed, headers: headers(getHmac(signed, secret)), secrets: [secret] }),
     ).toMatchObject({
       ok: true,
       eventId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       type: 'orders/create',
-      payload: { email: 'jon@example.com' },
+      payload: { email: 'ana@example.com' },
+    });
+    expect(verify('shopify', { rawBody: body, headers: headers(vector), secrets: [secret] })).toMatchObject({
+      ok: true,
     });
     expect(
-      verify('shopify', {
-        rawBody: body.replace('12.00', '1.00'),
-        headers: headers('Ebva85qZS4HNblHs/53ihiqqwowNMammJIJxaXshRLc='),
-        secrets: [secret],
-      }),
+      verify('shopify', { rawBody: body.replace('12.00', '1.00'), headers: headers(vector), secrets: [secret] }),
+    ).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(
+      verify('shopify', { rawBody: signed, headers: headers(getHmac(signed, `${secret}x`)), secrets: [secret] }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
     expect(verify('shopify', { rawBody: body, headers: headers('not base64!'), secrets: [secret] })).toMatchObject({
       ok: false,
@@ -250,40 +277,58 @@ describe('paddle', () => {
 });
 
 describe('linear', () => {
-  // Linear's documented scheme: hex HMAC-SHA256 of the body, computed with `openssl dgst -sha256 -hmac <secret>`.
-  const body =
-    '{"action":"create","type":"Issue","data":{"id":"iss_1","title":"Bug"},"webhookTimestamp":1893456000000}';
-  const headers = {
-    'linear-signature': '47ac85adfa8bcf52913be25302ab68496aa0592d947693d07f64dcfecad9b222',
+  // Linear's documented scheme: hex HMAC-SHA256 of the body, and the body's webhookTimestamp within a minute. Linear's
+  // SDK verifies only (`LinearWebhookClient.verify` of `@linear/sdk/webhooks`, as a Linear integration does): it
+  // checks the vector, and refuses what the preset refuses, at the same clock.
+  const secret = 'lin_wh_0123456789abcdef0123456789';
+  const sentAt = 1893456000000;
+  const body = `{"action":"create","type":"Issue","data":{"id":"iss_1","title":"Bug"},"webhookTimestamp":${sentAt}}`;
+  const vector = '47ac85adfa8bcf52913be25302ab68496aa0592d947693d07f64dcfecad9b222';
+  const headers = (signature: string) => ({
+    'linear-signature': signature,
     'linear-delivery': '234d1a4e-b617-4388-90fe-adc3633d6b72',
     'linear-event': 'Issue',
+  });
+  const linearAccepts = (rawBody: string, signature: string, key = secret): boolean => {
+    try {
+      return new LinearWebhookClient(key).verify(Buffer.from(rawBody), signature);
+    } catch {
+      return false;
+    }
   };
+  afterEach(() => jest.useRealTimers());
 
-  it('verifies the body HMAC and the signed webhookTimestamp within a minute; id Linear-Delivery, type type.action', () => {
+  it("verifies what Linear's SDK verifies, at the same clock; id Linear-Delivery, type type.action", () => {
+    jest.useFakeTimers({ now: sentAt + 30_000 });
+    expect(linearAccepts(body, vector)).toBe(true);
     expect(
-      verify('linear', {
-        rawBody: body,
-        headers,
-        secrets: ['lin_wh_0123456789abcdef0123456789'],
-        now: () => new Date(1893456000000 + 30_000),
-      }),
-    ).toMatchObject({ ok: true, eventId: '234d1a4e-b617-4388-90fe-adc3633d6b72', type: 'Issue.create' });
+      verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], now: () => new Date() }),
+    ).toMatchObject({
+      ok: true,
+      eventId: '234d1a4e-b617-4388-90fe-adc3633d6b72',
+      type: 'Issue.create',
+    });
+
+    const tampered = body.replace('Bug', 'Bog');
+    expect(linearAccepts(tampered, vector)).toBe(false);
     expect(
-      verify('linear', {
-        rawBody: body,
-        headers,
-        secrets: ['lin_wh_0123456789abcdef0123456789'],
-        now: () => new Date(1893456000000 + 61_000),
-      }),
-    ).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(
-      verify('linear', {
-        rawBody: body,
-        headers,
-        secrets: ['lin_wh_another-secret-0123456789'],
-        now: () => new Date(1893456000000),
-      }),
+      verify('linear', { rawBody: tampered, headers: headers(vector), secrets: [secret], now: () => new Date() }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
+    const otherSecret = 'lin_wh_another-secret-0123456789';
+    expect(linearAccepts(body, vector, otherSecret)).toBe(false);
+    expect(
+      verify('linear', { rawBody: body, headers: headers(vector), secrets: [otherSecret], now: () => new Date() }),
+    ).toMatchObject({ ok: false, reason: 'bad_signature' });
+  });
+
+  it("refuses, as Linear's SDK does, a webhookTimestamp more than a minute away, either way", () => {
+    for (const offset of [61_000, -61_000]) {
+      jest.useFakeTimers({ now: sentAt + offset });
+      expect([offset, linearAccepts(body, vector)]).toEqual([offset, false]);
+      expect(
+        verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], now: () => new Date() }),
+      ).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    }
   });
 });
 

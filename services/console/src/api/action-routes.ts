@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import type { Context } from 'koa';
 import { actorName, type Actor } from '../auth/roles';
 import { checkConfirmation, issueConfirmation } from '../actions/confirmation';
@@ -19,7 +20,7 @@ export function actionRoutes(options: {
   actorOf: (ctx: Context) => Actor;
 }): Router {
   const { dependencies } = options;
-  const router = new Router({ prefix: options.prefix });
+  const router = createRouter({ prefix: options.prefix });
   const resolve = (ctx: Context) => {
     const action = options.actions.get(ctx.params.name);
     if (!action || action.audience !== options.audience)

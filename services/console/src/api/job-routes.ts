@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { listCrons, readLease, resolveBuckets } from '@berth/cron';
 import { getQueueDepths, listDeadLetters } from '@berth/jobs';
@@ -11,7 +12,7 @@ import { queryOf } from './query';
  * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern, zone, last and next tick, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
-  const router = new Router({ prefix: '/api/jobs' });
+  const router = createRouter({ prefix: '/api/jobs' });
   router.get('/queues', async (ctx) => {
     ctx.body = { queues: await getQueueDepths(dependencies.messaging) };
   });

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { getDeliveryView, listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
 import { ConsoleError } from '../errors';
@@ -31,7 +32,7 @@ export const deliveriesQuery = z.object({
  * (every attempt and response), `GET /api/outbound/deliveries/:id`.
  */
 export function outboundRoutes(dependencies: ConsoleDependencies): Router {
-  const router = new Router({ prefix: '/api/outbound' });
+  const router = createRouter({ prefix: '/api/outbound' });
   router.get('/endpoints', async (ctx) => {
     const { workspaceId } = queryOf(ctx, z.object({ workspaceId: optional }));
     const now = dependencies.clock();

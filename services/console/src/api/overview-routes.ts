@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { readLease, resolveBuckets } from '@berth/cron';
 import type { ConsoleDependencies } from '../dependencies';
@@ -13,8 +14,8 @@ import { queryOf } from './query';
  * backlog, oldest unprocessed age), the services' readiness, every consumer's lag, and the scheduler's leader.
  */
 export function overviewRoutes(dependencies: ConsoleDependencies): Router {
-  const router = new Router({ prefix: '/api/overview' });
-  router.get('/', async (ctx) => {
+  const router = createRouter();
+  router.get('/api/overview', async (ctx) => {
     const { window: name } = queryOf(ctx, z.object({ window: z.enum(['hour', 'day']).default('hour') }));
     const now = dependencies.clock();
     const window = chartWindow(name, now);

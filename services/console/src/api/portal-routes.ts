@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
 import { actorOf } from '../auth/authenticate';
@@ -26,14 +27,14 @@ function workspaceOf(ctx: Parameters<typeof actorOf>[0]): string {
 }
 
 /**
- * The endpoint portal's API (who may call it: `authorize`). `POST /api/portal-sessions` (an `issuer` or `operator` console token) mints a portal
+ * The endpoint portal's API (who may call it: the app's guard, `httpGuard` in app.ts). `POST /api/portal-sessions` (an `issuer` or `operator` console token) mints a portal
  * token for one workspace; everything under `/api/portal` takes that token and sees only its workspace: the session,
  * the event-type catalog (from the dispatcher), the workspace's endpoints and delivery log, and the portal actions
  * (`/api/portal/actions/…`, previewed and confirmed like the console's).
  */
 export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
-  const issuing = new Router({ prefix: '/api/portal-sessions' });
-  issuing.post('/', async (ctx) => {
+  const issuing = createRouter();
+  issuing.post('/api/portal-sessions', async (ctx) => {
     const parsed = sessionBody.safeParse((ctx.request as unknown as { body?: unknown }).body ?? {});
     if (!parsed.success)
       throw new ConsoleError(
@@ -57,7 +58,7 @@ export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
     ctx.body = { token, expiresAt: expiresAt.toISOString(), path: `/portal#token=${token}` };
   });
 
-  const portal = new Router({ prefix: '/api/portal' });
+  const portal = createRouter({ prefix: '/api/portal' });
   portal.get('/session', (ctx) => {
     const actor = actorOf(ctx);
     ctx.body =

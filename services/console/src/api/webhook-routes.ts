@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { ConsoleError } from '../errors';
 import { actorOf } from '../auth/authenticate';
@@ -38,7 +39,7 @@ const searchQuery = z.object({
  * its payload masked, unless `reveal`, which is written to the audit trail with who asked.
  */
 export function webhookRoutes(dependencies: ConsoleDependencies): Router {
-  const router = new Router({ prefix: '/api/webhooks' });
+  const router = createRouter({ prefix: '/api/webhooks' });
   router.get('/events', async (ctx) => {
     ctx.body = await searchEvents(dependencies.inbox, queryOf(ctx, searchQuery));
   });

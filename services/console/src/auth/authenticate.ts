@@ -1,4 +1,4 @@
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { verifyPortalToken } from './portal-token';
@@ -55,23 +55,27 @@ export function requirePortalSession(dependencies: ConsoleDependencies) {
   };
 }
 
-/**
- * Who may call a path of the API; the one place that decides it, before any route runs (deny by default: every
- * `/api/` path not listed needs a reading console role).
- */
-export function authorize(dependencies: ConsoleDependencies) {
-  const portal = requirePortalSession(dependencies);
-  const issuers = requireConsoleRole(dependencies, ['issuer', 'operator']);
-  const operators = requireConsoleRole(dependencies, ['operator']);
-  const anyone = requireConsoleRole(dependencies, ['viewer', 'operator', 'issuer']);
-  const readers = requireConsoleRole(dependencies, ['viewer', 'operator']);
-  return async (ctx: Context, next: Next): Promise<void> => {
-    const path = ctx.path;
-    if (!path.startsWith('/api/') && path !== '/api') return next();
-    if (path === '/api/portal-sessions' || path.startsWith('/api/portal-sessions/')) return issuers(ctx, next);
-    if (path.startsWith('/api/portal/')) return portal(ctx, next);
-    if (path.startsWith('/api/actions/')) return operators(ctx, next);
-    if (path === '/api/me') return anyone(ctx, next);
-    return readers(ctx, next);
+/** The access of each kind of console route, given to the shared guard (`httpGuard`), which decides which applies. */
+export interface ConsoleAccess {
+  /** A portal token: the portal's routes, scoped to the token's workspace. */
+  readonly portal: Middleware;
+  /** An `issuer` or `operator` token: minting portal sessions. */
+  readonly issuers: Middleware;
+  /** An `operator` token: running (and previewing) actions. */
+  readonly operators: Middleware;
+  /** Any console token: `/api/me`. */
+  readonly anyone: Middleware;
+  /** A `viewer` or `operator` token: every page's reads (an issuer token reads nothing). */
+  readonly readers: Middleware;
+}
+
+/** The middleware of each console access ({@link ConsoleAccess}). */
+export function consoleAccess(dependencies: ConsoleDependencies): ConsoleAccess {
+  return {
+    portal: requirePortalSession(dependencies),
+    issuers: requireConsoleRole(dependencies, ['issuer', 'operator']),
+    operators: requireConsoleRole(dependencies, ['operator']),
+    anyone: requireConsoleRole(dependencies, ['viewer', 'operator', 'issuer']),
+    readers: requireConsoleRole(dependencies, ['viewer', 'operator']),
   };
 }

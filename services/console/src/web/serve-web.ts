@@ -33,7 +33,7 @@ function securityHeaders(ctx: Context, frameAncestors: string): void {
 export function serveWeb(options: { dir: string; portalFrameAncestors: string }) {
   const root = normalize(options.dir + sep);
   return async (ctx: Context, next: Next): Promise<void> => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path.startsWith('/api/')) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const isPortal = ctx.path === '/portal' || ctx.path.startsWith('/portal/');
     securityHeaders(ctx, isPortal ? options.portalFrameAncestors : "'none'");
     let relative: string;

@@ -6,13 +6,6 @@ import { ApiError } from './read-json-body';
 export interface BearerTokenOptions {
   /** The token every request must present as `Authorization: Bearer <token>`. */
   token: string;
-  /**
-   * Request paths served without the token, compared byte for byte with the raw path (`ctx.path`): the probes
-   * (`/healthz`, `/readyz`, `/metrics`). Any other spelling, `/HEALTHZ` or `/healthz/`, needs the token.
-   */
-  publicPaths: readonly string[];
-  /** Methods the public paths are open to. */
-  publicMethods?: readonly string[];
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
@@ -32,21 +25,16 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
 }
 
 /**
- * Default deny: every request needs the bearer token, whatever route it reaches or however its path is spelled,
- * except the exact public paths with a public method. Placed before every router, so that no path the router
- * serves (it matches case-insensitively, with or without a trailing slash) escapes the check.
+ * The access of the management API's routes (given to the shared guard, which decides which routes need it):
+ * the request must carry the bearer token, else 401 before the route runs or any body is read.
  * @throws ApiError 401 with `WWW-Authenticate: Bearer`
  */
 export function requireBearerToken(options: BearerTokenOptions): Middleware {
-  const publicPaths = new Set(options.publicPaths);
-  const publicMethods = new Set(options.publicMethods ?? ['GET', 'HEAD']);
   return async (ctx, next) => {
-    if (!(publicPaths.has(ctx.path) && publicMethods.has(ctx.method))) {
-      const presented = bearerTokenOf(ctx.get('authorization'));
-      if (presented === undefined || !tokensMatch(presented, options.token)) {
-        ctx.set('WWW-Authenticate', 'Bearer realm="berth-dispatcher"');
-        throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
-      }
+    const presented = bearerTokenOf(ctx.get('authorization'));
+    if (presented === undefined || !tokensMatch(presented, options.token)) {
+      ctx.set('WWW-Authenticate', 'Bearer realm="berth-dispatcher"');
+      throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
     }
     await next();
   };

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -27,42 +28,42 @@ export function endpointRoutes(
   replay: ReplayDependencies,
   clock: Clock,
 ): Router {
-  const router = new Router({ prefix: '/v1/endpoints' });
-  router.post('/', async (ctx) => {
+  const router = createRouter();
+  router.post('/v1/endpoints', async (ctx) => {
     const body = parseWith(createEndpointBody, await readJsonBody(ctx));
     ctx.status = 201;
     ctx.body = await createEndpoint(operations, body);
   });
-  router.get('/', async (ctx) => {
+  router.get('/v1/endpoints', async (ctx) => {
     const workspaceId = typeof ctx.query.workspaceId === 'string' ? ctx.query.workspaceId : undefined;
     ctx.body = {
       data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock())),
     };
   });
-  router.get('/:id', async (ctx) => {
+  router.get('/v1/endpoints/:id', async (ctx) => {
     ctx.body = toEndpointView(await getEndpoint(operations, ctx.params.id), clock());
   });
-  router.patch('/:id', async (ctx) => {
+  router.patch('/v1/endpoints/:id', async (ctx) => {
     ctx.body = await updateEndpoint(operations, ctx.params.id, parseWith(updateEndpointBody, await readJsonBody(ctx)));
   });
-  router.delete('/:id', async (ctx) => {
+  router.delete('/v1/endpoints/:id', async (ctx) => {
     await deleteEndpoint(operations, ctx.params.id);
     ctx.status = 204;
   });
-  router.post('/:id/disable', async (ctx) => {
+  router.post('/v1/endpoints/:id/disable', async (ctx) => {
     ctx.body = await setEndpointEnabled(operations, ctx.params.id, false);
   });
-  router.post('/:id/enable', async (ctx) => {
+  router.post('/v1/endpoints/:id/enable', async (ctx) => {
     ctx.body = await setEndpointEnabled(operations, ctx.params.id, true);
   });
-  router.post('/:id/rotate-secret', async (ctx) => {
+  router.post('/v1/endpoints/:id/rotate-secret', async (ctx) => {
     const body = parseWith(rotateSecretBody, await readJsonBody(ctx));
     ctx.body = await rotateEndpointSecret(operations, ctx.params.id, {
       overlapMs: body.overlapSeconds === undefined ? undefined : body.overlapSeconds * 1000,
       secret: body.secret,
     });
   });
-  router.post('/:id/recover', async (ctx) => {
+  router.post('/v1/endpoints/:id/recover', async (ctx) => {
     const body = parseWith(recoverBody, await readJsonBody(ctx));
     await getEndpoint(operations, ctx.params.id);
     const replayed = await recoverEndpoint(replay, ctx.params.id, new Date(body.since));

@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { createRouter } from '@berth/http-guard';
 import type { EventCatalog } from '@berth/outbound';
 import { ApiError } from './read-json-body';
 
@@ -7,11 +8,11 @@ import { ApiError } from './read-json-body';
  * Schema and an example) and `GET /v1/event-types/:type`. The endpoint portal shows these to customers.
  */
 export function eventTypeRoutes(catalog: EventCatalog): Router {
-  const router = new Router({ prefix: '/v1/event-types' });
-  router.get('/', (ctx) => {
+  const router = createRouter();
+  router.get('/v1/event-types', (ctx) => {
     ctx.body = { data: catalog.list() };
   });
-  router.get('/:type', (ctx) => {
+  router.get('/v1/event-types/:type', (ctx) => {
     const entry = catalog.get(ctx.params.type);
     if (!entry) throw new ApiError(404, 'not_found', `No event type ${ctx.params.type}`);
     ctx.body = entry;
