@@ -230,11 +230,25 @@ describe('5. unique indexes and duplicate keys as MongoDB does them', () => {
         ),
       ),
     );
-    // A racer may be told E11000 (its insert lost): never another failure, and never a second document.
-    for (const result of results)
-      if (result.status === 'rejected') expect(isDuplicateKeyError(result.reason)).toBe(true);
-    const landed = results.filter((result) => result.status === 'fulfilled').length;
+    // MongoDB retries an upsert on `_id` that lost the insert race, so every racer lands, on one document.
+    expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
     expect(await things.countDocuments()).toBe(1);
-    expect((await things.findOne({ _id: 'new' }))?.tries).toBe(landed);
+    expect((await things.findOne({ _id: 'new' }))?.tries).toBe(RACERS);
+  });
+
+  it('an upsert whose filter misses an existing _id fails with a duplicate key, and writes nothing', async () => {
+    const things = freshDb().collection<{ _id: string; state: string }>('things');
+    await things.insertOne({ _id: 't', state: 'done' });
+    const conditional = { _id: 't', state: 'open' };
+    const update = { $set: { state: 'claimed' } };
+    const byUpdate: unknown = await things.updateOne(conditional, update, { upsert: true }).catch((e: unknown) => e);
+    expect(byUpdate).toMatchObject({ code: 11000 });
+    const byFind: unknown = await things
+      .findOneAndUpdate(conditional, update, { upsert: true })
+      .catch((e: unknown) => e);
+    // MongoDB answers E11000; the embedded store InternalError (code 1) with PostgreSQL's unique-violation message,
+    // which the repository's one duplicate-key check also recognises.
+    expect(isDuplicateKeyError(byFind)).toBe(true);
+    expect(await things.find().toArray()).toEqual([{ _id: 't', state: 'done' }]);
   });
 });
