@@ -26,6 +26,20 @@ describe('isDuplicateKeyError', () => {
     expect(isDuplicateKeyError(takenEmail)).toBe(true);
     expect(otherFailure).toBeInstanceOf(Error);
     expect(isDuplicateKeyError(otherFailure)).toBe(false);
+    // An upsert whose filter misses an existing _id: E11000 from updateOne; findOneAndUpdate's code differs by store.
+    const missedByUpdate: unknown = await collection
+      .updateOne({ _id: 'p1', email: 'other@example.com' }, { $set: { email: 'c@example.com' } }, { upsert: true })
+      .catch((error: unknown) => error);
+    const missedByFind: unknown = await collection
+      .findOneAndUpdate(
+        { _id: 'p1', email: 'other@example.com' },
+        { $set: { email: 'c@example.com' } },
+        { upsert: true },
+      )
+      .catch((error: unknown) => error);
+    expect(isDuplicateKeyError(missedByUpdate)).toBe(true);
+    expect(isDuplicateKeyError(missedByFind)).toBe(true);
+    expect(isDuplicateKeyError({ code: 1, errmsg: 'some other internal error' })).toBe(false);
     expect(isDuplicateKeyError(undefined)).toBe(false);
     expect(isDuplicateKeyError({ code: '11000' })).toBe(false);
   });

@@ -53,7 +53,8 @@ export async function upsertIfNewer<T extends Document>(
   const update: Document = { $set: { ...options.set, [versionField]: version } };
   if (options.setOnInsert && Object.keys(options.setOnInsert).length > 0) update.$setOnInsert = options.setOnInsert;
   // A first E11000 may come from a writer that created the document while this upsert found none: tried again, the
-  // upsert is then evaluated against that document. MongoDB retries such an upsert itself; FerretDB does not.
+  // upsert is then evaluated against that document. The server retries only an upsert whose filter is equalities on
+  // the unique key alone, which this filter, with its version and guard conditions, is not.
   for (let attempt = 1; ; attempt++) {
     try {
       const result = await options.collection.updateOne(filter as Filter<T>, update as UpdateFilter<T>, {
