@@ -210,7 +210,8 @@ async function launch(options: {
     ],
     logFile: options.logFile,
     echoPrefix: options.echoPrefix,
-    env: { ...process.env, PGPASSFILE: passFile },
+    // Nothing of the caller's environment: the server needs none, and gets no secret it does not use.
+    env: { PGPASSFILE: passFile },
     ...(options.owner ?? {}),
   });
   try {
