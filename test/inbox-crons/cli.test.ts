@@ -120,6 +120,47 @@ describe('berth webhooks list', () => {
   });
 });
 
+describe('berth webhooks show', () => {
+  it('shows an event with every lease taken on it and how each ended, from the inbox function the console uses', async () => {
+    // evt_done_2 failed once, then succeeded at its second attempt, which (as markProcessed does) never let go.
+    await env.inbox.events.updateOne(
+      { _id: 'stripe:evt_done_2' },
+      {
+        $set: {
+          leaseGeneration: 2,
+          attemptErrors: [{ attempt: 1, at: new Date(T0 + 8 * 60_000 + 1000), error: 'Error: Stripe 503' }],
+        },
+      },
+    );
+    const lease = (generation: number, minute: number, releasedAt: Date | null) => ({
+      _id: `stripe:evt_done_2#${generation}`,
+      key: 'stripe:evt_done_2',
+      generation,
+      owner: `billing-${generation}`,
+      acquiredAt: new Date(T0 + minute * 60_000),
+      until: new Date(T0 + (minute + 1) * 60_000),
+      releasedAt,
+    });
+    await env.inbox.leases.insertMany([lease(1, 8, new Date(T0 + 8 * 60_000 + 1000)), lease(2, 8.5, null)]);
+    const shown = await env.berth('webhooks', 'show', 'stripe', 'evt_done_2');
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain('stripe:evt_done_2 (invoice.paid): processed, 2 attempt(s)');
+    expect(shown.out).toMatch(/^1\s+attempt\s+billing-1\s+\S+\s+\S+\s+failed\s+Error: Stripe 503$/m);
+    expect(shown.out).toMatch(/^2\s+attempt\s+billing-2\s+\S+\s+2030-01-01T00:09:00.000Z\s+succeeded$/m);
+    const json = JSON.parse((await env.berth('webhooks', 'show', 'stripe', 'evt_done_2', '--json')).out) as {
+      attemptLog: { outcome: string }[];
+      event: Record<string, unknown>;
+    };
+    expect(json.attemptLog.map((entry) => entry.outcome)).toEqual(['failed', 'succeeded']);
+    expect(json.event).not.toHaveProperty('payload');
+    expect(await env.berth('webhooks', 'show', 'stripe', 'evt_nope')).toEqual({
+      code: 1,
+      out: '',
+      err: 'No webhook event stripe:evt_nope in the inbox.\n',
+    });
+  });
+});
+
 describe('berth webhooks redeliver', () => {
   it('publishes one unprocessed event again under a new message id', async () => {
     const { code, out } = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying');

@@ -1,14 +1,18 @@
-import { inboxEventKey, leaseDocumentId, type InboxAlertDocument, type InboxAttemptError } from '@berth/inbox';
+import {
+  inboxEventKey,
+  readWebhookAttemptLog,
+  type AttemptLogEntry,
+  type InboxAlertDocument,
+  type InboxAttemptError,
+} from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
-import { attemptLogOf, type AttemptRow } from './attempt-log';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
+import { retryScheduleOf, type RetrySchedule } from './retry-schedule';
 import { eventRow, type EventRow } from './search-events';
 
 /** The leases shown, the latest ones: an event has at most 33 attempts a round plus the operations' short leases. */
 const MAX_LEASES = 80;
-
-export type { AttemptRow };
 
 /** Everything the event page shows. */
 export interface EventDetail extends EventRow {
@@ -21,7 +25,12 @@ export interface EventDetail extends EventRow {
   reopenedAt: Date | null;
   payload: string;
   payloadMasked: boolean;
-  attemptLog: AttemptRow[];
+  /** Every lease taken on the event and how it ended (`webhookAttemptLog`, which the CLI's `webhooks show` prints too). */
+  attemptLog: AttemptLogEntry[];
+  /** When it was processed before being sent again (`resendProcessedWebhookEvent`), oldest first. */
+  processedBefore: Date[];
+  /** Where it stands in the retry schedule and the attempts ahead, in words. */
+  schedule: RetrySchedule;
   alerts: InboxAlertDocument[];
   message: StoredMessage | null;
   traceUrl: string | null;
@@ -38,17 +47,16 @@ export async function eventDetail(
   reveal: boolean,
 ): Promise<EventDetail | null> {
   const key = inboxEventKey(provider, eventId);
-  const row = await dependencies.inbox.events.findOne({ _id: key });
-  if (!row) return null;
-  const lastGeneration = row.leaseGeneration ?? row.attempts;
-  const generations = Array.from(
-    { length: Math.min(lastGeneration, MAX_LEASES) },
-    (_, index) => lastGeneration - index,
-  );
-  const [leases, alerts, message] = await Promise.all([
-    Promise.all(
-      generations.map((generation) => dependencies.inbox.leases.findOne({ _id: leaseDocumentId(key, generation) })),
-    ),
+  const read = await readWebhookAttemptLog({
+    inbox: dependencies.inbox,
+    provider,
+    eventId,
+    clock: dependencies.clock,
+    maxLeases: MAX_LEASES,
+  });
+  if (!read) return null;
+  const { row, attemptLog } = read;
+  const [alerts, message] = await Promise.all([
     Promise.all(
       Array.from({ length: row.setAsideCount ?? 0 }, (_, index) =>
         dependencies.inbox.alerts.findOne({ _id: `${key}#${index + 1}` }),
@@ -59,7 +67,6 @@ export async function eventDetail(
       return null;
     }),
   ]);
-  const attemptLog = attemptLogOf(row, leases);
   const attemptErrors = row.attemptErrors ?? [];
   return {
     ...eventRow(row),
@@ -71,6 +78,8 @@ export async function eventDetail(
     payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),
     payloadMasked: !reveal,
     attemptLog,
+    processedBefore: row.processedBefore ?? [],
+    schedule: retryScheduleOf(row),
     alerts: alerts.filter((alert): alert is InboxAlertDocument => alert !== null),
     message,
     traceUrl:
