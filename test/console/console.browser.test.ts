@@ -253,12 +253,28 @@ describe('the console in a browser', () => {
         .isVisible(),
     ).toBe(true);
     await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
-    // Every failed attempt with its error, from the row's attemptErrors; the provider's signature header kept.
-    const failedAttempts = page.getByRole('table', { name: 'Failed attempts' });
-    await failedAttempts
-      .getByRole('cell', { name: /^UnrecoverableError: Stripe refused dispute du_console_ghost: 404/ })
+    // The one failed attempt, with how it ended; its error printed once, in full, as the last error.
+    const attempts = page.getByRole('table', { name: 'Attempts' });
+    await attempts
+      .getByRole('row')
+      .filter({ hasText: 'failed' })
+      .getByRole('link', { name: 'the last error, above' })
       .waitFor();
-    expect(await failedAttempts.locator('tbody tr').count()).toBe(1);
+    expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Earlier failed attempts' }).count()).toBe(0);
+    // Where it stands: attempt 1 of 11, set aside at a time with its zone, the schedule in words.
+    expect(await page.getByTestId('attempt-place').textContent()).toMatch(
+      /^attempt 1 of 11 \(round 1 of 3\), set aside .*(UTC|GMT)/,
+    );
+    expect(await page.getByTestId('schedule').textContent()).toMatch(
+      /Attempt 1 of 11 \(round 1 of 3\) failed and the event was set aside at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; nothing runs it until someone retries it\./,
+    );
+    // Relative times carry the absolute time and its zone on hover.
+    expect(await page.locator('dl.facts time').first().getAttribute('title')).toMatch(/(UTC|GMT)/);
+    await page
+      .getByTestId('updated')
+      .getByText(/^Updated \d+ s ago/)
+      .waitFor();
     await page
       .getByRole('table', { name: 'Provider headers' })
       .getByRole('rowheader', { name: 'stripe-signature' })
@@ -269,8 +285,13 @@ describe('the console in a browser', () => {
 
     world.mesh.standIn.setDispute({ id: GHOST.disputeId, status: 'won', amount: 777 });
     await page.getByRole('button', { name: 'Retry this set-aside event…' }).click();
+    // The dialog's title holds the whole event id without running out of the dialog.
+    const title = page.getByRole('dialog').getByRole('heading');
+    await title.waitFor();
+    expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect(await page.getByRole('dialog').textContent()).toContain('1 item would change.');
     expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
-    await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event(s) again' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event again' }).waitFor();
 
     const row = await waitFor(() => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), {
       what: 'the retried event to be processed',
@@ -287,8 +308,23 @@ describe('the console in a browser', () => {
       await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.retry-abandoned', outcome: 'done' }),
     ).toMatchObject({ actor: 'alice', role: 'operator' });
 
-    await page.reload();
+    // The page refreshes itself: without a reload it comes to show the event processed, by an attempt that
+    // succeeded (not one whose "lease ran out"), after the failed one and the retry's operation.
+    await page
+      .getByRole('table', { name: 'Attempts' })
+      .getByText('succeeded', { exact: true })
+      .waitFor({ timeout: 20_000 });
+    expect(
+      await page.getByRole('table', { name: 'Attempts' }).locator('tbody tr td:nth-child(6) .badge').allTextContents(),
+    ).toEqual(['failed', 'done', 'succeeded']);
     await page.getByText('processed', { exact: true }).first().waitFor();
+    await world.screenshot(page, '05a-webhook-event-retried-processed');
+    // The retry's notice stays on the page it was given on.
+    await page.getByRole('link', { name: '← Webhook events' }).click();
+    await page.getByRole('heading', { name: 'Webhook events' }).waitFor();
+    expect(await page.getByText('Published 1 of 1 selected event again').count()).toBe(0);
+    await page.goBack();
+    await page.getByRole('heading', { name: `stripe:${GHOST.eventId}` }).waitFor();
     await page.getByRole('button', { name: 'Show personal data (logged)' }).click();
     await page.getByText('Unmasked: this read was written to the audit trail.').waitFor();
     expect(await page.getByLabel('Payload').textContent()).toContain('ada@example.com');
@@ -296,6 +332,59 @@ describe('the console in a browser', () => {
     expect(await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.reveal-payload' })).toMatchObject(
       { actor: 'alice' },
     );
+    await page.context().close();
+  });
+
+  it('sends a processed event to its handler again from its page, with a preview that counts it', async () => {
+    const page = await world.newPage();
+    await signIn(page, TOKENS.operator);
+    await page.getByRole('link', { name: 'Webhook events' }).click();
+    // The list refreshes itself and says so; its next-attempt column reads "–" for processed events.
+    await page
+      .getByTestId('updated')
+      .getByText(/^Updated \d+ s ago · refreshes every 10 s/)
+      .waitFor();
+    const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'stripe:evt_console_1' }) });
+    await listed.waitFor();
+    expect(await page.getByRole('columnheader', { name: 'Next attempt' }).count()).toBe(1);
+    await world.screenshot(page, '05b-webhook-events');
+    await listed.getByRole('link', { name: 'stripe:evt_console_1' }).click();
+    await page.getByRole('heading', { name: 'stripe:evt_console_1' }).waitFor();
+    const before = (await world.mesh.inbox.events.findOne({ _id: 'stripe:evt_console_1' }))!;
+    expect(before.processedAt).toBeInstanceOf(Date);
+
+    // The handler was fixed: the dispute now reads differently at Stripe, and only running the event again shows it.
+    world.mesh.standIn.setDispute({ id: 'du_console_1', status: 'won', amount: 4242 });
+    await page.getByRole('button', { name: 'Send again (run the handler once more)…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(/Sends stripe:evt_console_1 to its handler once more: it was processed at/).waitFor();
+    expect(await confirmDialog(page, '05c-confirm-send-processed-again')).toBe('1');
+    await page.getByRole('status').filter({ hasText: 'stripe:evt_console_1: sent to its handler again' }).waitFor();
+
+    const after = await waitFor(() => world.mesh.inbox.events.findOne({ _id: 'stripe:evt_console_1' }), {
+      what: 'the event sent again to be processed again',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (row) => row?.processedAt instanceof Date && row.processedAt.getTime() > before.processedAt!.getTime(),
+    });
+    expect(after).toMatchObject({ processedBefore: [before.processedAt], requeueCount: 1 });
+    expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: 'du_console_1' as never })).toMatchObject({
+      status: 'won',
+      amount: 4242,
+    });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.redeliver', outcome: 'done' }),
+    ).toMatchObject({ actor: 'alice', params: { provider: 'stripe', eventId: 'evt_console_1' } });
+    // Both successes read so on the page, which updates itself.
+    const outcomes = page.getByRole('table', { name: 'Attempts' }).locator('tbody tr td:nth-child(6) .badge');
+    await waitFor(() => outcomes.allTextContents(), {
+      what: 'the attempt log to show the second success',
+      timeoutMs: 20_000,
+      until: (texts) => texts.filter((text) => text === 'succeeded').length === 2,
+    });
+    expect(await outcomes.allTextContents()).not.toContain('lease-ran-out');
+    await page.getByText(/\(before: /).waitFor();
+    await world.screenshot(page, '05d-webhook-event-sent-again');
     await page.context().close();
   });
 
@@ -324,7 +413,7 @@ describe('the console in a browser', () => {
     receiptsWorld.broken.delete('rcpt_broken');
     await page.getByRole('button', { name: 'Replay…' }).click();
     expect(await confirmDialog(page, '07-confirm-replay')).toBe('1');
-    await page.getByRole('status').filter({ hasText: 'Queued 1 job(s) again' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Queued 1 job again' }).waitFor();
 
     await waitFor(() => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }), {
       what: 'the replayed job to run',
@@ -353,7 +442,7 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Issues' }).click();
     const issue = page.getByRole('listitem').filter({ hasText: 'HTTP 500' });
     await issue.waitFor();
-    expect(await issue.textContent()).toContain('2 occurrence(s)');
+    expect(await issue.textContent()).toContain('2 occurrences');
     await world.screenshot(page, '10-issues');
 
     await page.getByRole('link', { name: 'Audit' }).click();

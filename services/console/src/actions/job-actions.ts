@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
-import { defineAction } from './console-action';
+import { counted, defineAction } from './console-action';
 
 const replayParams = z.union([
   z.object({ ids: z.array(z.number().int().positive()).min(1).max(500) }).strict(),
@@ -23,7 +23,7 @@ export const replayDeadLettersAction = defineAction({
     const where = 'all' in params ? (params.queue ? ` of queue ${params.queue}` : ' of every queue') : ' selected';
     return {
       count: chosen.length,
-      summary: `Queues ${chosen.length} dead-lettered job(s)${where} again with full attempts, and removes them from the dead letters`,
+      summary: `Queues ${counted(chosen.length, 'dead-lettered job')}${where} again with full attempts, and removes them from the dead letters`,
       items: chosen.slice(0, 20).map((letter) => ({
         id: letter.id,
         queue: letter.queue,
@@ -37,7 +37,7 @@ export const replayDeadLettersAction = defineAction({
       'all' in params
         ? await replayAllDeadLetters(dependencies.messaging, dependencies.jobProducer, { queue: params.queue })
         : await replayEach(params.ids, (id) => replayDeadLetter(dependencies.messaging, dependencies.jobProducer, id));
-    return { summary: `Queued ${results.length} job(s) again`, result: { replayed: results } };
+    return { summary: `Queued ${counted(results.length, 'job')} again`, result: { replayed: results } };
   },
 });
 

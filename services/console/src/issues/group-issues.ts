@@ -154,15 +154,19 @@ function actionOf(source: Issue['source'], refs: unknown[]): IssueAction {
     case 'webhooks':
       return {
         action: 'webhooks.retry-abandoned',
-        label: `Retry these ${refs.length} event(s)`,
+        label: refs.length === 1 ? 'Retry this event' : `Retry these ${refs.length} events`,
         params: { events: refs },
       };
     case 'jobs':
-      return { action: 'jobs.replay-dead', label: `Replay these ${refs.length} job(s)`, params: { ids: refs } };
+      return {
+        action: 'jobs.replay-dead',
+        label: refs.length === 1 ? 'Replay this job' : `Replay these ${refs.length} jobs`,
+        params: { ids: refs },
+      };
     case 'outbound':
       return {
         action: 'outbound.replay',
-        label: `Replay these ${refs.length} delivery(ies)`,
+        label: refs.length === 1 ? 'Replay this delivery' : `Replay these ${refs.length} deliveries`,
         params: { deliveryIds: refs },
       };
   }

@@ -104,8 +104,10 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const { path } = useLocation();
-  const { act, notice, dialog } = usePendingAction();
+  const { act, notice, clearNotice, dialog } = usePendingAction();
   const props: PageProps = { me, act };
+  // A notice belongs to the page its action ran on: moving to another page drops it.
+  useEffect(() => clearNotice(), [path, clearNotice]);
   const current = PAGES.filter((page) => (page.path === '/' ? path === '/' : path.startsWith(page.path))).at(-1);
   useEffect(() => {
     document.title = `${current?.label ?? 'Berth'} · Berth console`;

@@ -57,8 +57,8 @@ export function IssuesPage({ me, act }: PageProps) {
               <code>{issue.shape}</code>
             </p>
             <p>
-              <strong>{issue.count}</strong> occurrence(s) · first {relative(issue.firstSeen)} (
-              {dateTime(issue.firstSeen)}) · last {relative(issue.lastSeen)} ·{' '}
+              <strong>{issue.count}</strong> {issue.count === 1 ? 'occurrence' : 'occurrences'} · first{' '}
+              {relative(issue.firstSeen)} ({dateTime(issue.firstSeen)}) · last {relative(issue.lastSeen)} ·{' '}
               {Object.entries(issue.states).map(([state, count]) => (
                 <span key={state}>
                   <Badge value={state} /> {count}{' '}

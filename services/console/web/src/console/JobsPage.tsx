@@ -1,7 +1,7 @@
 import { Fragment, useState } from 'react';
 import { api } from '../api';
 import { Badge } from '../components/Badge';
-import { dateTime, relative } from '../components/format';
+import { counted, dateTime, relative } from '../components/format';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -95,7 +95,7 @@ export function JobsPage({ me, act }: PageProps) {
                 {
                   action: 'jobs.replay-dead',
                   params: { ids: [...selected] },
-                  label: `Replay ${selected.size} selected dead letter(s)`,
+                  label: `Replay ${counted(selected.size, 'selected dead letter')}`,
                 },
                 reload,
               )
