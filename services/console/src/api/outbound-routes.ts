@@ -15,6 +15,7 @@ const optional = z
 export const deliveriesQuery = z.object({
   endpointId: optional,
   eventId: optional,
+  eventType: optional,
   status: z
     .enum(['pending', 'delivered', 'failed', 'skipped'])
     .optional()

@@ -1,6 +1,7 @@
 import { Fragment, useState } from 'react';
 import { Badge } from './Badge';
-import { dateTime, relative } from './format';
+import { dateTime } from './format';
+import { EventType, Time } from './Time';
 import { TableHead } from './Table';
 
 /** A delivery with its log, as the API answers it. */
@@ -30,6 +31,15 @@ export interface Delivery {
     error: string | null;
     address: string | null;
   }[];
+}
+
+/**
+ * What an entry's badge says: its outcome, except that an attempt whose outcome asked for a retry which never came
+ * (the delivery failed with it: the schedule ended, or the endpoint was disabled) reads as what the delivery became.
+ */
+function outcomeOf(entry: Delivery['log'][number]): string {
+  if (entry.outcome === 'retry' && entry.status !== 'pending') return entry.status;
+  return entry.outcome ?? entry.status;
 }
 
 /** The delivery log: one row per delivery, opening to every attempt with its response; optional selection and replay. */
@@ -78,10 +88,10 @@ export function DeliveryLog({
               <td>
                 <code>{delivery.id}</code>
               </td>
+              <td className="endpoint-url">{endpointLabel(delivery.endpointId)}</td>
               <td>
-                <code>{endpointLabel(delivery.endpointId)}</code>
+                <EventType type={delivery.eventType} />
               </td>
-              <td>{delivery.eventType}</td>
               <td>
                 <Badge value={delivery.status} />
               </td>
@@ -89,7 +99,9 @@ export function DeliveryLog({
                 {delivery.attemptCount}
                 {delivery.replays > 0 ? ` (${delivery.replays} replay)` : ''}
               </td>
-              <td title={dateTime(delivery.createdAt)}>{relative(delivery.createdAt)}</td>
+              <td>
+                <Time iso={delivery.createdAt} />
+              </td>
               <td className="row-actions">
                 <button
                   type="button"
@@ -119,7 +131,8 @@ export function DeliveryLog({
                               ? 'Skipped (endpoint disabled)'
                               : `Attempt ${entry.attempt}${entry.round > 0 ? ` of replay ${entry.round}` : ''}`}
                         </strong>{' '}
-                        {dateTime(entry.at)} · <Badge value={entry.outcome ?? entry.status} />
+                        {dateTime(entry.at)} · <Badge value={outcomeOf(entry)} />
+                        {entry.outcome === 'retry' && entry.status !== 'pending' ? ' (no retry follows)' : ''}
                         {entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}
                         {entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}
                         {entry.address ? ` · ${entry.address}` : ''}
