@@ -8,7 +8,7 @@
  */
 import { waitFor } from '@berth/local-infra/testing';
 import type { Page } from 'playwright-core';
-import { getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
+import { explainJob, getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
 import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import { createLogger } from '@berth/logger';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
@@ -401,6 +401,16 @@ describe('the console in a browser', () => {
     await page.getByRole('cell', { name: 'NightlyReportCron' }).waitFor();
     await world.screenshot(page, '06-jobs');
 
+    // The cron's pattern in words; "Run now" queues one extra tick, which JetStream then holds for a worker.
+    const cronRow = page.getByRole('row').filter({ hasText: 'NightlyReportCron' });
+    await cronRow.getByText('every day at 03:30 (Europe/Paris)').waitFor();
+    await cronRow.getByRole('button', { name: 'Run now…' }).click();
+    expect(await confirmDialog(page, '06a-confirm-cron-run-now')).toBe('1');
+    const queued = page.getByRole('status').filter({ hasText: /^Queued a run of NightlyReportCron now \(job / });
+    await queued.waitFor();
+    const jobId = /\(job (cron:NightlyReportCron:[^)]+)\)/.exec((await queued.textContent())!)![1];
+    expect((await explainJob(world.mesh.messaging, 'cron-queue', jobId)).state).toMatch(/^(waiting|delivered)$/);
+
     // Cancelling the confirmation (Escape, from the keyboard) changes nothing.
     await page.getByRole('button', { name: 'Replay…' }).click();
     await page.getByRole('dialog').getByTestId('preview-count').waitFor();
@@ -436,14 +446,84 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Outbound' }).click();
     await page.getByRole('article', { name: 'Workspace ws_acme' }).waitFor();
     await page.getByText('failed', { exact: true }).first().waitFor();
-    await page.getByRole('button', { name: 'Attempts' }).first().click();
+    // Deliveries name their endpoint by URL; the failed one's last attempt says no retry follows it.
+    const deliveries = page.getByRole('table', { name: 'Deliveries, newest first' });
+    const failedRow = deliveries.getByRole('row').filter({ hasText: failing.url }).first();
+    await failedRow.waitFor();
+    await failedRow.getByRole('button', { name: 'Attempts' }).click();
+    const log = page.locator('ol.attempts').first();
+    await log.getByText('(no retry follows)').waitFor();
+    expect(await log.locator('li').last().textContent()).toContain('(no retry follows)');
+    expect(await log.locator('li').last().locator('.badge').textContent()).toBe('failed');
     await world.screenshot(page, '09-outbound');
+    // Filtered by event type: none of another type; the four invoice.paid ones.
+    await page.getByLabel('Event type').fill('customer.created');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await deliveries.getByText('No deliveries.').waitFor();
+    await page.getByLabel('Event type').fill('invoice.paid');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    // (The opened delivery's attempts are a row of their own.)
+    await waitFor(() => deliveries.locator('tbody > tr:not([id^="log-"])').count(), {
+      what: 'the four invoice.paid deliveries',
+      until: (count) => count === 4,
+    });
+    await world.screenshot(page, '09a-outbound-by-event-type');
 
     await page.getByRole('link', { name: 'Issues' }).click();
     const issue = page.getByRole('listitem').filter({ hasText: 'HTTP 500' });
     await issue.waitFor();
     expect(await issue.textContent()).toContain('2 occurrences');
     await world.screenshot(page, '10-issues');
+
+    // Acknowledged, then resolved: it leaves the list; a replay that fails again brings it back, first seen kept.
+    const issueOf = async () =>
+      ((await world.call('/api/issues?resolved=true', TOKENS.viewer)).body.issues as Record<string, unknown>[]).find(
+        (entry) => entry.errorClass === 'HTTP 500',
+      )!;
+    const before = await issueOf();
+    await issue.getByRole('button', { name: 'Acknowledge…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await issue
+      .getByTestId('issue-status')
+      .getByText(/^Acknowledged by alice/)
+      .waitFor();
+    await issue.getByText('acknowledged', { exact: true }).waitFor();
+    await world.screenshot(page, '10a-issue-acknowledged');
+    await issue.getByRole('button', { name: 'Resolve…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await issue.waitFor({ state: 'detached' });
+    expect(await world.mesh.db.collection('consoleIssues').findOne({ _id: before.id as never })).toMatchObject({
+      status: 'resolved',
+      statusBy: 'alice',
+    });
+    const replay = before.action as { action: string; params: Record<string, unknown> };
+    const preview = await world.call(`/api/actions/${replay.action}/preview`, TOKENS.operator, {
+      method: 'POST',
+      body: { params: replay.params },
+    });
+    expect(
+      (
+        await world.call(`/api/actions/${replay.action}`, TOKENS.operator, {
+          method: 'POST',
+          body: { params: replay.params, confirmation: preview.body.confirmation },
+        })
+      ).status,
+    ).toBe(200);
+    const reopened = await waitFor(issueOf, {
+      what: 'the replayed deliveries to fail again and reopen the issue',
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      until: (found) => found?.status === 'open' && found.reopened === true,
+    });
+    expect(reopened.firstSeen).toBe(before.firstSeen);
+    expect(Date.parse(reopened.lastSeen as string)).toBeGreaterThan(Date.parse(before.lastSeen as string));
+    await issue
+      .getByTestId('issue-status')
+      .getByText(/^Failing again since it was resolved by alice/)
+      .waitFor({
+        timeout: 30_000,
+      });
+    await world.screenshot(page, '10b-issue-reopened');
 
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('cell', { name: 'jobs.replay-dead' }).first().waitFor();
@@ -491,6 +571,24 @@ describe('the endpoint portal in a browser', () => {
     expect(
       await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.rotate-secret', outcome: 'done' }),
     ).toMatchObject({ actor: 'portal:ws_acme:user_42', workspaceId: 'ws_acme' });
+
+    // The customer edits their staging endpoint: a description and one subscribed type, through the confirmation.
+    const staging = page.getByRole('row').filter({ hasText: failing.url });
+    await staging.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: `Edit ${failing.url}` });
+    await form.getByLabel('Description (optional)').fill('Acme staging, paused for the migration');
+    await form.getByRole('checkbox', { name: 'invoice.paid' }).check();
+    await world.screenshot(page, '15a-portal-edit-endpoint');
+    await form.getByRole('button', { name: 'Save changes…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await page.getByRole('form', { name: 'Add an endpoint' }).waitFor();
+    expect(await outboundCollections(world.mesh.db).endpoints.findOne({ url: failing.url })).toMatchObject({
+      description: 'Acme staging, paused for the migration',
+      eventTypes: ['invoice.paid'],
+    });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.update-endpoint', outcome: 'done' }),
+    ).toMatchObject({ actor: 'portal:ws_acme:user_42' });
 
     // A test event from the portal reaches the endpoint signed with the new secret (the receiver knows only that one).
     healthy.setSecrets([shown]);

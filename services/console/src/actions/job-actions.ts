@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { cronTickMessage, listCrons } from '@berth/cron';
 import { listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
+import { publishMessage } from '@berth/messaging';
+import { ConsoleError } from '../errors';
+import { cronInWords } from '../jobs/cron-in-words';
 import { counted, defineAction } from './console-action';
 
 const replayParams = z.union([
@@ -47,3 +51,35 @@ async function replayEach<T>(ids: number[], replay: (id: number) => Promise<T>):
   for (const id of ids) results.push(await replay(id));
   return results;
 }
+
+/**
+ * `crons.run-now`: one extra tick of a registered cron, now: the job the scheduler's leader would emit
+ * (`cronTickMessage`, id `cron:<name>:<now>`), published to its queue, so a worker runs it as it runs any tick. The
+ * cron's own schedule is left as it is.
+ */
+export const runCronNowAction = defineAction({
+  name: 'crons.run-now',
+  audience: 'console',
+  params: z.object({ name: z.string().min(1).max(256) }).strict(),
+  async preview(params, dependencies) {
+    const cron = (await listCrons({ messaging: dependencies.messaging })).find((row) => row.name === params.name);
+    if (!cron) return { count: 0, summary: `No cron ${params.name} is registered`, items: [] };
+    return {
+      count: 1,
+      summary: `Runs ${cron.name} once now, on queue ${cron.queue}, besides its schedule (${cronInWords(cron.pattern, cron.timeZone)})`,
+      items: [{ name: cron.name, queue: cron.queue, lastTick: cron.lastTick, nextTick: cron.nextTick }],
+    };
+  },
+  async execute(params, dependencies) {
+    const cron = (await listCrons({ messaging: dependencies.messaging })).find((row) => row.name === params.name);
+    if (!cron) throw new ConsoleError(404, 'not_found', `No cron ${params.name} is registered`);
+    // Whole seconds: the tick id is then the one a scheduler would give a tick at that second.
+    const tick = new Date(Math.floor(dependencies.clock().getTime() / 1000) * 1000);
+    const message = cronTickMessage({ name: cron.name, queue: cron.queue }, tick);
+    const ack = await publishMessage(dependencies.messaging.js, message);
+    return {
+      summary: `Queued a run of ${cron.name} now (job ${message.msgId})`,
+      result: { jobId: message.msgId, streamSequence: ack.seq },
+    };
+  },
+});

@@ -4,11 +4,12 @@ import { listCrons, readLease, resolveBuckets } from '@berth/cron';
 import { getQueueDepths, listDeadLetters } from '@berth/jobs';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
+import { cronInWords } from '../jobs/cron-in-words';
 import { queryOf } from './query';
 
 /**
  * `GET /api/jobs/queues` (depths), `GET /api/jobs/dead?queue=` (dead letters with data and error),
- * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern, zone, last and next tick, leader).
+ * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
   const router = new Router({ prefix: '/api/jobs' });
@@ -45,7 +46,10 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
       listCrons(source),
       resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
     ]);
-    ctx.body = { crons, leader: lease ?? null };
+    ctx.body = {
+      crons: crons.map((cron) => ({ ...cron, words: cronInWords(cron.pattern, cron.timeZone) })),
+      leader: lease ?? null,
+    };
   });
   return router;
 }

@@ -2,6 +2,7 @@ import { Fragment, useState } from 'react';
 import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { counted, dateTime, relative } from '../components/format';
+import { Time } from '../components/Time';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -39,6 +40,8 @@ interface Cron {
   lastTick: string | null;
   nextTick: string | null;
   error?: string;
+  /** The pattern in words, with its zone. */
+  words: string;
 }
 
 /** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
@@ -204,24 +207,43 @@ export function JobsPage({ me, act }: PageProps) {
       </p>
       <table>
         <caption className="visually-hidden">Registered crons</caption>
-        <TableHead columns={['Name', 'Pattern', 'Zone', 'Last tick', 'Next tick', 'Queue', 'Owner']} />
+        <TableHead columns={['Name', 'Schedule', 'Last tick', 'Next tick', 'Queue', 'Owner']} actions={canAct(me)} />
         <tbody>
           {crons.data?.crons.length === 0 && (
             <tr>
-              <td colSpan={7}>No crons registered.</td>
+              <td colSpan={canAct(me) ? 7 : 6}>No crons registered.</td>
             </tr>
           )}
           {crons.data?.crons.map((cron) => (
             <tr key={cron.name}>
               <td>{cron.name}</td>
               <td>
-                <code>{cron.pattern}</code>
+                {cron.words}
+                <div className="hint">
+                  <code>{cron.pattern}</code>
+                </div>
               </td>
-              <td>{cron.timeZone}</td>
-              <td title={dateTime(cron.lastTick)}>{relative(cron.lastTick)}</td>
-              <td>{cron.error ? <span className="error-text">{cron.error}</span> : dateTime(cron.nextTick)}</td>
+              <td>
+                <Time iso={cron.lastTick} empty="never" />
+              </td>
+              <td>{cron.error ? <span className="error-text">{cron.error}</span> : <Time iso={cron.nextTick} />}</td>
               <td>{cron.queue}</td>
               <td>{cron.owner}</td>
+              {canAct(me) && (
+                <td className="row-actions">
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(
+                        { action: 'crons.run-now', params: { name: cron.name }, label: `Run ${cron.name} now` },
+                        crons.reload,
+                      )
+                    }
+                  >
+                    Run now…
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
