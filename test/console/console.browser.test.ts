@@ -8,7 +8,13 @@
  */
 import { waitFor } from '@berth/local-infra/testing';
 import type { Page } from 'playwright-core';
-import { explainJob, getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
+import {
+  explainJob,
+  getMessageQueueToken,
+  listCancellations,
+  listDeadLetters,
+  type MessageQueueService,
+} from '@berth/jobs';
 import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import { createLogger } from '@berth/logger';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
@@ -289,7 +295,7 @@ describe('the console in a browser', () => {
     const title = page.getByRole('dialog').getByRole('heading');
     await title.waitFor();
     expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
-    expect(await page.getByRole('dialog').textContent()).toContain('1 item would change.');
+    await page.getByRole('dialog').getByText('1 item would change.').waitFor();
     expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
     await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event again' }).waitFor();
 
@@ -401,6 +407,24 @@ describe('the console in a browser', () => {
     await page.getByRole('cell', { name: 'NightlyReportCron' }).waitFor();
     await world.screenshot(page, '06-jobs');
 
+    // A queue's jobs with their data: a delayed receipt, cancelled from its row.
+    const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
+    await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_later' }, { delayInMilliseconds: 3_600_000 });
+    await page.getByRole('button', { name: `Jobs of ${RECEIPTS_QUEUE}` }).click();
+    const jobs = page.getByRole('table', { name: `Jobs of ${RECEIPTS_QUEUE}` });
+    const later = jobs.getByRole('row').filter({ hasText: 'rcpt_later' });
+    await later.waitFor({ timeout: 20_000 });
+    expect(await later.locator('.badge').textContent()).toBe('delayed');
+    expect(await later.textContent()).toContain('0 of');
+    await world.screenshot(page, '06b-queue-jobs');
+    const laterId = (await later.locator('code').first().textContent())!;
+    await later.getByRole('button', { name: 'Cancel…' }).click();
+    expect(await confirmDialog(page, '06c-confirm-cancel-job')).toBe('1');
+    await later.locator('.badge').getByText('cancelled', { exact: true }).waitFor();
+    expect((await listCancellations(world.mesh.messaging, RECEIPTS_QUEUE)).map((record) => record.jobId)).toContain(
+      laterId,
+    );
+
     // The cron's pattern in words; "Run now" queues one extra tick, which JetStream then holds for a worker.
     const cronRow = page.getByRole('row').filter({ hasText: 'NightlyReportCron' });
     await cronRow.getByText('every day at 03:30 (Europe/Paris)').waitFor();
@@ -468,6 +492,16 @@ describe('the console in a browser', () => {
       until: (count) => count === 4,
     });
     await world.screenshot(page, '09a-outbound-by-event-type');
+    // A page per endpoint: its settings, how its latest deliveries went, its log.
+    await page.getByRole('article', { name: 'Workspace ws_acme' }).getByRole('link', { name: failing.url }).click();
+    await page.getByRole('heading', { name: failing.url, level: 1 }).waitFor();
+    await page.getByTestId('endpoint-summary').getByText('Of its latest 2 deliveries: 2 failed.').waitFor();
+    await page
+      .getByRole('table', { name: 'Deliveries, newest first' })
+      .getByRole('cell', { name: failing.url })
+      .first()
+      .waitFor();
+    await world.screenshot(page, '09b-outbound-endpoint');
 
     await page.getByRole('link', { name: 'Issues' }).click();
     const issue = page.getByRole('listitem').filter({ hasText: 'HTTP 500' });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { cronTickMessage, listCrons } from '@berth/cron';
-import { listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
+import { cancelJob, explainJob, listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
 import { publishMessage } from '@berth/messaging';
+import { actorName } from '../auth/roles';
 import { ConsoleError } from '../errors';
 import { cronInWords } from '../jobs/cron-in-words';
 import { counted, defineAction } from './console-action';
@@ -81,5 +82,38 @@ export const runCronNowAction = defineAction({
       summary: `Queued a run of ${cron.name} now (job ${message.msgId})`,
       result: { jobId: message.msgId, streamSequence: ack.seq },
     };
+  },
+});
+
+/**
+ * `jobs.cancel`: cancel a waiting, running or delayed job (`cancelJob`, as `berth jobs cancel` does): a worker drops
+ * it when its turn comes, or stops it between attempts. The preview says where the job is (`explainJob`).
+ */
+export const cancelJobAction = defineAction({
+  name: 'jobs.cancel',
+  audience: 'console',
+  params: z
+    .object({
+      queue: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/),
+      jobId: z.string().min(1).max(256),
+      reason: z.string().max(500).optional(),
+    })
+    .strict(),
+  async preview(params, dependencies) {
+    const where = await explainJob(dependencies.messaging, params.queue, params.jobId);
+    const cancellable = where.state !== 'not-found' && where.state !== 'cancelled' && where.state !== 'dead-lettered';
+    return {
+      count: cancellable ? 1 : 0,
+      summary: cancellable
+        ? `Cancels job ${params.jobId} of ${params.queue}, which ${where.reason}`
+        : `Nothing to cancel: job ${params.jobId} is ${where.state} (${where.reason})`,
+      items: [where],
+    };
+  },
+  async execute(params, dependencies, actor) {
+    const record = await cancelJob(dependencies.messaging, params.queue, params.jobId, {
+      reason: params.reason ?? `cancelled from the console by ${actorName(actor)}`,
+    });
+    return { summary: `Cancelled job ${params.jobId} of ${params.queue}`, result: record };
   },
 });

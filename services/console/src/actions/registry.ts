@@ -1,6 +1,6 @@
 import type { ConsoleAction } from './console-action';
 import { setIssueStatusAction } from './issue-actions';
-import { replayDeadLettersAction, runCronNowAction } from './job-actions';
+import { cancelJobAction, replayDeadLettersAction, runCronNowAction } from './job-actions';
 import { OUTBOUND_ACTIONS } from './outbound-actions';
 import { redeliverAction, retryAbandonedAction } from './webhook-actions';
 
@@ -12,6 +12,7 @@ export const CONSOLE_ACTIONS: ReadonlyMap<string, ConsoleAction> = new Map(
       retryAbandonedAction,
       replayDeadLettersAction,
       runCronNowAction,
+      cancelJobAction,
       setIssueStatusAction,
       ...OUTBOUND_ACTIONS,
     ] as ConsoleAction[]

@@ -5,16 +5,22 @@ import { getQueueDepths, listDeadLetters } from '@berth/jobs';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { cronInWords } from '../jobs/cron-in-words';
+import { listQueueJobs } from '../jobs/queue-jobs';
 import { queryOf } from './query';
 
 /**
- * `GET /api/jobs/queues` (depths), `GET /api/jobs/dead?queue=` (dead letters with data and error),
+ * `GET /api/jobs/queues` (depths), `GET /api/jobs/queues/:queue/jobs` (its waiting, running and delayed jobs), `GET /api/jobs/dead?queue=` (dead letters with data and error),
  * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
   const router = new Router({ prefix: '/api/jobs' });
   router.get('/queues', async (ctx) => {
     ctx.body = { queues: await getQueueDepths(dependencies.messaging) };
+  });
+  router.get('/queues/:queue/jobs', async (ctx) => {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(ctx.params.queue))
+      throw new ConsoleError(400, 'invalid', `Not a queue name: ${ctx.params.queue}`);
+    ctx.body = await listQueueJobs(dependencies.messaging, ctx.params.queue);
   });
   router.get('/dead', async (ctx) => {
     const { queue, limit } = queryOf(

@@ -28,7 +28,7 @@ export const deliveriesQuery = z.object({
 });
 
 /**
- * `GET /api/outbound/endpoints?workspaceId=` (with state and failure run), `GET /api/outbound/deliveries?…`
+ * `GET /api/outbound/endpoints?workspaceId=` (with state and failure run), `GET /api/outbound/endpoints/:id`, `GET /api/outbound/deliveries?…`
  * (every attempt and response), `GET /api/outbound/deliveries/:id`.
  */
 export function outboundRoutes(dependencies: ConsoleDependencies): Router {
@@ -38,6 +38,11 @@ export function outboundRoutes(dependencies: ConsoleDependencies): Router {
     const now = dependencies.clock();
     const endpoints = await listEndpoints({ collections: dependencies.outbound }, { workspaceId });
     ctx.body = { endpoints: endpoints.map((endpoint) => toEndpointView(endpoint, now)) };
+  });
+  router.get('/endpoints/:id', async (ctx) => {
+    const endpoint = await dependencies.outbound.endpoints.findOne({ _id: ctx.params.id });
+    if (!endpoint) throw new ConsoleError(404, 'not_found', `No endpoint ${ctx.params.id}`);
+    ctx.body = toEndpointView(endpoint, dependencies.clock());
   });
   router.get('/deliveries', async (ctx) => {
     const query = queryOf(ctx, deliveriesQuery.extend({ workspaceId: optional }));

@@ -4,7 +4,7 @@ export function Badge({ value }: { value: string }) {
     ? 'good'
     : /^(set-aside|failed|unreachable|disabled|exhausted|unrecoverable|invalid|refused|gone)$/.test(value)
       ? 'bad'
-      : /^(retrying|retry|not-ready|skipped|pending|previewed|superseded|lease-ran-out|delayed|waiting|acknowledged)$/.test(
+      : /^(retrying|retry|not-ready|skipped|pending|previewed|superseded|lease-ran-out|delayed|waiting|acknowledged|cancelled)$/.test(
             value,
           )
         ? 'warn'

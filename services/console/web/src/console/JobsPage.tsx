@@ -3,6 +3,7 @@ import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { counted, dateTime, relative } from '../components/format';
 import { Time } from '../components/Time';
+import { Updated } from '../components/Updated';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -55,6 +56,7 @@ export function JobsPage({ me, act }: PageProps) {
   );
   const { selected, toggle, clear } = useSelection<number>();
   const [open, setOpen] = useState<number | null>(null);
+  const [queue, setQueue] = useState<string | null>(null);
   const reload = () => {
     clear();
     dead.reload();
@@ -63,14 +65,15 @@ export function JobsPage({ me, act }: PageProps) {
   return (
     <section aria-labelledby="jobs-title">
       <h1 id="jobs-title">Jobs</h1>
+      <Updated at={queues.updatedAt} everyMs={10_000} loading={queues.loading} onRefresh={reload} />
       <h2>Queues</h2>
       <table>
         <caption className="visually-hidden">Queue depths</caption>
-        <TableHead columns={['Queue', 'Waiting', 'Running', 'Redelivered', 'Delayed', 'Dead letters']} />
+        <TableHead columns={['Queue', 'Waiting', 'Running', 'Redelivered', 'Delayed', 'Dead letters']} actions />
         <tbody>
           {queues.data?.queues.length === 0 && (
             <tr>
-              <td colSpan={6}>No queues yet.</td>
+              <td colSpan={7}>No queues yet.</td>
             </tr>
           )}
           {queues.data?.queues.map((depth) => (
@@ -81,10 +84,20 @@ export function JobsPage({ me, act }: PageProps) {
               <td>{depth.redelivered}</td>
               <td>{depth.delayed}</td>
               <td>{depth.deadLetters}</td>
+              <td className="row-actions">
+                <button
+                  type="button"
+                  aria-pressed={queue === depth.queue}
+                  onClick={() => setQueue(queue === depth.queue ? null : depth.queue)}
+                >
+                  Jobs of {depth.queue}
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {queue && <QueueJobsTable key={queue} queue={queue} me={me} act={act} />}
 
       <h2>Dead letters</h2>
       <ErrorAlert error={dead.error} />
@@ -242,6 +255,100 @@ export function JobsPage({ me, act }: PageProps) {
                   >
                     Run now…
                   </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+interface QueueJob {
+  jobId: string;
+  name: string;
+  state: 'waiting' | 'running' | 'delayed';
+  data: unknown;
+  attemptsMade: number;
+  retryLimit: number;
+  addedAt: string | null;
+  notBefore: string | null;
+  waitReason: string | null;
+  cancelledAt: string | null;
+}
+
+/** One queue's waiting, running and delayed jobs (what JetStream still holds), with their data; cancel one. */
+function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
+  const { data, error, reload, loading, updatedAt } = useData(
+    () =>
+      api<{ jobs: QueueJob[]; truncated: boolean }>(
+        'berth-console-token',
+        `/api/jobs/queues/${encodeURIComponent(queue)}/jobs`,
+      ),
+    [queue],
+    10_000,
+  );
+  return (
+    <section aria-labelledby="queue-jobs-title">
+      <h3 id="queue-jobs-title">Jobs of {queue}</h3>
+      <Updated at={updatedAt} everyMs={10_000} loading={loading} onRefresh={reload} />
+      <p className="hint">
+        What JetStream holds: jobs waiting for a worker, with one (running, or between two attempts), and delayed.
+        Completed jobs are not kept; failed ones end in the dead letters below.
+        {data?.truncated ? ' Only the first 50 messages of each place are shown.' : ''}
+      </p>
+      <ErrorAlert error={error} />
+      <table>
+        <caption className="visually-hidden">Jobs of {queue}</caption>
+        <TableHead columns={['Job', 'State', 'Attempts', 'Added', 'Due', 'Data']} actions={canAct(me)} />
+        <tbody>
+          {data?.jobs.length === 0 && (
+            <tr>
+              <td colSpan={canAct(me) ? 7 : 6}>No waiting, running or delayed job.</td>
+            </tr>
+          )}
+          {data?.jobs.map((job) => (
+            <tr key={job.jobId}>
+              <td>
+                {job.name}
+                <div className="hint">
+                  <code>{job.jobId}</code>
+                </div>
+              </td>
+              <td>
+                <Badge value={job.cancelledAt ? 'cancelled' : job.state} />
+                {job.waitReason ? <span className="hint"> ({job.waitReason})</span> : null}
+              </td>
+              <td>
+                {job.attemptsMade} of {job.retryLimit + 1}
+              </td>
+              <td>
+                <Time iso={job.addedAt} />
+              </td>
+              <td>{job.state === 'delayed' ? <Time iso={job.notBefore} /> : '–'}</td>
+              <td>
+                <pre className="json small">{JSON.stringify(job.data, null, 2)}</pre>
+              </td>
+              {canAct(me) && (
+                <td className="row-actions">
+                  {!job.cancelledAt && (
+                    <button
+                      type="button"
+                      onClick={() =>
+                        act(
+                          {
+                            action: 'jobs.cancel',
+                            params: { queue, jobId: job.jobId },
+                            label: `Cancel job ${job.jobId} of ${queue}`,
+                          },
+                          reload,
+                        )
+                      }
+                    >
+                      Cancel…
+                    </button>
+                  )}
                 </td>
               )}
             </tr>

@@ -9,11 +9,12 @@ import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
 import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
+import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
 
-interface Endpoint {
+export interface Endpoint {
   id: string;
   workspaceId: string;
   url: string;
@@ -147,7 +148,7 @@ export function OutboundPage({ me, act }: PageProps) {
               {list.map((endpoint) => (
                 <tr key={endpoint.id}>
                   <td className="endpoint-url">
-                    {endpoint.url}
+                    <Link to={`/outbound/endpoints/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</Link>
                     {endpoint.description ? <div className="hint">{endpoint.description}</div> : null}
                     <div className="hint">
                       <code>{endpoint.id}</code>
