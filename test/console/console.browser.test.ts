@@ -15,7 +15,8 @@ import {
   listDeadLetters,
   type MessageQueueService,
 } from '@berth/jobs';
-import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
+import { cronTickMessage, LastTickStore, LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
+import { publishMessage } from '@berth/messaging';
 import { createLogger } from '@berth/logger';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -233,6 +234,10 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByRole('article', { name: 'Provider stripe' }).waitFor();
     await world.screenshot(page, '01-overview');
+    // The job charts start when the console began sampling, not an hour back as the webhook charts (from rows) do.
+    const firstTime = (name: string) =>
+      page.getByRole('article', { name }).locator('svg text.tick').nth(2).textContent();
+    expect(await firstTime('Queue console-receipts')).not.toBe(await firstTime('Provider stripe'));
 
     await page.getByRole('link', { name: 'Webhook events' }).click();
     await page.getByLabel('State').selectOption('set-aside');
@@ -395,6 +400,16 @@ describe('the console in a browser', () => {
   });
 
   it('replays a dead letter; the worker then runs the job and the dead letter is gone', async () => {
+    // The cron ticked once (as a leader records and publishes a tick): its last run is that tick's job.
+    const tick = new Date(Date.UTC(2026, 0, 1, 2, 30));
+    await new LastTickStore((await openCronBuckets(world.mesh.messaging.js)).lastTicks, 'scheduler-test:1').record(
+      'NightlyReportCron',
+      tick,
+    );
+    await publishMessage(
+      world.mesh.messaging.js,
+      cronTickMessage({ name: 'NightlyReportCron', queue: 'cron-queue' }, tick),
+    );
     const page = await world.newPage();
     await signIn(page, TOKENS.operator);
     await page.getByRole('link', { name: 'Jobs' }).click();
@@ -415,6 +430,7 @@ describe('the console in a browser', () => {
     const later = jobs.getByRole('row').filter({ hasText: 'rcpt_later' });
     await later.waitFor({ timeout: 20_000 });
     expect(await later.locator('.badge').textContent()).toBe('delayed');
+    expect(await later.textContent()).toContain(SendReceiptJob.name);
     expect(await later.textContent()).toContain('0 of');
     await world.screenshot(page, '06b-queue-jobs');
     const laterId = (await later.locator('code').first().textContent())!;
@@ -428,6 +444,7 @@ describe('the console in a browser', () => {
     // The cron's pattern in words; "Run now" queues one extra tick, which JetStream then holds for a worker.
     const cronRow = page.getByRole('row').filter({ hasText: 'NightlyReportCron' });
     await cronRow.getByText('every day at 03:30 (Europe/Paris)').waitFor();
+    expect(await cronRow.getByTestId('cron-last-run').locator('.badge').textContent()).toMatch(/^(waiting|delivered)$/);
     await cronRow.getByRole('button', { name: 'Run now…' }).click();
     expect(await confirmDialog(page, '06a-confirm-cron-run-now')).toBe('1');
     const queued = page.getByRole('status').filter({ hasText: /^Queued a run of NightlyReportCron now \(job / });
@@ -479,6 +496,17 @@ describe('the console in a browser', () => {
     await log.getByText('(no retry follows)').waitFor();
     expect(await log.locator('li').last().textContent()).toContain('(no retry follows)');
     expect(await log.locator('li').last().locator('.badge').textContent()).toBe('failed');
+    // The request it sent: method and URL, the Standard Webhooks headers, the stored event's body.
+    await page.getByText('Request sent', { exact: true }).click();
+    await page.getByText(`POST ${failing.url}`).waitFor();
+    const sentHeaders = page.getByRole('table', { name: 'Request headers' });
+    expect(await sentHeaders.getByRole('row').filter({ hasText: 'webhook-id' }).locator('td').textContent()).toMatch(
+      /^msg_/,
+    );
+    expect(JSON.parse((await page.getByLabel('Request body').textContent())!)).toMatchObject({
+      type: 'invoice.paid',
+      data: { currency: 'eur' },
+    });
     await world.screenshot(page, '09-outbound');
     // Filtered by event type: none of another type; the four invoice.paid ones.
     await page.getByLabel('Event type').fill('customer.created');

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { listCrons, readLease, resolveBuckets } from '@berth/cron';
-import { getQueueDepths, listDeadLetters } from '@berth/jobs';
+import { cronTickId, listCrons, readLease, resolveBuckets } from '@berth/cron';
+import { explainJob, getQueueDepths, listDeadLetters } from '@berth/jobs';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { cronInWords } from '../jobs/cron-in-words';
@@ -10,7 +10,8 @@ import { queryOf } from './query';
 
 /**
  * `GET /api/jobs/queues` (depths), `GET /api/jobs/queues/:queue/jobs` (its waiting, running and delayed jobs), `GET /api/jobs/dead?queue=` (dead letters with data and error),
- * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick, leader).
+ * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick and
+ * where the last tick's job is, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
   const router = new Router({ prefix: '/api/jobs' });
@@ -52,8 +53,21 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
       listCrons(source),
       resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
     ]);
+    // The last tick's job, where the job API finds it: waiting, with a worker, dead-lettered, or no longer held
+    // (JetStream keeps no finished job, so that is a run that completed, as far as anything can tell).
+    const lastRuns = await Promise.all(
+      crons.map((cron) =>
+        cron.lastTick
+          ? explainJob(dependencies.messaging, cron.queue, cronTickId(cron.name, cron.lastTick)).catch(() => null)
+          : Promise.resolve(null),
+      ),
+    );
     ctx.body = {
-      crons: crons.map((cron) => ({ ...cron, words: cronInWords(cron.pattern, cron.timeZone) })),
+      crons: crons.map((cron, index) => ({
+        ...cron,
+        words: cronInWords(cron.pattern, cron.timeZone),
+        lastRun: lastRuns[index] && { state: lastRuns[index].state, reason: lastRuns[index].reason },
+      })),
       leader: lease ?? null,
     };
   });

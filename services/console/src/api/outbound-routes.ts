@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { getDeliveryView, listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
+import { DELIVERY_USER_AGENT, getDeliveryView, listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { queryOf } from './query';
@@ -53,10 +53,54 @@ export function outboundRoutes(dependencies: ConsoleDependencies): Router {
       ),
     };
   });
+  router.get('/deliveries/:id/request', async (ctx) => {
+    const view = await getDeliveryView(dependencies.outbound, ctx.params.id);
+    if (!view) throw new ConsoleError(404, 'not_found', `No delivery ${ctx.params.id}`);
+    const [event, endpoint] = await Promise.all([
+      dependencies.outbound.events.findOne({ _id: view.eventId }),
+      dependencies.outbound.endpoints.findOne({ _id: view.endpointId }),
+    ]);
+    ctx.body = requestOf(view, event?.body ?? null, endpoint?.url ?? null);
+  });
   router.get('/deliveries/:id', async (ctx) => {
     const view = await getDeliveryView(dependencies.outbound, ctx.params.id);
     if (!view) throw new ConsoleError(404, 'not_found', `No delivery ${ctx.params.id}`);
     ctx.body = view;
   });
   return router;
+}
+
+/**
+ * The request a delivery's attempts sent, as the dispatcher builds it (`deliverWebhook`): POST to the endpoint's URL
+ * with the stored event's body, and the Standard Webhooks headers: `webhook-id` is the delivery's id, each attempt
+ * signs a fresh `webhook-timestamp` (its start, to the second), and the signature, made with the endpoint's secret,
+ * is not kept.
+ */
+export function requestOf(
+  view: { id: string; log: { kind: string; at: string }[] },
+  body: string | null,
+  url: string | null,
+): {
+  method: 'POST';
+  url: string | null;
+  headers: Record<string, string>;
+  timestamps: number[];
+  body: string | null;
+} {
+  return {
+    method: 'POST',
+    url,
+    headers: {
+      'content-type': 'application/json',
+      ...(body === null ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+      'user-agent': DELIVERY_USER_AGENT,
+      'webhook-id': view.id,
+      'webhook-timestamp': 'the attempt’s start, in Unix seconds (below)',
+      'webhook-signature': 'v1,<HMAC-SHA256 with the endpoint’s secret> (not kept)',
+    },
+    timestamps: view.log
+      .filter((entry) => entry.kind === 'attempt')
+      .map((entry) => Math.floor(Date.parse(entry.at) / 1000)),
+    body,
+  };
 }

@@ -1,4 +1,4 @@
-import { delayedJobsFilter, JOB_HEADERS } from '@berth/contract';
+import { delayedJobsFilter, JOB_HEADERS, NATS_HEADERS } from '@berth/contract';
 import {
   DELAYED_JOBS_STREAM_NAME,
   JOBS_STREAM_NAME,
@@ -91,8 +91,11 @@ export async function listQueueJobs(messaging: Messaging, queue: string, limit =
       }
       seq = message.seq + 1;
       const delayed = stream === DELAYED_JOBS_STREAM_NAME;
+      // A delayed job's subject names its id; where it goes when due (`delayed-jobs.due.<queue>.<name>`) names it.
       const name =
-        message.header?.get(JOB_HEADERS.jobName) || parseJobSubject(message.subject)?.name || '(unknown job)';
+        message.header?.get(JOB_HEADERS.jobName) ||
+        parseJobSubject(message.header?.get(NATS_HEADERS.scheduleTarget) || message.subject)?.name ||
+        '(unknown job)';
       for (const record of recordsOf(message)) {
         jobs.push({
           jobId: record.id,

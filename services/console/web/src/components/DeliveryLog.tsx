@@ -42,6 +42,59 @@ function outcomeOf(entry: Delivery['log'][number]): string {
   return entry.outcome ?? entry.status;
 }
 
+/** The request a delivery's attempts sent (the console's `GET /api/outbound/deliveries/:id/request`). */
+export interface SentRequest {
+  method: string;
+  url: string | null;
+  headers: Record<string, string>;
+  timestamps: number[];
+  body: string | null;
+}
+
+/** The request sent: method, URL, headers, each attempt's signed timestamp and the body; loaded when opened. */
+function RequestSent({ load }: { load: () => Promise<SentRequest> }) {
+  const [request, setRequest] = useState<SentRequest | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <details
+      className="request-sent"
+      onToggle={(event) => {
+        if ((event.target as HTMLDetailsElement).open && !request)
+          load().then(setRequest, (failure: Error) => setError(failure.message));
+      }}
+    >
+      <summary>Request sent</summary>
+      {error && <p className="error">{error}</p>}
+      {request && (
+        <>
+          <p>
+            <code>
+              {request.method} {request.url ?? '(endpoint deleted)'}
+            </code>
+          </p>
+          <table className="headers">
+            <caption className="visually-hidden">Request headers</caption>
+            <tbody>
+              {Object.entries(request.headers).map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>
+                    <code>{value}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="hint">webhook-timestamp of each attempt: {request.timestamps.join(', ') || 'none yet'}</p>
+          <pre className="json small" aria-label="Request body">
+            {request.body ?? '(the event is no longer stored)'}
+          </pre>
+        </>
+      )}
+    </details>
+  );
+}
+
 /** The delivery log: one row per delivery, opening to every attempt with its response; optional selection and replay. */
 export function DeliveryLog({
   deliveries,
@@ -49,12 +102,15 @@ export function DeliveryLog({
   onToggle,
   onReplay,
   endpointLabel = (id) => id,
+  loadRequest,
 }: {
   deliveries: Delivery[];
   selected?: Set<string>;
   onToggle?: (id: string) => void;
   onReplay?: (delivery: Delivery) => void;
   endpointLabel?: (endpointId: string) => string;
+  /** Where the request a delivery sent is read (the console's API); without it none is shown. */
+  loadRequest?: (deliveryId: string) => Promise<SentRequest>;
 }) {
   const [open, setOpen] = useState<string | null>(null);
   const columns = 7 + (selected ? 1 : 0);
@@ -121,6 +177,7 @@ export function DeliveryLog({
             {open === delivery.id && (
               <tr id={`log-${delivery.id}`}>
                 <td colSpan={columns}>
+                  {loadRequest && <RequestSent load={() => loadRequest(delivery.id)} />}
                   <ol className="attempts">
                     {delivery.log.map((entry, index) => (
                       <li key={index}>

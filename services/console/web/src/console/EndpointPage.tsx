@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
+import { DeliveryLog, type Delivery, type SentRequest } from '../components/DeliveryLog';
 import { counted } from '../components/format';
 import { SetEnabledButton } from '../components/SetEnabledButton';
 import { EventType, Time } from '../components/Time';
@@ -144,6 +144,9 @@ export function EndpointPage({ me, act, endpointId }: PageProps & { endpointId: 
       <DeliveryLog
         deliveries={shown}
         endpointLabel={() => data?.url ?? endpointId}
+        loadRequest={(id) =>
+          api<SentRequest>('berth-console-token', `/api/outbound/deliveries/${encodeURIComponent(id)}/request`)
+        }
         onReplay={
           canAct(me)
             ? (delivery) =>

@@ -43,6 +43,8 @@ interface Cron {
   error?: string;
   /** The pattern in words, with its zone. */
   words: string;
+  /** Where the last tick's job is (`explainJob`): `not-found` once it finished, since finished jobs are not kept. */
+  lastRun: { state: string; reason: string } | null;
 }
 
 /** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
@@ -224,7 +226,7 @@ export function JobsPage({ me, act }: PageProps) {
         <tbody>
           {crons.data?.crons.length === 0 && (
             <tr>
-              <td colSpan={canAct(me) ? 7 : 6}>No crons registered.</td>
+              <td colSpan={canAct(me) ? 8 : 7}>No crons registered.</td>
             </tr>
           )}
           {crons.data?.crons.map((cron) => (
@@ -238,6 +240,16 @@ export function JobsPage({ me, act }: PageProps) {
               </td>
               <td>
                 <Time iso={cron.lastTick} empty="never" />
+              </td>
+              <td data-testid="cron-last-run">
+                {cron.lastRun ? (
+                  <>
+                    <Badge value={cron.lastRun.state === 'not-found' ? 'finished' : cron.lastRun.state} />
+                    <div className="hint">{cron.lastRun.reason}</div>
+                  </>
+                ) : (
+                  '–'
+                )}
               </td>
               <td>{cron.error ? <span className="error-text">{cron.error}</span> : <Time iso={cron.nextTick} />}</td>
               <td>{cron.queue}</td>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
+import { DeliveryLog, type Delivery, type SentRequest } from '../components/DeliveryLog';
 import { counted } from '../components/format';
 import { EventType, Time } from '../components/Time';
 import { Updated } from '../components/Updated';
@@ -256,6 +256,9 @@ export function OutboundPage({ me, act }: PageProps) {
         selected={canAct(me) ? selected : undefined}
         onToggle={toggle}
         endpointLabel={urlOf}
+        loadRequest={(id) =>
+          api<SentRequest>('berth-console-token', `/api/outbound/deliveries/${encodeURIComponent(id)}/request`)
+        }
         onReplay={
           canAct(me)
             ? (delivery) =>
