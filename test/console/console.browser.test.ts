@@ -8,8 +8,15 @@
  */
 import { waitFor } from '@berth/local-infra/testing';
 import type { Page } from 'playwright-core';
-import { getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
-import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
+import {
+  explainJob,
+  getMessageQueueToken,
+  listCancellations,
+  listDeadLetters,
+  type MessageQueueService,
+} from '@berth/jobs';
+import { cronTickMessage, LastTickStore, LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
+import { publishMessage } from '@berth/messaging';
 import { createLogger } from '@berth/logger';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -227,6 +234,10 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByRole('article', { name: 'Provider stripe' }).waitFor();
     await world.screenshot(page, '01-overview');
+    // The job charts start when the console began sampling, not an hour back as the webhook charts (from rows) do.
+    const firstTime = (name: string) =>
+      page.getByRole('article', { name }).locator('svg text.tick').nth(2).textContent();
+    expect(await firstTime('Queue console-receipts')).not.toBe(await firstTime('Provider stripe'));
 
     await page.getByRole('link', { name: 'Webhook events' }).click();
     await page.getByLabel('State').selectOption('set-aside');
@@ -253,12 +264,28 @@ describe('the console in a browser', () => {
         .isVisible(),
     ).toBe(true);
     await page.getByRole('rowheader', { name: 'Berth-Provider' }).waitFor();
-    // Every failed attempt with its error, from the row's attemptErrors; the provider's signature header kept.
-    const failedAttempts = page.getByRole('table', { name: 'Failed attempts' });
-    await failedAttempts
-      .getByRole('cell', { name: /^UnrecoverableError: Stripe refused dispute du_console_ghost: 404/ })
+    // The one failed attempt, with how it ended; its error printed once, in full, as the last error.
+    const attempts = page.getByRole('table', { name: 'Attempts' });
+    await attempts
+      .getByRole('row')
+      .filter({ hasText: 'failed' })
+      .getByRole('link', { name: 'the last error, above' })
       .waitFor();
-    expect(await failedAttempts.locator('tbody tr').count()).toBe(1);
+    expect(await page.getByText(/UnrecoverableError: Stripe refused dispute du_console_ghost: 404/).count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Earlier failed attempts' }).count()).toBe(0);
+    // Where it stands: attempt 1 of 11, set aside at a time with its zone, the schedule in words.
+    expect(await page.getByTestId('attempt-place').textContent()).toMatch(
+      /^attempt 1 of 11 \(round 1 of 3\), set aside .*(UTC|GMT)/,
+    );
+    expect(await page.getByTestId('schedule').textContent()).toMatch(
+      /Attempt 1 of 11 \(round 1 of 3\) failed and the event was set aside at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; nothing runs it until someone retries it\./,
+    );
+    // Relative times carry the absolute time and its zone on hover.
+    expect(await page.locator('dl.facts time').first().getAttribute('title')).toMatch(/(UTC|GMT)/);
+    await page
+      .getByTestId('updated')
+      .getByText(/^Updated \d+ s ago/)
+      .waitFor();
     await page
       .getByRole('table', { name: 'Provider headers' })
       .getByRole('rowheader', { name: 'stripe-signature' })
@@ -269,8 +296,13 @@ describe('the console in a browser', () => {
 
     world.mesh.standIn.setDispute({ id: GHOST.disputeId, status: 'won', amount: 777 });
     await page.getByRole('button', { name: 'Retry this set-aside event…' }).click();
+    // The dialog's title holds the whole event id without running out of the dialog.
+    const title = page.getByRole('dialog').getByRole('heading');
+    await title.waitFor();
+    expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    await page.getByRole('dialog').getByText('1 item would change.').waitFor();
     expect(await confirmDialog(page, '04-confirm-retry')).toBe('1');
-    await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event(s) again' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Published 1 of 1 selected event again' }).waitFor();
 
     const row = await waitFor(() => world.mesh.inbox.events.findOne({ _id: `stripe:${GHOST.eventId}` }), {
       what: 'the retried event to be processed',
@@ -287,8 +319,23 @@ describe('the console in a browser', () => {
       await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.retry-abandoned', outcome: 'done' }),
     ).toMatchObject({ actor: 'alice', role: 'operator' });
 
-    await page.reload();
+    // The page refreshes itself: without a reload it comes to show the event processed, by an attempt that
+    // succeeded (not one whose "lease ran out"), after the failed one and the retry's operation.
+    await page
+      .getByRole('table', { name: 'Attempts' })
+      .getByText('succeeded', { exact: true })
+      .waitFor({ timeout: 20_000 });
+    expect(
+      await page.getByRole('table', { name: 'Attempts' }).locator('tbody tr td:nth-child(6) .badge').allTextContents(),
+    ).toEqual(['failed', 'done', 'succeeded']);
     await page.getByText('processed', { exact: true }).first().waitFor();
+    await world.screenshot(page, '05a-webhook-event-retried-processed');
+    // The retry's notice stays on the page it was given on.
+    await page.getByRole('link', { name: '← Webhook events' }).click();
+    await page.getByRole('heading', { name: 'Webhook events' }).waitFor();
+    expect(await page.getByText('Published 1 of 1 selected event again').count()).toBe(0);
+    await page.goBack();
+    await page.getByRole('heading', { name: `stripe:${GHOST.eventId}` }).waitFor();
     await page.getByRole('button', { name: 'Show personal data (logged)' }).click();
     await page.getByText('Unmasked: this read was written to the audit trail.').waitFor();
     expect(await page.getByLabel('Payload').textContent()).toContain('ada@example.com');
@@ -299,7 +346,70 @@ describe('the console in a browser', () => {
     await page.context().close();
   });
 
+  it('sends a processed event to its handler again from its page, with a preview that counts it', async () => {
+    const page = await world.newPage();
+    await signIn(page, TOKENS.operator);
+    await page.getByRole('link', { name: 'Webhook events' }).click();
+    // The list refreshes itself and says so; its next-attempt column reads "–" for processed events.
+    await page
+      .getByTestId('updated')
+      .getByText(/^Updated \d+ s ago · refreshes every 10 s/)
+      .waitFor();
+    const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'stripe:evt_console_1' }) });
+    await listed.waitFor();
+    expect(await page.getByRole('columnheader', { name: 'Next attempt' }).count()).toBe(1);
+    await world.screenshot(page, '05b-webhook-events');
+    await listed.getByRole('link', { name: 'stripe:evt_console_1' }).click();
+    await page.getByRole('heading', { name: 'stripe:evt_console_1' }).waitFor();
+    const before = (await world.mesh.inbox.events.findOne({ _id: 'stripe:evt_console_1' }))!;
+    expect(before.processedAt).toBeInstanceOf(Date);
+
+    // The handler was fixed: the dispute now reads differently at Stripe, and only running the event again shows it.
+    world.mesh.standIn.setDispute({ id: 'du_console_1', status: 'won', amount: 4242 });
+    await page.getByRole('button', { name: 'Send again (run the handler once more)…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(/Sends stripe:evt_console_1 to its handler once more: it was processed at/).waitFor();
+    expect(await confirmDialog(page, '05c-confirm-send-processed-again')).toBe('1');
+    await page.getByRole('status').filter({ hasText: 'stripe:evt_console_1: sent to its handler again' }).waitFor();
+
+    const after = await waitFor(() => world.mesh.inbox.events.findOne({ _id: 'stripe:evt_console_1' }), {
+      what: 'the event sent again to be processed again',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (row) => row?.processedAt instanceof Date && row.processedAt.getTime() > before.processedAt!.getTime(),
+    });
+    expect(after).toMatchObject({ processedBefore: [before.processedAt], requeueCount: 1 });
+    expect(await world.mesh.db.collection('billingDisputes').findOne({ _id: 'du_console_1' as never })).toMatchObject({
+      status: 'won',
+      amount: 4242,
+    });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'webhooks.redeliver', outcome: 'done' }),
+    ).toMatchObject({ actor: 'alice', params: { provider: 'stripe', eventId: 'evt_console_1' } });
+    // Both successes read so on the page, which updates itself.
+    const outcomes = page.getByRole('table', { name: 'Attempts' }).locator('tbody tr td:nth-child(6) .badge');
+    await waitFor(() => outcomes.allTextContents(), {
+      what: 'the attempt log to show the second success',
+      timeoutMs: 20_000,
+      until: (texts) => texts.filter((text) => text === 'succeeded').length === 2,
+    });
+    expect(await outcomes.allTextContents()).not.toContain('lease-ran-out');
+    await page.getByText(/\(before: /).waitFor();
+    await world.screenshot(page, '05d-webhook-event-sent-again');
+    await page.context().close();
+  });
+
   it('replays a dead letter; the worker then runs the job and the dead letter is gone', async () => {
+    // The cron ticked once (as a leader records and publishes a tick): its last run is that tick's job.
+    const tick = new Date(Date.UTC(2026, 0, 1, 2, 30));
+    await new LastTickStore((await openCronBuckets(world.mesh.messaging.js)).lastTicks, 'scheduler-test:1').record(
+      'NightlyReportCron',
+      tick,
+    );
+    await publishMessage(
+      world.mesh.messaging.js,
+      cronTickMessage({ name: 'NightlyReportCron', queue: 'cron-queue' }, tick),
+    );
     const page = await world.newPage();
     await signIn(page, TOKENS.operator);
     await page.getByRole('link', { name: 'Jobs' }).click();
@@ -311,6 +421,36 @@ describe('the console in a browser', () => {
     await page.getByText('receipt template missing for rcpt_broken').first().waitFor();
     await page.getByRole('cell', { name: 'NightlyReportCron' }).waitFor();
     await world.screenshot(page, '06-jobs');
+
+    // A queue's jobs with their data: a delayed receipt, cancelled from its row.
+    const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
+    await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_later' }, { delayInMilliseconds: 3_600_000 });
+    await page.getByRole('button', { name: `Jobs of ${RECEIPTS_QUEUE}` }).click();
+    const jobs = page.getByRole('table', { name: `Jobs of ${RECEIPTS_QUEUE}` });
+    const later = jobs.getByRole('row').filter({ hasText: 'rcpt_later' });
+    await later.waitFor({ timeout: 20_000 });
+    expect(await later.locator('.badge').textContent()).toBe('delayed');
+    expect(await later.textContent()).toContain(SendReceiptJob.name);
+    expect(await later.textContent()).toContain('0 of');
+    await world.screenshot(page, '06b-queue-jobs');
+    const laterId = (await later.locator('code').first().textContent())!;
+    await later.getByRole('button', { name: 'Cancel…' }).click();
+    expect(await confirmDialog(page, '06c-confirm-cancel-job')).toBe('1');
+    await later.locator('.badge').getByText('cancelled', { exact: true }).waitFor();
+    expect((await listCancellations(world.mesh.messaging, RECEIPTS_QUEUE)).map((record) => record.jobId)).toContain(
+      laterId,
+    );
+
+    // The cron's pattern in words; "Run now" queues one extra tick, which JetStream then holds for a worker.
+    const cronRow = page.getByRole('row').filter({ hasText: 'NightlyReportCron' });
+    await cronRow.getByText('every day at 03:30 (Europe/Paris)').waitFor();
+    expect(await cronRow.getByTestId('cron-last-run').locator('.badge').textContent()).toMatch(/^(waiting|delivered)$/);
+    await cronRow.getByRole('button', { name: 'Run now…' }).click();
+    expect(await confirmDialog(page, '06a-confirm-cron-run-now')).toBe('1');
+    const queued = page.getByRole('status').filter({ hasText: /^Queued a run of NightlyReportCron now \(job / });
+    await queued.waitFor();
+    const jobId = /\(job (cron:NightlyReportCron:[^)]+)\)/.exec((await queued.textContent())!)![1];
+    expect((await explainJob(world.mesh.messaging, 'cron-queue', jobId)).state).toMatch(/^(waiting|delivered)$/);
 
     // Cancelling the confirmation (Escape, from the keyboard) changes nothing.
     await page.getByRole('button', { name: 'Replay…' }).click();
@@ -324,7 +464,7 @@ describe('the console in a browser', () => {
     receiptsWorld.broken.delete('rcpt_broken');
     await page.getByRole('button', { name: 'Replay…' }).click();
     expect(await confirmDialog(page, '07-confirm-replay')).toBe('1');
-    await page.getByRole('status').filter({ hasText: 'Queued 1 job(s) again' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Queued 1 job again' }).waitFor();
 
     await waitFor(() => world.mesh.db.collection('consoleReceipts').findOne({ _id: 'rcpt_broken' as never }), {
       what: 'the replayed job to run',
@@ -347,14 +487,105 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Outbound' }).click();
     await page.getByRole('article', { name: 'Workspace ws_acme' }).waitFor();
     await page.getByText('failed', { exact: true }).first().waitFor();
-    await page.getByRole('button', { name: 'Attempts' }).first().click();
+    // Deliveries name their endpoint by URL; the failed one's last attempt says no retry follows it.
+    const deliveries = page.getByRole('table', { name: 'Deliveries, newest first' });
+    const failedRow = deliveries.getByRole('row').filter({ hasText: failing.url }).first();
+    await failedRow.waitFor();
+    await failedRow.getByRole('button', { name: 'Attempts' }).click();
+    const log = page.locator('ol.attempts').first();
+    await log.getByText('(no retry follows)').waitFor();
+    expect(await log.locator('li').last().textContent()).toContain('(no retry follows)');
+    expect(await log.locator('li').last().locator('.badge').textContent()).toBe('failed');
+    // The request it sent: method and URL, the Standard Webhooks headers, the stored event's body.
+    await page.getByText('Request sent', { exact: true }).click();
+    await page.getByText(`POST ${failing.url}`).waitFor();
+    const sentHeaders = page.getByRole('table', { name: 'Request headers' });
+    expect(await sentHeaders.getByRole('row').filter({ hasText: 'webhook-id' }).locator('td').textContent()).toMatch(
+      /^msg_/,
+    );
+    expect(JSON.parse((await page.getByLabel('Request body').textContent())!)).toMatchObject({
+      type: 'invoice.paid',
+      data: { currency: 'eur' },
+    });
     await world.screenshot(page, '09-outbound');
+    // Filtered by event type: none of another type; the four invoice.paid ones.
+    await page.getByLabel('Event type').fill('customer.created');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await deliveries.getByText('No deliveries.').waitFor();
+    await page.getByLabel('Event type').fill('invoice.paid');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    // (The opened delivery's attempts are a row of their own.)
+    await waitFor(() => deliveries.locator('tbody > tr:not([id^="log-"])').count(), {
+      what: 'the four invoice.paid deliveries',
+      until: (count) => count === 4,
+    });
+    await world.screenshot(page, '09a-outbound-by-event-type');
+    // A page per endpoint: its settings, how its latest deliveries went, its log.
+    await page.getByRole('article', { name: 'Workspace ws_acme' }).getByRole('link', { name: failing.url }).click();
+    await page.getByRole('heading', { name: failing.url, level: 1 }).waitFor();
+    await page.getByTestId('endpoint-summary').getByText('Of its latest 2 deliveries: 2 failed.').waitFor();
+    await page
+      .getByRole('table', { name: 'Deliveries, newest first' })
+      .getByRole('cell', { name: failing.url })
+      .first()
+      .waitFor();
+    await world.screenshot(page, '09b-outbound-endpoint');
 
     await page.getByRole('link', { name: 'Issues' }).click();
     const issue = page.getByRole('listitem').filter({ hasText: 'HTTP 500' });
     await issue.waitFor();
-    expect(await issue.textContent()).toContain('2 occurrence(s)');
+    expect(await issue.textContent()).toContain('2 occurrences');
     await world.screenshot(page, '10-issues');
+
+    // Acknowledged, then resolved: it leaves the list; a replay that fails again brings it back, first seen kept.
+    const issueOf = async () =>
+      ((await world.call('/api/issues?resolved=true', TOKENS.viewer)).body.issues as Record<string, unknown>[]).find(
+        (entry) => entry.errorClass === 'HTTP 500',
+      )!;
+    const before = await issueOf();
+    await issue.getByRole('button', { name: 'Acknowledge…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await issue
+      .getByTestId('issue-status')
+      .getByText(/^Acknowledged by alice/)
+      .waitFor();
+    await issue.getByText('acknowledged', { exact: true }).waitFor();
+    await world.screenshot(page, '10a-issue-acknowledged');
+    await issue.getByRole('button', { name: 'Resolve…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await issue.waitFor({ state: 'detached' });
+    expect(await world.mesh.db.collection('consoleIssues').findOne({ _id: before.id as never })).toMatchObject({
+      status: 'resolved',
+      statusBy: 'alice',
+    });
+    const replay = before.action as { action: string; params: Record<string, unknown> };
+    const preview = await world.call(`/api/actions/${replay.action}/preview`, TOKENS.operator, {
+      method: 'POST',
+      body: { params: replay.params },
+    });
+    expect(
+      (
+        await world.call(`/api/actions/${replay.action}`, TOKENS.operator, {
+          method: 'POST',
+          body: { params: replay.params, confirmation: preview.body.confirmation },
+        })
+      ).status,
+    ).toBe(200);
+    const reopened = await waitFor(issueOf, {
+      what: 'the replayed deliveries to fail again and reopen the issue',
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      until: (found) => found?.status === 'open' && found.reopened === true,
+    });
+    expect(reopened.firstSeen).toBe(before.firstSeen);
+    expect(Date.parse(reopened.lastSeen as string)).toBeGreaterThan(Date.parse(before.lastSeen as string));
+    await issue
+      .getByTestId('issue-status')
+      .getByText(/^Failing again since it was resolved by alice/)
+      .waitFor({
+        timeout: 30_000,
+      });
+    await world.screenshot(page, '10b-issue-reopened');
 
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('cell', { name: 'jobs.replay-dead' }).first().waitFor();
@@ -402,6 +633,24 @@ describe('the endpoint portal in a browser', () => {
     expect(
       await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.rotate-secret', outcome: 'done' }),
     ).toMatchObject({ actor: 'portal:ws_acme:user_42', workspaceId: 'ws_acme' });
+
+    // The customer edits their staging endpoint: a description and one subscribed type, through the confirmation.
+    const staging = page.getByRole('row').filter({ hasText: failing.url });
+    await staging.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: `Edit ${failing.url}` });
+    await form.getByLabel('Description (optional)').fill('Acme staging, paused for the migration');
+    await form.getByRole('checkbox', { name: 'invoice.paid' }).check();
+    await world.screenshot(page, '15a-portal-edit-endpoint');
+    await form.getByRole('button', { name: 'Save changes…' }).click();
+    expect(await confirmDialog(page)).toBe('1');
+    await page.getByRole('form', { name: 'Add an endpoint' }).waitFor();
+    expect(await outboundCollections(world.mesh.db).endpoints.findOne({ url: failing.url })).toMatchObject({
+      description: 'Acme staging, paused for the migration',
+      eventTypes: ['invoice.paid'],
+    });
+    expect(
+      await world.mesh.db.collection('consoleAudit').findOne({ action: 'portal.update-endpoint', outcome: 'done' }),
+    ).toMatchObject({ actor: 'portal:ws_acme:user_42' });
 
     // A test event from the portal reaches the endpoint signed with the new secret (the receiver knows only that one).
     healthy.setSecrets([shown]);

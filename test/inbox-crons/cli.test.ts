@@ -120,6 +120,47 @@ describe('berth webhooks list', () => {
   });
 });
 
+describe('berth webhooks show', () => {
+  it('shows an event with each attempt and how it ended, from the inbox function the console uses', async () => {
+    // evt_done_2 failed once, then succeeded at its second attempt.
+    await env.inbox.events.updateOne(
+      { _id: 'stripe:evt_done_2' },
+      {
+        $set: {
+          attempts: 2,
+          attemptErrors: [
+            {
+              attempt: 1,
+              at: new Date(T0 + 8 * 60_000 + 1000),
+              error: 'Error: Stripe 503',
+              owner: 'billing-1',
+              startedAt: new Date(T0 + 8 * 60_000),
+            },
+          ],
+          processedAt: new Date(T0 + 9 * 60_000),
+          processedBy: { attempt: 2, owner: 'billing-2', startedAt: new Date(T0 + 8.5 * 60_000) },
+        },
+      },
+    );
+    const shown = await env.berth('webhooks', 'show', 'stripe', 'evt_done_2');
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain('stripe:evt_done_2 (invoice.paid): processed, 2 attempt(s)');
+    expect(shown.out).toMatch(/^1\s+attempt\s+billing-1\s+\S+\s+\S+\s+failed\s+Error: Stripe 503$/m);
+    expect(shown.out).toMatch(/^2\s+attempt\s+billing-2\s+\S+\s+2030-01-01T00:09:00.000Z\s+succeeded$/m);
+    const json = JSON.parse((await env.berth('webhooks', 'show', 'stripe', 'evt_done_2', '--json')).out) as {
+      attemptLog: { outcome: string }[];
+      event: Record<string, unknown>;
+    };
+    expect(json.attemptLog.map((entry) => entry.outcome)).toEqual(['failed', 'succeeded']);
+    expect(json.event).not.toHaveProperty('payload');
+    expect(await env.berth('webhooks', 'show', 'stripe', 'evt_nope')).toEqual({
+      code: 1,
+      out: '',
+      err: 'No webhook event stripe:evt_nope in the inbox.\n',
+    });
+  });
+});
+
 describe('berth webhooks redeliver', () => {
   it('publishes one unprocessed event again under a new message id', async () => {
     const { code, out } = await env.berth('webhooks', 'redeliver', 'stripe', 'evt_retrying');

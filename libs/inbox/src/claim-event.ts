@@ -48,7 +48,7 @@ export type ClaimResult =
 export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResult> {
   const { inbox, key, owner, leaseMs, clock } = options;
   const now = clock();
-  const lease: EventLease = { key, owner, until: new Date(now.getTime() + leaseMs) };
+  const lease: EventLease = { key, owner, takenAt: now, until: new Date(now.getTime() + leaseMs) };
   let claimed: InboxEventDocument | null = null;
   try {
     claimed = await inbox.events.findOneAndUpdate(

@@ -1,7 +1,6 @@
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
-  attemptHistory,
   claimEvent,
   ensureInboxIndexes,
   extendEventLease,
@@ -11,6 +10,7 @@ import {
   type Inbox,
   type WebhookEvent,
 } from './index';
+import { webhookAttemptLog } from './attempt-log';
 import { markProcessed } from './mark-processed';
 import { recordFailure } from './record-failure';
 import { fakeWebhookMessage, manualClock } from './testing';
@@ -143,7 +143,7 @@ describe('claimEvent', () => {
     });
     expect(await markProcessed({ inbox, lease: second.lease, attempt: 2, clock: time.clock })).toBe(true);
     const row = (await inbox.events.findOne({ _id: key }))!;
-    expect(attemptHistory(row, time.clock()).map((attempt) => attempt.outcome)).toEqual(['superseded', 'succeeded']);
+    expect(webhookAttemptLog(row, time.clock()).map((attempt) => attempt.outcome)).toEqual(['superseded', 'succeeded']);
   });
 
   it('tells how each attempt ended: failed with its error, running, lease ran out, succeeded', async () => {
@@ -155,19 +155,19 @@ describe('claimEvent', () => {
     const crashed = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
     if (crashed.status !== 'claimed') throw new Error('expected a claim');
     let row = (await inbox.events.findOne({ _id: key }))!;
-    expect(attemptHistory(row, time.clock())).toEqual([
-      { attempt: 1, outcome: 'failed', owner: 'a', endedAt: time.clock(), error: 'Error: Stripe 503' },
-      { attempt: 2, outcome: 'running', owner: 'b', endedAt: null, error: null },
+    expect(webhookAttemptLog(row, time.clock())).toMatchObject([
+      { generation: 1, outcome: 'failed', owner: 'a', endedAt: time.clock(), error: 'Error: Stripe 503' },
+      { generation: 2, outcome: 'running', owner: 'b', endedAt: null, error: null },
     ]);
     time.advance(1001);
-    expect(attemptHistory(row, time.clock())[1].outcome).toBe('lease ran out');
+    expect(webhookAttemptLog(row, time.clock())[1].outcome).toBe('lease-ran-out');
     const third = await claimEvent({ inbox, key, owner: 'c', leaseMs: 1000, clock: time.clock });
     if (third.status !== 'claimed') throw new Error('expected a claim');
     await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time.clock });
     row = (await inbox.events.findOne({ _id: key }))!;
-    expect(attemptHistory(row, time.clock()).map((attempt) => [attempt.outcome, attempt.owner])).toEqual([
+    expect(webhookAttemptLog(row, time.clock()).map((attempt) => [attempt.outcome, attempt.owner])).toEqual([
       ['failed', 'a'],
-      ['superseded', null],
+      ['superseded', 'unknown'],
       ['succeeded', 'c'],
     ]);
   });
@@ -222,8 +222,20 @@ describe('claimEvent', () => {
     const row = await inbox.events.findOne({ _id: key });
     expect(row).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
     expect(row!.attemptErrors).toEqual([
-      { attempt: 1, at: new Date(time.clock().getTime() - 10000), error: 'Error: Stripe 503', owner: 'a' },
-      { attempt: 2, at: new Date(time.clock().getTime() - 5000), error: 'Error: Stripe 502', owner: 'a' },
+      {
+        attempt: 1,
+        at: new Date(time.clock().getTime() - 10000),
+        error: 'Error: Stripe 503',
+        owner: 'a',
+        startedAt: new Date(time.clock().getTime() - 10000),
+      },
+      {
+        attempt: 2,
+        at: new Date(time.clock().getTime() - 5000),
+        error: 'Error: Stripe 502',
+        owner: 'a',
+        startedAt: new Date(time.clock().getTime() - 5000),
+      },
     ]);
     expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe(
       'already_processed',

@@ -13,8 +13,6 @@ export type {
 } from './types';
 export { systemClock } from './types';
 export { inboxCollections, inboxEventKey, WEBHOOK_EVENTS_COLLECTION } from './collections';
-export { attemptHistory } from './attempt-history';
-export type { AttemptOutcome, AttemptRecord } from './attempt-history';
 export { markProcessed } from './mark-processed';
 export type { MarkProcessedOptions } from './mark-processed';
 export { recordFailure } from './record-failure';
@@ -49,7 +47,7 @@ export type { WaitForInboxEventOptions } from './wait-for-inbox-event';
 export { ScheduledRetryError } from '@berth/messaging';
 export { republishWebhookEvent, requeueMessageId, WEBHOOKS_STREAM } from './republish-webhook-event';
 export type { RepublishWebhookEventOptions } from './republish-webhook-event';
-export { recoverWebhookEvents } from './recover-webhook-events';
+export { recoverWebhookEvents, DEFAULT_MAX_ATTEMPTS } from './recover-webhook-events';
 export type { RecoverWebhookEventsOptions, RecoverWebhookEventsResult } from './recover-webhook-events';
 export { createWebhookAlertHook, WEBHOOK_SET_ASIDE_COUNTER } from './webhook-alerts';
 export type {
@@ -79,5 +77,9 @@ export { redeliverWebhookEvent } from './redeliver-webhook-event';
 export { reopenResentWebhookEvent } from './reopen-resent-event';
 export type { ReopenResentWebhookEventOptions, ReopenResentWebhookEventResult } from './reopen-resent-event';
 export type { RedeliverWebhookEventOptions, RedeliverWebhookEventResult } from './redeliver-webhook-event';
+export { resendProcessedWebhookEvent } from './resend-processed-webhook-event';
+export type { ResendProcessedWebhookEventResult } from './resend-processed-webhook-event';
+export { readWebhookAttemptLog, webhookAttemptLog } from './attempt-log';
+export type { AttemptLogEntry, AttemptOutcome, ResentInboxEventDocument } from './attempt-log';
 export { registerWebhookConsumerMetrics, readInboxBacklog } from './webhook-consumer-metrics';
 export type { WebhookConsumerMetricsOptions } from './webhook-consumer-metrics';

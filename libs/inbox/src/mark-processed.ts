@@ -22,7 +22,7 @@ export async function markProcessed(options: MarkProcessedOptions): Promise<bool
   const written = await inbox.events.updateOne(heldBy(lease), {
     $set: {
       processedAt: clock(),
-      processedBy: { attempt: options.attempt, owner: lease.owner },
+      processedBy: { attempt: options.attempt, owner: lease.owner, startedAt: lease.takenAt },
       nextAttemptAt: null,
       ...LEASE_RELEASED,
     },

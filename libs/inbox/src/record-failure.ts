@@ -44,7 +44,13 @@ export async function recordFailure(options: RecordFailureOptions): Promise<bool
       : next
         ? { nextAttemptAt: next.retryAt, roundEndedAt: null }
         : {};
-  const failed: InboxAttemptError = { attempt: options.attempt, at: now, error: lastError, owner: lease.owner };
+  const failed: InboxAttemptError = {
+    attempt: options.attempt,
+    at: now,
+    error: lastError,
+    owner: lease.owner,
+    startedAt: lease.takenAt,
+  };
   const written = await inbox.events.updateOne(heldBy(lease), {
     $set: {
       lastError,

@@ -41,8 +41,8 @@ export interface InboxEventDocument {
   leaseOwner: string | null;
   /** Until when that lease holds; a claim may take it over after this. */
   leaseUntil: Date | null;
-  /** Which attempt succeeded, and whose it was: set with `processedAt`. */
-  processedBy?: { attempt: number; owner: string };
+  /** Which attempt succeeded, whose it was and when it was claimed: set with `processedAt`. */
+  processedBy?: { attempt: number; owner: string; startedAt?: Date };
   /**
    * The subject the event's message arrived on (`webhooks.<provider>.<type tokens>`), where a requeue publishes it
    * again. Absent on rows written before it was kept: the subject is then rebuilt from provider and type.
@@ -98,6 +98,8 @@ export interface InboxAttemptError {
   error: string;
   /** Who ran the attempt (absent on entries written before it was kept). */
   owner?: string;
+  /** When the attempt was claimed (absent on entries written before it was kept). */
+  startedAt?: Date;
 }
 
 /** A verified provider event, as the gateway published it. */
@@ -130,6 +132,8 @@ export interface EventLease {
   /** The event's inbox key, `<provider>:<eventId>`. */
   readonly key: string;
   readonly owner: string;
+  /** When the lease was taken (an attempt's claim). */
+  readonly takenAt: Date;
   /** The lease's end as last written (a renewal moves it). */
   until: Date;
 }

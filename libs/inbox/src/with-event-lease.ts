@@ -29,7 +29,7 @@ export async function withEventLease<T>(
 ): Promise<WithEventLeaseResult<T>> {
   const { inbox, key, owner, leaseMs, clock } = options;
   const now = clock();
-  const lease: EventLease = { key, owner, until: new Date(now.getTime() + leaseMs) };
+  const lease: EventLease = { key, owner, takenAt: now, until: new Date(now.getTime() + leaseMs) };
   const row = await inbox.events.findOneAndUpdate(
     { _id: key, ...leaseFree(now) },
     { $set: { leaseOwner: owner, leaseUntil: lease.until } },

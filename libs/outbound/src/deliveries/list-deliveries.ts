@@ -8,6 +8,8 @@ export interface DeliveryFilter {
   endpointId?: string;
   workspaceId?: string;
   eventId?: string;
+  /** One event type (`invoice.paid`). */
+  eventType?: string;
   status?: DeliveryStatus | DeliveryStatus[];
   /** Created at or after. */
   since?: Date;
@@ -37,6 +39,7 @@ export async function listDeliveries(
     if (filter.endpointId !== undefined) query.endpointId = filter.endpointId;
     if (filter.workspaceId !== undefined) query.workspaceId = filter.workspaceId;
     if (filter.eventId !== undefined) query.eventId = filter.eventId;
+    if (filter.eventType !== undefined) query.eventType = filter.eventType;
     if (filter.since !== undefined || before !== undefined)
       query.createdAt = {
         ...(filter.since ? { $gte: filter.since } : {}),

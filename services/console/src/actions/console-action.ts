@@ -37,3 +37,8 @@ export function defineAction<S extends z.ZodType>(
 ): ConsoleAction<z.infer<S>> {
   return action as ConsoleAction<z.infer<S>>;
 }
+
+/** "1 event", "3 events": a count with its noun, pluralised (`plural` when it is not just an added "s"). */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}

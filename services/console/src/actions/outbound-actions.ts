@@ -21,7 +21,7 @@ import {
 } from '@berth/outbound';
 import type { Actor } from '../auth/roles';
 import type { ConsoleDependencies } from '../dependencies';
-import { defineAction, type ConsoleAction } from './console-action';
+import { counted, defineAction, type ConsoleAction } from './console-action';
 import { ConsoleError } from '../errors';
 
 const endpointId = z.string().min(1).max(128);
@@ -82,7 +82,7 @@ const replayActions = forBoth('replay', {
     const replayable = views.filter((view) => view!.status !== 'pending');
     return {
       count: replayable.length,
-      summary: `Sends ${replayable.length} delivery(ies) again with the same webhook-id (${views.length - replayable.length} still pending are left alone)`,
+      summary: `Sends ${counted(replayable.length, 'delivery', 'deliveries')} again with the same webhook-id (${views.length - replayable.length} still pending are left alone)`,
       items: replayable.slice(0, 20).map((view) => ({
         id: view!.id,
         endpointId: view!.endpointId,
@@ -99,7 +99,7 @@ const replayActions = forBoth('replay', {
         continue;
       done.push(await replayDelivery(replayDependencies(dependencies), id));
     }
-    return { summary: `Replayed ${done.length} delivery(ies)`, result: { replayed: done } };
+    return { summary: `Replayed ${counted(done.length, 'delivery', 'deliveries')}`, result: { replayed: done } };
   },
 });
 
@@ -113,7 +113,7 @@ const recoverActions = forBoth('recover', {
     );
     return {
       count: failed.length,
-      summary: `Sends again the ${failed.length} failed or skipped delivery(ies) of ${endpoint.url} since ${params.since}`,
+      summary: `Sends again the ${counted(failed.length, 'failed or skipped delivery', 'failed or skipped deliveries')} of ${endpoint.url} since ${params.since}`,
       items: failed
         .slice(0, 20)
         .map((view) => ({ id: view.id, status: view.status, eventType: view.eventType, createdAt: view.createdAt })),
@@ -122,7 +122,10 @@ const recoverActions = forBoth('recover', {
   async execute(params, dependencies, actor) {
     const endpoint = await endpointFor(dependencies, actor, params.endpointId);
     const replayed = await recoverEndpoint(replayDependencies(dependencies), endpoint._id, new Date(params.since));
-    return { summary: `Replayed ${replayed.length} delivery(ies) of ${endpoint._id}`, result: { replayed } };
+    return {
+      summary: `Replayed ${counted(replayed.length, 'delivery', 'deliveries')} of ${endpoint.url}`,
+      result: { replayed },
+    };
   },
 });
 
@@ -261,7 +264,7 @@ const sendTestAction = defineAction({
     ).filter((endpoint) => endpoint.disabledAt === null && subscribesTo(endpoint, entry.type));
     return {
       count: endpoints.length,
-      summary: `Sends an example ${entry.type} event to the ${endpoints.length} enabled endpoint(s) subscribed to it`,
+      summary: `Sends an example ${entry.type} event to ${counted(endpoints.length, 'enabled endpoint')} subscribed to it`,
       items: [{ type: entry.type, data: entry.example, endpoints: endpoints.map((endpoint) => endpoint.url) }],
     };
   },

@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { inboxEventKey, redeliverWebhookEvent, retryAbandonedWebhookEvents } from '@berth/inbox';
+import {
+  inboxEventKey,
+  redeliverWebhookEvent,
+  resendProcessedWebhookEvent,
+  retryAbandonedWebhookEvents,
+} from '@berth/inbox';
 import { actorName, type Actor } from '../auth/roles';
 import type { ConsoleDependencies } from '../dependencies';
-import { defineAction } from './console-action';
+import { counted, defineAction } from './console-action';
 
 const eventRef = z.object({ provider: z.string().min(1).max(64), eventId: z.string().min(1).max(256) }).strict();
 
@@ -24,35 +29,50 @@ async function unprocessedOf(dependencies: ConsoleDependencies, events: z.infer<
   return rows.filter((row): row is NonNullable<typeof row> => row !== null && row.processedAt === null);
 }
 
-/** `webhooks.redeliver`: publish one stored event again now (a set-aside one gets its attempts back). */
+/**
+ * `webhooks.redeliver`: publish one stored event again now. A set-aside one gets its attempts back; a processed one
+ * is sent to its handler once more (`resendProcessedWebhookEvent`: what a team does after fixing a handler).
+ */
 export const redeliverAction = defineAction({
   name: 'webhooks.redeliver',
   audience: 'console',
   params: eventRef,
   async preview(params, dependencies) {
-    const [row] = await unprocessedOf(dependencies, [params]);
-    return row
-      ? {
-          count: 1,
-          summary: `Publishes ${row._id} again now${row.abandonedAt ? ', giving it its attempts back (it is set aside)' : ''}`,
-          items: [{ id: row._id, type: row.type, attempts: row.attempts, lastError: row.lastError }],
-        }
-      : {
-          count: 0,
-          summary: `Nothing to redeliver: ${inboxEventKey(params.provider, params.eventId)} is unknown or already processed`,
-          items: [],
-        };
+    const key = inboxEventKey(params.provider, params.eventId);
+    const row = await dependencies.inbox.events.findOne({ _id: key }, { projection: { payload: 0 } });
+    if (!row) return { count: 0, summary: `Nothing to redeliver: ${key} is not in the inbox`, items: [] };
+    const item = { id: row._id, type: row.type, attempts: row.attempts, lastError: row.lastError };
+    if (row.processedAt)
+      return {
+        count: 1,
+        summary: `Sends ${key} to its handler once more: it was processed at ${row.processedAt.toISOString()}, and gets a fresh round of attempts`,
+        items: [{ ...item, processedAt: row.processedAt }],
+      };
+    return {
+      count: 1,
+      summary: `Publishes ${key} again now${row.abandonedAt ? ', giving it its attempts back (it is set aside)' : ''}`,
+      items: [item],
+    };
   },
   async execute(params, dependencies, actor) {
-    const result = await redeliverWebhookEvent({
+    const key = inboxEventKey(params.provider, params.eventId);
+    const options = {
       inbox: dependencies.inbox,
       messaging: dependencies.messaging,
       provider: params.provider,
       eventId: params.eventId,
-      owner: ownerOf(actor, 'redeliver'),
       clock: dependencies.clock,
-    });
-    return { summary: `${inboxEventKey(params.provider, params.eventId)}: ${result.status}`, result };
+    };
+    const result = await redeliverWebhookEvent({ ...options, owner: ownerOf(actor, 'redeliver') });
+    if (result.status !== 'processed') return { summary: `${key}: ${result.status}`, result };
+    const resent = await resendProcessedWebhookEvent({ ...options, owner: ownerOf(actor, 'resend-processed') });
+    return {
+      summary:
+        resent.status === 'resent'
+          ? `${key}: sent to its handler again (it had been processed at ${resent.processedAt.toISOString()})`
+          : `${key}: ${resent.status}`,
+      result: resent,
+    };
   },
 });
 
@@ -74,7 +94,7 @@ export const retryAbandonedAction = defineAction({
       const rows = await unprocessedOf(dependencies, params.events);
       return {
         count: rows.length,
-        summary: `Publishes ${rows.length} selected unprocessed event(s) again, reopening those set aside`,
+        summary: `Publishes ${counted(rows.length, 'selected unprocessed event')} again, reopening those set aside`,
         items: rows
           .slice(0, 20)
           .map((row) => ({ id: row._id, attempts: row.attempts, setAside: row.abandonedAt !== null })),
@@ -94,7 +114,7 @@ export const retryAbandonedAction = defineAction({
     ]);
     return {
       count,
-      summary: `Reopens ${count} set-aside event(s)${params.provider ? ` of ${params.provider}` : ' of every provider'} and publishes them again`,
+      summary: `Reopens ${counted(count, 'set-aside event')}${params.provider ? ` of ${params.provider}` : ' of every provider'} and publishes them again`,
       items: sample.map((row) => ({ id: row._id, type: row.type, lastError: row.lastError })),
     };
   },
@@ -113,7 +133,7 @@ export const retryAbandonedAction = defineAction({
       }
       const redelivered = results.filter((result) => result.status === 'redelivered').length;
       return {
-        summary: `Published ${redelivered} of ${results.length} selected event(s) again`,
+        summary: `Published ${redelivered} of ${counted(results.length, 'selected event')} again`,
         result: { redelivered, results },
       };
     }
@@ -126,7 +146,7 @@ export const retryAbandonedAction = defineAction({
       clock: dependencies.clock,
     });
     return {
-      summary: `Reopened ${result.reopened} set-aside event(s), ${result.requeued} published again, ${result.busy} busy, ${result.publishFailed} not published`,
+      summary: `Reopened ${counted(result.reopened, 'set-aside event')}, ${result.requeued} published again, ${result.busy} busy, ${result.publishFailed} not published`,
       result,
     };
   },

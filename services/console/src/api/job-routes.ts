@@ -1,20 +1,28 @@
 import type Router from '@koa/router';
 import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
-import { listCrons, readLease, resolveBuckets } from '@berth/cron';
-import { getQueueDepths, listDeadLetters } from '@berth/jobs';
+import { cronTickId, listCrons, readLease, resolveBuckets } from '@berth/cron';
+import { explainJob, getQueueDepths, listDeadLetters } from '@berth/jobs';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
+import { cronInWords } from '../jobs/cron-in-words';
+import { listQueueJobs } from '../jobs/queue-jobs';
 import { queryOf } from './query';
 
 /**
- * `GET /api/jobs/queues` (depths), `GET /api/jobs/dead?queue=` (dead letters with data and error),
- * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern, zone, last and next tick, leader).
+ * `GET /api/jobs/queues` (depths), `GET /api/jobs/queues/:queue/jobs` (its waiting, running and delayed jobs), `GET /api/jobs/dead?queue=` (dead letters with data and error),
+ * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick and
+ * where the last tick's job is, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
   const router = createRouter({ prefix: '/api/jobs' });
   router.get('/queues', async (ctx) => {
     ctx.body = { queues: await getQueueDepths(dependencies.messaging) };
+  });
+  router.get('/queues/:queue/jobs', async (ctx) => {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(ctx.params.queue))
+      throw new ConsoleError(400, 'invalid', `Not a queue name: ${ctx.params.queue}`);
+    ctx.body = await listQueueJobs(dependencies.messaging, ctx.params.queue);
   });
   router.get('/dead', async (ctx) => {
     const { queue, limit } = queryOf(
@@ -46,7 +54,23 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
       listCrons(source),
       resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
     ]);
-    ctx.body = { crons, leader: lease ?? null };
+    // The last tick's job, where the job API finds it: waiting, with a worker, dead-lettered, or no longer held
+    // (JetStream keeps no finished job, so that is a run that completed, as far as anything can tell).
+    const lastRuns = await Promise.all(
+      crons.map((cron) =>
+        cron.lastTick
+          ? explainJob(dependencies.messaging, cron.queue, cronTickId(cron.name, cron.lastTick)).catch(() => null)
+          : Promise.resolve(null),
+      ),
+    );
+    ctx.body = {
+      crons: crons.map((cron, index) => ({
+        ...cron,
+        words: cronInWords(cron.pattern, cron.timeZone),
+        lastRun: lastRuns[index] && { state: lastRuns[index].state, reason: lastRuns[index].reason },
+      })),
+      leader: lease ?? null,
+    };
   });
   return router;
 }

@@ -37,7 +37,10 @@ interface Occurrence {
   message: string;
   /** The failure as recorded, for the sample. */
   error: string;
+  /** When it last failed. */
   at: Date;
+  /** When it first failed: its first failed attempt, which a retry or replay does not move. */
+  firstAt: Date;
   item: string;
   state: string;
   ref: unknown;
@@ -72,6 +75,7 @@ export async function groupIssues(
       ...errorClassOf(row.lastError ?? ''),
       error: row.lastError ?? '',
       at: row.lastAttemptAt ?? row.receivedAt,
+      firstAt: row.attemptErrors?.[0]?.at ?? row.lastAttemptAt ?? row.receivedAt,
       item: row._id,
       state: row.abandonedAt ? 'set-aside' : 'retrying',
       ref: { provider: row.provider, eventId: row.eventId },
@@ -83,6 +87,7 @@ export async function groupIssues(
       message: letter.error.message,
       error: `${letter.error.name}: ${letter.error.message}`,
       at: new Date(letter.failedAt),
+      firstAt: new Date(letter.failedAt),
       item: String(letter.id),
       state: letter.reason,
       ref: letter.id,
@@ -105,7 +110,7 @@ export async function groupIssues(
           shape,
           sample: occurrence.error,
           count: 0,
-          firstSeen: occurrence.at,
+          firstSeen: occurrence.firstAt,
           lastSeen: occurrence.at,
           examples: [],
           states: {},
@@ -116,7 +121,7 @@ export async function groupIssues(
     }
     const { issue } = group;
     issue.count += 1;
-    if (occurrence.at < issue.firstSeen) issue.firstSeen = occurrence.at;
+    if (occurrence.firstAt < issue.firstSeen) issue.firstSeen = occurrence.firstAt;
     if (occurrence.at > issue.lastSeen) issue.lastSeen = occurrence.at;
     if (issue.examples.length < 5) issue.examples.push(occurrence.item);
     issue.states[occurrence.state] = (issue.states[occurrence.state] ?? 0) + 1;
@@ -130,6 +135,7 @@ export async function groupIssues(
 /** A failed delivery as an occurrence: the class is the answer (`HTTP 500`) or how it failed; the message, what the endpoint said. */
 function deliveryOccurrence(view: DeliveryView, url: string | undefined): Occurrence {
   const last = [...view.log].reverse().find((entry) => entry.kind === 'attempt');
+  const first = view.log.find((entry) => entry.kind === 'attempt');
   const errorClass = last?.statusCode
     ? `HTTP ${last.statusCode}`
     : last?.outcome === 'refused'
@@ -143,6 +149,7 @@ function deliveryOccurrence(view: DeliveryView, url: string | undefined): Occurr
     message,
     error: [errorClass, last?.error, last?.responseBody].filter(Boolean).join(': '),
     at: new Date(last?.at ?? view.createdAt),
+    firstAt: new Date(first?.at ?? view.createdAt),
     item: view.id,
     state: 'failed',
     ref: view.id,
@@ -154,15 +161,19 @@ function actionOf(source: Issue['source'], refs: unknown[]): IssueAction {
     case 'webhooks':
       return {
         action: 'webhooks.retry-abandoned',
-        label: `Retry these ${refs.length} event(s)`,
+        label: refs.length === 1 ? 'Retry this event' : `Retry these ${refs.length} events`,
         params: { events: refs },
       };
     case 'jobs':
-      return { action: 'jobs.replay-dead', label: `Replay these ${refs.length} job(s)`, params: { ids: refs } };
+      return {
+        action: 'jobs.replay-dead',
+        label: refs.length === 1 ? 'Replay this job' : `Replay these ${refs.length} jobs`,
+        params: { ids: refs },
+      };
     case 'outbound':
       return {
         action: 'outbound.replay',
-        label: `Replay these ${refs.length} delivery(ies)`,
+        label: refs.length === 1 ? 'Replay this delivery' : `Replay these ${refs.length} deliveries`,
         params: { deliveryIds: refs },
       };
   }

@@ -1,16 +1,15 @@
 import {
-  attemptHistory,
   inboxEventKey,
-  type AttemptRecord,
+  readWebhookAttemptLog,
+  type AttemptLogEntry,
   type InboxAlertDocument,
   type InboxAttemptError,
 } from '@berth/inbox';
 import type { ConsoleDependencies } from '../dependencies';
 import { findStoredMessage, type StoredMessage } from './find-stored-message';
 import { maskPayload, prettyPayload } from './mask-payload';
+import { retryScheduleOf, type RetrySchedule } from './retry-schedule';
 import { eventRow, type EventRow } from './search-events';
-
-export type { AttemptRecord };
 
 /** Everything the event page shows. */
 export interface EventDetail extends EventRow {
@@ -23,15 +22,19 @@ export interface EventDetail extends EventRow {
   reopenedAt: Date | null;
   payload: string;
   payloadMasked: boolean;
-  /** Each attempt of the current round and how it ended (`attemptHistory`). */
-  attemptLog: AttemptRecord[];
+  /** Each attempt and how it ended (`webhookAttemptLog`, which the CLI's `webhooks show` prints too). */
+  attemptLog: AttemptLogEntry[];
+  /** When it was processed before being sent again (`resendProcessedWebhookEvent`), oldest first. */
+  processedBefore: Date[];
+  /** Where it stands in the retry schedule and the attempts ahead, in words. */
+  schedule: RetrySchedule;
   alerts: InboxAlertDocument[];
   message: StoredMessage | null;
   traceUrl: string | null;
 }
 
 /**
- * An event with its payload (masked unless `reveal`), its attempts (each: who, how and when it ended), its
+ * An event with its payload (masked unless `reveal`), its lease log (each attempt: who, when, how it ended), its
  * alerts, the JetStream message it arrived in with its headers, and its trace. Every read is by `_id`.
  */
 export async function eventDetail(
@@ -41,8 +44,14 @@ export async function eventDetail(
   reveal: boolean,
 ): Promise<EventDetail | null> {
   const key = inboxEventKey(provider, eventId);
-  const row = await dependencies.inbox.events.findOne({ _id: key });
-  if (!row) return null;
+  const read = await readWebhookAttemptLog({
+    inbox: dependencies.inbox,
+    provider,
+    eventId,
+    clock: dependencies.clock,
+  });
+  if (!read) return null;
+  const { row, attemptLog } = read;
   const [alerts, message] = await Promise.all([
     Promise.all(
       Array.from({ length: row.setAsideCount ?? 0 }, (_, index) =>
@@ -54,7 +63,6 @@ export async function eventDetail(
       return null;
     }),
   ]);
-  const attemptLog = attemptHistory(row, dependencies.clock());
   const attemptErrors = row.attemptErrors ?? [];
   return {
     ...eventRow(row),
@@ -66,6 +74,8 @@ export async function eventDetail(
     payload: reveal ? prettyPayload(row.payload) : maskPayload(row.payload),
     payloadMasked: !reveal,
     attemptLog,
+    processedBefore: (row.processedBefore ?? []).map((success) => success.at),
+    schedule: retryScheduleOf(row),
     alerts: alerts.filter((alert): alert is InboxAlertDocument => alert !== null),
     message,
     traceUrl:

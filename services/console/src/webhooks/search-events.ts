@@ -47,6 +47,10 @@ export interface EventRow {
   lastAttemptAt: Date | null;
   processedAt: Date | null;
   abandonedAt: Date | null;
+  /** When the live message's next delivery is due (null once its round ended, or when it is done). */
+  nextAttemptAt: Date | null;
+  /** When the last attempt of its round failed: the recovery cron starts the next round. */
+  roundEndedAt: Date | null;
 }
 
 /**
@@ -97,5 +101,7 @@ export function eventRow(row: InboxEventDocument): EventRow {
     lastAttemptAt: row.lastAttemptAt,
     processedAt: row.processedAt,
     abandonedAt: row.abandonedAt,
+    nextAttemptAt: row.processedAt || row.abandonedAt ? null : (row.nextAttemptAt ?? null),
+    roundEndedAt: row.processedAt || row.abandonedAt ? null : (row.roundEndedAt ?? null),
   };
 }

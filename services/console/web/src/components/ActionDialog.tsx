@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, type TokenSlot } from '../api';
 
 interface Preview {
@@ -77,7 +77,8 @@ export function ActionDialog({
         <div role="status">
           <p className="preview-summary">{preview.summary}</p>
           <p>
-            <strong data-testid="preview-count">{preview.count}</strong> item(s) would change.
+            <strong data-testid="preview-count">{preview.count}</strong> {preview.count === 1 ? 'item' : 'items'} would
+            change.
           </p>
           {preview.items.length > 0 && <pre className="json small">{JSON.stringify(preview.items, null, 2)}</pre>}
         </div>
@@ -111,14 +112,18 @@ export function usePendingAction(): {
   act: (action: PendingAction, then?: (result: unknown) => void) => void;
   /** The summary of the last action done, announced by {@link ActionNotice}. */
   notice: string | null;
+  /** Forgets the notice: on leaving the page it was given on, so it does not follow to the next pages. */
+  clearNotice: () => void;
   /** The props that tie an {@link ActionDialog} to this state. */
   dialog: Pick<Parameters<typeof ActionDialog>[0], 'pending' | 'onClose' | 'onDone'>;
 } {
   const [pending, setPending] = useState<{ action: PendingAction; then?: (result: unknown) => void } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const clearNotice = useCallback(() => setNotice(null), []);
   return {
     act: (action, then) => setPending({ action, then }),
     notice,
+    clearNotice,
     dialog: {
       pending: pending?.action ?? null,
       onClose: () => setPending(null),

@@ -1,6 +1,7 @@
 import { Fragment, useState } from 'react';
 import { Badge } from './Badge';
-import { dateTime, relative } from './format';
+import { dateTime } from './format';
+import { EventType, Time } from './Time';
 import { TableHead } from './Table';
 
 /** A delivery with its log, as the API answers it. */
@@ -32,6 +33,68 @@ export interface Delivery {
   }[];
 }
 
+/**
+ * What an entry's badge says: its outcome, except that an attempt whose outcome asked for a retry which never came
+ * (the delivery failed with it: the schedule ended, or the endpoint was disabled) reads as what the delivery became.
+ */
+function outcomeOf(entry: Delivery['log'][number]): string {
+  if (entry.outcome === 'retry' && entry.status !== 'pending') return entry.status;
+  return entry.outcome ?? entry.status;
+}
+
+/** The request a delivery's attempts sent (the console's `GET /api/outbound/deliveries/:id/request`). */
+export interface SentRequest {
+  method: string;
+  url: string | null;
+  headers: Record<string, string>;
+  timestamps: number[];
+  body: string | null;
+}
+
+/** The request sent: method, URL, headers, each attempt's signed timestamp and the body; loaded when opened. */
+function RequestSent({ load }: { load: () => Promise<SentRequest> }) {
+  const [request, setRequest] = useState<SentRequest | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <details
+      className="request-sent"
+      onToggle={(event) => {
+        if ((event.target as HTMLDetailsElement).open && !request)
+          load().then(setRequest, (failure: Error) => setError(failure.message));
+      }}
+    >
+      <summary>Request sent</summary>
+      {error && <p className="error">{error}</p>}
+      {request && (
+        <>
+          <p>
+            <code>
+              {request.method} {request.url ?? '(endpoint deleted)'}
+            </code>
+          </p>
+          <table className="headers">
+            <caption className="visually-hidden">Request headers</caption>
+            <tbody>
+              {Object.entries(request.headers).map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>
+                    <code>{value}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="hint">webhook-timestamp of each attempt: {request.timestamps.join(', ') || 'none yet'}</p>
+          <pre className="json small" aria-label="Request body">
+            {request.body ?? '(the event is no longer stored)'}
+          </pre>
+        </>
+      )}
+    </details>
+  );
+}
+
 /** The delivery log: one row per delivery, opening to every attempt with its response; optional selection and replay. */
 export function DeliveryLog({
   deliveries,
@@ -39,12 +102,15 @@ export function DeliveryLog({
   onToggle,
   onReplay,
   endpointLabel = (id) => id,
+  loadRequest,
 }: {
   deliveries: Delivery[];
   selected?: Set<string>;
   onToggle?: (id: string) => void;
   onReplay?: (delivery: Delivery) => void;
   endpointLabel?: (endpointId: string) => string;
+  /** Where the request a delivery sent is read (the console's API); without it none is shown. */
+  loadRequest?: (deliveryId: string) => Promise<SentRequest>;
 }) {
   const [open, setOpen] = useState<string | null>(null);
   const columns = 7 + (selected ? 1 : 0);
@@ -78,10 +144,10 @@ export function DeliveryLog({
               <td>
                 <code>{delivery.id}</code>
               </td>
+              <td className="endpoint-url">{endpointLabel(delivery.endpointId)}</td>
               <td>
-                <code>{endpointLabel(delivery.endpointId)}</code>
+                <EventType type={delivery.eventType} />
               </td>
-              <td>{delivery.eventType}</td>
               <td>
                 <Badge value={delivery.status} />
               </td>
@@ -89,7 +155,9 @@ export function DeliveryLog({
                 {delivery.attemptCount}
                 {delivery.replays > 0 ? ` (${delivery.replays} replay)` : ''}
               </td>
-              <td title={dateTime(delivery.createdAt)}>{relative(delivery.createdAt)}</td>
+              <td>
+                <Time iso={delivery.createdAt} />
+              </td>
               <td className="row-actions">
                 <button
                   type="button"
@@ -109,6 +177,7 @@ export function DeliveryLog({
             {open === delivery.id && (
               <tr id={`log-${delivery.id}`}>
                 <td colSpan={columns}>
+                  {loadRequest && <RequestSent load={() => loadRequest(delivery.id)} />}
                   <ol className="attempts">
                     {delivery.log.map((entry, index) => (
                       <li key={index}>
@@ -119,7 +188,8 @@ export function DeliveryLog({
                               ? 'Skipped (endpoint disabled)'
                               : `Attempt ${entry.attempt}${entry.round > 0 ? ` of replay ${entry.round}` : ''}`}
                         </strong>{' '}
-                        {dateTime(entry.at)} · <Badge value={entry.outcome ?? entry.status} />
+                        {dateTime(entry.at)} · <Badge value={outcomeOf(entry)} />
+                        {entry.outcome === 'retry' && entry.status !== 'pending' ? ' (no retry follows)' : ''}
                         {entry.statusCode !== null ? ` · HTTP ${entry.statusCode}` : ''}
                         {entry.durationMs !== null ? ` · ${entry.durationMs} ms` : ''}
                         {entry.address ? ` · ${entry.address}` : ''}

@@ -14,7 +14,7 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
-/** A local date and time, to the second. */
+/** A local date and time, to the second, with the zone it is in ("02 Dec 2026, 05:12:04 UTC"). */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   return new Date(iso).toLocaleString(undefined, {
@@ -24,7 +24,13 @@ export function dateTime(iso: string | null | undefined): string {
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
+    timeZoneName: 'short',
   });
+}
+
+/** "1 event", "3 events": a count with its noun, pluralised (`plural` when it is not just an added "s"). */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
 }
 
 /** Seconds as "4 min 10 s", "2 h 5 min". */

@@ -4,6 +4,7 @@ import { ActionDialog, ActionNotice, usePendingAction, type PendingAction } from
 import { Link, useLocation } from '../router';
 import { AuditPage } from './AuditPage';
 import { EventPage } from './EventPage';
+import { EndpointPage } from './EndpointPage';
 import { EventsPage } from './EventsPage';
 import { IssuesPage } from './IssuesPage';
 import { JobsPage } from './JobsPage';
@@ -104,13 +105,16 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const { path } = useLocation();
-  const { act, notice, dialog } = usePendingAction();
+  const { act, notice, clearNotice, dialog } = usePendingAction();
   const props: PageProps = { me, act };
+  // A notice belongs to the page its action ran on: moving to another page drops it.
+  useEffect(() => clearNotice(), [path, clearNotice]);
   const current = PAGES.filter((page) => (page.path === '/' ? path === '/' : path.startsWith(page.path))).at(-1);
   useEffect(() => {
     document.title = `${current?.label ?? 'Berth'} · Berth console`;
   }, [current]);
   const eventMatch = /^\/events\/([^/]+)\/(.+)$/.exec(path);
+  const endpointMatch = /^\/outbound\/endpoints\/(.+)$/.exec(path);
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -148,7 +152,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           />
         )}
         {path.startsWith('/jobs') && <JobsPage {...props} />}
-        {path.startsWith('/outbound') && <OutboundPage {...props} />}
+        {endpointMatch && <EndpointPage {...props} endpointId={decodeURIComponent(endpointMatch[1])} />}
+        {path.startsWith('/outbound') && !endpointMatch && <OutboundPage {...props} />}
         {path === '/issues' && <IssuesPage {...props} />}
         {path === '/audit' && <AuditPage {...props} />}
       </main>

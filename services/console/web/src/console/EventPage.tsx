@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { dateTime } from '../components/format';
+import { counted, dateTime } from '../components/format';
+import { EventType, Time } from '../components/Time';
+import { Updated } from '../components/Updated';
 import { useData } from '../components/useData';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -19,13 +21,18 @@ interface EventDetail extends EventRow {
   payloadMasked: boolean;
   attemptErrors: { attempt: number; at: string; error: string }[];
   providerHeaders: Record<string, string>;
-  attemptLog: {
-    attempt: number;
-    outcome: 'succeeded' | 'failed' | 'running' | 'superseded' | 'lease ran out';
-    owner: string | null;
-    endedAt: string | null;
-    error: string | null;
-  }[];
+  attemptLog: AttemptEntry[];
+  processedBefore: string[];
+  schedule: {
+    attempts: number;
+    roundAttempt: number;
+    perRound: number;
+    round: number;
+    rounds: number;
+    setAsideAfter: number;
+    ahead: { attempt: number; at: string }[];
+    words: string;
+  };
   alerts: { _id: string; raisedAt: string; attempts: number; lastError: string | null; hookError: string | null }[];
   message: {
     streamSequence: number;
@@ -38,16 +45,51 @@ interface EventDetail extends EventRow {
   traceUrl: string | null;
 }
 
+/** One lease taken on the event and how it ended (the inbox's `webhookAttemptLog`, shared with the CLI). */
+interface AttemptEntry {
+  generation: number;
+  kind: 'attempt' | 'operation';
+  owner: string;
+  startedAt: string;
+  endedAt: string | null;
+  leaseUntil: string;
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'superseded' | 'lease-ran-out' | 'running' | 'done';
+  error: string | null;
+}
+
+/** What an outcome means, where its name does not say it all. */
+const OUTCOME_HINTS: Partial<Record<AttemptEntry['outcome'], string>> = {
+  skipped: 'already processed or set aside: nothing ran',
+  superseded: 'its lease ran out and another took over',
+  'lease-ran-out': 'never let go (a crash?)',
+};
+
+/** How often the page refreshes itself (not while personal data is shown: each unmasked read is audited). */
+const REFRESH_MS = 5000;
+
 /** One webhook event: state, headers, payload (masked unless asked), every attempt, alerts, trace; redeliver. */
 export function EventPage({ me, act, provider, eventId }: PageProps & { provider: string; eventId: string }) {
   const [reveal, setReveal] = useState(false);
-  const { data, error, reload } = useData(
+  const { data, error, reload, loading, updatedAt } = useData(
     () =>
       api<EventDetail>(
         'berth-console-token',
         `/api/webhooks/events/${encodeURIComponent(provider)}/${encodeURIComponent(eventId)}${query({ reveal: reveal ? 'true' : undefined })}`,
       ),
     [provider, eventId, reveal],
+    reveal ? undefined : REFRESH_MS,
+  );
+  const lastFailed = data?.attemptLog.filter((attempt) => attempt.outcome === 'failed').at(-1);
+  // Failures whose lease is no longer among those shown (older than the log, or leases deleted by the retention).
+  const unmatchedFailures = (data?.attemptErrors ?? []).filter(
+    (failed) =>
+      !data?.attemptLog.some(
+        (attempt) =>
+          attempt.outcome === 'failed' &&
+          attempt.error === failed.error &&
+          attempt.startedAt <= failed.at &&
+          (attempt.endedAt ?? attempt.leaseUntil) >= failed.at,
+      ),
   );
   return (
     <section aria-labelledby="event-title">
@@ -57,6 +99,13 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
       <h1 id="event-title">
         {provider}:{eventId}
       </h1>
+      <Updated
+        at={updatedAt}
+        everyMs={REFRESH_MS}
+        loading={loading}
+        onRefresh={reload}
+        paused={reveal ? 'not refreshing while personal data is shown' : undefined}
+      />
       <ErrorAlert error={error} />
       {data && (
         <>
@@ -69,35 +118,53 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
             </div>
             <div>
               <dt>Type</dt>
-              <dd>{data.type}</dd>
+              <dd>
+                <EventType type={data.type} />
+              </dd>
             </div>
             <div>
               <dt>Received</dt>
-              <dd>{dateTime(data.receivedAt)}</dd>
+              <dd>
+                <Time iso={data.receivedAt} />
+              </dd>
             </div>
             <div>
               <dt>Attempts</dt>
-              <dd>{data.attempts}</dd>
+              <dd data-testid="attempt-place">
+                {data.schedule.roundAttempt === 0
+                  ? 'none yet'
+                  : `attempt ${data.schedule.roundAttempt} of ${data.schedule.perRound} (round ${data.schedule.round} of ${data.schedule.rounds})`}
+                {data.abandonedAt ? (
+                  <>
+                    , set aside <Time iso={data.abandonedAt} absolute />
+                  </>
+                ) : null}
+              </dd>
             </div>
             <div>
               <dt>Last attempt</dt>
-              <dd>{dateTime(data.lastAttemptAt)}</dd>
+              <dd>
+                <Time iso={data.lastAttemptAt} />
+              </dd>
             </div>
             <div>
               <dt>Next attempt</dt>
-              <dd>{data.state === 'processed' || data.state === 'set-aside' ? '–' : dateTime(data.nextAttemptAt)}</dd>
+              <dd>
+                {data.state === 'processed' || data.state === 'set-aside' ? '–' : <Time iso={data.nextAttemptAt} />}
+              </dd>
             </div>
             <div>
               <dt>Processed</dt>
-              <dd>{dateTime(data.processedAt)}</dd>
-            </div>
-            <div>
-              <dt>Set aside</dt>
-              <dd>{dateTime(data.abandonedAt)}</dd>
+              <dd>
+                <Time iso={data.processedAt} />
+                {data.processedBefore.length > 0 && (
+                  <> (before: {data.processedBefore.map((at) => dateTime(at)).join(', ')})</>
+                )}
+              </dd>
             </div>
             <div>
               <dt>Requeued</dt>
-              <dd>{data.requeueCount} time(s)</dd>
+              <dd>{counted(data.requeueCount, 'time')}</dd>
             </div>
             <div>
               <dt>Trace</dt>
@@ -116,13 +183,17 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
               </dd>
             </div>
           </dl>
+          <p className="schedule" data-testid="schedule">
+            <strong>Retry schedule: </strong>
+            {data.schedule.words}
+          </p>
           {data.lastError && (
-            <div className="callout">
+            <div className="callout" id="last-error">
               <h2>{data.state === 'processed' ? 'An earlier attempt failed with' : 'Last error'}</h2>
               <pre className="json">{data.lastError}</pre>
             </div>
           )}
-          {canAct(me) && data.state !== 'processed' && (
+          {canAct(me) && (
             <div className="toolbar">
               <button
                 type="button"
@@ -135,59 +206,84 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                       label:
                         data.state === 'set-aside'
                           ? `Retry set-aside event ${provider}:${eventId}`
-                          : `Redeliver ${provider}:${eventId}`,
+                          : data.state === 'processed'
+                            ? `Send processed event ${provider}:${eventId} again`
+                            : `Redeliver ${provider}:${eventId}`,
                     },
                     reload,
                   )
                 }
               >
-                {data.state === 'set-aside' ? 'Retry this set-aside event…' : 'Redeliver now…'}
+                {data.state === 'set-aside'
+                  ? 'Retry this set-aside event…'
+                  : data.state === 'processed'
+                    ? 'Send again (run the handler once more)…'
+                    : 'Redeliver now…'}
               </button>
             </div>
           )}
 
           <h2>Attempts</h2>
           <p className="hint">
-            Each attempt of the current round and how it ended: succeeded, failed (with its error), running, superseded
-            by a later attempt, or its lease ran out.
+            Every lease taken on the event, and how it ended: a consumer's attempt (succeeded, failed, skipped as a
+            duplicate, superseded by another after its lease ran out, lease ran out, running), or an operation
+            (recovery, retry, redeliver, send again).
           </p>
           <table>
             <caption className="visually-hidden">Attempts</caption>
-            <TableHead columns={['#', 'Outcome', 'By', 'Ended', 'Error']} />
+            <TableHead columns={['#', 'Kind', 'By', 'Started', 'Ended', 'Outcome', 'Error']} />
             <tbody>
               {data.attemptLog.map((attempt) => (
-                <tr key={attempt.attempt}>
-                  <td>{attempt.attempt}</td>
-                  <td>{attempt.outcome}</td>
-                  <td>{attempt.owner ? <code>{attempt.owner}</code> : ''}</td>
-                  <td>{attempt.endedAt ? dateTime(attempt.endedAt) : ''}</td>
-                  <td className="error-text">{attempt.error ?? ''}</td>
+                <tr key={attempt.generation}>
+                  <td>{attempt.generation}</td>
+                  <td>{attempt.kind}</td>
+                  <td>
+                    <code>{attempt.owner}</code>
+                  </td>
+                  <td>
+                    <Time iso={attempt.startedAt} absolute />
+                  </td>
+                  <td>
+                    <Time iso={attempt.endedAt} absolute />
+                  </td>
+                  <td>
+                    <Badge value={attempt.outcome} />
+                    {OUTCOME_HINTS[attempt.outcome] && <span className="hint"> {OUTCOME_HINTS[attempt.outcome]}</span>}
+                  </td>
+                  <td className="error-text">
+                    {attempt.error === null ? (
+                      ''
+                    ) : attempt === lastFailed && attempt.error === data.lastError ? (
+                      <a href="#last-error">the last error, above</a>
+                    ) : (
+                      attempt.error
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
 
-          <h2>Failed attempts</h2>
-          {data.attemptErrors.length > 0 ? (
-            <table>
-              <caption className="visually-hidden">Failed attempts</caption>
-              <TableHead columns={['Attempt', 'Failed at', 'Error']} />
-              <tbody>
-                {data.attemptErrors.map((failed) => (
-                  <tr key={`${failed.attempt}-${failed.at}`}>
-                    <td>{failed.attempt}</td>
-                    <td>{dateTime(failed.at)}</td>
-                    <td className="error-text">{failed.error}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <p>
-              {data.lastError
-                ? "This event was stored before every attempt's error was kept; the last error is above."
-                : 'No attempt has failed.'}
-            </p>
+          {unmatchedFailures.length > 0 && (
+            <>
+              <h2>Earlier failed attempts</h2>
+              <p className="hint">Failures the inbox kept whose lease is no longer in the log above.</p>
+              <table>
+                <caption className="visually-hidden">Earlier failed attempts</caption>
+                <TableHead columns={['Attempt', 'Failed at', 'Error']} />
+                <tbody>
+                  {unmatchedFailures.map((failed) => (
+                    <tr key={`${failed.attempt}-${failed.at}`}>
+                      <td>{failed.attempt}</td>
+                      <td>
+                        <Time iso={failed.at} absolute />
+                      </td>
+                      <td className="error-text">{failed.error}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
           )}
 
           {data.alerts.length > 0 && (
@@ -196,7 +292,7 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
               <ul>
                 {data.alerts.map((alert) => (
                   <li key={alert._id}>
-                    {dateTime(alert.raisedAt)}: set aside after {alert.attempts} attempts
+                    <Time iso={alert.raisedAt} absolute />: set aside after {counted(alert.attempts, 'attempt')}
                     {alert.hookError ? ` (alert hook failed: ${alert.hookError})` : ''}
                   </li>
                 ))}

@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { dateTime, relative } from '../components/format';
+import { counted } from '../components/format';
+import { EventType, Time } from '../components/Time';
+import { Updated } from '../components/Updated';
 import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
@@ -20,6 +22,19 @@ export interface EventRow {
   attempts: number;
   lastError: string | null;
   lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  roundEndedAt: string | null;
+}
+
+/** How often the list refreshes itself. */
+const REFRESH_MS = 10_000;
+
+/** When the event runs next, as the list says it: a time, "recovery cron" once its round ended, or nothing. */
+export function NextAttempt({ row }: { row: EventRow }) {
+  if (row.state === 'processed' || row.state === 'set-aside') return <>–</>;
+  if (row.nextAttemptAt) return <Time iso={row.nextAttemptAt} />;
+  if (row.roundEndedAt) return <>next round: recovery cron (≤ 10 min)</>;
+  return <>{row.state === 'pending' ? 'on delivery' : '–'}</>;
 }
 
 const FIELDS = ['provider', 'type', 'state', 'eventId', 'from', 'to'] as const;
@@ -35,13 +50,14 @@ export function EventsPage({ me, act }: PageProps) {
   const { selected, toggle, clear } = useSelection<string>();
   const providers = useData(() => api<{ providers: string[] }>('berth-console-token', '/api/webhooks/providers'), []);
   const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
-  const { data, error, reload } = useData(
+  const { data, error, reload, loading, updatedAt } = useData(
     () =>
       api<{ events: EventRow[]; total: number }>(
         'berth-console-token',
         `/api/webhooks/events${query({ ...filters, from: toIso(filters.from), to: toIso(filters.to), limit: 200 })}`,
       ),
     [search.toString()],
+    REFRESH_MS,
   );
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -105,6 +121,7 @@ export function EventsPage({ me, act }: PageProps) {
         />
         <FilterSubmit>Search</FilterSubmit>
       </form>
+      <Updated at={updatedAt} everyMs={REFRESH_MS} loading={loading} onRefresh={reload} />
       <ErrorAlert error={error} />
       {canAct(me) && (
         <div className="toolbar" role="group" aria-label="Bulk actions">
@@ -116,7 +133,7 @@ export function EventsPage({ me, act }: PageProps) {
                 {
                   action: 'webhooks.retry-abandoned',
                   params: { events: selectedRefs },
-                  label: `Retry ${selectedRefs.length} selected event(s)`,
+                  label: `Retry ${counted(selectedRefs.length, 'selected event')}`,
                 },
                 reload,
               )
@@ -143,12 +160,15 @@ export function EventsPage({ me, act }: PageProps) {
       )}
       {data && (
         <p className="hint">
-          {data.events.length} of {data.total} matching event(s), newest first.
+          {data.events.length} of {counted(data.total, 'matching event')}, newest first.
         </p>
       )}
       <table className="events">
         <caption className="visually-hidden">Matching webhook events</caption>
-        <TableHead columns={['Event', 'Type', 'State', 'Received', 'Attempts', 'Last error']} select={canAct(me)} />
+        <TableHead
+          columns={['Event', 'Type', 'State', 'Received', 'Attempts', 'Next attempt', 'Last error']}
+          select={canAct(me)}
+        />
         <tbody>
           {data?.events.map((row) => (
             <tr key={keyOf(row)}>
@@ -167,12 +187,19 @@ export function EventsPage({ me, act }: PageProps) {
                   {row.provider}:{row.eventId}
                 </Link>
               </td>
-              <td>{row.type}</td>
+              <td>
+                <EventType type={row.type} />
+              </td>
               <td>
                 <Badge value={row.state} />
               </td>
-              <td title={dateTime(row.receivedAt)}>{relative(row.receivedAt)}</td>
+              <td>
+                <Time iso={row.receivedAt} />
+              </td>
               <td>{row.attempts}</td>
+              <td>
+                <NextAttempt row={row} />
+              </td>
               <td className="error-text">{row.lastError ?? ''}</td>
             </tr>
           ))}

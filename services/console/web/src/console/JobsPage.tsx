@@ -1,7 +1,9 @@
 import { Fragment, useState } from 'react';
 import { api } from '../api';
 import { Badge } from '../components/Badge';
-import { dateTime, relative } from '../components/format';
+import { counted, dateTime, relative } from '../components/format';
+import { Time } from '../components/Time';
+import { Updated } from '../components/Updated';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
@@ -39,6 +41,10 @@ interface Cron {
   lastTick: string | null;
   nextTick: string | null;
   error?: string;
+  /** The pattern in words, with its zone. */
+  words: string;
+  /** Where the last tick's job is (`explainJob`): `not-found` once it finished, since finished jobs are not kept. */
+  lastRun: { state: string; reason: string } | null;
 }
 
 /** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
@@ -52,6 +58,7 @@ export function JobsPage({ me, act }: PageProps) {
   );
   const { selected, toggle, clear } = useSelection<number>();
   const [open, setOpen] = useState<number | null>(null);
+  const [queue, setQueue] = useState<string | null>(null);
   const reload = () => {
     clear();
     dead.reload();
@@ -60,14 +67,15 @@ export function JobsPage({ me, act }: PageProps) {
   return (
     <section aria-labelledby="jobs-title">
       <h1 id="jobs-title">Jobs</h1>
+      <Updated at={queues.updatedAt} everyMs={10_000} loading={queues.loading} onRefresh={reload} />
       <h2>Queues</h2>
       <table>
         <caption className="visually-hidden">Queue depths</caption>
-        <TableHead columns={['Queue', 'Waiting', 'Running', 'Redelivered', 'Delayed', 'Dead letters']} />
+        <TableHead columns={['Queue', 'Waiting', 'Running', 'Redelivered', 'Delayed', 'Dead letters']} actions />
         <tbody>
           {queues.data?.queues.length === 0 && (
             <tr>
-              <td colSpan={6}>No queues yet.</td>
+              <td colSpan={7}>No queues yet.</td>
             </tr>
           )}
           {queues.data?.queues.map((depth) => (
@@ -78,10 +86,20 @@ export function JobsPage({ me, act }: PageProps) {
               <td>{depth.redelivered}</td>
               <td>{depth.delayed}</td>
               <td>{depth.deadLetters}</td>
+              <td className="row-actions">
+                <button
+                  type="button"
+                  aria-pressed={queue === depth.queue}
+                  onClick={() => setQueue(queue === depth.queue ? null : depth.queue)}
+                >
+                  Jobs of {depth.queue}
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {queue && <QueueJobsTable key={queue} queue={queue} me={me} act={act} />}
 
       <h2>Dead letters</h2>
       <ErrorAlert error={dead.error} />
@@ -95,7 +113,7 @@ export function JobsPage({ me, act }: PageProps) {
                 {
                   action: 'jobs.replay-dead',
                   params: { ids: [...selected] },
-                  label: `Replay ${selected.size} selected dead letter(s)`,
+                  label: `Replay ${counted(selected.size, 'selected dead letter')}`,
                 },
                 reload,
               )
@@ -204,24 +222,147 @@ export function JobsPage({ me, act }: PageProps) {
       </p>
       <table>
         <caption className="visually-hidden">Registered crons</caption>
-        <TableHead columns={['Name', 'Pattern', 'Zone', 'Last tick', 'Next tick', 'Queue', 'Owner']} />
+        <TableHead columns={['Name', 'Schedule', 'Last tick', 'Next tick', 'Queue', 'Owner']} actions={canAct(me)} />
         <tbody>
           {crons.data?.crons.length === 0 && (
             <tr>
-              <td colSpan={7}>No crons registered.</td>
+              <td colSpan={canAct(me) ? 8 : 7}>No crons registered.</td>
             </tr>
           )}
           {crons.data?.crons.map((cron) => (
             <tr key={cron.name}>
               <td>{cron.name}</td>
               <td>
-                <code>{cron.pattern}</code>
+                {cron.words}
+                <div className="hint">
+                  <code>{cron.pattern}</code>
+                </div>
               </td>
-              <td>{cron.timeZone}</td>
-              <td title={dateTime(cron.lastTick)}>{relative(cron.lastTick)}</td>
-              <td>{cron.error ? <span className="error-text">{cron.error}</span> : dateTime(cron.nextTick)}</td>
+              <td>
+                <Time iso={cron.lastTick} empty="never" />
+              </td>
+              <td data-testid="cron-last-run">
+                {cron.lastRun ? (
+                  <>
+                    <Badge value={cron.lastRun.state === 'not-found' ? 'finished' : cron.lastRun.state} />
+                    <div className="hint">{cron.lastRun.reason}</div>
+                  </>
+                ) : (
+                  '–'
+                )}
+              </td>
+              <td>{cron.error ? <span className="error-text">{cron.error}</span> : <Time iso={cron.nextTick} />}</td>
               <td>{cron.queue}</td>
               <td>{cron.owner}</td>
+              {canAct(me) && (
+                <td className="row-actions">
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(
+                        { action: 'crons.run-now', params: { name: cron.name }, label: `Run ${cron.name} now` },
+                        crons.reload,
+                      )
+                    }
+                  >
+                    Run now…
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+interface QueueJob {
+  jobId: string;
+  name: string;
+  state: 'waiting' | 'running' | 'delayed';
+  data: unknown;
+  attemptsMade: number;
+  retryLimit: number;
+  addedAt: string | null;
+  notBefore: string | null;
+  waitReason: string | null;
+  cancelledAt: string | null;
+}
+
+/** One queue's waiting, running and delayed jobs (what JetStream still holds), with their data; cancel one. */
+function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
+  const { data, error, reload, loading, updatedAt } = useData(
+    () =>
+      api<{ jobs: QueueJob[]; truncated: boolean }>(
+        'berth-console-token',
+        `/api/jobs/queues/${encodeURIComponent(queue)}/jobs`,
+      ),
+    [queue],
+    10_000,
+  );
+  return (
+    <section aria-labelledby="queue-jobs-title">
+      <h3 id="queue-jobs-title">Jobs of {queue}</h3>
+      <Updated at={updatedAt} everyMs={10_000} loading={loading} onRefresh={reload} />
+      <p className="hint">
+        What JetStream holds: jobs waiting for a worker, with one (running, or between two attempts), and delayed.
+        Completed jobs are not kept; failed ones end in the dead letters below.
+        {data?.truncated ? ' Only the first 50 messages of each place are shown.' : ''}
+      </p>
+      <ErrorAlert error={error} />
+      <table>
+        <caption className="visually-hidden">Jobs of {queue}</caption>
+        <TableHead columns={['Job', 'State', 'Attempts', 'Added', 'Due', 'Data']} actions={canAct(me)} />
+        <tbody>
+          {data?.jobs.length === 0 && (
+            <tr>
+              <td colSpan={canAct(me) ? 7 : 6}>No waiting, running or delayed job.</td>
+            </tr>
+          )}
+          {data?.jobs.map((job) => (
+            <tr key={job.jobId}>
+              <td>
+                {job.name}
+                <div className="hint">
+                  <code>{job.jobId}</code>
+                </div>
+              </td>
+              <td>
+                <Badge value={job.cancelledAt ? 'cancelled' : job.state} />
+                {job.waitReason ? <span className="hint"> ({job.waitReason})</span> : null}
+              </td>
+              <td>
+                {job.attemptsMade} of {job.retryLimit + 1}
+              </td>
+              <td>
+                <Time iso={job.addedAt} />
+              </td>
+              <td>{job.state === 'delayed' ? <Time iso={job.notBefore} /> : '–'}</td>
+              <td>
+                <pre className="json small">{JSON.stringify(job.data, null, 2)}</pre>
+              </td>
+              {canAct(me) && (
+                <td className="row-actions">
+                  {!job.cancelledAt && (
+                    <button
+                      type="button"
+                      onClick={() =>
+                        act(
+                          {
+                            action: 'jobs.cancel',
+                            params: { queue, jobId: job.jobId },
+                            label: `Cancel job ${job.jobId} of ${queue}`,
+                          },
+                          reload,
+                        )
+                      }
+                    >
+                      Cancel…
+                    </button>
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -1,17 +1,20 @@
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
-import { relative } from '../components/format';
+import { DeliveryLog, type Delivery, type SentRequest } from '../components/DeliveryLog';
+import { counted } from '../components/format';
+import { EventType, Time } from '../components/Time';
+import { Updated } from '../components/Updated';
 import { FilterInput, FilterSelect, FilterSubmit } from '../components/Filters';
 import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
 import { useSelection } from '../components/useSelection';
+import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
 
-interface Endpoint {
+export interface Endpoint {
   id: string;
   workspaceId: string;
   url: string;
@@ -25,10 +28,13 @@ interface Endpoint {
   ordered: boolean;
 }
 
+/** How often the page refreshes itself. */
+const REFRESH_MS = 15_000;
+
 /** Outbound: endpoints per workspace (state, failure run; enable/disable, rotate, recover since) and deliveries (attempts; replay). */
 export function OutboundPage({ me, act }: PageProps) {
   const [workspace, setWorkspace] = useState('');
-  const [filter, setFilter] = useState({ endpointId: '', status: '', workspaceId: '' });
+  const [filter, setFilter] = useState({ endpointId: '', status: '', workspaceId: '', eventType: '' });
   const [draft, setDraft] = useState(filter);
   const { selected, toggle, clear } = useSelection<string>();
   const [secret, setSecret] = useState<{ endpointId: string; secret: string } | null>(null);
@@ -40,6 +46,7 @@ export function OutboundPage({ me, act }: PageProps) {
         `/api/outbound/endpoints${query({ workspaceId: workspace || undefined })}`,
       ),
     [workspace],
+    REFRESH_MS,
   );
   const deliveries = useData(
     () =>
@@ -48,7 +55,10 @@ export function OutboundPage({ me, act }: PageProps) {
         `/api/outbound/deliveries${query({ ...filter, limit: 100 })}`,
       ),
     [filter],
+    REFRESH_MS,
   );
+  const urlOf = (endpointId: string) =>
+    endpoints.data?.endpoints.find((endpoint) => endpoint.id === endpointId)?.url ?? endpointId;
   const reload = () => {
     endpoints.reload();
     deliveries.reload();
@@ -87,9 +97,18 @@ export function OutboundPage({ me, act }: PageProps) {
   return (
     <section aria-labelledby="outbound-title">
       <h1 id="outbound-title">Outbound</h1>
+      <Updated
+        at={deliveries.updatedAt}
+        everyMs={REFRESH_MS}
+        loading={deliveries.loading || endpoints.loading}
+        onRefresh={() => {
+          endpoints.reload();
+          deliveries.reload();
+        }}
+      />
       {secret && (
         <div className="callout" role="alert">
-          <h2>New secret of {secret.endpointId}</h2>
+          <h2>New secret of {urlOf(secret.endpointId)}</h2>
           <p>Shown once: give it to the endpoint's owner.</p>
           <code className="secret">{secret.secret}</code>{' '}
           <button type="button" onClick={() => setSecret(null)}>
@@ -128,17 +147,30 @@ export function OutboundPage({ me, act }: PageProps) {
             <tbody>
               {list.map((endpoint) => (
                 <tr key={endpoint.id}>
-                  <td>
-                    <code>{endpoint.id}</code>
-                    <br />
-                    {endpoint.url}
+                  <td className="endpoint-url">
+                    <Link to={`/outbound/endpoints/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</Link>
+                    {endpoint.description ? <div className="hint">{endpoint.description}</div> : null}
+                    <div className="hint">
+                      <code>{endpoint.id}</code>
+                    </div>
                   </td>
                   <td>
                     <Badge value={endpoint.enabled ? 'enabled' : 'disabled'} />
                     {endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}
                   </td>
-                  <td>{endpoint.failingSince ? relative(endpoint.failingSince) : '–'}</td>
-                  <td>{endpoint.eventTypes.length ? endpoint.eventTypes.join(', ') : 'all'}</td>
+                  <td>
+                    <Time iso={endpoint.failingSince} />
+                  </td>
+                  <td>
+                    {endpoint.eventTypes.length
+                      ? endpoint.eventTypes.map((type, index) => (
+                          <span key={type}>
+                            {index > 0 && ', '}
+                            <EventType type={type} />
+                          </span>
+                        ))
+                      : 'all'}
+                  </td>
                   <td>{endpoint.activeSecrets}</td>
                   <td className="row-actions">
                     <button
@@ -172,7 +204,22 @@ export function OutboundPage({ me, act }: PageProps) {
 
       <h2>Deliveries</h2>
       <form className="filters" onSubmit={submit} aria-label="Filter deliveries">
-        <FilterInput id="d-endpoint" label="Endpoint id" draft={draft} setDraft={setDraft} field="endpointId" />
+        <FilterSelect id="d-endpoint" label="Endpoint" draft={draft} setDraft={setDraft} field="endpointId">
+          <option value="">Any</option>
+          {(endpoints.data?.endpoints ?? []).map((endpoint) => (
+            <option key={endpoint.id} value={endpoint.id}>
+              {endpoint.url} ({endpoint.workspaceId})
+            </option>
+          ))}
+        </FilterSelect>
+        <FilterInput
+          id="d-type"
+          label="Event type"
+          draft={draft}
+          setDraft={setDraft}
+          field="eventType"
+          placeholder="invoice.paid"
+        />
         <FilterInput id="d-ws" label="Workspace" draft={draft} setDraft={setDraft} field="workspaceId" />
         <FilterSelect id="d-status" label="Status" draft={draft} setDraft={setDraft} field="status">
           <option value="">Any</option>
@@ -193,7 +240,7 @@ export function OutboundPage({ me, act }: PageProps) {
                 {
                   action: 'outbound.replay',
                   params: { deliveryIds: [...selected] },
-                  label: `Replay ${selected.size} selected delivery(ies)`,
+                  label: `Replay ${counted(selected.size, 'selected delivery', 'selected deliveries')}`,
                 },
                 reload,
               )
@@ -208,6 +255,10 @@ export function OutboundPage({ me, act }: PageProps) {
         deliveries={deliveries.data?.deliveries ?? []}
         selected={canAct(me) ? selected : undefined}
         onToggle={toggle}
+        endpointLabel={urlOf}
+        loadRequest={(id) =>
+          api<SentRequest>('berth-console-token', `/api/outbound/deliveries/${encodeURIComponent(id)}/request`)
+        }
         onReplay={
           canAct(me)
             ? (delivery) =>

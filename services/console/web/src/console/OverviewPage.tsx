@@ -4,6 +4,8 @@ import { Badge } from '../components/Badge';
 import { Chart } from '../components/Chart';
 import { dateTime, duration, relative } from '../components/format';
 import { useData } from '../components/useData';
+import { Updated } from '../components/Updated';
+import { Link } from '../router';
 import type { PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
@@ -54,14 +56,36 @@ interface Overview {
   scheduler: { leader: string | null; renewedAt: string | null };
 }
 
+/** How often the page refreshes itself. */
+const REFRESH_MS = 15_000;
+
+/** The index of the bucket holding `since` (buckets are their start times, oldest first); 0 when it is older. */
+function firstSampledBucket(buckets: string[], since: string): number {
+  const at = new Date(since).getTime();
+  let index = 0;
+  while (index + 1 < buckets.length && new Date(buckets[index + 1]).getTime() <= at) index += 1;
+  return index;
+}
+
 /** Overview: per provider and per queue, the charts of the last hour or day; services, consumers and the scheduler. */
 export function OverviewPage(_props: PageProps) {
   const [window, setWindow] = useState<'hour' | 'day'>('hour');
-  const { data, error } = useData(
+  const { data, error, loading, updatedAt, reload } = useData(
     () => api<Overview>('berth-console-token', `/api/overview${query({ window })}`),
     [window],
-    15_000,
+    REFRESH_MS,
   );
+  // The job charts start at the bucket the console's sampling began in: before it there is no data, only zeros.
+  const sampledFrom = data ? firstSampledBucket(data.window.buckets, data.queues.sampledSince) : 0;
+  const jobBuckets = data?.window.buckets.slice(sampledFrom) ?? [];
+  const sampled = (values: number[]) => values.slice(sampledFrom);
+  const active = (data?.queues.series ?? []).filter(
+    (series) =>
+      [series.completedPerMinute, series.failures, series.backlog, series.running].some((values) =>
+        sampled(values).some((value) => value > 0),
+      ) || series.current.pending + series.current.ackPending + series.current.delayed + series.current.deadLetters > 0,
+  );
+  const quiet = (data?.queues.series ?? []).filter((series) => !active.includes(series));
   return (
     <section aria-labelledby="overview-title">
       <div className="page-head">
@@ -82,6 +106,7 @@ export function OverviewPage(_props: PageProps) {
           ))}
         </fieldset>
       </div>
+      <Updated at={updatedAt} everyMs={REFRESH_MS} loading={loading} onRefresh={reload} />
       <ErrorAlert error={error} />
       {data && (
         <>
@@ -99,7 +124,9 @@ export function OverviewPage(_props: PageProps) {
               <h2>Unprocessed webhook events</h2>
               <p className="big">{data.webhooks.providers.reduce((sum, p) => sum + p.current.unprocessed, 0)}</p>
               <p className="hint">
-                {data.webhooks.providers.reduce((sum, p) => sum + p.current.setAside, 0)} set aside
+                <Link to="/events?state=set-aside">
+                  {data.webhooks.providers.reduce((sum, p) => sum + p.current.setAside, 0)} set aside
+                </Link>
               </p>
             </div>
             <div className="card">
@@ -155,9 +182,12 @@ export function OverviewPage(_props: PageProps) {
           ))}
 
           <h2>Jobs by queue</h2>
-          <p className="hint">Sampled by the console since {dateTime(data.queues.sampledSince)}.</p>
+          <p className="hint">
+            Sampled by the console since {dateTime(data.queues.sampledSince)}: the charts start there (JetStream keeps
+            no history of a consumer). Queues with no job since then are listed below the charts.
+          </p>
           {data.queues.series.length === 0 && <p>No queues yet.</p>}
-          {data.queues.series.map((series) => (
+          {active.map((series) => (
             <article key={series.queue} className="chart-row" aria-label={`Queue ${series.queue}`}>
               <h3>
                 {series.queue}{' '}
@@ -169,25 +199,31 @@ export function OverviewPage(_props: PageProps) {
               <div className="charts">
                 <Chart
                   title="Job messages finished per minute (done or dead-lettered)"
-                  buckets={data.window.buckets}
-                  lines={[{ label: 'finished', values: series.completedPerMinute, tone: 'b' }]}
+                  buckets={jobBuckets}
+                  lines={[{ label: 'finished', values: sampled(series.completedPerMinute), tone: 'b' }]}
                 />
                 <Chart
                   title="Dead-lettered"
-                  buckets={data.window.buckets}
-                  lines={[{ label: 'failures', values: series.failures, tone: 'c' }]}
+                  buckets={jobBuckets}
+                  lines={[{ label: 'failures', values: sampled(series.failures), tone: 'c' }]}
                 />
                 <Chart
                   title="Backlog and running"
-                  buckets={data.window.buckets}
+                  buckets={jobBuckets}
                   lines={[
-                    { label: 'waiting + delayed', values: series.backlog, tone: 'd' },
-                    { label: 'running', values: series.running, tone: 'a' },
+                    { label: 'waiting + delayed', values: sampled(series.backlog), tone: 'd' },
+                    { label: 'running', values: sampled(series.running), tone: 'a' },
                   ]}
                 />
               </div>
             </article>
           ))}
+          {quiet.length > 0 && (
+            <p data-testid="quiet-queues">
+              <strong>Quiet since sampling began</strong> (nothing waiting, running, delayed, finished or dead):{' '}
+              {quiet.map((series) => series.queue).join(', ')}.
+            </p>
+          )}
 
           <div className="two-columns">
             <div>

@@ -85,15 +85,17 @@ function Portal({ session }: { session: Session }) {
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [endpointFilter, setEndpointFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
+  const [typeFilter, setTypeFilter] = useState('');
+  const [editing, setEditing] = useState<Endpoint | null>(null);
   const catalog = useData(() => api<{ eventTypes: EventType[] }>(SLOT, '/api/portal/event-types'), []);
   const endpoints = useData(() => api<{ endpoints: Endpoint[] }>(SLOT, '/api/portal/endpoints'), []);
   const deliveries = useData(
     () =>
       api<{ deliveries: Delivery[] }>(
         SLOT,
-        `/api/portal/deliveries${query({ endpointId: endpointFilter, status: statusFilter, limit: 50 })}`,
+        `/api/portal/deliveries${query({ endpointId: endpointFilter, status: statusFilter, eventType: typeFilter, limit: 50 })}`,
       ),
-    [endpointFilter, statusFilter],
+    [endpointFilter, statusFilter, typeFilter],
     10_000,
   );
   const reload = () => {
@@ -161,6 +163,9 @@ function Portal({ session }: { session: Session }) {
                   <button type="button" onClick={() => setEndpointFilter(endpoint.id)}>
                     Deliveries
                   </button>
+                  <button type="button" aria-controls="endpoint-form" onClick={() => setEditing(endpoint)}>
+                    Edit
+                  </button>
                   <SetEnabledButton action="portal.set-enabled" endpoint={endpoint} act={act} then={reload} />
                   <button
                     type="button"
@@ -201,18 +206,41 @@ function Portal({ session }: { session: Session }) {
           </tbody>
         </table>
 
-        <AddEndpoint
-          types={types}
-          onAdd={(params) =>
-            act(
-              { action: 'portal.create-endpoint', params, label: `Add endpoint ${params.url as string}` },
-              (result) => {
-                setSecret({ url: params.url as string, secret: (result as { secret: string }).secret });
-                reload();
-              },
-            )
-          }
-        />
+        {editing ? (
+          <EndpointForm
+            key={editing.id}
+            types={types}
+            editing={editing}
+            onCancel={() => setEditing(null)}
+            onSubmit={(params) =>
+              act(
+                {
+                  action: 'portal.update-endpoint',
+                  params: { endpointId: editing.id, ...params },
+                  label: `Save the changes to ${editing.url}`,
+                },
+                () => {
+                  setEditing(null);
+                  reload();
+                },
+              )
+            }
+          />
+        ) : (
+          <EndpointForm
+            key="add"
+            types={types}
+            onSubmit={(params) =>
+              act(
+                { action: 'portal.create-endpoint', params, label: `Add endpoint ${params.url as string}` },
+                (result) => {
+                  setSecret({ url: params.url as string, secret: (result as { secret: string }).secret });
+                  reload();
+                },
+              )
+            }
+          />
+        )}
 
         <h2>Send a test event</h2>
         <TestEvent
@@ -233,6 +261,17 @@ function Portal({ session }: { session: Session }) {
               {endpoints.data?.endpoints.map((endpoint) => (
                 <option key={endpoint.id} value={endpoint.id}>
                   {endpoint.url}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="p-type">Deliveries of type</label>
+            <select id="p-type" value={typeFilter} onChange={(event) => setTypeFilter(event.target.value)}>
+              <option value="">Any</option>
+              {types.map((entry) => (
+                <option key={entry.type} value={entry.type}>
+                  {entry.type}
                 </option>
               ))}
             </select>
@@ -297,21 +336,37 @@ function Portal({ session }: { session: Session }) {
   );
 }
 
-function AddEndpoint({ types, onAdd }: { types: EventType[]; onAdd: (params: Record<string, unknown>) => void }) {
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
+/** The form that adds an endpoint, or (`editing`) changes one's URL, description and event types. */
+function EndpointForm({
+  types,
+  editing,
+  onSubmit,
+  onCancel,
+}: {
+  types: EventType[];
+  editing?: Endpoint;
+  onSubmit: (params: Record<string, unknown>) => void;
+  onCancel?: () => void;
+}) {
+  const [url, setUrl] = useState(editing?.url ?? '');
+  const [description, setDescription] = useState(editing?.description ?? '');
+  const [chosen, setChosen] = useState<Set<string>>(new Set(editing?.eventTypes ?? []));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onAdd({ url: url.trim(), ...(description ? { description } : {}), eventTypes: [...chosen] });
+    onSubmit({
+      url: url.trim(),
+      ...(description || editing ? { description } : {}),
+      eventTypes: [...chosen],
+    });
   };
+  const prefix = editing ? 'e' : 'a';
   return (
-    <form className="add-endpoint" onSubmit={submit} aria-labelledby="add-title">
-      <h2 id="add-title">Add an endpoint</h2>
+    <form id="endpoint-form" className="add-endpoint" onSubmit={submit} aria-labelledby={`${prefix}-title`}>
+      <h2 id={`${prefix}-title`}>{editing ? `Edit ${editing.url}` : 'Add an endpoint'}</h2>
       <div>
-        <label htmlFor="a-url">URL</label>
+        <label htmlFor={`${prefix}-url`}>URL</label>
         <input
-          id="a-url"
+          id={`${prefix}-url`}
           type="url"
           required
           value={url}
@@ -320,8 +375,12 @@ function AddEndpoint({ types, onAdd }: { types: EventType[]; onAdd: (params: Rec
         />
       </div>
       <div>
-        <label htmlFor="a-description">Description (optional)</label>
-        <input id="a-description" value={description} onChange={(event) => setDescription(event.target.value)} />
+        <label htmlFor={`${prefix}-description`}>Description (optional)</label>
+        <input
+          id={`${prefix}-description`}
+          value={description}
+          onChange={(event) => setDescription(event.target.value)}
+        />
       </div>
       <fieldset>
         <legend>Event types (none chosen: every type)</legend>
@@ -343,9 +402,16 @@ function AddEndpoint({ types, onAdd }: { types: EventType[]; onAdd: (params: Rec
           </label>
         ))}
       </fieldset>
-      <button type="submit" className="primary">
-        Add endpoint…
-      </button>
+      <div className="toolbar">
+        <button type="submit" className="primary">
+          {editing ? 'Save changes…' : 'Add endpoint…'}
+        </button>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
     </form>
   );
 }
