@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { getMessageQueueToken, listDeadLetters, type MessageQueueService } from '@berth/jobs';
 import { LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import { createLogger } from '@berth/logger';
+import { connectMessaging } from '@berth/messaging';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { RECEIPTS_QUEUE, receiptsWorld, SendReceiptJob } from './receipts-job';
@@ -72,12 +73,22 @@ beforeAll(async () => {
     definitions: [{ name: 'NightlyReportCron', pattern: '30 3 * * *', timeZone: 'Europe/Paris' }],
     logger,
   });
-  await new LeaderLease({
-    buckets: await openCronBuckets(mesh.messaging.js),
-    holder: 'scheduler-test:1',
-    ttlMs: 60_000,
+  // A leader, as the scheduler holds it: only the scheduler's NATS user may write the lease.
+  const scheduler = await connectMessaging({
+    servers: mesh.natsUrlAs('scheduler'),
+    name: 'console-test-lease',
     logger,
-  }).maintain();
+  });
+  try {
+    await new LeaderLease({
+      buckets: await openCronBuckets(scheduler.js),
+      holder: 'scheduler-test:1',
+      ttlMs: 60_000,
+      logger,
+    }).maintain();
+  } finally {
+    await scheduler.close();
+  }
   receiptsWorld.broken.add('rcpt_broken');
   const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_ok' });
