@@ -1,10 +1,12 @@
 /**
  * Berth as `npm start` runs it (deploy/local/start.ts): nats-server and FerretDB from `@berth/local-infra` (or the
  * MongoDB of `MONGO_URL`), then the gateway, billing-sync and identity-sync with the command and environment
- * docker-compose.yml gives them. The only changes to that environment are what a benchmark on a shared machine
+ * docker-compose.yml gives them, nats-server with Berth's NATS users (deploy/nats/auth.conf, the passwords of the local
+ * secrets) and each service as its own user. The only changes to that environment are what a benchmark on a shared machine
  * needs: free ports, loopback, a database of its own, the Stripe stand-in, no trace exporter, and no per-IP rate
  * limit (all requests come from one address).
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
@@ -20,6 +22,13 @@ import {
 import { inboxCollections, type Inbox, type InboxEventDocument, type LeaseDocument } from '@berth/inbox';
 import { readNativeServices } from '../../../deploy/local/compose-services';
 import { localSecrets } from '../../../deploy/local/local-secrets';
+import {
+  authConfOptions,
+  natsPasswordsFrom,
+  natsUrlAs,
+  natsUserOf,
+  permissionViolations,
+} from '../../../deploy/local/nats-users';
 import { subscriptionUpdatedEvent } from '../harness';
 import { trackChild } from '../lifecycle';
 import type { Provider } from './events';
@@ -47,7 +56,11 @@ export async function startBerthStack(options: {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   try {
-    const nats = await startNatsServer({ binDir, logFile: join(options.logDir, 'nats-server.log') });
+    // As `npm start` does: compose's secrets from a local secrets file (here in the log folder), Clerk on.
+    const secrets = localSecrets(join(options.logDir, 'local-secrets.json'));
+    const passwords = natsPasswordsFrom(secrets);
+    const natsLog = join(options.logDir, 'nats-server.log');
+    const nats = await startNatsServer({ binDir, logFile: natsLog, ...authConfOptions(passwords) });
     trackChild(nats.process.child);
     stops.push(() => nats.stop());
     let ferret: FerretDbHandle | undefined;
@@ -64,12 +77,10 @@ export async function startBerthStack(options: {
       await client.close();
     });
     const inbox = inboxCollections(client.db(dbName));
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: nats.url, user: 'operator', pass: passwords.operator });
     stops.push(() => nc.close());
     const jsm: JetStreamManager = await jetstreamManager(nc);
 
-    // As `npm start` does: compose's secrets from a local secrets file (here in the log folder), Clerk on.
-    const secrets = localSecrets(join(options.logDir, 'local-secrets.json'));
     const compose = readNativeServices(
       join(repoRoot, 'docker-compose.yml'),
       { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...process.env },
@@ -81,7 +92,7 @@ export async function startBerthStack(options: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       ...Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== '')),
-      NATS_URL: nats.url,
+      NATS_URL: natsUrlAs(nats.url, natsUserOf(name)!, passwords[natsUserOf(name)!]),
       MONGO_URL: mongoUrl,
       MONGO_DB: dbName,
       OTEL_EXPORTER_OTLP_ENDPOINT: '',
@@ -127,7 +138,13 @@ export async function startBerthStack(options: {
       fillTo: (rows) => fillInbox(inbox, rows),
       waitProcessed: (provider, eventIds, timeoutMs) =>
         waitProcessed({ inbox, jsm, durable: DURABLE[provider], provider, eventIds, timeoutMs }),
-      stop: stopAll,
+      async stop() {
+        // Each service ran as its own NATS user: a refused publish or subscription fails the benchmark.
+        const violations = permissionViolations(await readFile(natsLog, 'utf8').catch(() => ''));
+        await stopAll();
+        if (violations.length > 0)
+          throw new Error(`nats-server logged permission violations:\n${violations.join('\n')}`);
+      },
     };
   } catch (error) {
     await stopAll();
