@@ -4,10 +4,13 @@
  * (unless NATS_URL / MONGO_URL point elsewhere), a Stripe API stand-in when no STRIPE_API_BASE is given, and every
  * service docker-compose.yml declares with the environment compose gives it, each supervised (restarted with backoff
  * when it exits unexpectedly). Writes what it chose to `<data>/berth-local.json` (mode 0600) for the CLI.
+ * Its nats-server runs Berth's NATS users (deploy/nats/auth.conf, as compose and Kubernetes do) with the passwords
+ * of `<data>/local-secrets.json`; each service connects as its own user, the CLI and the `nats` runbook as the
+ * operator (the NATS URL in berth-local.json carries the operator's credentials).
  * `npm run soak` runs the same mesh in its own process to break it on purpose.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } from '@berth/config';
 import {
@@ -19,6 +22,15 @@ import {
 } from '@berth/local-infra';
 import { readNativeServices, toLoopback } from './compose-services';
 import { localSecrets } from './local-secrets';
+import {
+  authConfOptions,
+  NATS_USERS,
+  natsUrlAs,
+  natsUserOf,
+  passwordVariable,
+  permissionViolations,
+  type NatsUser,
+} from './nats-users';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 
 export const repositoryRoot = resolve(__dirname, '..', '..');
@@ -43,6 +55,11 @@ export interface LocalMeshHandle {
   readonly nats?: NatsServerHandle;
   readonly mongo?: FerretDbHandle;
   readonly services: Supervisor;
+  /**
+   * The permission violations the nats-server started here logged (its log `<data>/nats.log`, appended to across
+   * runs); none when NATS_URL pointed elsewhere.
+   */
+  natsViolations(): string[];
   /** Services drain and stop first, then the stand-in, then the servers; the file is removed. */
   stop(): Promise<void>;
 }
@@ -85,7 +102,15 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   };
 
   try {
+    // Compose's required secrets (the dispatcher's token, the console's, the webhook secrets, the NATS passwords)
+    // come from the shell when set there, else from <data>/local-secrets.json, generated once (mode 0600).
+    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
+    const natsPasswords = Object.fromEntries(
+      NATS_USERS.map((user) => [user, env[passwordVariable(user)] || secrets[passwordVariable(user)]]),
+    ) as Record<NatsUser, string>;
     let natsUrl = env.NATS_URL;
+    /** The URL a NATS user connects with: its own credentials on the server started here, else NATS_URL as given. */
+    let natsUrlOf = (_user: NatsUser | undefined): string => natsUrl!;
     let nats: NatsServerHandle | undefined;
     if (!natsUrl) {
       nats = await startNatsServer({
@@ -94,15 +119,17 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         port: await port('BERTH_NATS_PORT', PORT_DEFAULTS.nats),
         monitoring: true,
         logFile: join(dataDir, 'nats.log'),
+        ...authConfOptions(natsPasswords),
       });
-      natsUrl = nats.url;
+      const bare = nats.url;
+      natsUrl = bare;
+      natsUrlOf = (user) => (user ? natsUrlAs(bare, user, natsPasswords[user]) : bare);
       const server = nats;
       stops.push(() => server.stop());
       write(
-        `[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`,
+        `[infra] nats-server ${natsUrl} (JetStream, sync_interval always, GOMAXPROCS 1, the users of deploy/nats/auth.conf with the passwords of ${join(dataDir, 'local-secrets.json')}, data in ${join(dataDir, 'nats')}, monitoring ${nats.monitoringUrl})`,
       );
     }
-    const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
     let mongoUrl = env.MONGO_URL;
     let mongo: FerretDbHandle | undefined;
     if (!mongoUrl) {
@@ -139,9 +166,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       });
     }
 
-    // Compose's required secrets (the dispatcher's token, the console's, the webhook secrets) come from the shell
-    // when set there, else from <data>/local-secrets.json, generated once (mode 0600). Clerk, optional in compose,
-    // is on here with its local secret unless the shell says otherwise.
+    // Clerk, optional in compose, is on here with its local secret unless the shell says otherwise.
     const composed = readNativeServices(
       join(repositoryRoot, 'docker-compose.yml'),
       { CLERK_WEBHOOK_SIGNING_SECRET: secrets.CLERK_WEBHOOK_SIGNING_SECRET, ...env },
@@ -167,7 +192,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
             .filter(([, value]) => value !== '')
             .map(([key, value]) => [key, toLoopback(value, hostNames)]),
         ),
-        NATS_URL: natsUrl,
+        // Compose's `nats://<user>:<password>@nats:4222`: the same user, on the server of this mesh.
+        NATS_URL: natsUrlOf(natsUserOf(service.name)),
         MONGO_URL: mongoUrl,
         MONGO_DB: mongoDb,
         NODE_ENV: env.NODE_ENV ?? 'development',
@@ -211,7 +237,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     }
 
     const mesh: LocalMesh = {
-      natsUrl,
+      // The operator's: the berth CLI and the `nats` CLI of the runbook read it (the file is mode 0600).
+      natsUrl: natsUrlOf('operator'),
       mongoUrl,
       mongoDb,
       gatewayUrl,
@@ -232,6 +259,10 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       nats,
       mongo,
       services,
+      natsViolations: () =>
+        nats && existsSync(join(dataDir, 'nats.log'))
+          ? permissionViolations(readFileSync(join(dataDir, 'nats.log'), 'utf8'))
+          : [],
       async stop() {
         rmSync(file, { force: true });
         await stopAll();

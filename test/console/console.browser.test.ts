@@ -18,6 +18,7 @@ import {
 import { cronTickMessage, LastTickStore, LeaderLease, openCronBuckets, registerCronSchedules } from '@berth/cron';
 import { publishMessage } from '@berth/messaging';
 import { createLogger } from '@berth/logger';
+import { connectMessaging } from '@berth/messaging';
 import { createEndpoint, listDeliveries, outboundCollections, sendEvent, type CreatedEndpoint } from '@berth/outbound';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { RECEIPTS_QUEUE, receiptsWorld, SendReceiptJob } from './receipts-job';
@@ -79,12 +80,22 @@ beforeAll(async () => {
     definitions: [{ name: 'NightlyReportCron', pattern: '30 3 * * *', timeZone: 'Europe/Paris' }],
     logger,
   });
-  await new LeaderLease({
-    buckets: await openCronBuckets(mesh.messaging.js),
-    holder: 'scheduler-test:1',
-    ttlMs: 60_000,
+  // A leader, as the scheduler holds it: only the scheduler's NATS user may write the lease.
+  const scheduler = await connectMessaging({
+    servers: mesh.natsUrlAs('scheduler'),
+    name: 'console-test-lease',
     logger,
-  }).maintain();
+  });
+  try {
+    await new LeaderLease({
+      buckets: await openCronBuckets(scheduler.js),
+      holder: 'scheduler-test:1',
+      ttlMs: 60_000,
+      logger,
+    }).maintain();
+  } finally {
+    await scheduler.close();
+  }
   receiptsWorld.broken.add('rcpt_broken');
   const queue = world.jobs.get<MessageQueueService>(getMessageQueueToken(RECEIPTS_QUEUE));
   await queue.add(SendReceiptJob.name, { receiptId: 'rcpt_ok' });

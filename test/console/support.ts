@@ -16,6 +16,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { spawnManaged, type ManagedProcess } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
+import { connectMessaging } from '@berth/messaging';
 import { loadConfig as loadDispatcherConfig } from '@berth/dispatcher/src/config';
 import { runDispatcher, type RunningDispatcher } from '@berth/dispatcher/src/run-dispatcher';
 import { hashConsoleToken } from '@berth/console/src/auth/console-tokens';
@@ -64,8 +65,12 @@ export interface ConsoleWorld {
 /** Starts the world; on failure stops what started and rethrows. */
 export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
   const stops: (() => Promise<unknown>)[] = [];
+  const failures: unknown[] = [];
   const stop = async () => {
-    for (const step of stops.splice(0).reverse()) await step().catch(() => undefined);
+    for (const step of stops.splice(0).reverse()) await step().catch((error: unknown) => failures.push(error));
+    // The mesh's stop fails on a NATS permission violation: that one must fail the test file.
+    const violation = failures.splice(0).find((error) => /permission violation/.test(String(error)));
+    if (violation) throw violation;
   };
   try {
     // Traces are exported (to a sink that takes every OTLP request), so the gateway publishes with a traceparent.
@@ -83,7 +88,6 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     });
     stops.push(() => mesh.stop());
     const env = {
-      NATS_URL: mesh.nats.url,
       MONGO_URL: mesh.ferret.url,
       MONGO_DB: mesh.db.databaseName,
       LOG_LEVEL: 'warn',
@@ -92,6 +96,7 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     const dispatcher = await runDispatcher(
       loadDispatcherConfig({
         ...env,
+        NATS_URL: mesh.natsUrlAs('dispatcher'),
         HOST: '127.0.0.1',
         PORT: '0',
         DISPATCHER_API_TOKEN: DISPATCHER_TOKEN,
@@ -103,8 +108,15 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
       }),
     );
     stops.push(() => dispatcher.stop());
+    // The product's job worker, as the app-worker's NATS user (deploy/nats/auth.conf).
+    const worker = await connectMessaging({
+      servers: mesh.natsUrlAs('app-worker'),
+      name: 'console-test-jobs',
+      logger: createLogger({ service: 'console-test-jobs', level: 'silent' }),
+    });
+    stops.push(() => worker.close());
     const jobs = await createJobsApp({
-      messaging: mesh.messaging,
+      messaging: worker,
       logger: createLogger({ service: 'console-test-jobs', level: 'silent' }),
       queues: [RECEIPTS_QUEUE],
       providers: [SendReceiptJob],
@@ -126,6 +138,8 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
         HOME: process.env.HOME ?? '',
         NODE_ENV: 'test',
         ...env,
+        // As compose and Kubernetes run it: the operator's NATS user.
+        NATS_URL: mesh.natsUrlAs('operator'),
         LOG_LEVEL: 'info',
         HOST: '127.0.0.1',
         PORT: '0',

@@ -261,3 +261,25 @@ function disallowUnknownFields(schema: unknown): unknown {
   }
   return out;
 }
+
+/** Every environment variable a service's src/config.ts reads: the keys of its zod schema, and the common ones it extends. */
+export function serviceConfigKeys(service: string): string[] {
+  const source = readFileSync(join(repoRoot, 'services', service, 'src', 'config.ts'), 'utf8');
+  const keys = new Set([...source.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]));
+  if (/\bcommonEnvSchema\b/.test(source)) {
+    const common = readFileSync(join(repoRoot, 'libs/config/src/common.ts'), 'utf8');
+    const block = /commonEnvSchema\s*=\s*z\.object\(\{([\s\S]*?)\}\)/.exec(common)?.[1] ?? '';
+    for (const m of block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)) keys.add(m[1]);
+  }
+  // The groups of @berth/config a config spreads in (`...healthEnvFields(9464)`), and the groups they spread.
+  const groups = readFileSync(join(repoRoot, 'libs/config/src/service-env.ts'), 'utf8');
+  const groupKeys = (name: string): string[] => {
+    const block = new RegExp(`export const ${name} = [^\\n]*\\n([\\s\\S]*?)\\n\\}\\);`).exec(groups)?.[1] ?? '';
+    return [
+      ...[...block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]),
+      ...[...block.matchAll(/\.\.\.(\w+EnvFields)\(/g)].flatMap((m) => groupKeys(m[1])),
+    ];
+  };
+  for (const m of source.matchAll(/\.\.\.(\w+EnvFields)\(/g)) for (const key of groupKeys(m[1])) keys.add(key);
+  return [...keys].sort();
+}

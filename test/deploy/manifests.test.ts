@@ -36,6 +36,7 @@ import {
   prepareTools,
   repoRoot,
   runTool,
+  serviceConfigKeys,
   type K8sObject,
   type SchemaPaths,
 } from './deploy-tools';
@@ -983,24 +984,7 @@ describe('secure by default (docs/security.md)', () => {
       });
       const policy = selecting[0];
       expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
-      const internet = policy.spec.egress.filter(
-        (rule: any) =>
-          rule.to.some((peer: any) => peer.ipBlock?.cidr === '0.0.0.0/0') &&
-          rule.ports.some((p: any) => p.port !== 27017),
-      );
-      const expectsInternet = ['dispatcher', 'billing-sync'].includes(d.metadata.name);
-      expect({
-        service: d.metadata.name,
-        internet: internet.map((rule: any) => rule.ports.map((p: any) => p.port)),
-      }).toEqual({ service: d.metadata.name, internet: expectsInternet ? [[443]] : [] });
-      for (const rule of internet)
-        expect(rule.to[0].ipBlock.except).toEqual(
-          expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']),
-        );
-      const egressPorts = policy.spec.egress.flatMap((rule: any) => rule.ports.map((p: any) => p.port)).sort();
-      // The console also reads the Berth pods' HTTP and health ports (readiness, the dispatcher's event-type catalog).
-      const berthPorts = d.metadata.name === 'console' ? [3000, 3100, 9463, 9464] : [];
-      expect(egressPorts).toEqual([4222, 4318, 53, 53, 27017, ...(expectsInternet ? [443] : []), ...berthPorts].sort());
+      // Egress: test/deploy/network-policies.test.ts derives it from each service's configuration and dependencies.
       const ingressFrom = policy.spec.ingress.map((rule: any) =>
         rule.from.map(
           (peer: any) =>
@@ -1045,27 +1029,7 @@ describe('secure by default (docs/security.md)', () => {
 });
 
 describe('docker compose and npm start run the same services with the same configuration names', () => {
-  /** Every environment variable a service's src/config.ts reads: the keys of its zod schema, and the common ones it extends. */
-  function configKeys(service: ServiceName): string[] {
-    const source = readFileSync(join(repoRoot, 'services', service, 'src', 'config.ts'), 'utf8');
-    const keys = new Set([...source.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]));
-    if (/\bcommonEnvSchema\b/.test(source)) {
-      const common = readFileSync(join(repoRoot, 'libs/config/src/common.ts'), 'utf8');
-      const block = /commonEnvSchema\s*=\s*z\.object\(\{([\s\S]*?)\}\)/.exec(common)?.[1] ?? '';
-      for (const m of block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)) keys.add(m[1]);
-    }
-    // The groups of @berth/config a config spreads in (`...healthEnvFields(9464)`), and the groups they spread.
-    const groups = readFileSync(join(repoRoot, 'libs/config/src/service-env.ts'), 'utf8');
-    const groupKeys = (name: string): string[] => {
-      const block = new RegExp(`export const ${name} = [^\\n]*\\n([\\s\\S]*?)\\n\\}\\);`).exec(groups)?.[1] ?? '';
-      return [
-        ...[...block.matchAll(/^\s+([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]),
-        ...[...block.matchAll(/\.\.\.(\w+EnvFields)\(/g)].flatMap((m) => groupKeys(m[1])),
-      ];
-    };
-    for (const m of source.matchAll(/\.\.\.(\w+EnvFields)\(/g)) for (const key of groupKeys(m[1])) keys.add(key);
-    return [...keys].sort();
-  }
+  const configKeys = serviceConfigKeys;
 
   /** The function of src/config.ts that reads the environment map (`loadConfig`, `load<Service>Config`). */
   function configLoader(service: ServiceName): (env: Record<string, string | undefined>) => unknown {

@@ -3,6 +3,8 @@
  * foreground group), free ports and a temporary data folder. A service killed is restarted and the reason printed;
  * `berth status` with no variables reads the file npm start wrote; a consumer that cannot pull makes its service not
  * ready; Ctrl-C (SIGINT to the whole group) stops the services first, each draining cleanly, then the servers.
+ * nats-server runs Berth's NATS users (deploy/nats/auth.conf): the file gives the CLI the operator's URL, each
+ * service connects as its own user, and nats-server refuses nothing any of them does.
  */
 import { waitFor } from '@berth/local-infra/testing';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +16,8 @@ import { promisify } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { readLocalMesh, type LocalMesh } from '@berth/config';
+import { splitServerCredentials } from '@berth/messaging';
+import { permissionViolations } from '../../deploy/local/nats-users';
 import { repoRoot } from '../support/service-process';
 
 jest.setTimeout(300_000);
@@ -54,6 +58,12 @@ async function pidListeningOn(url: string): Promise<number> {
   const match = /pid=(\d+)/.exec(stdout);
   if (!match) throw new Error(`nothing listens on ${url}`);
   return Number(match[1]);
+}
+
+/** A connection with the credentials of a NATS URL (`nats://user:password@host:port`). */
+function connectTo(url: string, options: { maxReconnectAttempts?: number; timeout?: number } = {}) {
+  const { servers, user, pass } = splitServerCredentials(url);
+  return connect({ servers, user, pass, ...options });
 }
 
 const mesh = (): LocalMesh => {
@@ -105,9 +115,17 @@ describe('npm start', () => {
     const file = join(dataDir, 'berth-local.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const chosen = mesh();
-    expect(chosen.natsUrl).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
     expect(chosen.mongoDb).toBe('berth');
     const secrets = JSON.parse(await readFile(join(dataDir, 'local-secrets.json'), 'utf8')) as Record<string, string>;
+    // The operator's NATS user (the CLI's, the runbook's), with its generated password; no anonymous access.
+    expect(secrets.NATS_OPERATOR_PASSWORD).toMatch(/^[0-9a-f]{64}$/);
+    expect(chosen.natsUrl).toMatch(/^nats:\/\/operator:[0-9a-f]{64}@127\.0\.0\.1:\d+$/);
+    expect(chosen.natsUrl).toContain(`:${secrets.NATS_OPERATOR_PASSWORD}@`);
+    const { servers } = splitServerCredentials(chosen.natsUrl);
+    await expect(connect({ servers, maxReconnectAttempts: 0, timeout: 2000 })).rejects.toThrow();
+    await expect(
+      connect({ servers, user: 'gateway', pass: 'not-its-password', maxReconnectAttempts: 0, timeout: 2000 }),
+    ).rejects.toThrow();
     expect(statSync(join(dataDir, 'local-secrets.json')).mode & 0o777).toBe(0o600);
     expect(chosen.dispatcherApiToken).toMatch(/^[0-9a-f]{64}$/);
     expect(chosen.dispatcherApiToken).toBe(secrets.DISPATCHER_API_TOKEN);
@@ -162,7 +180,7 @@ describe('npm start', () => {
   });
 
   it('reports a service whose consumer cannot pull as not ready', async () => {
-    const nc = await connect({ servers: mesh().natsUrl });
+    const nc = await connectTo(mesh().natsUrl);
     try {
       const jsm = await jetstreamManager(nc);
       const { config } = await jsm.consumers.info('WEBHOOKS', 'identity-sync');
@@ -202,6 +220,8 @@ describe('npm start', () => {
     expect(lines.findIndex((line) => line.startsWith('[berth] stopped'))).toBeGreaterThan(lastServiceStop);
     expect(output).not.toMatch(/Failed to stop cleanly|exited unexpectedly \(exit code/);
     expect(existsSync(join(dataDir, 'berth-local.json'))).toBe(false);
-    await expect(connect({ servers: started.natsUrl, maxReconnectAttempts: 0, timeout: 1000 })).rejects.toThrow();
+    await expect(connectTo(started.natsUrl, { maxReconnectAttempts: 0, timeout: 1000 })).rejects.toThrow();
+    // Every service ran as its own NATS user the whole time, restarts and the consumer's removal included.
+    expect(permissionViolations(await readFile(join(dataDir, 'nats.log'), 'utf8'))).toEqual([]);
   });
 });

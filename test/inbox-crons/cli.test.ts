@@ -237,7 +237,7 @@ describe('berth crons list', () => {
     });
 
     await registerCronSchedules({
-      messaging: env.messaging,
+      messaging: env.scheduler,
       owner: 'scheduler',
       logger: silent,
       definitions: [
@@ -249,7 +249,8 @@ describe('berth crons list', () => {
     const noLeader = await env.berth('crons', 'list');
     expect(noLeader.out).toContain('Leader: none (no scheduler holds the lease: ticks are not being emitted)');
 
-    const buckets = await openCronBuckets(env.messaging.js);
+    // The lease, as a scheduler replica holds it: only the scheduler's NATS user may write it.
+    const buckets = await openCronBuckets(env.scheduler.js);
     const lease = new LeaderLease({ buckets, holder: 'scheduler-0:4242:abc123', ttlMs: 10_000, logger: silent });
     expect(await lease.maintain()).toBe(true);
     await new LastTickStore(buckets.lastTicks, 'scheduler-0').record(

@@ -44,7 +44,7 @@ const later = shiftedClock(20 * 60_000);
 function recoverAsReplica(replica: string): Promise<RecoverWebhookEventsResult> {
   return recoverWebhookEvents({
     inbox: env.inbox,
-    messaging: env.messaging,
+    messaging: env.scheduler,
     logger: recoveryLogger,
     clock: later.clock,
     owner: `recovery-${replica}`,

@@ -1,5 +1,5 @@
 /**
- * An event whose JetStream message is lost while it waits for a retry (its subject purged from WEBHOOKS) is
+ * An event whose JetStream message is lost while it waits for a retry (deleted from WEBHOOKS) is
  * requeued by the recovery cron and processed; an event whose message is still waiting for its retry is left alone.
  * billing-sync and the recovery share a clock the test moves 30 minutes ahead, instead of waiting.
  */
@@ -27,18 +27,24 @@ async function row(eventId: string) {
 }
 
 describe('the recovery cron', () => {
-  it('requeues an event whose message was purged while it waited for a retry, and leaves a waiting one alone', async () => {
-    // The lost event fails once (Stripe 503) and waits a minute for its retry; its message is then purged.
+  it('requeues an event whose message was lost while it waited for a retry, and leaves a waiting one alone', async () => {
+    // The lost event fails once (Stripe 503) and waits a minute for its retry; its message is then lost.
     env.standIn.failNext(1);
     await publishTestWebhook(env.messaging.js, LOST);
     await env.outcomes.waitFor(LOST.eventId, 'retried', 1);
     const failed = await row(LOST.eventId);
     expect(failed).toMatchObject({ attempts: 1, roundEndedAt: null, processedAt: null });
     expect(failed.nextAttemptAt!.getTime() - failed.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000);
-    const purged = await env.messaging.jsm.streams.purge('WEBHOOKS', {
-      filter: 'webhooks.stripe.charge.dispute.created',
+    // Lost: its one message deleted (no NATS user may purge a stream; the operator may delete a message).
+    const lost = await env.messaging.jsm.streams.getMessage('WEBHOOKS', {
+      last_by_subj: 'webhooks.stripe.charge.dispute.created',
     });
-    expect(purged).toMatchObject({ success: true, purged: 1 });
+    expect(lost?.header.get('Berth-Event-Id')).toBe(LOST.eventId);
+    expect(await env.messaging.jsm.streams.deleteMessage('WEBHOOKS', lost!.seq)).toBe(true);
+    const left = await env.messaging.jsm.streams.info('WEBHOOKS', {
+      subjects_filter: 'webhooks.stripe.charge.dispute.created',
+    });
+    expect(left.state.subjects?.['webhooks.stripe.charge.dispute.created'] ?? 0).toBe(0);
 
     // Half an hour later, another event fails once and waits for its retry, its message still in the stream.
     time.advance(30 * 60_000);
@@ -53,7 +59,7 @@ describe('the recovery cron', () => {
     env.standIn.setRefund({ id: 're_waiting', status: 'succeeded' });
     const result = await recoverWebhookEvents({
       inbox: env.inbox,
-      messaging: env.messaging,
+      messaging: env.scheduler,
       logger: createLogger({ service: 'scheduler', level: 'silent' }),
       clock: time.clock,
     });

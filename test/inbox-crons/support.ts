@@ -1,17 +1,14 @@
 /**
  * What the inbox-cron tests share: a nats-server and a FerretDB of their own, stream WEBHOOKS, the Stripe stand-in,
  * billing-sync running in-process with a small retry policy (the real consumer: JetStream transport, inbox,
- * Stripe calls), and the `berth` CLI run in-process against the same servers.
+ * Stripe calls), and the `berth` CLI run in-process against the same servers. nats-server runs Berth's NATS users:
+ * billing-sync connects as its own, the recovery cron and the lease as the scheduler (`scheduler`), the CLI and the
+ * test itself (`messaging`: it publishes webhooks and reads the stream) as the operator; stopping fails when
+ * nats-server refused anything.
  */
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
-import {
-  defaultToolsBinDir,
-  startFerretDb,
-  startNatsServer,
-  type FerretDbHandle,
-  type NatsServerHandle,
-} from '@berth/local-infra';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging, type RetryPolicy } from '@berth/messaging';
 import { ensureInboxIndexes, inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
@@ -19,6 +16,7 @@ import { captureLogLines, newInboxRow, OutcomeLog } from '@berth/inbox/testing';
 import { createBillingSyncApp, createStripeClient, loadConfig } from '@berth/billing-sync';
 import { runCliCaptured } from '@berth/cli/src/testing';
 import { StripeStandIn } from '../support/stripe-stand-in';
+import { startNatsWithUsers } from '../support/nats-with-users';
 
 export const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -47,7 +45,10 @@ export interface InboxCronsEnv {
   mongo: MongoClient;
   db: Db;
   inbox: Inbox;
+  /** The operator's connection: the test publishes webhooks and reads the streams through it. */
   messaging: Messaging;
+  /** The scheduler's connection: the platform crons (recovery) and the leader lease run through it. */
+  scheduler: Messaging;
   standIn: StripeStandIn;
   /** Null when started with `consumer: false`. */
   app: WebhookWorkerApp | null;
@@ -68,7 +69,8 @@ export async function startInboxCronsEnv(options: {
   consumerClock?: () => Date;
   consumer?: boolean;
 }): Promise<InboxCronsEnv> {
-  const [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
+  const [users, ferret] = await Promise.all([startNatsWithUsers({ binDir }), startFerretDb({ binDir })]);
+  const nats = users.server;
   const standIn = new StripeStandIn();
   await standIn.start();
   const mongo = await MongoClient.connect(ferret.url, { maxPoolSize: 16 });
@@ -83,13 +85,23 @@ export async function startInboxCronsEnv(options: {
     context: logContext,
     destination: captured.destination,
   });
-  const messaging = await connectMessaging({ servers: nats.url, name: options.name, logger });
-  await ensureStream(messaging.jsm, webhooksStream());
+  const messaging = await connectMessaging({ servers: users.urlAs('operator'), name: options.name, logger });
+  const scheduler = await connectMessaging({
+    servers: users.urlAs('scheduler'),
+    name: `${options.name}-scheduler`,
+    logger,
+  });
+  const billingSync = await connectMessaging({
+    servers: users.urlAs('billing-sync'),
+    name: `${options.name}-billing-sync`,
+    logger,
+  });
+  await ensureStream(billingSync.jsm, webhooksStream());
   const outcomes = new OutcomeLog();
   let app: WebhookWorkerApp | null = null;
   if (options.consumer !== false) {
     const config = loadConfig({
-      NATS_URL: nats.url,
+      NATS_URL: users.urlAs('billing-sync'),
       MONGO_URL: ferret.url,
       MONGO_DB: db.databaseName,
       STRIPE_SECRET_KEY: 'sk_test_standin',
@@ -100,7 +112,7 @@ export async function startInboxCronsEnv(options: {
     });
     app = await createBillingSyncApp({
       config,
-      messaging,
+      messaging: billingSync,
       db,
       logger,
       logContext,
@@ -111,7 +123,7 @@ export async function startInboxCronsEnv(options: {
     });
     await app.listen();
   }
-  const config = { natsUrl: nats.url, mongoUrl: ferret.url, mongoDb: db.databaseName };
+  const config = { natsUrl: users.urlAs('operator'), mongoUrl: ferret.url, mongoDb: db.databaseName };
   return {
     nats,
     ferret,
@@ -119,6 +131,7 @@ export async function startInboxCronsEnv(options: {
     db,
     inbox,
     messaging,
+    scheduler,
     standIn,
     app,
     outcomes,
@@ -127,10 +140,10 @@ export async function startInboxCronsEnv(options: {
     berth: (...argv) => runCliCaptured(argv, config),
     async stop() {
       await app?.close();
-      await messaging.close();
+      await Promise.all([messaging.close(), scheduler.close(), billingSync.close()]);
       await mongo.close();
       await standIn.stop();
-      await Promise.all([ferret.stop(), nats.stop()]);
+      await Promise.all([ferret.stop(), users.stop()]);
     },
   };
 }

@@ -3,27 +3,35 @@ import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { spawnManaged, startFerretDb, type FerretDbHandle, type ManagedProcess } from '@berth/local-infra';
 import { createJobProducer, CRON_QUEUE_NAME } from '@berth/jobs';
+import { connectMessaging, type Messaging } from '@berth/messaging';
 import {
   BILLING_QUEUE,
   queueApplyWorkspaceMemberLimit,
 } from '../../services/app-worker/src/billing/billing-queue.contract';
-import { captureLogs, startNats, toolsBinDir, type NatsFixture } from './support/infra';
+import { captureLogs, toolsBinDir } from './support/infra';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 
 const logs = captureLogs('warn');
-let nats: NatsFixture;
+/** nats-server with Berth's NATS users: the worker as app-worker, the ticks as the scheduler, the job as billing-sync. */
+let nats: NatsWithUsers;
+const connections: Messaging[] = [];
 let ferret: FerretDbHandle;
 let mongo: MongoClient;
 let db: Db;
 let worker: ManagedProcess | undefined;
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNats(logs.logger), startFerretDb({ binDir: toolsBinDir })]);
+  [nats, ferret] = await Promise.all([
+    startNatsWithUsers({ binDir: toolsBinDir }),
+    startFerretDb({ binDir: toolsBinDir }),
+  ]);
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`app_worker_${process.pid}`);
 });
 afterAll(async () => {
   await worker?.stop(2000).catch(() => undefined);
   await mongo?.close();
+  await Promise.all(connections.map((connection) => connection.close()));
   await Promise.all([nats?.stop(), ferret?.stop()]);
 });
 
@@ -56,7 +64,7 @@ describe('services/app-worker on JetStream', () => {
       ],
       env: {
         ...process.env,
-        NATS_URL: nats.server.url,
+        NATS_URL: nats.urlAs('app-worker'),
         MONGO_URL: ferret.url,
         MONGO_DB: db.databaseName,
         LOG_FORMAT: 'json',
@@ -69,13 +77,25 @@ describe('services/app-worker on JetStream', () => {
     const health = `http://127.0.0.1:${JSON.parse(ready).healthPort}`;
     expect((await fetch(`${health}/readyz`)).status).toBe(200);
 
-    const producer = createJobProducer({ messaging: nats.messaging, logger: logs.logger });
-    await producer.add(CRON_QUEUE_NAME, 'SendWeeklySummariesCronJob', {});
+    const as = async (user: 'scheduler' | 'billing-sync'): Promise<Messaging> => {
+      const connection = await connectMessaging({
+        servers: nats.urlAs(user),
+        name: `app-worker-test-${user}`,
+        logger: logs.logger,
+      });
+      connections.push(connection);
+      return connection;
+    };
+    // The tick, as the scheduler emits it.
+    const ticks = createJobProducer({ messaging: await as('scheduler'), logger: logs.logger });
+    await ticks.add(CRON_QUEUE_NAME, 'SendWeeklySummariesCronJob', {});
     await waitFor(async () => (await db.collection('clientSummaries').countDocuments()) === 31, {
       what: '31 summaries',
       timeoutMs: 15000,
     });
 
+    // The member-limit job, as billing-sync queues it.
+    const producer = createJobProducer({ messaging: await as('billing-sync'), logger: logs.logger });
     await queueApplyWorkspaceMemberLimit(
       { add: (name, data, options) => producer.add(BILLING_QUEUE, name, data, options) },
       'ws-paid',

@@ -7,19 +7,16 @@
  * - app-worker starts: the job runs and the member limit is applied.
  * - The job has finished, so the next change queues a new one (deduplication is state-based, not a window).
  *
+ * nats-server runs Berth's NATS users: billing-sync and the worker connect as their own, the test as the operator,
+ * and nothing may be refused.
+ *
  * Services don't import each other: billing-sync spells the queue and job name, and this test keeps them in step
  * with app-worker's class and contract.
  */
 import { waitFor } from '@berth/local-infra/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { Writable } from 'node:stream';
-import {
-  defaultToolsBinDir,
-  startFerretDb,
-  startNatsServer,
-  type FerretDbHandle,
-  type NatsServerHandle,
-} from '@berth/local-infra';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { inboxCollections, waitForInboxEvent } from '@berth/inbox';
 import { publishTestWebhook } from '@berth/inbox/testing';
 import { JOBS_STREAM_NAME, jobSubject, type JobRecord } from '@berth/jobs';
@@ -32,11 +29,12 @@ import { startQueueWorker, type RunningQueueWorker } from '../../services/app-wo
 import { APPLY_WORKSPACE_MEMBER_LIMIT_JOB, BILLING_QUEUE, loadConfig } from '../../services/billing-sync/src/index';
 import { runBillingSync, type RunningBillingSync } from '../../services/billing-sync/src/run-billing-sync';
 import { StripeStandIn } from '../support/stripe-stand-in';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 const SUBJECT = jobSubject(BILLING_QUEUE, APPLY_WORKSPACE_MEMBER_LIMIT_JOB);
 
-let nats: NatsServerHandle;
+let nats: NatsWithUsers;
 let ferret: FerretDbHandle;
 let standIn: StripeStandIn;
 let mongo: MongoClient;
@@ -47,20 +45,20 @@ let worker: RunningQueueWorker | undefined;
 const workerLines: Array<Record<string, unknown> & { msg: string }> = [];
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
+  [nats, ferret] = await Promise.all([startNatsWithUsers({ binDir }), startFerretDb({ binDir })]);
   standIn = new StripeStandIn();
   await standIn.start();
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`billing_member_limit_${process.pid}`);
   messaging = await connectMessaging({
-    servers: nats.url,
+    servers: nats.urlAs('operator'),
     name: 'billing-member-limit-test',
     logger: createLogger({ service: 'test', level: 'silent' }),
   });
   billingSync = await runBillingSync(
     loadConfig({
       NODE_ENV: 'test',
-      NATS_URL: nats.url,
+      NATS_URL: nats.urlAs('billing-sync'),
       MONGO_URL: ferret.url,
       MONGO_DB: db.databaseName,
       LOG_LEVEL: 'warn',
@@ -156,7 +154,7 @@ describe('billing-sync queues ApplyWorkspaceMemberLimitJob after a subscription 
 
     worker = await startQueueWorker(
       loadAppWorkerConfig({
-        NATS_URL: nats.url,
+        NATS_URL: nats.urlAs('app-worker'),
         MONGO_URL: ferret.url,
         MONGO_DB: db.databaseName,
         LOG_LEVEL: 'info',

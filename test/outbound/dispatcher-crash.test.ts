@@ -35,7 +35,7 @@ describe('dispatcher killed during a burst', () => {
     }
     dispatcher = await servers.startDispatcherProcess(db.databaseName, DISPATCHER_ENV);
 
-    const send = createOutboundSender({ js: servers.messaging.js });
+    const send = createOutboundSender({ js: servers.product.js });
     const total = (): number => receivers.reduce((sum, receiver) => sum + receiver.accepted.size, 0);
     const sending = mapWithConcurrency(
       Array.from({ length: EVENTS }, (_, n) => n),

@@ -27,7 +27,7 @@ beforeAll(async () => {
   mongoDb = servers.freshDb().databaseName;
   running = await runDispatcher(
     loadConfig({
-      NATS_URL: servers.nats.url,
+      NATS_URL: servers.natsUrlAs('dispatcher'),
       MONGO_URL: servers.ferret.url,
       MONGO_DB: mongoDb,
       PORT: '0',
@@ -74,7 +74,7 @@ async function berth(...argv: string[]): Promise<{ code: number; out: string; er
       },
     });
   const code = await runCli(argv, {
-    config: { natsUrl: servers.nats.url, mongoUrl: servers.ferret.url, mongoDb },
+    config: { natsUrl: servers.natsUrlAs('operator'), mongoUrl: servers.ferret.url, mongoDb },
     stdout: sink((text) => (out += text)),
     stderr: sink((text) => (err += text)),
   });
@@ -147,7 +147,7 @@ describe('endpoint management API and CLI', () => {
       intervalMs: 100,
       until: Boolean,
     });
-    const send = createOutboundSender({ js: servers.messaging.js });
+    const send = createOutboundSender({ js: servers.product.js });
 
     await send('ws_log', 'invoice.paid', { n: 1 }, { idempotencyKey: newKey() });
     const [delivered] = await waitFor(() => deliveriesOf(endpointId), {
@@ -206,7 +206,7 @@ describe('endpoint management API and CLI', () => {
         url: busy.url,
       });
       const id = created.body.endpoint.id;
-      await createOutboundSender({ js: servers.messaging.js })(
+      await createOutboundSender({ js: servers.product.js })(
         'ws_delete',
         'invoice.paid',
         {},

@@ -35,7 +35,7 @@ describe('outbox to endpoint', () => {
     });
     const entry = (await test.db.collection<OutboxDocument>('invoices').findOne({ _id: 'in_1' as never }))
       ?._outbox?.[0];
-    const send = createOutboundSender({ js: servers.messaging.js });
+    const send = createOutboundSender({ js: servers.product.js });
     // A relay that crashed after sending and before removing the entry sends it again under the same key.
     await send('ws_outbox', 'invoice.paid', JSON.parse(entry?.payload ?? 'null'), { idempotencyKey: entry?.id ?? '' });
     const pass = await relayOutbox({

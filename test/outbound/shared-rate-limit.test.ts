@@ -63,7 +63,7 @@ describe('rate limit shared by dispatcher replicas', () => {
     ]);
     processes.push(first, second);
 
-    const send = createOutboundSender({ js: servers.messaging.js });
+    const send = createOutboundSender({ js: servers.product.js });
     await mapWithConcurrency(
       Array.from({ length: EVENTS }, (_, n) => n),
       16,

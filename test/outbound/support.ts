@@ -1,12 +1,14 @@
 /**
  * The servers and the in-process dispatcher of the outbound tests: one nats-server and one FerretDB per test file
  * (free ports, temporary data), a database per test, and a dispatcher with a compressed retry schedule, an
- * injectable clock and an address policy that lets it reach the loopback receivers.
+ * injectable clock and an address policy that lets it reach the loopback receivers. nats-server runs Berth's NATS
+ * users: the dispatcher connects as `dispatcher`, the product code sending events as `app-worker`, the CLI as the
+ * operator; stopping the servers fails when nats-server refused anything.
  */
 import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
-import { startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import { startFerretDb, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { createMetricsRegistry } from '@berth/metrics';
@@ -27,6 +29,8 @@ import {
   type SendOutboundEvent,
 } from '@berth/outbound';
 import { toolsBinDir } from '../support/mesh';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
+import type { NatsUser } from '../../deploy/local/nats-users';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -49,7 +53,11 @@ export class OutboundTestServers {
   nats!: NatsServerHandle;
   ferret!: FerretDbHandle;
   mongo!: MongoClient;
+  /** The dispatcher's connection (its NATS user). */
   messaging!: Messaging;
+  /** Product code's connection, the app-worker's user: what sends outbound events. */
+  product!: Messaging;
+  private users!: NatsWithUsers;
   readonly logger: BerthLogger = createLogger({
     service: 'outbound-test',
     level: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -57,12 +65,27 @@ export class OutboundTestServers {
 
   /** Starts nats-server and FerretDB and connects to both. */
   async start(): Promise<void> {
-    [this.nats, this.ferret] = await Promise.all([
-      startNatsServer({ binDir: toolsBinDir }),
+    [this.users, this.ferret] = await Promise.all([
+      startNatsWithUsers({ binDir: toolsBinDir }),
       startFerretDb({ binDir: toolsBinDir }),
     ]);
+    this.nats = this.users.server;
     this.mongo = await MongoClient.connect(this.ferret.url);
-    this.messaging = await connectMessaging({ servers: this.nats.url, name: 'outbound-test', logger: this.logger });
+    this.messaging = await connectMessaging({
+      servers: this.natsUrlAs('dispatcher'),
+      name: 'outbound-test',
+      logger: this.logger,
+    });
+    this.product = await connectMessaging({
+      servers: this.natsUrlAs('app-worker'),
+      name: 'outbound-test-product',
+      logger: this.logger,
+    });
+  }
+
+  /** The NATS URL with `user`'s credentials. */
+  natsUrlAs(user: NatsUser): string {
+    return this.users.urlAs(user);
   }
 
   /** A fresh database. */
@@ -80,7 +103,7 @@ export class OutboundTestServers {
       readyLine: /"msg":"Dispatcher ready"/,
       timeoutMs: 45_000,
       env: {
-        NATS_URL: this.nats.url,
+        NATS_URL: this.natsUrlAs('dispatcher'),
         MONGO_URL: this.ferret.url,
         MONGO_DB: mongoDb,
         PORT: '0',
@@ -97,8 +120,9 @@ export class OutboundTestServers {
   /** Closes the connections and stops the servers. */
   async stop(): Promise<void> {
     await this.messaging?.close();
+    await this.product?.close();
     await this.mongo?.close();
-    await Promise.all([this.ferret?.stop(), this.nats?.stop()]);
+    await Promise.all([this.ferret?.stop(), this.users?.stop()]);
   }
 }
 
@@ -117,7 +141,7 @@ export class TestDispatcher {
   ) {
     this.db = overrides.db ?? servers.freshDb();
     this.collections = outboundCollections(this.db);
-    this.send = createOutboundSender({ js: servers.messaging.js, clock: clock.now });
+    this.send = createOutboundSender({ js: servers.product.js, clock: clock.now });
   }
 
   /** Starts the dispatcher (on `overrides.db` when given, so that several can share one, as replicas do). */

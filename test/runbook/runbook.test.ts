@@ -1,6 +1,9 @@
 /**
  * Runs every `nats` CLI command of the README's runbook, as written, against a real nats-server holding the
- * streams and consumers the services provision and one webhook as the gateway stores it.
+ * streams and consumers the services provision and one webhook as the gateway stores it. The server runs Berth's
+ * NATS users (deploy/nats/auth.conf): the streams and the webhook are provisioned as the gateway and billing-sync
+ * do it, the runbook runs as the operator (the `NATS_URL` of `.data/berth-local.json` under `npm start`), and
+ * nothing may be refused.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { defaultToolsBinDir } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import {
   connectMessaging,
@@ -20,6 +23,7 @@ import {
   type Messaging,
 } from '@berth/messaging';
 import { repoRoot } from '../support/service-process';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 
 const run = promisify(execFile);
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
@@ -36,26 +40,34 @@ function runbookSteps(): { title: string; script: string }[] {
 }
 
 describe('README runbook', () => {
-  let server: NatsServerHandle;
+  let server: NatsWithUsers;
   let messaging: Messaging;
   let workDir: string;
-
-  beforeAll(async () => {
-    server = await startNatsServer({ binDir });
-    messaging = await connectMessaging({
-      servers: server.url,
-      name: 'runbook-test',
+  const connections: Messaging[] = [];
+  const as = async (user: 'gateway' | 'billing-sync' | 'operator'): Promise<Messaging> => {
+    const connection = await connectMessaging({
+      servers: server.urlAs(user),
+      name: `runbook-test-${user}`,
       logger: createLogger({ service: 'runbook-test', level: 'silent' }),
     });
-    await ensureStream(messaging.jsm, webhooksStream());
-    await ensureStream(messaging.jsm, deadLettersStream());
-    await ensureConsumer(messaging.jsm, {
+    connections.push(connection);
+    return connection;
+  };
+
+  beforeAll(async () => {
+    server = await startNatsWithUsers({ binDir });
+    messaging = await as('operator');
+    const gateway = await as('gateway');
+    const billingSync = await as('billing-sync');
+    await ensureStream(gateway.jsm, webhooksStream());
+    await ensureStream(billingSync.jsm, deadLettersStream());
+    await ensureConsumer(billingSync.jsm, {
       stream: 'WEBHOOKS',
       durable: 'billing-sync',
       filterSubjects: ['webhooks.stripe.>'],
       ackWaitMs: 30000,
     });
-    await publishMessage(messaging.js, {
+    await publishMessage(gateway.js, {
       subject: 'webhooks.stripe.customer.subscription.updated',
       data: JSON.stringify({
         id: 'evt_runbook_1',
@@ -74,7 +86,7 @@ describe('README runbook', () => {
   });
 
   afterAll(async () => {
-    await messaging?.close();
+    await Promise.all(connections.map((connection) => connection.close()));
     await server?.stop();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
@@ -89,7 +101,7 @@ describe('README runbook', () => {
       env: {
         PATH: `${binDir}:${process.env.PATH}`,
         HOME: process.env.HOME ?? workDir,
-        NATS_URL: server.url,
+        NATS_URL: server.urlAs('operator'),
         SEQ: '1',
         EVENT_ID: 'evt_runbook_1',
       },

@@ -17,12 +17,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { defaultToolsBinDir } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { openCronBuckets, readLease, registerCronSchedules, type CronBuckets } from '@berth/cron';
 import { readStoredTicks } from '../../services/scheduler/src/test-support/stored-ticks';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 
 const LEASE_TTL_MS = 3000;
 const CRON = 'EverySecondCronJob';
@@ -36,7 +37,8 @@ interface Replica {
   logFile: string;
 }
 
-let server: NatsServerHandle;
+/** nats-server with Berth's NATS users: the replicas as the scheduler, the test as the operator. */
+let server: NatsWithUsers;
 let messaging: Messaging;
 let buckets: CronBuckets;
 let logDir: string;
@@ -48,8 +50,8 @@ const alive = (replica: Replica): boolean =>
 
 beforeAll(async () => {
   logDir = await mkdtemp(join(tmpdir(), 'berth-failover-'));
-  server = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
-  messaging = await connectMessaging({ servers: server.url, name: 'failover-test', logger: silent });
+  server = await startNatsWithUsers({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  messaging = await connectMessaging({ servers: server.urlAs('operator'), name: 'failover-test', logger: silent });
   buckets = await openCronBuckets(messaging.js);
 });
 
@@ -73,7 +75,7 @@ async function startReplica(label: string): Promise<Replica> {
     readyLine: /"msg":"Scheduler ready"/,
     timeoutMs: 60_000,
     env: {
-      NATS_URL: server.url,
+      NATS_URL: server.urlAs('scheduler'),
       SCHEDULER_LEASE_TTL_MS: String(LEASE_TTL_MS),
       SCHEDULER_TICK_INTERVAL_MS: '1000',
       HEALTH_PORT: '0',

@@ -11,13 +11,7 @@
 import { waitFor } from '@berth/local-infra/testing';
 import { Module } from '@nestjs/common';
 import { Writable } from 'node:stream';
-import {
-  defaultToolsBinDir,
-  startFerretDb,
-  startNatsServer,
-  type FerretDbHandle,
-  type NatsServerHandle,
-} from '@berth/local-infra';
+import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { CronProcessor, Process } from '@berth/jobs';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
@@ -26,11 +20,13 @@ import { loadAppWorkerConfig } from '../../services/app-worker/src/config';
 import { startQueueWorker, type RunningQueueWorker } from '../../services/app-worker/src/start-queue-worker';
 import { SchedulerMetrics } from '../../services/scheduler/src/metrics';
 import { Scheduler } from '../../services/scheduler/src/scheduler';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 type Line = Record<string, unknown> & { msg: string };
 
-let nats: NatsServerHandle;
+/** nats-server with Berth's NATS users: the scheduler as its own, the worker as app-worker. */
+let nats: NatsWithUsers;
 let ferret: FerretDbHandle;
 let messaging: Messaging;
 let buckets: CronBuckets;
@@ -69,7 +65,7 @@ class SlowCronModule {}
 
 function workerConfig() {
   return loadAppWorkerConfig({
-    NATS_URL: nats.url,
+    NATS_URL: nats.urlAs('app-worker'),
     MONGO_URL: ferret.url,
     MONGO_DB: `worker_crons_${process.pid}`,
     LOG_LEVEL: 'info',
@@ -80,9 +76,10 @@ function workerConfig() {
 }
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNatsServer({ binDir }), startFerretDb({ binDir })]);
+  [nats, ferret] = await Promise.all([startNatsWithUsers({ binDir }), startFerretDb({ binDir })]);
   const silent = createLogger({ service: 'worker-crons-test', level: 'silent' });
-  messaging = await connectMessaging({ servers: nats.url, name: 'worker-crons-test', logger: silent });
+  // The in-process scheduler's connection, as the scheduler's user.
+  messaging = await connectMessaging({ servers: nats.urlAs('scheduler'), name: 'worker-crons-test', logger: silent });
   buckets = await openCronBuckets(messaging.js);
   const schedulerLogger: BerthLogger = createLogger({
     service: 'scheduler',

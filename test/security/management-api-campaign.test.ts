@@ -10,10 +10,11 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
-import { startFerretDb, startNatsServer, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
+import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { toolsBinDir } from '../support/mesh';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { generateManagementApiRequests, type HostileRequest } from './support/management-api-requests';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 import { closedTheConnection } from './support/closed-connection';
 
 const TOKEN = `campaign-${randomBytes(24).toString('hex')}`;
@@ -21,7 +22,8 @@ const REQUESTS = 5000;
 const SEED = 12;
 const CONCURRENCY = 8;
 
-let nats: NatsServerHandle;
+/** nats-server with Berth's NATS users: the dispatcher connects as its own. */
+let nats: NatsWithUsers;
 let ferret: FerretDbHandle;
 let mongo: MongoClient;
 let db: Db;
@@ -32,7 +34,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 beforeAll(async () => {
   [nats, ferret] = await Promise.all([
-    startNatsServer({ binDir: toolsBinDir }),
+    startNatsWithUsers({ binDir: toolsBinDir }),
     startFerretDb({ binDir: toolsBinDir }),
   ]);
   mongo = await MongoClient.connect(ferret.url);
@@ -41,7 +43,7 @@ beforeAll(async () => {
   dispatcher = await startServiceProcess({
     service: 'dispatcher',
     env: {
-      NATS_URL: nats.url,
+      NATS_URL: nats.urlAs('dispatcher'),
       MONGO_URL: ferret.url,
       MONGO_DB: db.databaseName,
       PORT: '0',

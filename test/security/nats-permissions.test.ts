@@ -119,6 +119,11 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     const stripe = await gateway.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1' });
     const clerk = await gateway.js.publish('webhooks.clerk.user.created', '{}', { msgID: 'clerk:evt_1' });
     expect([stripe.stream, clerk.stream]).toEqual(['WEBHOOKS', 'WEBHOOKS']);
+    // A duplicate's first copy, read by its sequence (retry or late resend): WEBHOOKS' messages only.
+    const first = await gateway.jsm.streams.getMessage('WEBHOOKS', { seq: stripe.seq });
+    expect(first?.header.get('Nats-Msg-Id')).toBe('stripe:evt_1');
+    await ensureStream((await as('operator')).jsm, jobsStream());
+    await expect(gateway.jsm.streams.getMessage('JOBS', { seq: 1 })).rejects.toThrow(/permissions violation/i);
     await expectJetStreamPublishDenied(gateway, 'jobs.client-queue.SendClientSummaryJob');
     await expectStreamsIntact(gateway, ['WEBHOOKS']);
     await expectPublishDenied(gateway, '_INBOX.forged-pub-ack');

@@ -74,7 +74,7 @@ async function main(): Promise<number> {
     });
     const started = mesh;
     note(
-      `mesh up: gateway ${started.mesh.gatewayUrl}, NATS ${started.mesh.natsUrl}, FerretDB ${started.mesh.mongoUrl}`,
+      `mesh up: gateway ${started.mesh.gatewayUrl}, NATS ${started.nats?.url} (each service as its own user), FerretDB ${started.mesh.mongoUrl}`,
     );
     await waitUntilReady(started, 180_000);
     note('every service ready');
@@ -123,7 +123,10 @@ async function main(): Promise<number> {
       run,
     });
     printLedger(result, (line) => process.stdout.write(`${line}\n`));
-    exitCode = result.passed ? 0 : 1;
+    // Every service ran as its own NATS user (deploy/nats/auth.conf): nothing it did may have been refused.
+    const violations = started.natsViolations();
+    for (const violation of violations) note(`nats-server refused: ${violation}`);
+    exitCode = result.passed && violations.length === 0 ? 0 : 1;
     await ticks.stop();
     await messaging.close();
     await mongo.close();

@@ -4,10 +4,15 @@
  * (`node -r ./deploy/runtime/ts-hook.js services/<name>/src/main.ts`), wired together by environment variables as in
  * production. One mesh per test file; {@link Mesh.stop} stops everything it started, also after a failed start.
  *
+ * nats-server runs with Berth's NATS users (deploy/nats/auth.conf, as compose and Kubernetes run it, with fresh
+ * random passwords) and each service connects as its own user; the test's own connection is the operator's.
+ * {@link Mesh.stop} fails when nats-server logged a permission violation (`Publish Violation`, `Subscription
+ * Violation`) while the mesh ran: a service lacking a permission here lacks it in production too.
+ *
  * Every output line of every service process is kept (parsed when it is JSON) so that tests can count what the
  * services logged, across restarts; the lines also go to one log file per service under {@link Mesh.logDir}.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
@@ -24,6 +29,8 @@ import { createLogger } from '@berth/logger';
 import { connectMessaging, WEBHOOK_HEADERS, type Messaging, type ReceivedMessage } from '@berth/messaging';
 import { inboxCollections, isWebhookBatch, readWebhookBatch, type Inbox } from '@berth/inbox';
 import { repoRoot } from './service-process';
+import { authConfOptions, natsUrlAs, permissionViolations, type NatsUser } from '../../deploy/local/nats-users';
+import { randomNatsPasswords } from '../security/support/nats-users';
 import { StripeStandIn } from './stripe-stand-in';
 import { WebhookSender, newStripeSecret, newSvixSecret } from './webhook-senders';
 import { waitFor } from '@berth/local-infra/testing';
@@ -171,7 +178,12 @@ export interface MeshOptions {
 
 /** A running mesh. */
 export interface Mesh {
+  /** nats-server, with Berth's NATS users: its `url` has no credentials (see {@link Mesh.natsUrlAs}). */
   readonly nats: NatsServerHandle;
+  /** The NATS URL with `user`'s credentials (each service's own user, the operator's for tools). */
+  natsUrlAs(user: NatsUser): string;
+  /** The permission violations nats-server logged so far (none allowed: {@link Mesh.stop} fails on any). */
+  natsViolations(): Promise<string[]>;
   readonly ferret: FerretDbHandle;
   readonly standIn: StripeStandIn;
   /** The test's own connections, for assertions. */
@@ -196,7 +208,10 @@ export interface Mesh {
   storedEventIds(subjectFilter: string): Promise<string[]>;
   /** Resolves once the service's durable consumer has nothing undelivered and nothing unacknowledged. */
   waitForConsumerSettled(durable: 'billing-sync' | 'identity-sync', timeoutMs: number): Promise<void>;
-  /** Stops every process and server, removes temporary data; safe to call after a partial start and twice. */
+  /**
+   * Stops every process and server, removes temporary data; safe to call after a partial start and twice. Rejects
+   * (after stopping everything) when nats-server logged a permission violation.
+   */
   stop(): Promise<void>;
 }
 
@@ -218,8 +233,10 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     cleanups.push(() => rm(ferretDataDir, { recursive: true, force: true }));
 
     const standIn = new StripeStandIn();
+    const passwords = randomNatsPasswords('hex');
+    const natsLog = join(logDir, 'nats-server.log');
     const [nats, ferret] = await Promise.all([
-      startNatsServer({ binDir: toolsBinDir, logFile: join(logDir, 'nats-server.log') }).then((handle) => {
+      startNatsServer({ binDir: toolsBinDir, logFile: natsLog, ...authConfOptions(passwords) }).then((handle) => {
         cleanups.push(() => handle.stop());
         return handle;
       }),
@@ -234,10 +251,11 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
 
     const dbName = `${options.name.replace(/[^A-Za-z0-9_]/g, '_')}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const secrets = { stripe: newStripeSecret(), clerk: newSvixSecret() };
-    const common = { NATS_URL: nats.url, MONGO_URL: ferret.url, MONGO_DB: dbName };
+    const as = (user: NatsUser): string => natsUrlAs(nats.url, user, passwords[user]);
+    const common = { MONGO_URL: ferret.url, MONGO_DB: dbName };
     const envs: Record<MeshServiceName, Record<string, string>> = {
       gateway: {
-        NATS_URL: nats.url,
+        NATS_URL: as('gateway'),
         HOST: '127.0.0.1',
         PORT: '0',
         STRIPE_WEBHOOK_SECRET: secrets.stripe,
@@ -251,11 +269,12 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       },
       'billing-sync': {
         ...common,
+        NATS_URL: as('billing-sync'),
         STRIPE_SECRET_KEY: 'sk_test_berth_mesh',
         STRIPE_API_BASE: standIn.url,
         ...options.env?.['billing-sync'],
       },
-      'identity-sync': { ...common, ...options.env?.['identity-sync'] },
+      'identity-sync': { ...common, NATS_URL: as('identity-sync'), ...options.env?.['identity-sync'] },
     };
 
     const services: Partial<Record<MeshServiceName, MeshService>> = {};
@@ -277,14 +296,18 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     cleanups.push(() => mongo.close(true));
     const db = mongo.db(dbName);
     const messaging = await connectMessaging({
-      servers: nats.url,
+      servers: as('operator'),
       name: `mesh-test-${options.name}`,
       logger: createLogger({ service: 'mesh-test', level: 'silent' }),
     });
     cleanups.push(() => messaging.close());
 
+    const natsViolations = async (): Promise<string[]> =>
+      permissionViolations(await readFile(natsLog, 'utf8').catch(() => ''));
     const mesh: Mesh = {
       nats,
+      natsUrlAs: as,
+      natsViolations,
       ferret,
       standIn,
       mongo,
@@ -335,7 +358,13 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
           until: (info) => info.num_pending === 0 && info.num_ack_pending === 0,
         });
       },
-      stop: runCleanups,
+      async stop() {
+        // Read before the cleanups remove the log folder; a violation fails the test file, once everything stopped.
+        const violations = await natsViolations();
+        await runCleanups();
+        if (violations.length > 0)
+          throw new Error(`nats-server logged ${violations.length} permission violation(s):\n${violations.join('\n')}`);
+      },
     };
     return mesh;
   } catch (error) {

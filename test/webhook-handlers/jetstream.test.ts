@@ -19,11 +19,18 @@ import {
   type WebhookEventAlert,
 } from '@berth/inbox';
 import { captureLogLines, OutcomeLog } from '@berth/inbox/testing';
-import { webhookProviderCoverage } from '@berth/messaging';
+import {
+  connectMessaging,
+  ensureStream,
+  webhookProviderCoverage,
+  webhooksStream,
+  type Messaging,
+} from '@berth/messaging';
 import { WebhooksModule } from '@berth/webhook-handlers';
-import { startGateway, startNatsFixture, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';
+import { startGateway, STREAM, type NatsFixture, type TestGateway } from '@berth/gateway/src/test-harness';
 import { runCliCaptured } from '@berth/cli/src/testing';
 import { binDir, testRetryPolicy } from '../inbox-crons/support';
+import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-users';
 import {
   callsOf,
   failFirst,
@@ -38,7 +45,13 @@ import {
 
 const RETRY_BASE_MS = 300;
 
+/**
+ * nats-server with Berth's NATS users: the in-process gateway as `gateway`, the handlers as `app-worker` (product
+ * teams' handlers run in the app worker), the recovery cron as the scheduler, the CLI and the test as the operator.
+ */
+let users: NatsWithUsers;
 let nats: NatsFixture;
+const as: Partial<Record<'gateway' | 'app-worker' | 'scheduler' | 'operator', Messaging>> = {};
 let ferret: FerretDbHandle;
 let mongo: MongoClient;
 let db: Db;
@@ -49,7 +62,23 @@ const outcomes = new OutcomeLog();
 const logs = captureLogLines();
 
 beforeAll(async () => {
-  [nats, ferret] = await Promise.all([startNatsFixture(binDir), startFerretDb({ binDir })]);
+  [users, ferret] = await Promise.all([startNatsWithUsers({ binDir }), startFerretDb({ binDir })]);
+  for (const user of ['gateway', 'app-worker', 'scheduler', 'operator'] as const)
+    as[user] = await connectMessaging({
+      servers: users.urlAs(user),
+      name: `webhook-handlers-${user}`,
+      logger: createLogger({ service: 'webhook-handlers-test', level: 'silent' }),
+    });
+  await ensureStream(as.gateway!.jsm, webhooksStream());
+  const operator = as.operator!;
+  nats = {
+    server: users.server,
+    messaging: as.gateway!,
+    messageCount: async () => (await operator.jsm.streams.info(STREAM)).state.messages,
+    lastMessage: async (subject) => (await operator.jsm.streams.getMessage(STREAM, { last_by_subj: subject }))!,
+    purge: () => Promise.reject(new Error('no NATS user may purge WEBHOOKS')),
+    close: async () => undefined,
+  };
   mongo = await MongoClient.connect(ferret.url);
   db = mongo.db(`webhook_handlers_${process.pid}`);
   inbox = inboxCollections(db);
@@ -69,7 +98,7 @@ beforeAll(async () => {
       imports: [
         WebhooksModule.forRoot({
           driver: 'jetstream',
-          messaging: nats.messaging,
+          messaging: as['app-worker']!,
           db,
           logger,
           logContext,
@@ -89,13 +118,14 @@ afterAll(async () => {
   await worker?.close();
   await gateway?.close();
   await mongo?.close();
-  await Promise.all([ferret?.stop(), nats?.close()]);
+  await Promise.all(Object.values(as).map((connection) => connection.close()));
+  await Promise.all([ferret?.stop(), users?.stop()]);
 });
 
 /** Runs `berth <argv…>` in-process against this file's servers. */
 async function berth(...argv: string[]): Promise<{ code: number; out: string }> {
   const { code, out } = await runCliCaptured(argv, {
-    natsUrl: nats.server.url,
+    natsUrl: users.urlAs('operator'),
     mongoUrl: ferret.url,
     mongoDb: db.databaseName,
   });
@@ -257,7 +287,7 @@ describe('webhook handlers on JetStream', () => {
     const alerts: WebhookEventAlert[] = [];
     const recovery = {
       inbox,
-      messaging: nats.messaging,
+      messaging: as.scheduler!,
       logger: createLogger({ service: 'recovery', level: 'silent' }),
       alert: async (alert: WebhookEventAlert) => void alerts.push(alert),
       minAgeMs: 0,
@@ -291,7 +321,7 @@ describe('webhook handlers on JetStream', () => {
     poison.delete(id);
     // A copy received before the set-aside (an old message, a requeue) carries the first receive time.
     const row = await inbox.events.findOne({ _id: `acme:${id}` });
-    await republishWebhookEvent({ js: nats.messaging.js, event: row!, msgId: `acme:${id}:old-copy` });
+    await republishWebhookEvent({ js: as.operator!.js, event: row!, msgId: `acme:${id}:old-copy` });
     await outcomes.waitFor(id, 'acked');
     expect(await inbox.events.findOne({ _id: `acme:${id}` })).toMatchObject({
       processedAt: null,

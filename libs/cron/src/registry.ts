@@ -53,7 +53,8 @@ export class CronDefinitionError extends Error {
  *
  * - each definition is written to the schedules bucket only if it is new or changed (compare-and-set, so replicas
  *   starting together do not fight); a changed pattern or zone restarts the schedule from now (no backfill);
- * - the schedules this owner registered earlier and no longer defines are deleted, with their last tick.
+ * - the schedules this owner registered earlier and no longer defines are deleted (their last tick is the
+ *   scheduler's to delete: the owner's NATS user may not write the last-tick bucket, see deploy/nats/auth.conf).
  *
  * Every definition is validated first (name, 5- or 6-field pattern, IANA zone); one invalid definition fails the
  * whole call with {@link CronDefinitionError} before anything is written. Logs `Cron <Name> scheduled: <pattern>
@@ -93,7 +94,6 @@ export async function registerCronSchedules(options: RegisterCronSchedulesOption
     if (!schedule || schedule.owner !== owner || !entry) continue;
     try {
       await buckets.schedules.delete(key, { previousSeq: entry.revision });
-      await buckets.lastTicks.delete(key);
       result.removed.push(key);
       logger.info({ cron: key, owner }, `Cron ${key} unscheduled: ${owner} no longer defines it.`);
     } catch (error) {

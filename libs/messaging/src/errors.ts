@@ -1,3 +1,5 @@
+import { PermissionViolationError } from '@nats-io/nats-core';
+
 /**
  * Thrown by a handler when retrying can never help (bad data, a permanent refusal): the message is copied to the
  * dead letters with this error and terminated at once, whatever attempts remain.
@@ -51,4 +53,16 @@ export class ScheduledRetryError extends RetryLaterError {
 /** The failure an error reports: a {@link ScheduledRetryError}'s original, any other error itself. */
 export function failureOf(error: unknown): unknown {
   return error instanceof ScheduledRetryError ? error.original : error;
+}
+
+/**
+ * Whether `error`, or an error it was caused by, is nats-server refusing a publish or subscription to this
+ * connection's user (`Permissions Violation`, deploy/nats/auth.conf): a deployment error to surface, never a
+ * transient failure to retry or to read as "not found".
+ */
+export function isPermissionViolation(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
+    if (cause instanceof PermissionViolationError || /permissions violation/i.test(cause.message)) return true;
+  }
+  return false;
 }

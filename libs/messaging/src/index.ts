@@ -26,7 +26,14 @@ export type { ConsumerSpec } from './consumers';
 export { publishMessage } from './publisher';
 export type { OutgoingMessage, PublishResult } from './publisher';
 export { injectTraceContext, extractTraceContext, createHeaders } from './trace-headers';
-export { UnrecoverableError, RetryLaterError, ScheduledRetryError, describeError, failureOf } from './errors';
+export {
+  UnrecoverableError,
+  RetryLaterError,
+  ScheduledRetryError,
+  describeError,
+  failureOf,
+  isPermissionViolation,
+} from './errors';
 export { exponentialBackoff, WEBHOOK_RETRY_POLICY } from './backoff';
 export type { RetryPolicy, ExponentialBackoffOptions } from './backoff';
 export { decideRetry } from './retry-decision';

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace, type Span
 import {
   createHeaders,
   describeError,
+  isPermissionViolation,
   setProviderHeaders,
   encodeWebhookBatch,
   GroupCommitQueue,
@@ -155,6 +156,7 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
+      if (error instanceof WebhookPublishError) throw error;
       throw new WebhookPublishError(`publish to JetStream failed: ${describeError(error)}`, { cause: error });
     } finally {
       this.storing.delete(msgId);
@@ -162,16 +164,26 @@ export class JetStreamWebhookPublisher implements WebhookPublisher {
     }
   }
 
-  /** Whether the first copy of a duplicate was stored `resendCopyAfterMs` ago or more (or cannot be read). */
+  /**
+   * Whether the first copy of a duplicate was stored `resendCopyAfterMs` ago or more, or is gone, or cannot be read
+   * now (a copy too many is harmless: the consumer acks it at once unless the inbox set the event aside).
+   * @throws WebhookPublishError when the gateway's NATS user may not read the stream
+   * (`$JS.API.STREAM.MSG.GET.<stream>`, deploy/nats/auth.conf): a deployment error, answered 503 and logged, never
+   * taken for a late copy (every retry would be stored again).
+   */
   private async isLateCopy(ack: PubAckResult): Promise<boolean> {
     const after = this.options.resendCopyAfterMs;
     if (after === undefined) return false;
+    const stream = ack.stream || this.options.streamName;
     try {
-      const first = await this.options.messaging.jsm.streams.getMessage(ack.stream || this.options.streamName, {
-        seq: ack.seq,
-      });
+      const first = await this.options.messaging.jsm.streams.getMessage(stream, { seq: ack.seq });
       return first === null || Date.now() - first.time.getTime() >= after;
-    } catch {
+    } catch (error) {
+      if (isPermissionViolation(error))
+        throw new WebhookPublishError(
+          `the gateway's NATS user may not read ${stream} to tell a retry from a late resend (${describeError(error)}): allow $JS.API.STREAM.MSG.GET.${stream} (deploy/nats/auth.conf)`,
+          { cause: error },
+        );
       return true;
     }
   }

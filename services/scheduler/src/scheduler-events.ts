@@ -14,6 +14,8 @@ export interface SchedulerEventMap extends LeaseEventMap {
   'schedules:loaded': [{ count: number }];
   /** The watcher applied one entry of the schedules bucket (`ignored`: unreadable or not a valid pattern). */
   'schedule:applied': [{ name: string; revision: number; change: ScheduleChange }];
+  /** The leader deleted the last tick of a cron that was unscheduled. */
+  'schedule:forgotten': [{ name: string }];
   /** One tick was published to JOBS (`duplicate` when JetStream already had it). */
   'tick:emitted': [{ name: string; tick: Date; seq: number; duplicate: boolean }];
   /** A pass of the running tick loop ended; `next` is the earliest tick it will wake for. */

@@ -3,6 +3,7 @@ import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import {
+  LastTickStore,
   LEADER_KEY,
   ManualClock,
   registerCronSchedules,
@@ -234,6 +235,19 @@ describe('scheduler (in process, manual clock)', () => {
     await a.runPass();
     expect(await scheduledAts(name)).toEqual([]);
     expect(messages).toContain('Stepped down: lease expired by the local clock (no renewal in time)');
+  });
+
+  it('the leader deletes the last tick of a cron its owner unscheduled', async () => {
+    const { buckets, name } = fresh();
+    const clock = new ManualClock('2025-01-01T10:00:00Z');
+    const a = await replica({ holder: 'a', clock, buckets });
+    expect(await a.maintainLease()).toBe(true);
+    await schedule([a], clock, name, '0 8 * * 1');
+    await new LastTickStore(a.buckets.lastTicks, 'a', clock).record(name, new Date('2025-01-06T08:00:00Z'));
+    const forgotten = waitForEvent(a.events, 'schedule:forgotten', { until: (event) => event.name === name });
+    await register(a, [], clock);
+    await forgotten;
+    expect(await a.buckets.lastTicks.get(name)).toMatchObject({ operation: 'DEL' });
   });
 
   it('follows schedule changes and logs each schedule it sees', async () => {

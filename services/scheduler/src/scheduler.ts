@@ -69,7 +69,12 @@ export class Scheduler {
       if (leading) this.emitter.resetCache();
       this.wake?.();
     });
-    this.events.on('schedule:applied', () => this.wake?.());
+    this.events.on('schedule:applied', ({ name, change }) => {
+      // The last ticks are the scheduler's: the service that unschedules a cron may not write them
+      // (deploy/nats/auth.conf), so the leader forgets the last tick of a cron that was unscheduled.
+      if (change === 'removed' && this.lease.isLeader()) void this.forgetLastTick(name);
+      this.wake?.();
+    });
     this.emitter = new TickEmitter({
       js: options.messaging.js,
       lastTicks: new LastTickStore(buckets.lastTicks, holder, this.clock),
@@ -82,6 +87,20 @@ export class Scheduler {
       graceMs: options.graceMs ?? 2 * options.leaseTtlMs + options.tickIntervalMs,
       publishTimeoutMs: Math.min(5000, Math.max(1000, Math.floor(options.leaseTtlMs / 2))),
     });
+  }
+
+  /**
+   * Deletes the last tick of an unscheduled cron. Housekeeping only: a cron registered again starts from its new
+   * registration (the later of that and its last tick), so a last tick left behind, when no scheduler led at the
+   * time, changes nothing.
+   */
+  private async forgetLastTick(name: string): Promise<void> {
+    try {
+      await this.buckets.lastTicks.delete(name);
+      this.events.emit('schedule:forgotten', { name });
+    } catch (error) {
+      this.options.logger.warn({ cron: name, err: error }, `Cron ${name}: could not delete its last tick`);
+    }
   }
 
   /** Opens the cron buckets and makes sure the JOBS stream exists (created with Berth's defaults if absent). */

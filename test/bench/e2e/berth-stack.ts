@@ -6,12 +6,15 @@
  * per-IP rate limit (all requests come from one address).
  */
 import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { inboxCollections, type Inbox, type InboxEventDocument } from '@berth/inbox';
+import { splitServerCredentials } from '@berth/messaging';
 import { startLocalMesh } from '../../../deploy/local/local-mesh';
+import { permissionViolations } from '../../../deploy/local/nats-users';
 import { localSecrets } from '../../../deploy/local/local-secrets';
 import { subscriptionUpdatedEvent } from '../harness';
 import type { Provider } from './events';
@@ -28,7 +31,9 @@ export async function startBerthStack(options: {
 }): Promise<E2eStack> {
   const stops: (() => Promise<unknown>)[] = [];
   const stopAll = async (): Promise<void> => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    const errors: unknown[] = [];
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => errors.push(error));
+    if (errors.length > 0) throw errors[0];
   };
   try {
     const dataDir = join(options.logDir, 'berth-data');
@@ -50,7 +55,12 @@ export async function startBerthStack(options: {
       freePorts: true,
       write: (line) => meshLog.write(`${line}\n`),
     });
-    stops.push(() => started.stop());
+    stops.push(async () => {
+      await started.stop();
+      // Every service ran as its own NATS user: the run fails if nats-server refused any of them anything.
+      const violations = permissionViolations(await readFile(join(dataDir, 'nats.log'), 'utf8').catch(() => ''));
+      if (violations.length > 0) throw new Error(`nats-server logged permission violations:\n${violations.join('\n')}`);
+    });
     await waitReady(
       started.mesh.health.map((target) => `${target.url}/readyz`),
       120_000,
@@ -62,7 +72,9 @@ export async function startBerthStack(options: {
       await client.close();
     });
     const inbox = inboxCollections(client.db(mesh.mongoDb));
-    const nc = await connect({ servers: mesh.natsUrl.split(',') });
+    // As the operator, whose credentials the NATS URL in berth-local.json carries.
+    const { servers, user, pass } = splitServerCredentials(mesh.natsUrl);
+    const nc = await connect({ servers, user, pass });
     stops.push(() => nc.close());
     const jsm: JetStreamManager = await jetstreamManager(nc);
     const secrets = localSecrets(join(dataDir, 'local-secrets.json'));
@@ -97,7 +109,7 @@ export async function startBerthStack(options: {
       stop: stopAll,
     };
   } catch (error) {
-    await stopAll();
+    await stopAll().catch(() => undefined);
     throw error;
   }
 }
