@@ -8,6 +8,12 @@ import { maxConcurrentByKey } from './concurrency-stats';
 const flow = flowWorkerFixture('warn');
 const { logs } = flow;
 
+/** Jobs of the queue parked in `JOBS_PARKED` now. */
+async function parkedCount(queue: string): Promise<number> {
+  const info = await flow.nats.messaging.jsm.streams.info('JOBS_PARKED', { subjects_filter: `parked.${queue}.>` });
+  return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+}
+
 async function startWorkers(queue: string, count: number): Promise<void> {
   return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000' });
 }
@@ -44,6 +50,7 @@ describe('per-key concurrency across three worker processes', () => {
     const byWorker = new Set(collected.events.map((event) => event.worker));
     expect(byWorker.size).toBe(3);
     expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
+    expect(await parkedCount(queue)).toBe(0);
     process.stdout.write(
       `key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`,
     );
@@ -108,10 +115,10 @@ describe('a process killed while it holds slots with jobs parked behind them', (
       ),
     );
     const parkedIds = new Set(parked.map((job) => job.id));
-    await waitFor(
-      async () => (await flow.nats.messaging.jsm.streams.info('JOBS_PARKED')).state.messages === parked.length,
-      { what: 'the six jobs to be parked behind the holders', timeoutMs: 20000 },
-    );
+    await waitFor(async () => (await parkedCount(queue)) === parked.length, {
+      what: 'the six jobs to be parked behind the holders',
+      timeoutMs: 20000,
+    });
     await flow.startWorkers(1, env);
 
     doomed.child.kill('SIGKILL');
