@@ -55,6 +55,8 @@ describe('per-key slots, group committed', () => {
   it("judges a lease by the server's clock: a worker whose wall clock is an hour ahead frees no live slot", async () => {
     const queue = uniqueQueue('slots-clock');
     const limit = { key: 'ws_clock', limit: 1 };
+    // Each process read the server's time (the stream info's timestamp) when it opened the bucket.
+    expect(first.commits.clock.calibrated && second.commits.clock.calibrated).toBe(true);
     expect(await first.acquire(queue, limit, 'holder', 30000)).toBe(true);
     const wall = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 60 * 60 * 1000);
     try {

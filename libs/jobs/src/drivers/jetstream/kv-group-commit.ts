@@ -104,13 +104,19 @@ export class KvGroupCommit<S> {
   }
 
   private async flush(kvKey: string, partition: { pending: Pending<S>[]; flushing?: Promise<void> }): Promise<void> {
-    // Let the changes asked in the same tick join the first write.
-    await Promise.resolve();
-    while (partition.pending.length > 0) {
-      await this.commit(kvKey, partition.pending.splice(0, MAX_CHANGES_PER_WRITE));
+    try {
+      // Let the changes asked in the same tick join the first write.
+      await Promise.resolve();
+      while (partition.pending.length > 0) {
+        const batch = partition.pending.splice(0, MAX_CHANGES_PER_WRITE);
+        await this.commit(kvKey, batch).catch((error: unknown) => {
+          for (const pending of batch) pending.reject(error);
+        });
+      }
+    } finally {
+      partition.flushing = undefined;
+      this.partitions.delete(kvKey);
     }
-    partition.flushing = undefined;
-    this.partitions.delete(kvKey);
   }
 
   private async commit(kvKey: string, batch: Pending<S>[]): Promise<void> {
@@ -142,7 +148,9 @@ export class KvGroupCommit<S> {
         if (next !== baseline) {
           const revision =
             base.revision > 0 ? await this.kv.update(kvKey, next, base.revision) : await this.kv.create(kvKey, next);
-          this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(base.writtenAt) });
+          // Without a reading of the server's clock yet, the next write reads the entry (and its timestamp) again.
+          if (this.clock.calibrated)
+            this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(base.writtenAt) });
           this.stats.writes += 1;
           this.stats.changes += batch.length;
         }

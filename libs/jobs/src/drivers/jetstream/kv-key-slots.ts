@@ -109,7 +109,10 @@ export async function openKvKeySlots(
     replicas: options.replicas ?? 1,
     description: 'Per-key concurrency slots of Berth jobs (key: <queue>._slots.<partition>)',
   });
-  return new KeySlots(new KvGroupCommit(kv, codec, options.clock ?? new ServerClock()), js, jsm);
+  const clock = options.clock ?? new ServerClock();
+  // A first reading of the server's clock, before any lease is judged.
+  clock.observeStreamInfo((await kv.status()).streamInfo);
+  return new KeySlots(new KvGroupCommit(kv, codec, clock), js, jsm);
 }
 
 /** See {@link openKvKeySlots}. */
@@ -184,12 +187,20 @@ export class KeySlots {
     limitOf: (record: JobRecord, name: string) => KeyLimit | undefined,
   ): Promise<number> {
     const info = await this.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: parkedSubject(queue, '*') });
-    // The server stamps its stream info with its time (`ts`, nats-server 2.10+; nats.js does not type it): the sweep
-    // keeps this process's reading of the server's clock fresh even while its writes start from what it wrote last.
-    const serverTime = Date.parse((info as unknown as { ts?: string }).ts ?? '');
-    if (Number.isFinite(serverTime)) this.commits.clock.observe(serverTime);
+    // The sweep keeps this process's reading of the server's clock fresh even while its writes start from what it
+    // wrote last.
+    this.commits.clock.observeStreamInfo(info);
     const subjects = Object.keys(info.state.subjects ?? {});
+    if (subjects.length === 0) return 0;
+    // Keys whose slots are all held (by live leases) are skipped without a lookup of their parked jobs.
+    const full = new Set<string>();
+    for (let partition = 0; partition < KEY_SLOT_PARTITIONS; partition++) {
+      const { state } = await this.commits.read(`${queue}._slots.${partition}`);
+      for (const [encoded, slot] of Object.entries(state.keys))
+        if (Object.keys(slot.holders).length >= slot.limit) full.add(encoded);
+    }
     for (const subject of subjects) {
+      if (full.has(subject.slice(subject.lastIndexOf('.') + 1))) continue;
       const first = await this.firstParked(subject, 0);
       if (!first) continue;
       const limit = limitOf(first.record, first.name);

@@ -88,7 +88,10 @@ export async function openKvRateLimits(js: JetStreamClient, options: KvRateLimit
     replicas: options.replicas ?? 1,
     description: 'Rate limits of Berth jobs: latest starts per queue and key (key: <queue>._rates.<partition>)',
   });
-  return new RateLimits(new KvGroupCommit(kv, codec, options.clock ?? new ServerClock()));
+  const clock = options.clock ?? new ServerClock();
+  // A first reading of the server's clock, before any window is judged.
+  clock.observeStreamInfo((await kv.status()).streamInfo);
+  return new RateLimits(new KvGroupCommit(kv, codec, clock));
 }
 
 /** See {@link openKvRateLimits}. */

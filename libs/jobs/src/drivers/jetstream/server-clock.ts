@@ -34,6 +34,17 @@ export class ServerClock {
     return Number.isFinite(Math.max(this.current.offset, this.previous));
   }
 
+  /**
+   * Observes the server's time through a stream info, which the server stamps with its time (`ts`, nats-server
+   * 2.10+; nats.js does not type it). Returns false when the reply carries no time.
+   */
+  observeStreamInfo(info: object): boolean {
+    const serverTime = Date.parse((info as { ts?: string }).ts ?? '');
+    if (!Number.isFinite(serverTime)) return false;
+    this.observe(serverTime);
+    return true;
+  }
+
   /** A lower bound of the server's time now (epoch ms), or `floor` when nothing was observed (or it is later). */
   now(floor = Number.NEGATIVE_INFINITY): number {
     const offset = Math.max(this.current.offset, this.previous);
