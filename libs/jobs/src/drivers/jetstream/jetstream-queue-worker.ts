@@ -484,13 +484,6 @@ export class JetStreamQueueWorker {
     ) {
       throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
     }
-    for (const rate of this.rateLimitsOf(job, record)) {
-      const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
-      if (!decision.allowed) {
-        await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
-        return 'parked';
-      }
-    }
     const limit = this.keyLimitOf(job, record);
     const keySlots = this.options.infrastructure.keySlots;
     const leaseMs = this.options.settings.ackWaitMs;
@@ -528,22 +521,31 @@ export class JetStreamQueueWorker {
       addedAt: record.addedAt,
     };
     try {
-      // Only the attempt itself takes one of the worker's slots: the admission steps above (cancellation, debounce,
-      // rate, key slot, singleton) run for every job in hand at once, so their KV round trips overlap and are
-      // group committed, instead of each holding a slot while it waits.
-      await this.slots.run(
-        () =>
-          runAttempt((signal) => job.run(record.data, { ...info, signal }), {
-            timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-            watch: this.cancellations
-              ? (abort) =>
-                  (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
-                    abort(new JobCancelledError(c.jobId, c.reason)),
-                  )
-              : undefined,
-          }),
-        record.priority,
-      );
+      // The admission steps above (cancellation, debounce, key slot, singleton) run for every job in hand at once,
+      // so their KV round trips overlap and are group committed, instead of each holding a worker slot while it
+      // waits: a key slot held a little early only makes its limit stricter. A rate start is taken in the worker's
+      // slot, just before the attempt, since the limit counts starts: taken early, a start would leave the window
+      // while its job still waits for a slot.
+      const ran = await this.slots.run(async () => {
+        for (const rate of this.rateLimitsOf(job, record)) {
+          const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
+          if (!decision.allowed) {
+            await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
+            return false;
+          }
+        }
+        await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
+          timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+          watch: this.cancellations
+            ? (abort) =>
+                (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
+                  abort(new JobCancelledError(c.jobId, c.reason)),
+                )
+            : undefined,
+        });
+        return true;
+      }, record.priority);
+      if (!ran) return 'parked';
     } catch (error) {
       if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
       throw error;
