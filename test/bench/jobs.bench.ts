@@ -4,7 +4,8 @@
  * in one run: the systems alternate round by round, and the table shows medians.
  *
  * Options: --rounds <n> (5), --jobs <n> (10000), --window <n> concurrent adds (1000), --concurrency 1,32,
- * --variants berth,berth-unbatched,bullmq,bullmq-bulk,berth-keyed,bullmq-limiter,berth-priority,berth-priority-queue.
+ * --variants berth,berth-unbatched,bullmq,bullmq-bulk,berth-keyed,berth-rate,bullmq-limiter,berth-priority,
+ * berth-priority-queue.
  *
  * `berth-priority` (not in the default set) runs the jobs on a queue with `priorities: true`, job i at priority
  * `i % 10 + 1`: ten band consumers, jobs grouped per band, against `berth` for the cost of priorities;
@@ -13,7 +14,9 @@
  * The flow-control row: `berth-keyed` runs the same jobs with per-key concurrency on (`@Process(…, { concurrency:
  * { key: workspaceId, limit: 2 } })`, 1,000 workspaces, job i in workspace i % 1000), to read against `berth` (the
  * overhead of the limit) and `bullmq-limiter` (BullMQ OSS with its global limiter, set high enough, 100,000 a second,
- * not to throttle: it has no per-group limit, that is BullMQ Pro).
+ * not to throttle: it has no per-group limit, that is BullMQ Pro). `berth-rate` runs them with a per-key rate limit
+ * instead (`@Process(…, { rateLimit: { key: workspaceId, limit: 1000, perMs: 1000 } })`, the same 1,000
+ * workspaces), set high enough never to refuse: the cost of taking a start, not of waiting.
  */
 import { parseArgs } from 'node:util';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
@@ -31,6 +34,7 @@ type Variant =
   | 'bullmq'
   | 'bullmq-bulk'
   | 'berth-keyed'
+  | 'berth-rate'
   | 'bullmq-limiter'
   | 'berth-priority'
   | 'berth-priority-queue';
@@ -41,6 +45,7 @@ const LABELS: Record<Variant, string> = {
   bullmq: 'BullMQ 6 (Redis), add',
   'bullmq-bulk': 'BullMQ 6 (Redis), addBulk',
   'berth-keyed': 'Berth, per-key concurrency 2 over 1,000 keys',
+  'berth-rate': 'Berth, per-key rate limit 1,000/s over 1,000 keys',
   'bullmq-limiter': 'BullMQ 6, global limiter (OSS)',
   'berth-priority': 'Berth, priorities 1-10 (queue option priorities)',
   'berth-priority-queue': 'Berth, queue option priorities, jobs without priority',
@@ -53,7 +58,10 @@ async function main(): Promise<void> {
       jobs: { type: 'string', default: '10000' },
       window: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '1,32' },
-      variants: { type: 'string', default: 'berth,bullmq,berth-unbatched,bullmq-bulk,berth-keyed,bullmq-limiter' },
+      variants: {
+        type: 'string',
+        default: 'berth,bullmq,berth-unbatched,bullmq-bulk,berth-keyed,berth-rate,bullmq-limiter',
+      },
       'tools-dir': { type: 'string' },
     },
   });
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
                 addWindow,
                 batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
                 keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
+                rateLimited: variant === 'berth-rate' ? { keys: 1000, limit: 1000, perMs: 1000 } : undefined,
                 prioritized:
                   variant === 'berth-priority' ? 'every-job' : variant === 'berth-priority-queue' ? 'queue' : undefined,
               })
@@ -157,14 +166,13 @@ async function main(): Promise<void> {
             `concurrency ${concurrency}: ${LABELS[variant]} / Berth = ${(rate / berth).toFixed(2)}x\n`,
           );
       }
-      const keyed = median(results.get(`${concurrency}:berth-keyed`) ?? [NaN]);
       const limiter = median(results.get(`${concurrency}:bullmq-limiter`) ?? [NaN]);
-      if (!Number.isNaN(keyed)) {
+      for (const variant of ['berth-keyed', 'berth-rate'] as const) {
+        const rate = median(results.get(`${concurrency}:${variant}`) ?? [NaN]);
+        if (Number.isNaN(rate)) continue;
         process.stdout.write(
-          `concurrency ${concurrency}: flow control: Berth per-key / Berth without limits = ${(keyed / berth).toFixed(2)}x` +
-            (Number.isNaN(limiter)
-              ? ''
-              : `, Berth per-key / BullMQ global limiter = ${(keyed / limiter).toFixed(2)}x`) +
+          `concurrency ${concurrency}: flow control: ${LABELS[variant]} / Berth without limits = ${(rate / berth).toFixed(2)}x` +
+            (Number.isNaN(limiter) ? '' : `, / BullMQ global limiter = ${(rate / limiter).toFixed(2)}x`) +
             '\n',
         );
       }

@@ -28,6 +28,8 @@ export interface BerthRoundOptions {
   batching?: BatchingOptions;
   /** Per-key concurrency: job i belongs to workspace `i % keys`, at most `limit` of a workspace run at once. */
   keyed?: { keys: number; limit: number };
+  /** Per-key rate limit: job i belongs to workspace `i % keys`, at most `limit` of a workspace start per `perMs`. */
+  rateLimited?: { keys: number; limit: number; perMs: number };
   /** Priorities: the queue serves them (`queue`), and job i has priority `i % 10 + 1` (`every-job`, every band). */
   prioritized?: 'queue' | 'every-job';
 }
@@ -42,9 +44,12 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
 
+  const workspaceOf = (data: { workspaceId: string }): string => data.workspaceId;
   const processOptions = options.keyed
-    ? { concurrency: { key: (data: { workspaceId: string }) => data.workspaceId, limit: options.keyed.limit } }
-    : {};
+    ? { concurrency: { key: workspaceOf, limit: options.keyed.limit } }
+    : options.rateLimited
+      ? { rateLimit: { key: workspaceOf, limit: options.rateLimited.limit, perMs: options.rateLimited.perMs } }
+      : {};
   @Processor({ queueName: options.queue })
   class EmptyJob {
     @Process(EmptyJob.name, processOptions)
@@ -75,7 +80,7 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
   const queue = app.get<MessageQueueService>(getMessageQueueToken(options.queue));
   const started = performance.now();
-  const keys = options.keyed?.keys;
+  const keys = options.keyed?.keys ?? options.rateLimited?.keys;
   await addAll(options.jobs, options.addWindow, (index) =>
     queue.add(
       EmptyJob.name,

@@ -8,6 +8,12 @@ import { maxConcurrentByKey } from './concurrency-stats';
 const flow = flowWorkerFixture('warn');
 const { logs } = flow;
 
+/** Jobs of the queue parked in `JOBS_PARKED` now. */
+async function parkedCount(queue: string): Promise<number> {
+  const info = await flow.nats.messaging.jsm.streams.info('JOBS_PARKED', { subjects_filter: `parked.${queue}.>` });
+  return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+}
+
 async function startWorkers(queue: string, count: number): Promise<void> {
   return flow.startWorkers(count, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: '5000' });
 }
@@ -44,6 +50,7 @@ describe('per-key concurrency across three worker processes', () => {
     const byWorker = new Set(collected.events.map((event) => event.worker));
     expect(byWorker.size).toBe(3);
     expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
+    expect(await parkedCount(queue)).toBe(0);
     process.stdout.write(
       `key-concurrency: ${KEYS * PER_KEY} jobs over ${KEYS} keys, max concurrent per key ${Math.max(...max.values())}, workers ${[...byWorker].join(', ')}\n`,
     );
@@ -78,4 +85,69 @@ describe('per-key concurrency across three worker processes', () => {
     expect(bigDone).toBeLessThan(200);
     expect(maxConcurrentByKey(collected.events).get('big')).toBe(1);
   }, 120000);
+});
+
+describe('a process killed while it holds slots with jobs parked behind them', () => {
+  it('strands no parked job: each runs within the lease plus two seconds of the kill', async () => {
+    const LEASE_MS = 3000;
+    const queue = uniqueQueue('flow-keys-kill');
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
+    const env = { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8', WORKER_ACK_WAIT_MS: String(LEASE_MS) };
+    await flow.startWorkers(1, env);
+    const doomed = flow.workers[flow.workers.length - 1];
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
+    const limit = { key: 'held', limit: 2 };
+    // Two jobs that hang on their first attempt take both slots of the key on the doomed process.
+    const holders = await Promise.all(
+      [0, 1].map(() =>
+        producer.add(queue, 'FlowJob', { key: 'held', hangOnAttempts: [1] } satisfies FlowJobData, {
+          concurrency: limit,
+        }),
+      ),
+    );
+    await waitFor(() => collected.events.filter((event) => event.type === 'start').length === 2, {
+      what: 'both holders to start',
+      timeoutMs: 20000,
+    });
+    const parked = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        producer.add(queue, 'FlowJob', { key: 'held', workMs: 10 } satisfies FlowJobData, { concurrency: limit }),
+      ),
+    );
+    const parkedIds = new Set(parked.map((job) => job.id));
+    await waitFor(async () => (await parkedCount(queue)) === parked.length, {
+      what: 'the six jobs to be parked behind the holders',
+      timeoutMs: 20000,
+    });
+    await flow.startWorkers(1, env);
+
+    doomed.child.kill('SIGKILL');
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    const killedAt = performance.timeOrigin + performance.now();
+    const endsOf = (ids: Set<string>) =>
+      collected.events.filter((event) => event.type === 'end' && ids.has(event.jobId));
+    await waitFor(() => endsOf(parkedIds).length >= parkedIds.size, {
+      what: 'every parked job to run',
+      timeoutMs: LEASE_MS + 15000,
+    });
+    const holderIds = new Set(holders.map((job) => job.id));
+    await waitFor(() => endsOf(holderIds).length >= holderIds.size, {
+      what: 'the holders to run again elsewhere',
+      timeoutMs: LEASE_MS + 15000,
+    });
+    collected.close();
+
+    const starts = collected.events.filter((event) => event.type === 'start' && parkedIds.has(event.jobId));
+    const latest = Math.max(...starts.map((event) => event.at)) - killedAt;
+    process.stdout.write(
+      `key-concurrency: after the kill, the last parked job started ${Math.round(latest)} ms later\n`,
+    );
+    expect(latest).toBeLessThanOrEqual(LEASE_MS + 2000);
+    // The killed handlers stopped with their process: they ran until the kill.
+    const killed = collected.events
+      .filter((event) => event.worker === doomed.child.pid?.toString() || event.attempt === 1)
+      .filter((event) => event.type === 'start' && holderIds.has(event.jobId))
+      .map((event) => ({ ...event, type: 'end' as const, at: killedAt }));
+    expect(maxConcurrentByKey([...collected.events, ...killed]).get('held')).toBeLessThanOrEqual(2);
+  }, 60000);
 });

@@ -1,135 +1,72 @@
 import { waitFor } from '@berth/local-infra/testing';
-import { EventEmitter, once } from 'node:events';
-import type { INestApplicationContext } from '@nestjs/common';
 import {
   cancelJob,
   createJobProducer,
   DELAYED_JOBS_STREAM_NAME,
-  getMessageQueueToken,
-  JobCancelledError,
-  JobTimeoutError,
   JOBS_STREAM_NAME,
   listDeadLetters,
-  Process,
-  Processor,
   queueConsumerName,
-  type JobFinishedEvent,
-  type JobInfo,
-  type MessageQueueService,
 } from '@berth/jobs';
 import type { Messaging } from '@berth/messaging';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
-import { createJobsApp } from '../support/jobs-app';
+import type { FlowEvent, FlowJobData } from '../fixtures/flow-events';
+import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('warn');
+// Two worker processes, like two replicas; the test process adds the jobs and cancels them from a connection of its own.
+const flow = flowWorkerFixture('warn');
 const queue = uniqueQueue('flow-cancel');
-/** Handler events: `start` (jobId, worker), `abort` (jobId, reason, at), `done` (jobId). */
-const events = new EventEmitter();
-const attempts = new Map<string, { attempt: number; reason?: unknown }[]>();
-const finished: JobFinishedEvent[] = [];
-
-type HangData = { key: string; hangAttempts: number };
-
-/** Hangs (ignoring nothing: it listens to its signal) on its first `hangAttempts` attempts, then succeeds. */
-function hangingProcessor(worker: string) {
-  @Processor({ queueName: queue })
-  class HangJob {
-    @Process(HangJob.name)
-    async handle(data: HangData, info: JobInfo): Promise<void> {
-      const list = attempts.get(info.id) ?? [];
-      const entry: { attempt: number; reason?: unknown } = { attempt: info.attempt };
-      list.push(entry);
-      attempts.set(info.id, list);
-      events.emit('start', { jobId: info.id, worker, attempt: info.attempt });
-      if (info.attempt > data.hangAttempts) {
-        events.emit('done', { jobId: info.id });
-        return;
-      }
-      await new Promise<void>((_, reject) => {
-        info.signal?.addEventListener(
-          'abort',
-          () => {
-            entry.reason = info.signal?.reason;
-            events.emit('abort', { jobId: info.id, reason: info.signal?.reason, at: performance.now() });
-            reject(info.signal?.reason);
-          },
-          { once: true },
-        );
-      });
-    }
-  }
-  return HangJob;
-}
-
-let nats: NatsFixture;
-let apps: INestApplicationContext[] = [];
+let collected: { events: FlowEvent[]; close(): void };
 let operator: Messaging;
+let producer: ReturnType<typeof createJobProducer>;
 
 beforeAll(async () => {
-  nats = await startNats(logs.logger);
-  operator = await nats.connect('operator');
-  // Two workers, each with its own connection, like two replicas; the operator cancels from a third.
-  for (const worker of ['w1', 'w2']) {
-    const messaging = worker === 'w1' ? nats.messaging : await nats.connect(worker);
-    apps.push(
-      await createJobsApp({
-        messaging,
-        logger: logs.logger,
-        logContext: logs.logContext,
-        queues: [queue],
-        providers: [hangingProcessor(worker)],
-        queueOptions: { [queue]: { concurrency: 4, backoff: { baseDelayMs: 100, jitter: 0 } } },
-        observer: { jobFinished: (event) => finished.push(event) },
-      }),
-    );
-  }
+  collected = collectFlowEvents(flow.nats.messaging, queue);
+  operator = await flow.nats.connect('operator');
+  producer = createJobProducer({ messaging: flow.nats.messaging, logger: flow.logs.logger });
+  await flow.startWorkers(2, { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '4' });
 });
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  apps = [];
-  await nats?.stop();
-});
+afterAll(() => collected?.close());
 
-const queueService = () => apps[0].get<MessageQueueService>(getMessageQueueToken(queue));
+const eventsOf = (jobId: string, type: FlowEvent['type']): FlowEvent[] =>
+  collected.events.filter((event) => event.jobId === jobId && event.type === type);
+const outcomes = (outcome: FlowEvent['outcome']): number =>
+  collected.events.filter((event) => event.type === 'finished' && event.outcome === outcome).length;
 
 async function settledQueue(): Promise<boolean> {
   for (const stream of [JOBS_STREAM_NAME, DELAYED_JOBS_STREAM_NAME]) {
-    const info = await nats.messaging.jsm.consumers.info(stream, queueConsumerName(queue));
+    const info = await flow.nats.messaging.jsm.consumers.info(stream, queueConsumerName(queue));
     if (info.num_pending + info.num_ack_pending > 0) return false;
   }
   return true;
 }
 
-describe('timeouts', () => {
+describe('timeouts, in worker processes', () => {
   it('fires the signal at timeoutMs, fails the attempt, and retries it', async () => {
-    const added = await queueService().add<HangData>(
-      'HangJob',
-      { key: 'timeout', hangAttempts: 1 },
-      { timeoutMs: 300 },
-    );
-    await waitFor(() => attempts.get(added.id)?.length === 2, { what: 'the retry', timeoutMs: 10000 });
+    const added = await producer.add(queue, 'FlowJob', { key: 'timeout', hangOnAttempts: [1] } satisfies FlowJobData, {
+      timeoutMs: 300,
+    });
+    await waitFor(() => eventsOf(added.id, 'end').length === 1, { what: 'the retry', timeoutMs: 10000 });
     await waitFor(settledQueue, { what: 'the queue to settle', timeoutMs: 5000 });
-    const [first, second] = attempts.get(added.id) ?? [];
-    expect(first).toMatchObject({ attempt: 1 });
-    expect(first.reason).toBeInstanceOf(JobTimeoutError);
-    expect(second).toEqual({ attempt: 2 });
-    expect(finished.filter((event) => event.queue === queue && event.outcome === 'retried')).toHaveLength(1);
-    expect(await listDeadLetters(nats.messaging, { queue })).toEqual([]);
-    expect(
-      logs.lines.some((line) =>
-        String(line.msg).startsWith('Attempt 1 failed: JobTimeoutError: Job timed out after 300 ms'),
-      ),
-    ).toBe(true);
+    const [aborted] = eventsOf(added.id, 'abort');
+    expect(aborted).toMatchObject({ attempt: 1, reason: { name: 'JobTimeoutError' } });
+    expect(eventsOf(added.id, 'start').map((event) => event.attempt)).toEqual([1, 2]);
+    expect(eventsOf(added.id, 'end')).toMatchObject([{ attempt: 2 }]);
+    expect(outcomes('retried')).toBe(1);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
+    // The worker that ran the attempt logged its failure (workers are named `<queue>-w<n>`, n from 1).
+    const worker = flow.workers[Number(aborted.worker.slice(aborted.worker.lastIndexOf('-w') + 2)) - 1];
+    await worker.waitForLine(/Attempt 1 failed: JobTimeoutError: Job timed out after 300 ms/, 5000);
   });
 
   it('dead-letters a job whose every attempt times out', async () => {
-    const added = await queueService().add<HangData>(
-      'HangJob',
-      { key: 'always', hangAttempts: 99 },
+    const added = await producer.add(
+      queue,
+      'FlowJob',
+      { key: 'always', hangOnAttempts: [1, 2] } satisfies FlowJobData,
       { timeoutMs: 200, retryLimit: 1 },
     );
     const letter = await waitFor(
-      async () => (await listDeadLetters(nats.messaging, { queue })).find((l) => l.jobId === added.id),
+      async () => (await listDeadLetters(flow.nats.messaging, { queue })).find((l) => l.jobId === added.id),
       { what: 'the dead letter', timeoutMs: 10000 },
     );
     expect(letter).toMatchObject({
@@ -140,82 +77,71 @@ describe('timeouts', () => {
   });
 });
 
-describe('cancel(jobId) from another process', () => {
+describe('cancel(jobId) from another process than the workers', () => {
   it('stops a running job within 100 ms, and does not retry it', async () => {
-    const started = once(events, 'start');
-    const added = await queueService().add<HangData>('HangJob', { key: 'cancel-running', hangAttempts: 99 });
-    const [{ jobId, worker }] = (await started) as [{ jobId: string; worker: string }];
-    expect(jobId).toBe(added.id);
-    const aborted = once(events, 'abort');
-    const before = performance.now();
+    const added = await producer.add(queue, 'FlowJob', {
+      key: 'cancel-running',
+      hangOnAttempts: [1, 2, 3, 4],
+    } satisfies FlowJobData);
+    const [started] = await waitFor(() => eventsOf(added.id, 'start'), {
+      what: 'the job to start',
+      until: (starts) => starts.length > 0,
+      timeoutMs: 10000,
+    });
+    const before = performance.timeOrigin + performance.now();
     await cancelJob(operator, queue, added.id, { reason: 'customer left' });
-    const stored = performance.now();
-    const [abort] = (await aborted) as [{ jobId: string; reason: unknown; at: number }];
-    expect(abort.jobId).toBe(added.id);
-    expect(abort.reason).toBeInstanceOf(JobCancelledError);
-    expect((abort.reason as JobCancelledError).reason).toBe('customer left');
+    const stored = performance.timeOrigin + performance.now();
+    const [abort] = await waitFor(() => eventsOf(added.id, 'abort'), {
+      what: 'the signal to fire',
+      until: (aborts) => aborts.length > 0,
+      timeoutMs: 5000,
+    });
+    expect(abort.reason).toEqual(expect.objectContaining({ name: 'JobCancelledError', cancelReason: 'customer left' }));
     process.stdout.write(
-      `cancel: worker ${worker} aborted ${(abort.at - stored).toFixed(1)} ms after the cancellation was stored (${(abort.at - before).toFixed(1)} ms after cancel was called)\n`,
+      `cancel: worker ${started.worker} aborted ${(abort.at - stored).toFixed(1)} ms after the cancellation was stored (${(abort.at - before).toFixed(1)} ms after cancel was called)\n`,
     );
     expect(abort.at - stored).toBeLessThan(100);
     await waitFor(settledQueue, { what: 'the cancelled job to be acked', timeoutMs: 5000 });
-    expect(attempts.get(added.id)).toHaveLength(1);
-    expect(finished.filter((event) => event.outcome === 'cancelled')).toHaveLength(1);
-    expect((await listDeadLetters(nats.messaging, { queue })).filter((letter) => letter.jobId === added.id)).toEqual(
-      [],
-    );
+    await waitFor(() => outcomes('cancelled') === 1, { what: 'the cancelled outcome', timeoutMs: 5000 });
+    expect(eventsOf(added.id, 'start')).toHaveLength(1);
+    expect(
+      (await listDeadLetters(flow.nats.messaging, { queue })).filter((letter) => letter.jobId === added.id),
+    ).toEqual([]);
   });
 
   it('drops a waiting job without running it', async () => {
-    const added = await queueService().add<HangData>(
-      'HangJob',
-      { key: 'cancel-waiting', hangAttempts: 0 },
-      { delayInMilliseconds: 600 },
-    );
-    await queueService().cancel(added.id);
+    const added = await producer.add(queue, 'FlowJob', { key: 'cancel-waiting' } satisfies FlowJobData, {
+      delayInMilliseconds: 600,
+    });
+    await cancelJob(operator, queue, added.id);
     // The job becomes due and is taken by a worker, which drops it: the consumer acks it, the handler never runs.
     await waitFor(
       async () =>
-        (await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue))).ack_floor
+        (await flow.nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue))).ack_floor
           .stream_seq > 0 && settledQueue(),
       { what: 'the delayed job to be dropped', timeoutMs: 10000 },
     );
-    await waitFor(() => finished.filter((event) => event.outcome === 'cancelled').length === 2, {
-      what: 'the cancelled outcome',
-      timeoutMs: 5000,
-    });
-    expect(attempts.has(added.id)).toBe(false);
+    await waitFor(() => outcomes('cancelled') === 2, { what: 'the cancelled outcome', timeoutMs: 5000 });
+    expect(eventsOf(added.id, 'start')).toEqual([]);
   });
 
   it('frees the deduplication id of a cancelled job', async () => {
-    const producer = createJobProducer({ messaging: operator, logger: logs.logger });
-    const started = once(events, 'start');
-    const first = await producer.add(
-      queue,
-      'HangJob',
-      { key: 'dedup', hangAttempts: 99 },
-      { deduplicationId: 'report-1' },
-    );
-    await started;
-    expect(
-      (await producer.add(queue, 'HangJob', { key: 'dedup', hangAttempts: 99 }, { deduplicationId: 'report-1' }))
-        .deduplicated,
-    ).toBe(true);
-    const aborted = once(events, 'abort');
+    const other = createJobProducer({ messaging: operator, logger: flow.logs.logger });
+    const hanging = { key: 'dedup', hangOnAttempts: [1, 2, 3, 4] } satisfies FlowJobData;
+    const first = await other.add(queue, 'FlowJob', hanging, { deduplicationId: 'report-1' });
+    await waitFor(() => eventsOf(first.id, 'start').length > 0, { what: 'the first job to start', timeoutMs: 10000 });
+    expect((await other.add(queue, 'FlowJob', hanging, { deduplicationId: 'report-1' })).deduplicated).toBe(true);
     await cancelJob(operator, queue, first.id);
-    await aborted;
+    await waitFor(() => eventsOf(first.id, 'abort').length > 0, { what: 'the signal to fire', timeoutMs: 5000 });
     const again = await waitFor(
       async () => {
-        const result = await producer.add(
-          queue,
-          'HangJob',
-          { key: 'dedup', hangAttempts: 0 },
-          { deduplicationId: 'report-1' },
-        );
+        const result = await other.add(queue, 'FlowJob', { key: 'dedup' } satisfies FlowJobData, {
+          deduplicationId: 'report-1',
+        });
         return result.deduplicated ? undefined : result;
       },
       { what: 'the deduplication id to be free', timeoutMs: 5000 },
     );
-    await waitFor(() => attempts.get(again.id)?.length === 1, { what: 'the new job to run', timeoutMs: 5000 });
+    await waitFor(() => eventsOf(again.id, 'end').length === 1, { what: 'the new job to run', timeoutMs: 5000 });
   });
 });

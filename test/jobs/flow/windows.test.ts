@@ -1,87 +1,78 @@
 import { waitFor } from '@berth/local-infra/testing';
-import type { INestApplicationContext } from '@nestjs/common';
-import {
-  DELAYED_JOBS_STREAM_NAME,
-  getMessageQueueToken,
-  Process,
-  Processor,
-  queueConsumerName,
-  type JobInfo,
-  type MessageQueueService,
-} from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from '../support/infra';
-import { createJobsApp } from '../support/jobs-app';
+import { createJobProducer, DELAYED_JOBS_STREAM_NAME, queueConsumerName } from '@berth/jobs';
+import type { FlowEvent, FlowJobData } from '../fixtures/flow-events';
+import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
+import { uniqueQueue } from '../support/infra';
 
-const logs = captureLogs('warn');
+// Two worker processes run the jobs; two producers (connections of their own) add them.
+const flow = flowWorkerFixture('warn');
 const queue = uniqueQueue('flow-windows');
-const runs: { id: string; n: number; at: number }[] = [];
-
-@Processor({ queueName: queue })
-class WindowJob {
-  @Process(WindowJob.name)
-  async handle(data: { n: number }, info: JobInfo): Promise<void> {
-    runs.push({ id: info.id, n: data.n, at: Date.now() });
-  }
-}
-
-let nats: NatsFixture;
-const apps: INestApplicationContext[] = [];
+let collected: { events: FlowEvent[]; close(): void };
+let producers: ReturnType<typeof createJobProducer>[] = [];
 
 beforeAll(async () => {
-  nats = await startNats(logs.logger);
-  for (const name of ['a', 'b']) {
-    const messaging = name === 'a' ? nats.messaging : await nats.connect(name);
-    apps.push(await createJobsApp({ messaging, logger: logs.logger, queues: [queue], providers: [WindowJob] }));
-  }
+  collected = collectFlowEvents(flow.nats.messaging, queue);
+  producers = [
+    createJobProducer({ messaging: flow.nats.messaging, logger: flow.logs.logger }),
+    createJobProducer({ messaging: await flow.nats.connect('producer-b'), logger: flow.logs.logger }),
+  ];
+  await flow.startWorkers(2, { FLOW_QUEUE: queue });
 });
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await nats?.stop();
-});
+afterAll(() => collected?.close());
 
-const service = (n: number) => apps[n % apps.length].get<MessageQueueService>(getMessageQueueToken(queue));
+const producer = (n: number) => producers[n % producers.length];
+const startOf = (jobId: string): FlowEvent | undefined =>
+  collected.events.find((event) => event.type === 'start' && event.jobId === jobId);
 
-describe('throttle and debounce windows', () => {
+describe('throttle and debounce windows, with worker processes', () => {
   it('throttle: runs the first job of a window and drops the others, from any producer; the next window opens after ms', async () => {
-    const first = await service(0).add(WindowJob.name, { n: 1 }, { throttle: { key: 'ws_t', ms: 1000 } });
-    const dropped = await Promise.all(
-      [2, 3, 4, 5].map((n) => service(n).add(WindowJob.name, { n }, { throttle: { key: 'ws_t', ms: 1000 } })),
-    );
+    const throttle = { key: 'ws_t', ms: 1000 };
+    const data = { key: 'ws_t' } satisfies FlowJobData;
+    // The window opens while the first add is stored: no earlier than this.
+    const openedAt = performance.now();
+    const first = await producer(0).add(queue, 'FlowJob', data, { throttle });
+    const dropped = await Promise.all([1, 2, 3, 4].map((n) => producer(n).add(queue, 'FlowJob', data, { throttle })));
     expect(first.dropped).toBeUndefined();
     expect(dropped.every((added) => added.dropped === 'throttled' && added.id === first.id)).toBe(true);
-    await waitFor(() => runs.some((run) => run.id === first.id), { what: 'the first job', timeoutMs: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const next = await service(1).add(WindowJob.name, { n: 6 }, { throttle: { key: 'ws_t', ms: 1000 } });
-    expect(next.dropped).toBeUndefined();
-    await waitFor(() => runs.some((run) => run.id === next.id), { what: 'the next window', timeoutMs: 5000 });
-    expect(
-      runs
-        .filter((run) => run.n <= 6)
-        .map((run) => run.n)
-        .sort(),
-    ).toEqual([1, 6]);
+    await waitFor(() => startOf(first.id), { what: 'the first job', timeoutMs: 5000 });
+    // Adds keep being dropped until the window has lasted `ms`; the first one after is stored.
+    const next = await waitFor(
+      async () => {
+        const added = await producer(1).add(queue, 'FlowJob', data, { throttle });
+        return added.dropped === 'throttled' ? undefined : added;
+      },
+      { what: 'the next window to open', timeoutMs: 5000 },
+    );
+    expect(performance.now() - openedAt).toBeGreaterThanOrEqual(1000);
+    await waitFor(() => startOf(next.id), { what: 'the next window', timeoutMs: 5000 });
+    const ran = new Set(collected.events.filter((event) => event.key === 'ws_t').map((event) => event.jobId));
+    expect([...ran].sort()).toEqual([first.id, next.id].sort());
   });
 
   it('debounce: of a burst only the last job runs, ms after it was added', async () => {
     const added: { id: string; at: number }[] = [];
-    for (let n = 11; n <= 15; n++) {
-      const job = await service(n).add(WindowJob.name, { n }, { debounce: { key: 'ws_d', ms: 600 } });
-      added.push({ id: job.id, at: Date.now() });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const data = { key: 'ws_d' } satisfies FlowJobData;
+    for (let n = 0; n < 5; n++) {
+      const job = await producer(n).add(queue, 'FlowJob', data, { debounce: { key: 'ws_d', ms: 600 } });
+      added.push({ id: job.id, at: performance.timeOrigin + performance.now() });
     }
     const last = added[added.length - 1];
-    const run = await waitFor(() => runs.find((r) => r.id === last.id), {
-      what: 'the last job of the burst',
-      timeoutMs: 5000,
-    });
+    const run = await waitFor(() => startOf(last.id), { what: 'the last job of the burst', timeoutMs: 5000 });
     expect(run.at - last.at).toBeGreaterThanOrEqual(600);
     await waitFor(
       async () => {
-        const info = await nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue));
+        const info = await flow.nats.messaging.jsm.consumers.info(DELAYED_JOBS_STREAM_NAME, queueConsumerName(queue));
         return info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 5;
       },
       { what: 'every debounced job to come due and settle', timeoutMs: 5000 },
     );
-    expect(runs.filter((r) => r.n >= 11).map((r) => r.n)).toEqual([15]);
+    expect(collected.events.filter((event) => event.key === 'ws_d' && event.type === 'start')).toEqual([
+      expect.objectContaining({ jobId: last.id }),
+    ]);
+    // The four superseded jobs were dropped by the workers, as cancelled.
+    await waitFor(
+      () => collected.events.filter((event) => event.type === 'finished' && event.outcome === 'cancelled').length === 4,
+      { what: 'the superseded jobs to be dropped', timeoutMs: 5000 },
+    );
   });
 });

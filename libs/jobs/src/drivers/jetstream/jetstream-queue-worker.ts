@@ -41,6 +41,7 @@ import type { KeyedRateLimit } from './kv-rate-limits';
 import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
 import { publishScheduledJob } from './publish-scheduled-job';
 import { startFairFeeder, type FairFeeder } from './fair-feeder';
+import { startParkedJobSweep, type ParkedJobSweep } from './parked-job-sweep';
 import type { JobInfrastructure } from './job-infrastructure';
 import type { JetStreamJobProducer } from './jetstream-job-producer';
 
@@ -99,6 +100,9 @@ export class JetStreamQueueWorker {
   private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
   private fairFeeder?: FairFeeder;
+  private parkedSweep?: ParkedJobSweep;
+  /** Slot releases under way (see `releaseInBackground`); awaited by `stop`. */
+  private readonly releasing = new Set<Promise<void>>();
   /** Jobs of batch jobs waiting for their batch to fill, by job name. */
   private readonly collectors = new Map<string, BatchCollector<BatchItem>>();
 
@@ -136,8 +140,13 @@ export class JetStreamQueueWorker {
         `Queue ${queue} has a rateLimit, which counts jobs one by one: its batch job ${batchJob.name} cannot run there`,
       );
     this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
-    // A slot of a batch job runs a batch: enough jobs are held to fill one per slot.
-    const inHand = (settings.priorities ? settings.concurrency * 2 : settings.concurrency) * this.batchSize;
+    // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue with per-key limits
+    // holds eight times its concurrency, so jobs pass their admission (a group-committed KV change) while others run.
+    const limited =
+      settings.rateLimit !== undefined ||
+      this.options.registry.jobsOf(queue).some((job) => job.concurrency || job.rateLimit);
+    const inHand =
+      (settings.priorities ? settings.concurrency * 2 : settings.concurrency) * this.batchSize * (limited ? 8 : 1);
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
     if (settings.priorities) {
       for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
@@ -159,6 +168,13 @@ export class JetStreamQueueWorker {
         settings.concurrency * this.batchSize,
       ),
     );
+    this.parkedSweep = startParkedJobSweep({
+      keySlots: this.options.infrastructure.keySlots,
+      queue,
+      leaseMs: settings.ackWaitMs,
+      limitOf: (record, name) => this.keyLimitOf(this.options.registry.find(queue, name), record),
+      logger: this.options.logger,
+    });
     if (settings.fairness) {
       const leases = this.options.infrastructure.windows.kv;
       // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
@@ -184,6 +200,11 @@ export class JetStreamQueueWorker {
     // Jobs waiting for a batch to fill run now rather than after waitMs.
     for (const collector of this.collectors.values()) collector.flush();
     await stopping;
+    await this.parkedSweep?.stop();
+    this.parkedSweep = undefined;
+    // Slot releases still being group committed are stored before the process goes.
+    await Promise.all([...this.releasing]);
+    await this.options.infrastructure.keySlots.drain().catch(() => undefined);
     await this.cancellations?.stop();
   }
 
@@ -314,12 +335,10 @@ export class JetStreamQueueWorker {
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
     if (job.batch) return this.handleBatchJob(job, parsed.records, message, stream);
     if (parsed.records.length === 1) {
-      await this.slots.run(() => this.runSingle(job, parsed.records[0], message, stream), parsed.records[0].priority);
+      await this.runSingle(job, parsed.records[0], message, stream);
       return;
     }
-    const outcomes = await Promise.allSettled(
-      parsed.records.map((record) => this.slots.run(() => this.runBatched(job, record, message), record.priority)),
-    );
+    const outcomes = await Promise.allSettled(parsed.records.map((record) => this.runBatched(job, record, message)));
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed)
       throw new RetryLaterError(
@@ -362,10 +381,7 @@ export class JetStreamQueueWorker {
     single: boolean,
   ): Promise<void> {
     if (hasOwnFlowControl(record)) {
-      await this.slots.run(
-        () => (single ? this.runSingle(job, record, message, stream) : this.runBatched(job, record, message)),
-        record.priority,
-      );
+      await (single ? this.runSingle(job, record, message, stream) : this.runBatched(job, record, message));
       return;
     }
     const cancelled = this.cancellations?.get(record.id);
@@ -468,13 +484,6 @@ export class JetStreamQueueWorker {
     ) {
       throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
     }
-    for (const rate of this.rateLimitsOf(job, record)) {
-      const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
-      if (!decision.allowed) {
-        await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
-        return 'parked';
-      }
-    }
     const limit = this.keyLimitOf(job, record);
     const keySlots = this.options.infrastructure.keySlots;
     const leaseMs = this.options.settings.ackWaitMs;
@@ -512,21 +521,40 @@ export class JetStreamQueueWorker {
       addedAt: record.addedAt,
     };
     try {
-      await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
-        timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-        watch: this.cancellations
-          ? (abort) =>
-              (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
-                abort(new JobCancelledError(c.jobId, c.reason)),
-              )
-          : undefined,
-      });
+      // The admission steps above (cancellation, debounce, key slot, singleton) run for every job in hand at once,
+      // so their KV round trips overlap and are group committed, instead of each holding a worker slot while it
+      // waits: a key slot held a little early only makes its limit stricter. A rate start is taken in the worker's
+      // slot, just before the attempt, since the limit counts starts: taken early, a start would leave the window
+      // while its job still waits for a slot.
+      const ran = await this.slots.run(async () => {
+        for (const rate of this.rateLimitsOf(job, record)) {
+          const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
+          if (!decision.allowed) {
+            await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
+            return false;
+          }
+        }
+        await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
+          timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+          watch: this.cancellations
+            ? (abort) =>
+                (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
+                  abort(new JobCancelledError(c.jobId, c.reason)),
+                )
+            : undefined,
+        });
+        return true;
+      }, record.priority);
+      if (!ran) return 'parked';
     } catch (error) {
       if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
       throw error;
     } finally {
       clearInterval(renew);
-      if (limit) await this.releaseKey(limit, record);
+      // The slot is released in the background: the job's message is acked without waiting for the group commit
+      // that frees it (a slot held a few milliseconds longer only makes the limit stricter; one whose release is
+      // lost with the process frees at its lease's end, and the sweep wakes what is parked behind it).
+      if (limit) this.releaseInBackground(limit, record);
     }
     await this.releaseSingleton(record);
     if (record.debounceKey !== undefined) {
@@ -638,6 +666,11 @@ export class JetStreamQueueWorker {
           this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'),
         );
     }
+  }
+
+  private releaseInBackground(limit: KeyLimit, record: JobRecord): void {
+    const releasing = this.releaseKey(limit, record).finally(() => this.releasing.delete(releasing));
+    this.releasing.add(releasing);
   }
 
   private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {

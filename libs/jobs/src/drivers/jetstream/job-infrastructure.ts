@@ -17,6 +17,7 @@ import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv
 import { parkedJobsStream } from './parked-jobs-stream';
 import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
+import { ServerClock } from './server-clock';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
@@ -60,12 +61,14 @@ export async function provisionJobInfrastructure(
     await ensureStream(messaging.jsm, fairJobsStream(options.sizing));
   }
   const replicas = options.sizing?.replicas;
+  // One reading of the server's clock for the leases of key slots and the windows of rate limits.
+  const clock = new ServerClock();
   const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons] = await Promise.all([
     openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
     openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
-    openKvKeySlots(messaging.js, messaging.jsm, { replicas, ...options.keySlots }),
-    openKvRateLimits(messaging.js, { replicas, ...options.rateLimits }),
+    openKvKeySlots(messaging.js, messaging.jsm, { replicas, clock, ...options.keySlots }),
+    openKvRateLimits(messaging.js, { replicas, clock, ...options.rateLimits }),
     openKvJobWindows(messaging.js, { replicas, ...options.windows }),
     openKvSingletons(messaging.js, messaging.jsm, { replicas, ...options.singletons }),
   ]);

@@ -1,10 +1,12 @@
 import { BUCKETS, JOB_HEADERS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
-import { isWrongLastSequence, publishMessage } from '@berth/messaging';
+import { Kvm } from '@nats-io/kv';
+import { publishMessage } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf } from '../../names';
+import { KvGroupCommit, partitionOf, type PartitionCodec } from './kv-group-commit';
 import { PARKED_JOBS_STREAM_NAME, parkedSubject } from './parked-jobs-stream';
+import { ServerClock } from './server-clock';
 
 /** A concurrency key and its limit, as one job carries it. */
 export interface KeyLimit {
@@ -28,27 +30,74 @@ export interface KvKeySlotOptions {
   /** Bucket name; default `berth_job_keys`. */
   bucket?: string;
   replicas?: number;
+  /** The server's clock as this process reads it (shared with the rate limits); a new one by default. */
+  clock?: ServerClock;
 }
 
-/** One entry of the bucket: the holders with their lease expiry (epoch ms), and the jobs parked. */
-interface SlotEntry {
+/**
+ * Entries per queue: every key of a queue maps to one of them (FNV-1a). Every process of a queue must use the same
+ * number (it is part of the bucket's layout, `<queue>._slots.<n>`).
+ */
+export const KEY_SLOT_PARTITIONS = 4;
+
+/** A holder's lease: the server's time of the write that took or renewed it (0: this write), and its length. */
+type Lease = [at: number, leaseMs: number];
+
+/** One key's slots within a partition entry. */
+interface KeyEntry {
   limit: number;
-  holders: Record<string, number>;
+  holders: Record<string, Lease>;
+  /** Jobs counted as parked (a hint for `release`; the sweep finds parked jobs from the stream itself). */
   waiting: number;
+}
+
+/** A partition entry: the keys (base64url) with a holder or a parked job; the others are left out. */
+interface SlotPartition {
+  keys: Record<string, KeyEntry>;
 }
 
 const JOB_NAME_HEADER = JOB_HEADERS.jobName;
 
+const codec: PartitionCodec<SlotPartition> = {
+  decode(text, writtenAt) {
+    const value = text === undefined ? undefined : parse(text);
+    const keys: Record<string, KeyEntry> = {};
+    for (const [key, slot] of Object.entries(value?.keys ?? {})) {
+      const holders: Record<string, Lease> = {};
+      for (const [id, [at, leaseMs]] of Object.entries(slot.holders ?? {})) holders[id] = [at || writtenAt, leaseMs];
+      keys[key] = { limit: slot.limit, holders, waiting: slot.waiting ?? 0 };
+    }
+    return { keys };
+  },
+  encode(state) {
+    const keys: Record<string, KeyEntry> = {};
+    for (const [key, slot] of Object.entries(state.keys))
+      if (slot.waiting > 0 || Object.keys(slot.holders).length > 0) keys[key] = slot;
+    return JSON.stringify({ keys });
+  },
+  prune(state, now) {
+    for (const slot of Object.values(state.keys))
+      for (const [id, [at, leaseMs]] of Object.entries(slot.holders))
+        if (at !== 0 && at + leaseMs <= now) delete slot.holders[id];
+  },
+};
+
 /**
- * Per-key concurrency across every worker and replica: a KV entry per queue and key (`<queue>.<base64url key>` in
- * `berth_job_keys`) lists the jobs holding a slot, changed only by compare-and-set on the entry's revision, so two
- * workers can never both take the last slot. A holder's lease runs for `leaseMs` and is renewed while its job runs,
- * so the slot of a worker that died is free again after the lease.
+ * Per-key concurrency across every worker and replica, group committed. The keys of a queue are spread over
+ * {@link KEY_SLOT_PARTITIONS} entries of `berth_job_keys` (`<queue>._slots.<n>`), each listing, for its keys with a
+ * holder or a parked job, the jobs holding a slot and their leases. Slot changes a process asks for one partition
+ * while its previous write is in flight are applied together in one compare-and-set on the entry's revision
+ * ({@link KvGroupCommit}): one fsync for many acquisitions and releases, and two workers can never both take the
+ * last slot of a key (the loser reads again and is refused).
+ *
+ * Leases are judged by one clock, the server's: a holder is stamped with the server's timestamp of the write that
+ * took or renewed it, and expires `leaseMs` after it by the server's time ({@link ServerClock}); no worker's wall
+ * clock enters.
  *
  * A job that finds its key full is parked, not failed: stored on `parked.<queue>.<key>` in `JOBS_PARKED`, its message
- * acked. Whoever frees a slot (a job of that key finishing, failing, or the parker itself if a slot freed while it
- * parked) hands it to the oldest parked job: records it as holder, puts it back on `JOBS`, deletes it from
- * `JOBS_PARKED`. Parked jobs hold no worker, no consumer slot and no `max_ack_pending`, so other keys are not held up.
+ * acked. Whoever frees a slot hands it to the oldest parked job of the key ({@link wake}); the workers' sweep
+ * ({@link sweep}) also wakes every key with parked jobs and a free slot, so a slot freed by a lease running out
+ * (its holder's process died) or a release that failed strands nobody.
  */
 export async function openKvKeySlots(
   js: JetStreamClient,
@@ -58,51 +107,43 @@ export async function openKvKeySlots(
   const kv = await new Kvm(js).create(options.bucket ?? BUCKETS.jobKeys, {
     history: 1,
     replicas: options.replicas ?? 1,
-    description: 'Per-key concurrency slots of Berth jobs (key: <queue>.<base64url concurrency key>)',
+    description: 'Per-key concurrency slots of Berth jobs (key: <queue>._slots.<partition>)',
   });
-  return new KeySlots(kv, js, jsm);
+  const clock = options.clock ?? new ServerClock();
+  // A first reading of the server's clock, before any lease is judged.
+  clock.observeStreamInfo((await kv.status()).streamInfo);
+  return new KeySlots(new KvGroupCommit(kv, codec, clock), js, jsm);
 }
 
 /** See {@link openKvKeySlots}. */
 export class KeySlots {
-  /** The entries this process wrote last, with their revision (see `change`). */
-  private readonly known = new Map<string, { entry: SlotEntry | undefined; revision: number }>();
-
   constructor(
-    private readonly kv: KV,
+    readonly commits: KvGroupCommit<SlotPartition>,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
   ) {}
 
   /** Takes a slot of the key for this job (a job already holding one keeps it); false when every slot is taken. */
-  async acquire(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<boolean> {
-    let acquired = false;
-    await this.change(queue, limit, (entry, now) => {
-      acquired = jobId in entry.holders || Object.keys(entry.holders).length < limit.limit;
-      if (!acquired) return undefined;
-      entry.holders[jobId] = now + leaseMs;
-      return entry;
+  acquire(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<boolean> {
+    return this.change(queue, limit, (slot) => {
+      if (!(jobId in slot.holders) && Object.keys(slot.holders).length >= limit.limit) return false;
+      slot.holders[jobId] = [0, leaseMs];
+      return true;
     });
-    return acquired;
   }
 
   /** Pushes back the lease of a job still running. */
   async renew(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<void> {
-    await this.change(queue, limit, (entry, now) => {
-      if (!(jobId in entry.holders)) return undefined;
-      entry.holders[jobId] = now + leaseMs;
-      return entry;
+    await this.change(queue, limit, (slot) => {
+      if (jobId in slot.holders) slot.holders[jobId] = [0, leaseMs];
     });
   }
 
   /** Frees the job's slot and, when jobs of the key are parked, hands free slots to them. */
   async release(queue: string, limit: KeyLimit, jobId: string, leaseMs: number): Promise<void> {
-    let waiting = 0;
-    await this.change(queue, limit, (entry) => {
-      waiting = entry.waiting;
-      if (!(jobId in entry.holders)) return undefined;
-      delete entry.holders[jobId];
-      return entry;
+    const waiting = await this.change(queue, limit, (slot) => {
+      delete slot.holders[jobId];
+      return slot.waiting;
     });
     if (waiting > 0) await this.wake(queue, limit, leaseMs);
   }
@@ -127,134 +168,137 @@ export class KeySlots {
       headers: { [JOB_NAME_HEADER]: name, [JOB_COUNT_HEADER]: '1' },
     });
     // Counted even for a duplicate (a redelivery parking again after a crash): an overcount costs a lookup, an
-    // undercount could leave a parked job unwoken. The parker wakes last, so a slot freed meanwhile is not missed.
-    await this.change(queue, limit, (entry) => {
-      entry.waiting += 1;
-      return entry;
+    // undercount is caught by the sweep. The parker wakes last, so a slot freed meanwhile is not missed.
+    await this.change(queue, limit, (slot) => {
+      slot.waiting += 1;
     });
     await this.wake(queue, limit, leaseMs);
     return { seq: ack.seq };
   }
 
+  /**
+   * Wakes the parked jobs of a queue whose key has a free slot, whatever the counts say: the keys with parked jobs
+   * are read from `JOBS_PARKED` itself, and `limitOf` gives the limit of a parked job (from its record or its job's
+   * `@Process`). Run by every worker of the queue every second; returns the keys it looked at.
+   */
+  async sweep(
+    queue: string,
+    leaseMs: number,
+    limitOf: (record: JobRecord, name: string) => KeyLimit | undefined,
+  ): Promise<number> {
+    const info = await this.jsm.streams.info(PARKED_JOBS_STREAM_NAME, { subjects_filter: parkedSubject(queue, '*') });
+    // The sweep keeps this process's reading of the server's clock fresh even while its writes start from what it
+    // wrote last.
+    this.commits.clock.observeStreamInfo(info);
+    const subjects = Object.keys(info.state.subjects ?? {});
+    if (subjects.length === 0) return 0;
+    // Keys whose slots are all held (by live leases) are skipped without a lookup of their parked jobs.
+    const full = new Set<string>();
+    for (let partition = 0; partition < KEY_SLOT_PARTITIONS; partition++) {
+      const { state } = await this.commits.read(`${queue}._slots.${partition}`);
+      for (const [encoded, slot] of Object.entries(state.keys))
+        if (Object.keys(slot.holders).length >= slot.limit) full.add(encoded);
+    }
+    for (const subject of subjects) {
+      if (full.has(subject.slice(subject.lastIndexOf('.') + 1))) continue;
+      const first = await this.firstParked(subject, 0);
+      if (!first) continue;
+      const limit = limitOf(first.record, first.name);
+      if (limit) await this.wake(queue, limit, leaseMs);
+    }
+    return subjects.length;
+  }
+
   /** The keys of a queue (or every queue) with a job running or waiting. */
   async list(queue?: string): Promise<KeySlotState[]> {
     const states: KeySlotState[] = [];
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys(queue ? `${queue}.>` : '>')) keys.push(key);
-    const now = Date.now();
-    for (const kvKey of keys) {
-      const entry = await this.kv.get(kvKey);
-      const slot = entry ? decode(entry) : undefined;
-      if (!slot) continue;
-      const [entryQueue, encoded] = kvKey.split('.');
-      const running = Object.entries(slot.holders)
-        .filter(([, expires]) => expires > now)
-        .map(([id]) => id);
-      if (running.length === 0 && slot.waiting === 0) continue;
-      states.push({
-        queue: entryQueue,
-        key: Buffer.from(encoded, 'base64url').toString('utf8'),
-        limit: slot.limit,
-        running,
-        waiting: slot.waiting,
-      });
+    const kvKeys: string[] = [];
+    for await (const kvKey of await this.commits.kv.keys(queue ? `${queue}._slots.*` : '*._slots.*'))
+      kvKeys.push(kvKey);
+    for (const kvKey of kvKeys) {
+      const { state } = await this.commits.read(kvKey);
+      const entryQueue = kvKey.split('.')[0];
+      for (const [encoded, slot] of Object.entries(state.keys)) {
+        const running = Object.keys(slot.holders);
+        if (running.length === 0 && slot.waiting === 0) continue;
+        states.push({
+          queue: entryQueue,
+          key: Buffer.from(encoded, 'base64url').toString('utf8'),
+          limit: slot.limit,
+          running,
+          waiting: slot.waiting,
+        });
+      }
     }
     return states.sort((a, b) => b.waiting - a.waiting || a.key.localeCompare(b.key));
   }
 
+  /** Resolves once every slot change asked so far is stored. */
+  drain(): Promise<void> {
+    return this.commits.drain();
+  }
+
   /**
-   * While the key has a free slot and a parked job, hands the slot to the oldest parked job. A parked job already
-   * recorded as holder (another worker is handing it over, or it parked again before it knew) is put back on `JOBS`
-   * without taking a second slot; the message id makes two workers doing so store it once.
+   * While the key has a free slot and a parked job, hands the slot to the oldest parked job: records it as holder,
+   * puts it back on `JOBS` (message id `unpark:<id>:<seq>`, so two workers doing so store it once), deletes it from
+   * `JOBS_PARKED`, and only then counts it out of `waiting` (whoever's delete succeeded). A waker that dies between
+   * these steps leaves the parked message in place: the sweep hands it again once the slot's lease runs out.
    */
-  private async wake(queue: string, limit: KeyLimit, leaseMs: number): Promise<void> {
+  async wake(queue: string, limit: KeyLimit, leaseMs: number): Promise<void> {
     const subject = parkedSubject(queue, encodeKey(limit.key));
     let from = 0;
     for (;;) {
-      // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
-      const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, {
-        seq: from,
-        next_by_subj: subject,
-      } as unknown as MsgRequest);
-      // Nothing parked: the count stays as it is (resetting it could race a parker that just counted itself; an
-      // overcount only costs this lookup on the next release).
+      const parked = await this.firstParked(subject, from);
       if (!parked) return;
       from = parked.seq + 1;
-      const [record] = parked.json<JobRecord[]>();
-      let outcome: 'handed' | 'taken' | 'full' = 'full';
-      await this.change(queue, limit, (entry, now) => {
-        if (record.id in entry.holders) {
-          outcome = 'taken';
-          return undefined;
-        }
-        if (Object.keys(entry.holders).length >= limit.limit) {
-          outcome = 'full';
-          return undefined;
-        }
-        outcome = 'handed';
-        entry.holders[record.id] = now + leaseMs;
-        entry.waiting = Math.max(0, entry.waiting - 1);
-        return entry;
+      const { record } = parked;
+      const outcome = await this.change(queue, limit, (slot): 'handed' | 'taken' | 'full' => {
+        if (record.id in slot.holders) return 'taken';
+        if (Object.keys(slot.holders).length >= limit.limit) return 'full';
+        slot.holders[record.id] = [0, leaseMs];
+        return 'handed';
       });
       if (outcome === 'full') return;
-      const name = parked.header.get(JOB_NAME_HEADER);
       await publishMessage(this.js, {
-        subject: jobSubjectOf(queue, name, record.priority),
+        subject: jobSubjectOf(queue, parked.name, record.priority),
         data: parked.data,
         msgId: `unpark:${record.id}:${parked.seq}`,
         expectedStream: JOBS_STREAM_NAME,
         headers: { [JOB_COUNT_HEADER]: '1' },
       });
-      await this.jsm.streams.deleteMessage(PARKED_JOBS_STREAM_NAME, parked.seq, false).catch(() => false);
+      const deleted = await this.jsm.streams
+        .deleteMessage(PARKED_JOBS_STREAM_NAME, parked.seq, false)
+        .catch(() => false);
+      if (deleted)
+        await this.change(queue, limit, (slot) => {
+          slot.waiting = Math.max(0, slot.waiting - 1);
+        });
     }
   }
 
-  /**
-   * Read-modify-write of a key's entry by compare-and-set, retried on conflict; `update` returns undefined to leave
-   * it. The entry this process last wrote is reused without reading it again (one round trip instead of two while no
-   * other worker touched the key); a conflict means it is stale, and the entry is read afresh.
-   */
-  private async change(
-    queue: string,
-    limit: KeyLimit,
-    update: (entry: SlotEntry, now: number) => SlotEntry | undefined,
-  ): Promise<void> {
-    const kvKey = `${queue}.${encodeKey(limit.key)}`;
-    for (let round = 0; round < 100; round++) {
-      let known = this.known.get(kvKey);
-      const cached = known !== undefined;
-      if (!known) {
-        const current = await this.kv.get(kvKey);
-        const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-        known = { entry, revision: current?.revision ?? 0 };
-      }
-      const now = Date.now();
-      const entry: SlotEntry = known.entry
-        ? { ...known.entry, holders: { ...known.entry.holders } }
-        : { limit: limit.limit, holders: {}, waiting: 0 };
-      entry.limit = limit.limit;
-      for (const [id, expires] of Object.entries(entry.holders)) if (expires <= now) delete entry.holders[id];
-      const next = update(entry, now);
-      if (!next && cached) {
-        // A decision to change nothing must rest on the entry as it is, not as this process last wrote it.
-        this.known.delete(kvKey);
-        continue;
-      }
-      if (!next) return;
-      try {
-        const revision =
-          known.revision > 0
-            ? await this.kv.update(kvKey, JSON.stringify(next), known.revision)
-            : await this.kv.create(kvKey, JSON.stringify(next));
-        if (this.known.size >= 10000) this.known.clear();
-        this.known.set(kvKey, { entry: next, revision });
-        return;
-      } catch (error) {
-        this.known.delete(kvKey);
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The concurrency slots of key ${limit.key} on ${queue} keep changing`);
+  private async firstParked(
+    subject: string,
+    from: number,
+  ): Promise<{ seq: number; name: string; record: JobRecord; data: Uint8Array } | undefined> {
+    // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
+    const parked = await this.jsm.streams.getMessage(PARKED_JOBS_STREAM_NAME, {
+      seq: from,
+      next_by_subj: subject,
+    } as unknown as MsgRequest);
+    if (!parked) return undefined;
+    const [record] = parked.json<JobRecord[]>();
+    return { seq: parked.seq, name: parked.header.get(JOB_NAME_HEADER), record, data: parked.data };
+  }
+
+  /** One change of a key's slots, group committed with the other changes of its partition. */
+  private change<R>(queue: string, limit: KeyLimit, update: (slot: KeyEntry) => R): Promise<R> {
+    const encoded = encodeKey(limit.key);
+    const kvKey = `${queue}._slots.${partitionOf(limit.key, KEY_SLOT_PARTITIONS)}`;
+    return this.commits.change(kvKey, (state) => {
+      const slot = (state.keys[encoded] ??= { limit: limit.limit, holders: {}, waiting: 0 });
+      slot.limit = limit.limit;
+      return update(slot);
+    });
   }
 }
 
@@ -263,12 +307,10 @@ export function encodeKey(key: string): string {
   return Buffer.from(key, 'utf8').toString('base64url');
 }
 
-function decode(entry: KvEntry): SlotEntry | undefined {
+function parse(text: string): SlotPartition | undefined {
   try {
-    const value = entry.json<SlotEntry>();
-    return value && typeof value.holders === 'object'
-      ? { limit: value.limit, holders: value.holders, waiting: value.waiting ?? 0 }
-      : undefined;
+    const value = JSON.parse(text) as SlotPartition | undefined;
+    return value && typeof value.keys === 'object' ? value : undefined;
   } catch {
     return undefined;
   }

@@ -1,0 +1,185 @@
+import type { KV } from '@nats-io/kv';
+import { isWrongLastSequence } from '@berth/messaging';
+import type { ServerClock } from './server-clock';
+
+/** How a partition's state is read from its KV entry and written back. */
+export interface PartitionCodec<S> {
+  /**
+   * The state an entry's value holds (`undefined`: no entry yet, or a deleted one). `writtenAt` is the server's
+   * timestamp of that entry: stamps written as 0 ("the time of this write") are read as it.
+   */
+  decode(value: string | undefined, writtenAt: number): S;
+  encode(state: S): string;
+  /** Drops what has expired by `now` (server time) before changes apply; optional. */
+  prune?(state: S, now: number): void;
+}
+
+/**
+ * One change of a partition's state: mutates `state` and returns its result, or throws before mutating to fail
+ * alone. It must decide only from `state` and `now` (the server's time, see {@link ServerClock}), since after a
+ * conflict it is applied again to a fresh read.
+ */
+export type PartitionChange<S, R> = (state: S, now: number) => R;
+
+/** An entry as a write starts from it. */
+interface Base {
+  value: string | undefined;
+  revision: number;
+  writtenAt: number;
+}
+
+interface Pending<S> {
+  change: PartitionChange<S, unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Changes applied in one write at most (a flush under heavy load takes the rest in the next write). */
+const MAX_CHANGES_PER_WRITE = 500;
+
+/**
+ * Group commit of many small changes into few KV writes: the changes asked for one entry (a partition) while its
+ * previous write is in flight wait, then are applied together to a fresh read of the entry and written back in one
+ * compare-and-set on its revision, one fsync for all of them. A conflict (another process wrote the entry) reads
+ * the entry again and applies every change again, so each change decides on the entry as it is: changes stay exact
+ * across processes. A change that changes nothing (a slot refused) is answered from the read, without a write.
+ *
+ * One write per partition is in flight per process; the batch grows with the load (about the changes asked during
+ * one write's round trip and fsync).
+ */
+export class KvGroupCommit<S> {
+  private readonly partitions = new Map<string, { pending: Pending<S>[]; flushing?: Promise<void> }>();
+  /**
+   * The entries this process wrote last: value, revision, and the server's time of the write as estimated when its
+   * ack came back. The next write of the entry starts from it (one round trip instead of two while no other
+   * process wrote the entry); a conflict means it is stale, and the entry is read afresh.
+   */
+  private readonly written = new Map<string, Base>();
+  /** Writes done and changes they carried, for the docs' figures and tests. */
+  readonly stats = { writes: 0, changes: 0, conflicts: 0 };
+
+  constructor(
+    readonly kv: KV,
+    private readonly codec: PartitionCodec<S>,
+    readonly clock: ServerClock,
+  ) {}
+
+  /** Applies `change` to the entry `kvKey` in the next write of that entry; resolves with its result once stored. */
+  change<R>(kvKey: string, change: PartitionChange<S, R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let partition = this.partitions.get(kvKey);
+      if (!partition) {
+        partition = { pending: [] };
+        this.partitions.set(kvKey, partition);
+      }
+      partition.pending.push({ change, resolve: resolve as (value: unknown) => void, reject });
+      if (!partition.flushing) partition.flushing = this.flush(kvKey, partition);
+    });
+  }
+
+  /** The entry's state as stored now, and the server's time (a lower bound) when it was read. */
+  async read(kvKey: string): Promise<{ state: S; now: number }> {
+    const base = await this.readBase(kvKey);
+    const state = this.codec.decode(base.value, base.writtenAt);
+    const now = this.clock.now(base.writtenAt);
+    this.codec.prune?.(state, now);
+    return { state, now };
+  }
+
+  private async readBase(kvKey: string): Promise<Base> {
+    const entry = await this.kv.get(kvKey);
+    if (!entry) return { value: undefined, revision: 0, writtenAt: 0 };
+    const writtenAt = entry.created.getTime();
+    this.clock.observe(writtenAt);
+    return { value: entry.operation === 'PUT' ? entry.string() : undefined, revision: entry.revision, writtenAt };
+  }
+
+  /** Resolves once every change asked so far is stored (or failed). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const flushing = [...this.partitions.values()].flatMap((partition) => partition.flushing ?? []);
+      if (flushing.length === 0) return;
+      await Promise.all(flushing);
+    }
+  }
+
+  private async flush(kvKey: string, partition: { pending: Pending<S>[]; flushing?: Promise<void> }): Promise<void> {
+    try {
+      // Let the changes asked in the same tick join the first write.
+      await Promise.resolve();
+      while (partition.pending.length > 0) {
+        const batch = partition.pending.splice(0, MAX_CHANGES_PER_WRITE);
+        await this.commit(kvKey, batch).catch((error: unknown) => {
+          for (const pending of batch) pending.reject(error);
+        });
+      }
+    } finally {
+      partition.flushing = undefined;
+      this.partitions.delete(kvKey);
+    }
+  }
+
+  private async commit(kvKey: string, batch: Pending<S>[]): Promise<void> {
+    for (let round = 0; round < 100; round++) {
+      const cached = this.written.get(kvKey);
+      this.written.delete(kvKey);
+      let base: Base;
+      try {
+        base = cached ?? (await this.readBase(kvKey));
+      } catch (error) {
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      const state = this.codec.decode(base.value, base.writtenAt);
+      const now = this.clock.now(base.writtenAt);
+      this.codec.prune?.(state, now);
+      const baseline = this.codec.encode(state);
+      const results = batch.map((pending) => {
+        try {
+          return { ok: true as const, value: pending.change(state, now) };
+        } catch (error) {
+          return { ok: false as const, error };
+        }
+      });
+      const next = this.codec.encode(state);
+      // A decision to change nothing must rest on the entry as it is, not as this process last wrote it.
+      if (next === baseline && cached) continue;
+      try {
+        if (next !== baseline) {
+          const revision =
+            base.revision > 0 ? await this.kv.update(kvKey, next, base.revision) : await this.kv.create(kvKey, next);
+          // Without a reading of the server's clock yet, the next write reads the entry (and its timestamp) again.
+          if (this.clock.calibrated)
+            this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(base.writtenAt) });
+          this.stats.writes += 1;
+          this.stats.changes += batch.length;
+        }
+      } catch (error) {
+        if (isWrongLastSequence(error) || /exists/i.test(String((error as Error)?.message))) {
+          this.stats.conflicts += 1;
+          continue;
+        }
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      batch.forEach((pending, index) => {
+        const result = results[index];
+        if (result.ok) pending.resolve(result.value);
+        else pending.reject(result.error);
+      });
+      return;
+    }
+    const error = new Error(`The KV entry ${kvKey} keeps changing under 100 rounds of contention`);
+    for (const pending of batch) pending.reject(error);
+  }
+}
+
+/** A stable partition (0 … partitions − 1) of a key: FNV-1a over its UTF-8 bytes. */
+export function partitionOf(key: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(key, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % partitions;
+}
