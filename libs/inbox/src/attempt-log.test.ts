@@ -68,7 +68,7 @@ describe('webhookAttemptLog', () => {
     ]);
   });
 
-  it('keeps an earlier success of an event sent again, and leaves out errors of a round before a reopen', () => {
+  it('shows the ends of earlier rounds first: a success of an event sent again, a failure before a reopen', () => {
     const log = webhookAttemptLog(
       row({
         attempts: 1,
@@ -81,6 +81,7 @@ describe('webhookAttemptLog', () => {
       at(80),
     );
     expect(outcomes(log)).toEqual([
+      { generation: 1, outcome: 'failed', owner: 'unknown', endedAt: at(5), error: 'Error: old round' },
       { generation: 3, outcome: 'succeeded', owner: 'billing-1', endedAt: at(10), error: null },
       { generation: 1, outcome: 'succeeded', owner: 'billing-2', endedAt: at(70), error: null },
     ]);

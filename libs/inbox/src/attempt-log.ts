@@ -41,8 +41,8 @@ export type ResentInboxEventDocument = InboxEventDocument & {
 
 /**
  * The attempts of the event's current round and how each ended, read from the row alone (the row is its own lease,
- * and each attempt's end is written with it), after the successes of earlier rounds when it was sent again. Errors
- * of an earlier round (before `reopenedAt`) are not this round's.
+ * and each attempt's end is written with it), after the ends recorded in earlier rounds (before `reopenedAt`: the
+ * failures `attemptErrors` kept, the successes of an event sent again), oldest first.
  */
 export function webhookAttemptLog(row: ResentInboxEventDocument, now: Date): AttemptLogEntry[] {
   const since = row.reopenedAt?.getTime() ?? -Infinity;
@@ -51,8 +51,8 @@ export function webhookAttemptLog(row: ResentInboxEventDocument, now: Date): Att
       .filter((failed) => failed.at.getTime() >= since)
       .map((failed) => [failed.attempt, failed]),
   );
-  const live = row.leaseUntil !== null && row.leaseUntil.getTime() > now.getTime();
-  const earlier = (row.processedBefore ?? []).map((success): AttemptLogEntry => ({
+  const live = row.leaseUntil != null && row.leaseUntil.getTime() > now.getTime();
+  const earlierSuccesses = (row.processedBefore ?? []).map((success): AttemptLogEntry => ({
     generation: success.attempt,
     kind: 'attempt',
     owner: success.owner,
@@ -62,7 +62,22 @@ export function webhookAttemptLog(row: ResentInboxEventDocument, now: Date): Att
     outcome: 'succeeded',
     error: null,
   }));
-  const round = Array.from({ length: row.attempts }, (_, index): AttemptLogEntry => {
+  const earlierFailures = (row.attemptErrors ?? [])
+    .filter((failed) => failed.at.getTime() < since)
+    .map((failed): AttemptLogEntry => ({
+      generation: failed.attempt,
+      kind: 'attempt',
+      owner: failed.owner ?? 'unknown',
+      startedAt: failed.startedAt ?? null,
+      endedAt: failed.at,
+      leaseUntil: null,
+      outcome: 'failed',
+      error: failed.error,
+    }));
+  const earlier = [...earlierSuccesses, ...earlierFailures].sort(
+    (a, b) => (a.endedAt?.getTime() ?? 0) - (b.endedAt?.getTime() ?? 0),
+  );
+  const round = Array.from({ length: row.attempts ?? 0 }, (_, index): AttemptLogEntry => {
     const attempt = index + 1;
     const base = { generation: attempt, kind: 'attempt' as const, leaseUntil: null, error: null };
     const failed = failures.get(attempt);

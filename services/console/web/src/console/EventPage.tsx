@@ -45,22 +45,21 @@ interface EventDetail extends EventRow {
   traceUrl: string | null;
 }
 
-/** One lease taken on the event and how it ended (the inbox's `webhookAttemptLog`, shared with the CLI). */
+/** One attempt at the event and how it ended (the inbox's `webhookAttemptLog`, shared with the CLI). */
 interface AttemptEntry {
   generation: number;
-  kind: 'attempt' | 'operation';
+  kind: 'attempt';
   owner: string;
-  startedAt: string;
+  startedAt: string | null;
   endedAt: string | null;
-  leaseUntil: string;
-  outcome: 'succeeded' | 'failed' | 'skipped' | 'superseded' | 'lease-ran-out' | 'running' | 'done';
+  leaseUntil: string | null;
+  outcome: 'succeeded' | 'failed' | 'superseded' | 'lease-ran-out' | 'running';
   error: string | null;
 }
 
 /** What an outcome means, where its name does not say it all. */
 const OUTCOME_HINTS: Partial<Record<AttemptEntry['outcome'], string>> = {
-  skipped: 'already processed or set aside: nothing ran',
-  superseded: 'its lease ran out and another took over',
+  superseded: 'it recorded no end and a later attempt followed',
   'lease-ran-out': 'never let go (a crash?)',
 };
 
@@ -80,15 +79,11 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
     reveal ? undefined : REFRESH_MS,
   );
   const lastFailed = data?.attemptLog.filter((attempt) => attempt.outcome === 'failed').at(-1);
-  // Failures whose lease is no longer among those shown (older than the log, or leases deleted by the retention).
+  // Failures the attempt log does not show (none today: it lists every failure the row kept).
   const unmatchedFailures = (data?.attemptErrors ?? []).filter(
     (failed) =>
       !data?.attemptLog.some(
-        (attempt) =>
-          attempt.outcome === 'failed' &&
-          attempt.error === failed.error &&
-          attempt.startedAt <= failed.at &&
-          (attempt.endedAt ?? attempt.leaseUntil) >= failed.at,
+        (attempt) => attempt.outcome === 'failed' && attempt.error === failed.error && attempt.endedAt === failed.at,
       ),
   );
   return (
