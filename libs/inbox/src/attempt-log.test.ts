@@ -1,9 +1,10 @@
-import { webhookAttemptLog, type ResentInboxEventDocument } from './attempt-log';
+import { webhookAttemptLog } from './attempt-log';
+import type { InboxEventDocument } from './types';
 import { newInboxRow } from './testing';
 
 const at = (seconds: number): Date => new Date(Date.UTC(2030, 0, 1, 0, 0, seconds));
 
-function row(fields: Partial<ResentInboxEventDocument>): ResentInboxEventDocument {
+function row(fields: Partial<InboxEventDocument>): InboxEventDocument {
   return {
     ...newInboxRow({ provider: 'stripe', eventId: 'evt_log', type: 'invoice.paid', receivedAt: at(0), payload: '{}' }),
     ...fields,

@@ -32,19 +32,11 @@ export interface AttemptLogEntry {
 }
 
 /**
- * A row as `resendProcessedWebhookEvent` leaves it: the earlier successes, oldest first, kept when the event was
- * sent again, so the console still shows them.
- */
-export type ResentInboxEventDocument = InboxEventDocument & {
-  processedBefore?: { at: Date; attempt: number; owner: string; startedAt?: Date }[];
-};
-
-/**
  * The attempts of the event's current round and how each ended, read from the row alone (the row is its own lease,
  * and each attempt's end is written with it), after the ends recorded in earlier rounds (before `reopenedAt`: the
  * failures `attemptErrors` kept, the successes of an event sent again), oldest first.
  */
-export function webhookAttemptLog(row: ResentInboxEventDocument, now: Date): AttemptLogEntry[] {
+export function webhookAttemptLog(row: InboxEventDocument, now: Date): AttemptLogEntry[] {
   const since = row.reopenedAt?.getTime() ?? -Infinity;
   const failures = new Map(
     (row.attemptErrors ?? [])
@@ -125,9 +117,9 @@ export async function readWebhookAttemptLog(options: {
   provider: string;
   eventId: string;
   clock: Clock;
-}): Promise<{ row: ResentInboxEventDocument; attemptLog: AttemptLogEntry[] } | null> {
+}): Promise<{ row: InboxEventDocument; attemptLog: AttemptLogEntry[] } | null> {
   const key = inboxEventKey(options.provider, options.eventId);
-  const row: ResentInboxEventDocument | null = await options.inbox.events.findOne({ _id: key });
+  const row: InboxEventDocument | null = await options.inbox.events.findOne({ _id: key });
   if (!row) return null;
   return { row, attemptLog: webhookAttemptLog(row, options.clock()) };
 }

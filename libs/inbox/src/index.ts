@@ -9,6 +9,7 @@ export type {
   InboxAlertDocument,
   InboxAttemptError,
   InboxEventDocument,
+  InboxSuccess,
   WebhookEvent,
 } from './types';
 export { systemClock } from './types';
@@ -80,6 +81,6 @@ export type { RedeliverWebhookEventOptions, RedeliverWebhookEventResult } from '
 export { resendProcessedWebhookEvent } from './resend-processed-webhook-event';
 export type { ResendProcessedWebhookEventResult } from './resend-processed-webhook-event';
 export { readWebhookAttemptLog, webhookAttemptLog } from './attempt-log';
-export type { AttemptLogEntry, AttemptOutcome, ResentInboxEventDocument } from './attempt-log';
+export type { AttemptLogEntry, AttemptOutcome } from './attempt-log';
 export { registerWebhookConsumerMetrics, readInboxBacklog } from './webhook-consumer-metrics';
 export type { WebhookConsumerMetricsOptions } from './webhook-consumer-metrics';

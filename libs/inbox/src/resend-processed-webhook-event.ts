@@ -1,10 +1,8 @@
-import type { ResentInboxEventDocument } from './attempt-log';
 import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import type { RedeliverWebhookEventOptions } from './redeliver-webhook-event';
-import { republishWebhookEvent, requeueMessageId } from './republish-webhook-event';
-import { reopenFields } from './requeue-state';
-import { heldBy } from './row-lease';
+import { republishWebhookEvent } from './republish-webhook-event';
+import { recordRequeue } from './requeue-state';
 import { systemClock } from './types';
 import { withEventLease } from './with-event-lease';
 
@@ -42,31 +40,12 @@ export async function resendProcessedWebhookEvent(
       leaseMs: options.leaseMs ?? OPERATION_LEASE_MS,
       clock,
     },
-    async (lease, event: ResentInboxEventDocument) => {
+    async (lease, event) => {
       const processedAt = event.processedAt;
       if (!processedAt) return { status: 'not_processed' as const };
-      const now = clock();
-      const n = (event.requeueCount ?? 0) + 1;
-      const before = {
-        at: processedAt,
-        attempt: event.processedBy?.attempt ?? event.attempts,
-        owner: event.processedBy?.owner ?? 'unknown',
-        ...(event.processedBy?.startedAt ? { startedAt: event.processedBy.startedAt } : {}),
-      };
-      const updated = await inbox.events.updateOne(heldBy(lease), {
-        $set: {
-          ...reopenFields(now),
-          processedAt: null,
-          requeueCount: n,
-          requeuedAt: now,
-          nextAttemptAt: now,
-          roundEndedAt: null,
-        },
-        $unset: { processedBy: '' },
-        $push: { processedBefore: before },
-      });
-      if (updated.matchedCount !== 1) return { status: 'unknown' as const };
-      return { status: 'publish' as const, event, msgId: requeueMessageId(event, n), processedAt };
+      const msgId = await recordRequeue({ inbox, event, lease, now: clock(), reopen: true, forgetSuccess: true });
+      if (!msgId) return { status: 'unknown' as const };
+      return { status: 'publish' as const, event, msgId, processedAt };
     },
   );
   if (!outcome.acquired) {

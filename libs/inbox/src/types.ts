@@ -44,6 +44,11 @@ export interface InboxEventDocument {
   /** Which attempt succeeded, whose it was and when it was claimed: set with `processedAt`. */
   processedBy?: { attempt: number; owner: string; startedAt?: Date };
   /**
+   * The earlier successes of an event sent to its handler again (`resendProcessedWebhookEvent`), oldest first, so the
+   * attempt log still shows them. Absent until the event is sent again.
+   */
+  processedBefore?: InboxSuccess[];
+  /**
    * The subject the event's message arrived on (`webhooks.<provider>.<type tokens>`), where a requeue publishes it
    * again. Absent on rows written before it was kept: the subject is then rebuilt from provider and type.
    */
@@ -99,6 +104,14 @@ export interface InboxAttemptError {
   /** Who ran the attempt (absent on entries written before it was kept). */
   owner?: string;
   /** When the attempt was claimed (absent on entries written before it was kept). */
+  startedAt?: Date;
+}
+
+/** A success an event had before it was sent again: when, which attempt, whose, when it was claimed. */
+export interface InboxSuccess {
+  at: Date;
+  attempt: number;
+  owner: string;
   startedAt?: Date;
 }
 
