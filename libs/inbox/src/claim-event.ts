@@ -1,7 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import { isDuplicateKeyError } from '@berth/store';
 import { newInboxRow } from './record-received-event';
-import { leaseFree } from './row-lease';
+import { leaseFree, leaseHolder } from './row-lease';
 import type { Clock, EventLease, Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link claimEvent}. */
@@ -85,7 +85,5 @@ async function whyNotClaimed(inbox: Inbox, key: string, now: Date): Promise<Clai
   if (!row) return { status: 'missing' };
   if (row.processedAt) return { status: 'already_processed', event: row };
   if (row.abandonedAt) return { status: 'abandoned', event: row };
-  // The holder's lease; one that ran out between the claim and this read is reported as ending now.
-  const remainingMs = Math.max((row.leaseUntil?.getTime() ?? 0) - now.getTime(), 0);
-  return { status: 'busy', holder: row.leaseOwner ?? 'unknown', remainingMs };
+  return { status: 'busy', ...leaseHolder(row, now) };
 }

@@ -20,3 +20,17 @@ export function heldBy(lease: EventLease): Filter<InboxEventDocument> {
 
 /** The row's lease fields once its holder lets go. */
 export const LEASE_RELEASED = { leaseOwner: null, leaseUntil: null } as const;
+
+/**
+ * Who holds a row's lease and for how long yet, as a claim or an operation that could not take it reports it; a
+ * lease that ran out since the write that missed reads as ending now.
+ */
+export function leaseHolder(
+  row: Pick<InboxEventDocument, 'leaseOwner' | 'leaseUntil'>,
+  now: Date,
+): { holder: string; remainingMs: number } {
+  return {
+    holder: row.leaseOwner ?? 'unknown',
+    remainingMs: Math.max((row.leaseUntil?.getTime() ?? 0) - now.getTime(), 0),
+  };
+}

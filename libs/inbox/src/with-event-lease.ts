@@ -1,4 +1,4 @@
-import { heldBy, leaseFree, LEASE_RELEASED } from './row-lease';
+import { heldBy, leaseFree, leaseHolder, LEASE_RELEASED } from './row-lease';
 import type { Clock, EventLease, Inbox, InboxEventDocument } from './types';
 
 /** Options for {@link withEventLease}. */
@@ -39,8 +39,7 @@ export async function withEventLease<T>(
   );
   if (!row) {
     const held = await inbox.events.findOne({ _id: key }, { projection: { leaseOwner: 1, leaseUntil: 1 } });
-    const remainingMs = Math.max((held?.leaseUntil?.getTime() ?? 0) - now.getTime(), 0);
-    return { acquired: false, holder: held ? (held.leaseOwner ?? 'unknown') : null, remainingMs };
+    return held ? { acquired: false, ...leaseHolder(held, now) } : { acquired: false, holder: null, remainingMs: 0 };
   }
   try {
     return { acquired: true, value: await work(lease, row) };
