@@ -38,9 +38,11 @@ export type ClaimResult =
 /**
  * Claims one attempt at an event, in one conditional write: when the row is neither processed nor set aside and its
  * lease is free or ran out, takes the lease (`leaseOwner`, `leaseUntil`), counts the attempt (`attempts + 1`,
- * `lastAttemptAt`) and returns the row as written. Given the event, a row that does not exist yet is inserted by
- * the same write (an upsert on the unique `_id`), so a new event costs one write. Exactly one of any number of
- * concurrent claims gets `claimed`.
+ * `lastAttemptAt`) and returns the row as written. Exactly one of any number of concurrent claims gets `claimed`.
+ *
+ * Given the event, the first claim is an insert of the row already claimed, group-committed with the process's
+ * other claims (`inbox.eventWrites`): a new event costs a share of one bulk write. When the row exists (the insert
+ * finds its `_id` taken), the claim is the conditional update, an upsert in case the row was deleted meanwhile.
  *
  * A claim that matches nothing (an upsert refused with a duplicate key, or an update that matched no row) reads the
  * row to say why: processed, set aside, or busy until the holder's lease ends.
@@ -49,6 +51,13 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
   const { inbox, key, owner, leaseMs, clock } = options;
   const now = clock();
   const lease: EventLease = { key, owner, takenAt: now, until: new Date(now.getTime() + leaseMs) };
+  if (options.event) {
+    const first = claimedNewRow(options.event, lease, now);
+    if ((await inbox.eventWrites.inserts.insert(first)) === 'inserted') {
+      options.logger?.debug({ inboxAttempt: 1 }, 'Inbox event claimed');
+      return { status: 'claimed', event: first, lease, attempt: 1 };
+    }
+  }
   let claimed: InboxEventDocument | null = null;
   try {
     claimed = await inbox.events.findOneAndUpdate(
@@ -68,6 +77,11 @@ export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResul
     return { status: 'claimed', event: claimed, lease, attempt: claimed.attempts };
   }
   return whyNotClaimed(inbox, key, now);
+}
+
+/** The row of an event seen for the first time, as the claim of its first attempt writes it. */
+function claimedNewRow(event: WebhookEvent, lease: EventLease, now: Date): InboxEventDocument {
+  return { ...newInboxRow(event), attempts: 1, lastAttemptAt: now, leaseOwner: lease.owner, leaseUntil: lease.until };
 }
 
 /** The fields an upserting claim writes only when it creates the row (the others are the claim's own). */

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { BatchedInserter, BatchedUpdater } from '@berth/store';
 import type { Inbox, InboxAlertDocument, InboxEventDocument } from './types';
 
 /** The inbox collection. */
@@ -7,11 +8,13 @@ export const WEBHOOK_EVENTS_COLLECTION = 'webhookEvents';
 /** The alerts raised for events set aside, one per set-aside. */
 export const WEBHOOK_EVENT_ALERTS_COLLECTION = 'inboxAlerts';
 
-/** The inbox collections of a database. */
+/** The inbox collections of a database, and the group commit of their hot path's writes. */
 export function inboxCollections(db: Db): Inbox {
+  const events = db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION);
   return {
-    events: db.collection<InboxEventDocument>(WEBHOOK_EVENTS_COLLECTION),
+    events,
     alerts: db.collection<InboxAlertDocument>(WEBHOOK_EVENT_ALERTS_COLLECTION),
+    eventWrites: { inserts: new BatchedInserter(events), updates: new BatchedUpdater(events) },
   };
 }
 

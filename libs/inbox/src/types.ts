@@ -1,4 +1,5 @@
 import type { Collection } from 'mongodb';
+import type { BatchedInserter, BatchedUpdater } from '@berth/store';
 
 /** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
 export { systemClock, type Clock } from '@berth/contract';
@@ -134,6 +135,14 @@ export interface Inbox {
   readonly events: Collection<InboxEventDocument>;
   /** One document per alert (`<eventKey>#<setAsideCount>`): its unique `_id` makes the alert happen once. */
   readonly alerts: Collection<InboxAlertDocument>;
+  /**
+   * The hot path's writes to `events`, group-committed: claims and outcomes of concurrent attempts (the events of
+   * one batch message, the messages in flight) leave in one bulk write. One per `Inbox`, so per process.
+   */
+  readonly eventWrites: {
+    readonly inserts: BatchedInserter<InboxEventDocument>;
+    readonly updates: BatchedUpdater<InboxEventDocument>;
+  };
 }
 
 /**

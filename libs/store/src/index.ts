@@ -1,6 +1,6 @@
 /**
  * `@berth/store`: generic MongoDB helpers, each a single conditional write the store evaluates atomically (leases,
- * version-guarded upserts), plus duplicate-key detection, index creation and group-committed inserts.
+ * version-guarded upserts), plus duplicate-key detection, index creation and group-committed inserts and updates.
  */
 export { acquireLease } from './acquire-lease';
 export type { AcquireLeaseOptions, AcquireLeaseResult } from './acquire-lease';
@@ -15,3 +15,7 @@ export { isDuplicateKeyError, DUPLICATE_KEY_ERROR_CODE } from './duplicate-key';
 export { ensureIndexes } from './ensure-indexes';
 export { BatchedInserter } from './batched-inserter';
 export type { InsertResult } from './batched-inserter';
+export { BatchedUpdater } from './batched-updater';
+export { GroupCommit } from './group-commit';
+export type { GroupCommitOptions, GroupOutcome } from './group-commit';
+export type { UpdateResult } from './batched-updater';

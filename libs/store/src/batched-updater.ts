@@ -1,0 +1,67 @@
+import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import { writeErrorsByIndex } from './bulk-write-errors';
+import { isDuplicateKeyError } from './duplicate-key';
+import { GroupCommit, type GroupOutcome } from './group-commit';
+
+/**
+ * How one `updateOne` of a group ended. A bulk write counts the documents it matched for the whole group, not per
+ * operation, so when some operations matched and others did not, which is which is `uncertain`: the caller reads
+ * the document to know (its update, if applied, is there to be seen).
+ */
+export type UpdateResult = 'matched' | 'unmatched' | 'upserted' | 'duplicate' | 'uncertain';
+
+interface UpdateOp<T extends Document> {
+  filter: Filter<T>;
+  update: UpdateFilter<T>;
+  upsert: boolean;
+}
+
+/**
+ * Group commit for MongoDB `updateOne`s on one collection: updates issued while a write is in flight leave together
+ * in the next unordered `bulkWrite` (at most `maxBatch`), and each caller's promise settles with its own
+ * {@link UpdateResult}. Updates of the same `_id` never share a write, so each sees the one before it. Every
+ * operation keeps its own filter, so a fenced update (a lease holder's) stays exactly as conditional as alone.
+ */
+export class BatchedUpdater<T extends Document> {
+  private readonly group: GroupCommit<UpdateOp<T>, UpdateResult>;
+
+  constructor(collection: Collection<T>, maxBatch = 200) {
+    this.group = new GroupCommit({
+      maxBatch,
+      keyOf: (op) => (op.filter as { _id?: unknown })._id,
+      write: (ops) => updateAll(collection, ops),
+    });
+  }
+
+  /** `updateOne(filter, update, { upsert })`, written with the other updates pending; `filter` names an `_id`. */
+  updateOne(filter: Filter<T>, update: UpdateFilter<T>, options: { upsert?: boolean } = {}): Promise<UpdateResult> {
+    return this.group.submit({ filter, update, upsert: options.upsert ?? false });
+  }
+}
+
+async function updateAll<T extends Document>(
+  collection: Collection<T>,
+  ops: readonly UpdateOp<T>[],
+): Promise<GroupOutcome<UpdateResult>[]> {
+  const writes = ops.map((op): AnyBulkWriteOperation<T> => ({
+    updateOne: { filter: op.filter, update: op.update, upsert: op.upsert },
+  }));
+  let result: BulkWriteResult;
+  let errors = new Map<number, { index: number; code?: number; errmsg?: string }>();
+  try {
+    result = await collection.bulkWrite(writes, { ordered: false });
+  } catch (error) {
+    errors = writeErrorsByIndex(error);
+    result = (error as { result: BulkWriteResult }).result;
+  }
+  const upserted = new Set(Object.keys(result.upsertedIds ?? {}).map(Number));
+  const applied = ops.length - errors.size - upserted.size;
+  const matched =
+    result.matchedCount === applied ? 'matched' : result.matchedCount === 0 ? 'unmatched' : ('uncertain' as const);
+  return ops.map((_, index): GroupOutcome<UpdateResult> => {
+    const failed = errors.get(index);
+    if (failed !== undefined)
+      return isDuplicateKeyError(failed) ? { ok: true, value: 'duplicate' } : { ok: false, error: failed };
+    return { ok: true, value: upserted.has(index) ? 'upserted' : matched };
+  });
+}
