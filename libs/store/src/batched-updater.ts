@@ -1,12 +1,13 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Document, Filter, UpdateFilter } from 'mongodb';
-import { writeErrorsByIndex } from './bulk-write-errors';
+import { writeErrorsByIndex, type BulkOperationError } from './bulk-write-errors';
 import { isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit, type GroupOutcome } from './group-commit';
 
 /**
- * How one `updateOne` of a group ended. A bulk write counts the documents it matched for the whole group, not per
- * operation, so when some operations matched and others did not, which is which is `uncertain`: the caller reads
- * the document to know (its update, if applied, is there to be seen).
+ * How one `updateOne` of a group ended. An upsert is `upserted`, `matched` or `duplicate` (its insert found the
+ * `_id` taken: the filter did not match an existing document). A bulk write counts the documents it matched for the
+ * whole group, not per operation, so when some plain updates matched and others did not, which is which is
+ * `uncertain`: the caller reads the document to know (its update, if applied, is there to be seen).
  */
 export type UpdateResult = 'matched' | 'unmatched' | 'upserted' | 'duplicate' | 'uncertain';
 
@@ -47,7 +48,7 @@ async function updateAll<T extends Document>(
     updateOne: { filter: op.filter, update: op.update, upsert: op.upsert },
   }));
   let result: BulkWriteResult;
-  let errors = new Map<number, { index: number; code?: number; errmsg?: string }>();
+  let errors = new Map<number, BulkOperationError>();
   try {
     result = await collection.bulkWrite(writes, { ordered: false });
   } catch (error) {
@@ -55,13 +56,18 @@ async function updateAll<T extends Document>(
     result = (error as { result: BulkWriteResult }).result;
   }
   const upserted = new Set(Object.keys(result.upsertedIds ?? {}).map(Number));
-  const applied = ops.length - errors.size - upserted.size;
-  const matched =
-    result.matchedCount === applied ? 'matched' : result.matchedCount === 0 ? 'unmatched' : ('uncertain' as const);
-  return ops.map((_, index): GroupOutcome<UpdateResult> => {
+  // An upsert that neither failed nor inserted matched; the rest of the group's matches are the plain updates'.
+  const settled = (_op: UpdateOp<T>, index: number): boolean => !errors.has(index) && !upserted.has(index);
+  const upsertsMatched = ops.filter((op, index) => op.upsert && settled(op, index)).length;
+  const updates = ops.filter((op, index) => !op.upsert && settled(op, index)).length;
+  const updatesMatched = result.matchedCount - upsertsMatched;
+  const update: UpdateResult =
+    updatesMatched === updates ? 'matched' : updatesMatched === 0 ? 'unmatched' : 'uncertain';
+  return ops.map((op, index): GroupOutcome<UpdateResult> => {
     const failed = errors.get(index);
     if (failed !== undefined)
       return isDuplicateKeyError(failed) ? { ok: true, value: 'duplicate' } : { ok: false, error: failed };
-    return { ok: true, value: upserted.has(index) ? 'upserted' : matched };
+    if (upserted.has(index)) return { ok: true, value: 'upserted' };
+    return { ok: true, value: op.upsert ? 'matched' : update };
   });
 }

@@ -17,5 +17,6 @@ export { BatchedInserter } from './batched-inserter';
 export type { InsertResult } from './batched-inserter';
 export { BatchedUpdater } from './batched-updater';
 export { GroupCommit } from './group-commit';
+export { BulkOperationError } from './bulk-write-errors';
 export type { GroupCommitOptions, GroupOutcome } from './group-commit';
 export type { UpdateResult } from './batched-updater';

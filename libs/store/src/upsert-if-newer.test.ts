@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
 import { isDuplicateKeyError } from './duplicate-key';
-import { upsertIfNewer } from './upsert-if-newer';
+import { BatchedUpdater } from './batched-updater';
+import { upsertIfNewer, type UpsertIfNewerOptions } from './upsert-if-newer';
 import { startTestStore, type TestStore } from './test-support/test-store';
 
 interface Versioned {
@@ -22,11 +23,22 @@ function documents(): Collection<Versioned> {
   return store.db().collection<Versioned>('documents');
 }
 
-describe('upsertIfNewer', () => {
+describe.each([
+  ['alone', false],
+  ['group-committed', true],
+])('upsertIfNewer, %s', (_name, grouped) => {
+  // One group commit per collection, shared by every write to it in a test, as a service keeps one per process.
+  const updaters = new Map<Collection<Versioned>, BatchedUpdater<Versioned>>();
+  const upsert = (options: UpsertIfNewerOptions<Versioned>) => {
+    if (!grouped) return upsertIfNewer(options);
+    if (!updaters.has(options.collection)) updaters.set(options.collection, new BatchedUpdater(options.collection));
+    return upsertIfNewer({ ...options, updates: updaters.get(options.collection) });
+  };
+
   it('inserts, updates with a newer version, and answers stale for an older or equal one', async () => {
     const collection = documents();
     const write = (version: number, name: string) =>
-      upsertIfNewer({
+      upsert({
         collection,
         id: 'd1',
         versionField: 'v',
@@ -45,9 +57,7 @@ describe('upsertIfNewer', () => {
     const collection = documents();
     await collection.insertOne({ _id: 'd2', name: 'by hand' });
     const at = new Date('2026-01-01T00:00:00Z');
-    expect(await upsertIfNewer({ collection, id: 'd2', versionField: 'v', version: at, set: { name: 'x' } })).toBe(
-      'updated',
-    );
+    expect(await upsert({ collection, id: 'd2', versionField: 'v', version: at, set: { name: 'x' } })).toBe('updated');
     expect(await collection.findOne({ _id: 'd2' })).toEqual({ _id: 'd2', v: at, name: 'x' });
   });
 
@@ -57,7 +67,7 @@ describe('upsertIfNewer', () => {
       const versions = Array.from({ length: 12 }, () => 1 + Math.floor(Math.random() * 1_000_000));
       const results = await Promise.all(
         versions.map((version) =>
-          upsertIfNewer({ collection, id: `race-${round}`, versionField: 'v', version, set: { name: `v${version}` } }),
+          upsert({ collection, id: `race-${round}`, versionField: 'v', version, set: { name: `v${version}` } }),
         ),
       );
       const newest = Math.max(...versions);
@@ -73,7 +83,7 @@ describe('upsertIfNewer', () => {
   it('leaves a document that fails the guard alone, and copies the guard into a created one', async () => {
     const collection = documents();
     const guarded = (id: string, version: number) =>
-      upsertIfNewer({
+      upsert({
         collection,
         id,
         versionField: 'v',
@@ -96,7 +106,7 @@ describe('upsertIfNewer', () => {
     const collection = documents();
     const deletedAt = new Date('2026-01-01T00:00:00Z');
     const remove = (id: string, at: Date) =>
-      upsertIfNewer({
+      upsert({
         collection,
         id,
         versionField: 'v',
@@ -124,7 +134,7 @@ describe('upsertIfNewer', () => {
     const collection = documents();
     const conflicting = { collection, id: 'bad', versionField: 'v', version: 1, set: { name: 'a' } };
     // The same path in $set and $setOnInsert: the store refuses the update itself.
-    const error: unknown = await upsertIfNewer({ ...conflicting, setOnInsert: { name: 'b' } }).catch((e: unknown) => e);
+    const error: unknown = await upsert({ ...conflicting, setOnInsert: { name: 'b' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(isDuplicateKeyError(error)).toBe(false);
     expect(await collection.countDocuments({ _id: 'bad' })).toBe(0);

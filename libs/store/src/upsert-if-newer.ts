@@ -1,9 +1,12 @@
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import type { BatchedUpdater } from './batched-updater';
 import { isDuplicateKeyError } from './duplicate-key';
 
 /** Options for {@link upsertIfNewer}. */
 export interface UpsertIfNewerOptions<T extends Document> {
   collection: Collection<T>;
+  /** The collection's group commit: with it, the upsert leaves with the process's other updates in one bulk write. */
+  updates?: BatchedUpdater<T>;
   /** The document's `_id`. */
   id: string;
   /** The field holding the version of what is stored (`clerkUpdatedAt`, `stripeFetchedAt`). */
@@ -56,14 +59,27 @@ export async function upsertIfNewer<T extends Document>(
   // upsert is then evaluated against that document. The server retries only an upsert whose filter is equalities on
   // the unique key alone, which this filter, with its version and guard conditions, is not.
   for (let attempt = 1; ; attempt++) {
-    try {
-      const result = await options.collection.updateOne(filter as Filter<T>, update as UpdateFilter<T>, {
-        upsert: true,
-      });
-      return result.upsertedCount === 1 ? 'inserted' : 'updated';
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      if (attempt === 2) return 'stale';
-    }
+    const result = await writeOnce(options, filter as Filter<T>, update as UpdateFilter<T>);
+    if (result !== 'duplicate') return result;
+    if (attempt === 2) return 'stale';
+  }
+}
+
+/** The guarded upsert, alone or with the collection's group commit; `duplicate` when its insert found the `_id` taken. */
+async function writeOnce<T extends Document>(
+  options: UpsertIfNewerOptions<T>,
+  filter: Filter<T>,
+  update: UpdateFilter<T>,
+): Promise<UpsertIfNewerResult | 'duplicate'> {
+  if (options.updates) {
+    const result = await options.updates.updateOne(filter, update, { upsert: true });
+    return result === 'upserted' ? 'inserted' : result === 'duplicate' ? 'duplicate' : 'updated';
+  }
+  try {
+    const result = await options.collection.updateOne(filter, update, { upsert: true });
+    return result.upsertedCount === 1 ? 'inserted' : 'updated';
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return 'duplicate';
+    throw error;
   }
 }

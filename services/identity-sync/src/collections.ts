@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { BatchedUpdater } from '@berth/store';
 
 /**
  * Fields identity-sync keeps on every document it writes. The document's `_id` is the Clerk id (user, organization
@@ -52,13 +53,27 @@ export interface IdentityCollections {
   users: Collection<UserDocument>;
   workspaces: Collection<WorkspaceDocument>;
   workspaceMembers: Collection<WorkspaceMemberDocument>;
+  /** Each collection's group commit: the guarded upserts of events applied at once leave in one bulk write. */
+  updates: {
+    users: BatchedUpdater<UserDocument>;
+    workspaces: BatchedUpdater<WorkspaceDocument>;
+    workspaceMembers: BatchedUpdater<WorkspaceMemberDocument>;
+  };
 }
 
 /** identity-sync's collections in a database. */
 export function identityCollections(db: Db): IdentityCollections {
+  const users = db.collection<UserDocument>('users');
+  const workspaces = db.collection<WorkspaceDocument>('workspaces');
+  const workspaceMembers = db.collection<WorkspaceMemberDocument>('workspaceMembers');
   return {
-    users: db.collection<UserDocument>('users'),
-    workspaces: db.collection<WorkspaceDocument>('workspaces'),
-    workspaceMembers: db.collection<WorkspaceMemberDocument>('workspaceMembers'),
+    users,
+    workspaces,
+    workspaceMembers,
+    updates: {
+      users: new BatchedUpdater(users),
+      workspaces: new BatchedUpdater(workspaces),
+      workspaceMembers: new BatchedUpdater(workspaceMembers),
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Collection } from 'mongodb';
 import type { InboxHandlerEvent } from '@berth/inbox';
+import type { BatchedUpdater } from '@berth/store';
 import { applyClerkChange } from './apply/apply-clerk-change';
 import { softDelete } from './apply/soft-delete';
 import {
@@ -62,16 +63,13 @@ export class IdentitySyncService {
   }
 
   /** Validates a created/updated payload and says where it goes and what it writes. */
-  private changeOf(
-    entity: ClerkEntity,
-    data: unknown,
-  ): { collection: Collection<ClerkSyncedFields>; id: string; updatedAt: Date; fields: Record<string, unknown> } {
+  private changeOf(entity: ClerkEntity, data: unknown): ClerkDocumentChange {
     const { collections } = this.runtime;
     switch (entity) {
       case 'user': {
         const user = parseOrGiveUp(clerkUserSchema, data, 'Clerk user');
         return {
-          collection: asSynced(collections.users),
+          ...syncedTarget(collections.users, collections.updates.users),
           id: user.id,
           updatedAt: new Date(user.updated_at),
           fields: userFields(user),
@@ -80,7 +78,7 @@ export class IdentitySyncService {
       case 'organization': {
         const organization = parseOrGiveUp(clerkOrganizationSchema, data, 'Clerk organization');
         return {
-          collection: asSynced(collections.workspaces),
+          ...syncedTarget(collections.workspaces, collections.updates.workspaces),
           id: organization.id,
           updatedAt: new Date(organization.updated_at),
           fields: organizationFields(organization),
@@ -89,7 +87,7 @@ export class IdentitySyncService {
       case 'membership': {
         const membership = parseOrGiveUp(clerkMembershipSchema, data, 'Clerk organization membership');
         return {
-          collection: asSynced(collections.workspaceMembers),
+          ...syncedTarget(collections.workspaceMembers, collections.updates.workspaceMembers),
           id: membership.id,
           updatedAt: new Date(membership.updated_at),
           fields: membershipFields(membership),
@@ -103,13 +101,16 @@ export class IdentitySyncService {
     const deleted = parseOrGiveUp(clerkDeletedSchema, envelope.data, `deleted Clerk ${entity}`);
     const deletedAt = envelope.timestamp !== undefined ? new Date(envelope.timestamp) : receivedAt;
     const target = {
-      user: { collection: asSynced(collections.users), tombstoneFields: { clerkUserId: deleted.id } },
+      user: {
+        ...syncedTarget(collections.users, collections.updates.users),
+        tombstoneFields: { clerkUserId: deleted.id },
+      },
       organization: {
-        collection: asSynced(collections.workspaces),
+        ...syncedTarget(collections.workspaces, collections.updates.workspaces),
         tombstoneFields: { clerkOrganizationId: deleted.id },
       },
       membership: {
-        collection: asSynced(collections.workspaceMembers),
+        ...syncedTarget(collections.workspaceMembers, collections.updates.workspaceMembers),
         tombstoneFields: {
           clerkMembershipId: deleted.id,
           workspaceId: deleted.organization?.id,
@@ -119,6 +120,7 @@ export class IdentitySyncService {
     }[entity];
     const result = await softDelete({
       collection: target.collection,
+      updates: target.updates,
       id: deleted.id,
       deletedAt,
       tombstoneFields: target.tombstoneFields,
@@ -131,7 +133,22 @@ export class IdentitySyncService {
   }
 }
 
-/** Views a collection through the fields every Clerk-synced document has. */
-function asSynced<T extends ClerkSyncedFields>(collection: Collection<T>): Collection<ClerkSyncedFields> {
-  return collection as unknown as Collection<ClerkSyncedFields>;
+/** Where a created/updated change goes and what it writes. */
+interface ClerkDocumentChange {
+  collection: Collection<ClerkSyncedFields>;
+  updates: BatchedUpdater<ClerkSyncedFields>;
+  id: string;
+  updatedAt: Date;
+  fields: Record<string, unknown>;
+}
+
+/** A collection and its group commit, viewed through the fields every Clerk-synced document has. */
+function syncedTarget<T extends ClerkSyncedFields>(
+  collection: Collection<T>,
+  updates: BatchedUpdater<T>,
+): { collection: Collection<ClerkSyncedFields>; updates: BatchedUpdater<ClerkSyncedFields> } {
+  return {
+    collection: collection as unknown as Collection<ClerkSyncedFields>,
+    updates: updates as unknown as BatchedUpdater<ClerkSyncedFields>,
+  };
 }

@@ -1,11 +1,13 @@
 import type { Collection } from 'mongodb';
 import type { Clock } from '@berth/contract';
-import { upsertIfNewer, type UpsertIfNewerOptions, type UpsertIfNewerResult } from '@berth/store';
+import { upsertIfNewer, type BatchedUpdater, type UpsertIfNewerOptions, type UpsertIfNewerResult } from '@berth/store';
 import type { ClerkSyncedFields } from '../collections';
 
 /** Which document a Clerk change writes, and with what. */
 export interface ClerkDocumentTarget<T extends ClerkSyncedFields> {
   collection: Collection<T>;
+  /** The collection's group commit, shared by the events this process applies at once. */
+  updates?: BatchedUpdater<T>;
   /** The Clerk id, the document's `_id`. */
   id: string;
   clock: Clock;
@@ -23,6 +25,7 @@ export function writeClerkVersion<T extends ClerkSyncedFields>(
 ): Promise<UpsertIfNewerResult> {
   return upsertIfNewer({
     collection: target.collection,
+    updates: target.updates,
     id: target.id,
     versionField: 'clerkUpdatedAt',
     guard: { deletedAt: null },
