@@ -103,7 +103,7 @@ describe('the handlers query through an index', () => {
     standIn.setSubscriptions('cus_7', [{ id: 'sub_7', status: 'active' }]);
     commands.length = 0;
     const workspace = await findWorkspaceByCustomer(
-      { workspaces: collections.workspaces, customers: collections.customers, clock },
+      { workspaces: collections.workspaces, customers: collections.customers, reads: collections.reads, clock },
       'cus_7',
     );
     expect(workspace).toMatchObject({ _id: 'org_7' });
@@ -126,8 +126,12 @@ describe('the handlers query through an index', () => {
       }),
     );
     expect(billing).toMatchObject({ status: 'active' });
-    // A checkout's client_reference_id, or a customer's metadata.workspaceId, names the workspace by id.
-    expect(await findWorkspaceById(collections.workspaces, 'org_8')).toMatchObject({ _id: 'org_8' });
+    // A checkout's client_reference_id, or a customer's metadata.workspaceId, names the workspace by id; lookups
+    // issued at once leave as one `$in`.
+    const [first, second, third] = await Promise.all(
+      ['org_8', 'org_9', 'org_10'].map((id) => findWorkspaceById(collections.reads.workspaces, id)),
+    );
+    expect([first, second, third]).toMatchObject([{ _id: 'org_8' }, { _id: 'org_9' }, { _id: 'org_10' }]);
     await expectEveryQueryIndexed();
   });
 
@@ -135,6 +139,7 @@ describe('the handlers query through an index', () => {
     const collections = identityCollections(db);
     const change = {
       collection: collections.users,
+      updates: collections.updates.users,
       clock,
       fields: { email: 'a@example.com' },
     };
@@ -145,6 +150,7 @@ describe('the handlers query through an index', () => {
     const deleteUser = (id: string) =>
       softDelete({
         collection: collections.users,
+        updates: collections.updates.users,
         clock,
         id,
         deletedAt: new Date(3000),

@@ -16,6 +16,8 @@ export { ensureIndexes } from './ensure-indexes';
 export { BatchedInserter } from './batched-inserter';
 export type { InsertResult } from './batched-inserter';
 export { BatchedUpdater } from './batched-updater';
+export { BatchedReader } from './batched-reader';
+export type { DocumentId } from './batched-reader';
 export { GroupCommit } from './group-commit';
 export { BulkOperationError } from './bulk-write-errors';
 export type { GroupCommitOptions, GroupOutcome } from './group-commit';

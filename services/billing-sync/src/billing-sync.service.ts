@@ -83,6 +83,7 @@ export class BillingSyncService {
     const resolved = await resolveWorkspace({
       workspaces: collections.workspaces,
       customers: collections.customers,
+      reads: collections.reads,
       stripe,
       customerId,
       checkoutWorkspaceId,

@@ -1,5 +1,5 @@
 import type { Collection, Db, ObjectId } from 'mongodb';
-import type { LeaseCollection, LeaseDocument } from '@berth/store';
+import { BatchedReader, type LeaseCollection, type LeaseDocument } from '@berth/store';
 import type { BillingStatus, SubscriptionSummary } from '../sync/subscription-summary';
 
 /** A workspace's billing state, written wholesale by each sync. */
@@ -47,6 +47,8 @@ export interface BillingCollections {
   customers: Collection<CustomerLinkDocument>;
   /** Per-workspace sync locks, one lease document per workspace, `_id` `billing:<workspaceId>` (see `withWorkspaceLock`). */
   workspaceLocks: LeaseCollection;
+  /** Lookups by `_id` of the events handled at once, group-committed: one `find` each for a burst. */
+  reads: { customers: BatchedReader<CustomerLinkDocument>; workspaces: BatchedReader<WorkspaceDocument> };
   disputes: Collection<StripeObjectDocument>;
   refunds: Collection<StripeObjectDocument>;
   fraudWarnings: Collection<StripeObjectDocument>;
@@ -62,11 +64,14 @@ export const BILLING_COLLECTION_NAMES = {
   fraudWarnings: 'fraudWarnings',
 } as const;
 
-/** billing-sync's collections in a database. */
+/** billing-sync's collections in a database, and the group commit of their lookups by `_id`. */
 export function billingCollections(db: Db): BillingCollections {
+  const workspaces = db.collection<WorkspaceDocument>(BILLING_COLLECTION_NAMES.workspaces);
+  const customers = db.collection<CustomerLinkDocument>(BILLING_COLLECTION_NAMES.customers);
   return {
-    workspaces: db.collection<WorkspaceDocument>(BILLING_COLLECTION_NAMES.workspaces),
-    customers: db.collection<CustomerLinkDocument>(BILLING_COLLECTION_NAMES.customers),
+    workspaces,
+    customers,
+    reads: { customers: new BatchedReader(customers), workspaces: new BatchedReader(workspaces) },
     workspaceLocks: db.collection<LeaseDocument>(BILLING_COLLECTION_NAMES.workspaceLocks),
     disputes: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.disputes),
     refunds: db.collection<StripeObjectDocument>(BILLING_COLLECTION_NAMES.refunds),

@@ -1,25 +1,27 @@
 import { ObjectId, type Collection } from 'mongodb';
 import type { Clock } from '@berth/contract';
-import { isDuplicateKeyError } from '@berth/store';
-import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
+import { isDuplicateKeyError, type BatchedReader } from '@berth/store';
+import type { BillingCollections, CustomerLinkDocument, WorkspaceDocument } from './collections';
 
 /**
  * The workspace with this id, or null: looked up as a string `_id` (a Clerk organization id, the common case: one
  * read), then, for a hex id, as an ObjectId.
  */
 export async function findWorkspaceById(
-  workspaces: Collection<WorkspaceDocument>,
+  workspaces: BatchedReader<WorkspaceDocument>,
   id: string,
 ): Promise<WorkspaceDocument | null> {
-  const byString = await workspaces.findOne({ _id: id });
+  const byString = await workspaces.findById(id);
   if (byString || !/^[0-9a-f]{24}$/i.test(id)) return byString;
-  return workspaces.findOne({ _id: new ObjectId(id) });
+  return workspaces.findById(new ObjectId(id));
 }
 
 /** The collections {@link findWorkspaceByCustomer} reads. */
 export interface CustomerLookup {
   workspaces: Collection<WorkspaceDocument>;
   customers: Collection<CustomerLinkDocument>;
+  /** Their lookups by `_id`, group-committed (`BillingCollections.reads`). */
+  reads: BillingCollections['reads'];
   clock: Clock;
 }
 
@@ -36,10 +38,10 @@ export async function findWorkspaceByCustomer(
   collections: CustomerLookup,
   customerId: string,
 ): Promise<WorkspaceDocument | null> {
-  const link = await collections.customers.findOne({ _id: customerId });
+  const link = await collections.reads.customers.findById(customerId);
   if (link) {
     if (link.workspaceId === null) return null;
-    const workspace = await collections.workspaces.findOne({ _id: link.workspaceId });
+    const workspace = await collections.reads.workspaces.findById(link.workspaceId);
     return workspace?.billing?.customerId === customerId ? workspace : null;
   }
   const workspace = await collections.workspaces.findOne({ 'billing.customerId': customerId });

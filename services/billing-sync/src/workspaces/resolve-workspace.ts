@@ -3,7 +3,7 @@ import type { Collection } from 'mongodb';
 import type { Clock } from '@berth/inbox';
 import type { BerthLogger } from '@berth/logger';
 import { callStripe } from '../stripe/call-stripe';
-import type { CustomerLinkDocument, WorkspaceDocument } from './collections';
+import type { BillingCollections, CustomerLinkDocument, WorkspaceDocument } from './collections';
 import { findWorkspaceByCustomer, findWorkspaceById } from './find-workspace';
 
 /** A workspace named by Stripe data does not exist here (yet): retried, in case identity-sync has not created it. */
@@ -22,6 +22,8 @@ export interface ResolveWorkspaceOptions {
   workspaces: Collection<WorkspaceDocument>;
   /** Stripe customer → workspace links, read by `_id`. */
   customers: Collection<CustomerLinkDocument>;
+  /** Lookups by `_id` of both, group-committed. */
+  reads: BillingCollections['reads'];
   stripe: Stripe;
   customerId: string;
   /** A checkout session's `client_reference_id`: links the customer to that workspace, replacing any other link. */
@@ -46,15 +48,15 @@ export interface ResolvedWorkspace {
  * that Stripe names but MongoDB lacks throws {@link WorkspaceNotFoundError} (retried, then set aside).
  */
 export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promise<ResolvedWorkspace | null> {
-  const { workspaces, stripe, customerId, logger } = options;
+  const { workspaces, reads, stripe, customerId, logger } = options;
   if (options.checkoutWorkspaceId) {
-    const workspace = await findWorkspaceById(workspaces, options.checkoutWorkspaceId);
+    const workspace = await findWorkspaceById(reads.workspaces, options.checkoutWorkspaceId);
     if (!workspace)
       throw new WorkspaceNotFoundError(options.checkoutWorkspaceId, `checkout client_reference_id for ${customerId}`);
     return { workspace, linked: false };
   }
   const linked = await findWorkspaceByCustomer(
-    { workspaces, customers: options.customers, clock: options.clock },
+    { workspaces, customers: options.customers, reads, clock: options.clock },
     customerId,
   );
   if (linked) return { workspace: linked, linked: true };
@@ -62,7 +64,7 @@ export async function resolveWorkspace(options: ResolveWorkspaceOptions): Promis
   if (customer.deleted) return null;
   const workspaceId = customer.metadata?.workspaceId;
   if (!workspaceId) return null;
-  const workspace = await findWorkspaceById(workspaces, workspaceId);
+  const workspace = await findWorkspaceById(reads.workspaces, workspaceId);
   if (!workspace) throw new WorkspaceNotFoundError(workspaceId, `metadata.workspaceId of ${customerId}`);
   if (workspace.billing?.customerId && workspace.billing.customerId !== customerId) {
     logger.warn(

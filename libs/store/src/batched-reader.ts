@@ -1,0 +1,37 @@
+import type { Collection, Document, Filter, ObjectId, WithId } from 'mongodb';
+import { GroupCommit, type GroupOutcome } from './group-commit';
+
+/** A document `_id` a {@link BatchedReader} looks up. */
+export type DocumentId = string | ObjectId;
+
+/**
+ * Group commit for reads by `_id` on one collection: lookups issued while a read is in flight leave together in the
+ * next `find({ _id: { $in } })` (at most `maxBatch`), and each caller gets its own document or null. A lookup is
+ * issued after whatever its caller wrote before, so it sees that write, as `findOne` would.
+ */
+export class BatchedReader<T extends Document> {
+  private readonly group: GroupCommit<DocumentId, WithId<T> | null>;
+
+  constructor(collection: Collection<T>, maxBatch = 200) {
+    this.group = new GroupCommit({ maxBatch, write: (ids) => readAll(collection, ids) });
+  }
+
+  /** The document with this `_id`, or null. */
+  findById(id: DocumentId): Promise<WithId<T> | null> {
+    return this.group.submit(id);
+  }
+}
+
+function keyOf(id: unknown): string {
+  return typeof id === 'string' ? `s:${id}` : `o:${String(id)}`;
+}
+
+async function readAll<T extends Document>(
+  collection: Collection<T>,
+  ids: readonly DocumentId[],
+): Promise<GroupOutcome<WithId<T> | null>[]> {
+  const unique = [...new Map(ids.map((id) => [keyOf(id), id])).values()];
+  const filter = (unique.length === 1 ? { _id: unique[0] } : { _id: { $in: unique } }) as Filter<T>;
+  const found = new Map((await collection.find(filter).toArray()).map((document) => [keyOf(document._id), document]));
+  return ids.map((id) => ({ ok: true, value: found.get(keyOf(id)) ?? null }));
+}
