@@ -28,6 +28,13 @@ const DOCUMENTDB_SETTINGS: ReadonlyArray<readonly [string, string]> = [
   // Durability as MongoDB's journaled writes: every commit is flushed before it is acknowledged.
   ['fsync', 'on'],
   ['synchronous_commit', 'on'],
+  ['full_page_writes', 'on'],
+  // A large inbox's indexes stay in memory, and checkpoints come seldom enough that the WAL is not mostly the full
+  // page images of the first change of each page after one (compressed when they are written).
+  ['shared_buffers', '512MB'],
+  ['max_wal_size', '4GB'],
+  ['checkpoint_timeout', '15min'],
+  ['wal_compression', 'on'],
 ];
 
 /** Options for {@link startPostgresCluster}. */
