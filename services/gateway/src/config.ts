@@ -263,8 +263,8 @@ const gatewayEnvSchema = commonEnvSchema.extend({
     .min(1024)
     .max(8 * 1024 * 1024)
     .default(512 * 1024),
-  // One message per subject in flight: measured, 2 gave smaller batches (6.5 events, against 11) at the same load,
-  // and cost the gateway 10% and nats-server 30% more CPU per event, for no more requests/s.
+  // One message per subject in flight: more make smaller batches at the same load, for more CPU per event and no
+  // more requests/s (figures in the README's design notes).
   WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
   // Providers (by name, Stripe and Clerk included) stored without a consumer; any other must have one to start.
   WEBHOOK_STORE_ONLY_PROVIDERS: commaList,
