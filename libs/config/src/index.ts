@@ -18,6 +18,8 @@ export {
   withMongoDatabase,
 } from './service-env';
 export type { WithMongoDatabase } from './service-env';
+export { commonConfig, mongoConfig, healthConfig, lifecycleConfig } from './service-config';
+export type { CommonConfig, MongoConfig, HealthConfig, LifecycleConfig } from './service-config';
 export {
   LOCAL_MESH_FILE,
   localMeshSchema,
