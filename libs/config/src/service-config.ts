@@ -63,3 +63,28 @@ export function healthConfig(parsed: { HEALTH_PORT: number; HEALTH_HOST: string 
 export function lifecycleConfig(parsed: { SHUTDOWN_GRACE_MS: number; STREAM_REPLICAS: number }): LifecycleConfig {
   return { shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS, streamReplicas: parsed.STREAM_REPLICAS };
 }
+
+/** The parsed `webhookConsumerEnvFields` of billing-sync and identity-sync, camelCase. */
+export interface WebhookConsumerConfig extends HealthConfig, LifecycleConfig {
+  /** How long an inbox claim holds without renewal (`INBOX_LEASE_MS`). */
+  readonly inboxLeaseMs: number;
+  /** How long one reading of the consumer's info and the inbox backlog serves `/metrics` (`METRICS_READ_CACHE_MS`). */
+  readonly metricsReadCacheMs: number;
+}
+
+/** The parsed `webhookConsumerEnvFields` as a {@link WebhookConsumerConfig}. */
+export function webhookConsumerConfig(parsed: {
+  INBOX_LEASE_MS: number;
+  METRICS_READ_CACHE_MS: number;
+  SHUTDOWN_GRACE_MS: number;
+  STREAM_REPLICAS: number;
+  HEALTH_PORT: number;
+  HEALTH_HOST: string;
+}): WebhookConsumerConfig {
+  return {
+    inboxLeaseMs: parsed.INBOX_LEASE_MS,
+    metricsReadCacheMs: parsed.METRICS_READ_CACHE_MS,
+    ...lifecycleConfig(parsed),
+    ...healthConfig(parsed),
+  };
+}
