@@ -96,9 +96,9 @@ describe('the handlers query through an index', () => {
   it("billing-sync: the customer's workspace through its link, the workspace lock, the billing write, a workspace by id", async () => {
     const collections = billingCollections(db);
     const stripe = createStripeClient({
-      STRIPE_SECRET_KEY: 'sk_test_standin',
-      STRIPE_API_BASE: standIn.url,
-      STRIPE_TIMEOUT_MS: 5000,
+      stripeSecretKey: 'sk_test_standin',
+      stripeApiBase: standIn.url,
+      stripeTimeoutMs: 5000,
     });
     standIn.setSubscriptions('cus_7', [{ id: 'sub_7', status: 'active' }]);
     commands.length = 0;

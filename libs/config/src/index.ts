@@ -15,9 +15,9 @@ export {
   healthEnvFields,
   lifecycleEnvFields,
   webhookConsumerEnvFields,
-  withMongoDatabase,
 } from './service-env';
-export type { WithMongoDatabase } from './service-env';
+export { commonConfig, mongoConfig, healthConfig, lifecycleConfig, webhookConsumerConfig } from './service-config';
+export type { CommonConfig, MongoConfig, HealthConfig, LifecycleConfig, WebhookConsumerConfig } from './service-config';
 export {
   LOCAL_MESH_FILE,
   localMeshSchema,

@@ -1,12 +1,6 @@
 import { commonEnvSchema } from './common';
 import { parseEnv } from './parse-env';
-import {
-  healthEnvFields,
-  lifecycleEnvFields,
-  positiveInt,
-  webhookConsumerEnvFields,
-  withMongoDatabase,
-} from './service-env';
+import { healthEnvFields, lifecycleEnvFields, positiveInt, webhookConsumerEnvFields } from './service-env';
 
 const schema = commonEnvSchema.extend({
   SIZE: positiveInt(8),
@@ -45,14 +39,5 @@ describe('the service variables', () => {
       HEALTH_PORT: 9465,
     });
     expect(parseEnv(consumer, { METRICS_READ_CACHE_MS: '0' }).METRICS_READ_CACHE_MS).toBe(0);
-  });
-
-  it('decide MONGO_DB and keep it last, set or not', () => {
-    const unset = withMongoDatabase(parseEnv(schema, { MONGO_URL: 'mongodb://db:27017/app' }));
-    const set = withMongoDatabase(parseEnv(schema, { MONGO_URL: 'mongodb://db:27017/app', MONGO_DB: 'other' }));
-    expect(unset.MONGO_DB).toBe('app');
-    expect(set.MONGO_DB).toBe('other');
-    expect(Object.keys(set)).toEqual(Object.keys(unset));
-    expect(Object.keys(set).at(-1)).toBe('MONGO_DB');
   });
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { mongoDatabaseName } from './common';
 
 /** A whole number above 0, with a default: sizes, concurrencies, durations in ms. One schema for every service. */
 export const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
@@ -30,19 +29,6 @@ export const lifecycleEnvFields = (shutdownGraceMs: number) => ({
   SHUTDOWN_GRACE_MS: positiveInt(shutdownGraceMs),
   STREAM_REPLICAS: streamReplicas,
 });
-
-/** A parsed environment with `MONGO_DB` decided: the configuration type of services that keep the variables' names. */
-export type WithMongoDatabase<T extends { MONGO_DB?: string }> = Omit<T, 'MONGO_DB'> & { MONGO_DB: string };
-
-/**
- * `parsed` with `MONGO_DB` set to the database the service uses ({@link mongoDatabaseName}: the variable, else the
- * one `MONGO_URL` names, else `berth`).
- */
-export function withMongoDatabase<T extends { MONGO_URL: string; MONGO_DB?: string }>(parsed: T): WithMongoDatabase<T> {
-  // Set last whether the variable was set or not, so that the configuration's fields keep one order.
-  const { MONGO_DB: _override, ...rest } = parsed;
-  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
-}
 
 /**
  * The variables of a service that consumes webhooks through the inbox (billing-sync, identity-sync), named and

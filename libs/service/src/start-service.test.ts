@@ -63,6 +63,33 @@ describe('startService', () => {
     expect(sink.lines.at(-1)).toMatchObject({ msg: 'Shell test stopped' });
   });
 
+  it('awaits a healthy() that returns a promise on /readyz, and ready() refuses to answer for it', async () => {
+    let healthy = false;
+    const running = await startService({
+      name: 'shell-test',
+      log: { level: 'silent' },
+      health: { port: 0, host: '127.0.0.1' },
+      readyMessage: 'Shell test ready',
+      async start({ ready }) {
+        return {
+          healthy: async () => {
+            await new Promise((resolve) => setImmediate(resolve));
+            return healthy;
+          },
+          readyFields: { ready },
+        };
+      },
+    });
+    const healthPort = running.healthPort;
+    if (healthPort === undefined) throw new Error('no health port');
+    expect(await status(healthPort, '/readyz')).toBe(503);
+    healthy = true;
+    expect(await status(healthPort, '/readyz')).toBe(200);
+    const ready = running.started.readyFields?.ready as () => boolean;
+    expect(() => ready()).toThrow(/healthy\(\) returns a promise/);
+    await running.stop();
+  });
+
   it('closes what start opened, last first, and the health server when start throws', async () => {
     const closed: string[] = [];
     let port: number | undefined;

@@ -19,7 +19,8 @@ export interface ServiceContext {
   own<T>(resource: T, close: (resource: T) => Promise<unknown>): T;
   /**
    * The service's readiness, as `/readyz` of the shell's health server answers it: started, not stopping, and
-   * `healthy()`. For a service that serves its probes on its own port (the dispatcher).
+   * `healthy()`. For a service that serves its probes on its own port (the dispatcher), whose `healthy()` answers at
+   * once: a `healthy()` that returns a promise is awaited by the shell's health server only, and `ready()` throws.
    */
   ready(): boolean;
 }
@@ -31,8 +32,11 @@ export interface StartedService {
    * resources and the health server are closed after it.
    */
   close?(): Promise<void>;
-  /** Readiness beyond "started and not stopping", e.g. NATS connected and every consumer pulling. */
-  healthy?(): boolean;
+  /**
+   * Readiness beyond "started and not stopping", e.g. NATS connected and every consumer pulling, or a check that
+   * asks a server (the gateway asks JetStream for its stream); a throw or a rejection counts as not ready.
+   */
+  healthy?(): boolean | Promise<boolean>;
   /**
    * Fields of the ready log line. The shell sets `healthPort` when it serves health: last, or where these fields
    * name it.
@@ -95,13 +99,19 @@ export async function startService<S extends StartedService>(
   const registry = createMetricsRegistry({ processMetrics: true });
   const state: { started?: S; stopping: boolean } = { stopping: false };
   const owned = new OwnedResources();
-  const ready = (): boolean => state.started !== undefined && !state.stopping && (state.started.healthy?.() ?? true);
+  const probe = (): boolean | Promise<boolean> =>
+    state.started !== undefined && !state.stopping && (state.started.healthy?.() ?? true);
+  const ready = (): boolean => {
+    const answer = probe();
+    if (typeof answer !== 'boolean') throw new TypeError(`${options.name}: healthy() returns a promise; use health`);
+    return answer;
+  };
   const health: HealthServer | undefined = options.health
     ? await startHealthServer({
         port: options.health.port,
         host: options.health.host,
         registry,
-        readiness: ready,
+        readiness: probe,
         logger,
       })
     : undefined;

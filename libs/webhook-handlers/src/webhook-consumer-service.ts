@@ -6,19 +6,19 @@ import { startService, type RunningService, type ServiceContext, type StartedSer
 import type { WebhookWorkerApp } from './webhook-worker-app';
 import type { WebhookConsumerSettings } from './webhooks-module-options';
 
-/** The variables a webhook consumer service reads to start (its own sizing goes to `createApp`). */
+/** The configuration a webhook consumer service reads to start (its own sizing goes to `createApp`). */
 export interface WebhookConsumerServiceConfig {
-  readonly LOG_LEVEL: string;
-  readonly LOG_FORMAT?: 'json' | 'pretty';
-  readonly HEALTH_PORT: number;
-  readonly HEALTH_HOST: string;
-  readonly MONGO_URL: string;
-  readonly MONGO_DB: string;
-  readonly NATS_URL: string;
+  readonly logLevel: string;
+  readonly logFormat?: 'json' | 'pretty';
+  readonly healthPort: number;
+  readonly healthHost: string;
+  readonly mongoUrl: string;
+  readonly mongoDb: string;
+  readonly natsUrl: string;
   /** Replicas of stream `WEBHOOKS` when the service has to create it. */
-  readonly STREAM_REPLICAS: number;
+  readonly streamReplicas: number;
   /** How long one reading of the consumer's info and of the inbox backlog serves `/metrics` scrapes. */
-  readonly METRICS_READ_CACHE_MS: number;
+  readonly metricsReadCacheMs: number;
 }
 
 /** What a webhook consumer service's app is built from, once MongoDB and NATS are connected. */
@@ -64,24 +64,24 @@ export function startWebhookConsumerService(
   const { config } = options;
   return startService({
     name: options.name,
-    log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
-    health: { port: config.HEALTH_PORT, host: config.HEALTH_HOST },
+    log: { level: config.logLevel, format: config.logFormat },
+    health: { port: config.healthPort, host: config.healthHost },
     readyMessage: options.readyMessage,
     stoppedMessage: options.stoppedMessage,
     async start({ logger, logContext, registry, own }) {
-      const mongo = own(await MongoClient.connect(config.MONGO_URL), (client) => client.close());
-      const messaging = own(await connectMessaging({ servers: config.NATS_URL, name: options.name, logger }), (nats) =>
+      const mongo = own(await MongoClient.connect(config.mongoUrl), (client) => client.close());
+      const messaging = own(await connectMessaging({ servers: config.natsUrl, name: options.name, logger }), (nats) =>
         nats.close(),
       );
-      await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.STREAM_REPLICAS });
-      const db = mongo.db(config.MONGO_DB);
+      await ensureWebhooksStreamExists(messaging.jsm, { replicas: config.streamReplicas });
+      const db = mongo.db(config.mongoDb);
       const onOutcome = registerWebhookConsumerMetrics({
         registry,
         jsm: messaging.jsm,
         consumer: options.consumer,
         provider: options.provider,
         events: inboxCollections(db).events,
-        readCacheMs: config.METRICS_READ_CACHE_MS,
+        readCacheMs: config.metricsReadCacheMs,
         logger,
       });
       const app = await options.createApp({ messaging, db, logger, logContext, onOutcome, own });

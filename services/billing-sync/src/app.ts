@@ -24,12 +24,7 @@ export const BILLING_SYNC_CONSUMER = {
 export interface BillingSyncAppOptions extends WebhookConsumerAppOptions {
   config: Pick<
     BillingSyncConfig,
-    | 'BILLING_SYNC_CONCURRENCY'
-    | 'BILLING_SYNC_ACK_WAIT_MS'
-    | 'INBOX_LEASE_MS'
-    | 'WORKSPACE_LOCK_MS'
-    | 'WORKSPACE_LOCK_WAIT_MS'
-    | 'SHUTDOWN_GRACE_MS'
+    'concurrency' | 'ackWaitMs' | 'inboxLeaseMs' | 'workspaceLockMs' | 'workspaceLockWaitMs' | 'shutdownGraceMs'
   >;
   stripe: Stripe;
   /** Defaults to no-ops. */
@@ -52,10 +47,10 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
     {
       provider: 'stripe',
       consumer: BILLING_SYNC_CONSUMER.durable,
-      concurrency: config.BILLING_SYNC_CONCURRENCY,
-      ackWaitMs: config.BILLING_SYNC_ACK_WAIT_MS,
-      leaseMs: config.INBOX_LEASE_MS,
-      shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      concurrency: config.concurrency,
+      ackWaitMs: config.ackWaitMs,
+      leaseMs: config.inboxLeaseMs,
+      shutdownGraceMs: config.shutdownGraceMs,
     },
     ({ clock, owner, webhooks }) =>
       BillingSyncModule.forRoot(
@@ -66,8 +61,8 @@ export async function createBillingSyncApp(options: BillingSyncAppOptions): Prom
           clock,
           owner,
           hooks: options.hooks ?? noopBillingSyncHooks,
-          workspaceLockMs: config.WORKSPACE_LOCK_MS,
-          workspaceLockWaitMs: config.WORKSPACE_LOCK_WAIT_MS,
+          workspaceLockMs: config.workspaceLockMs,
+          workspaceLockWaitMs: config.workspaceLockWaitMs,
         },
         webhooks,
       ),

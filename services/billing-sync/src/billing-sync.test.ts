@@ -63,7 +63,7 @@ beforeAll(async () => {
     WORKSPACE_LOCK_MS: '5000',
     SHUTDOWN_GRACE_MS: '5000',
   });
-  expect(config.BILLING_SYNC_CONCURRENCY).toBe(16);
+  expect(config.concurrency).toBe(16);
   app = await createBillingSyncApp({
     config,
     messaging,

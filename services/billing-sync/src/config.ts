@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import {
+  commonConfig,
   commonEnvSchema,
+  mongoConfig,
   parseEnv,
   positiveInt,
-  withMongoDatabase,
+  webhookConsumerConfig,
   webhookConsumerEnvFields,
-  type WithMongoDatabase,
+  type CommonConfig,
+  type MongoConfig,
+  type WebhookConsumerConfig,
 } from '@berth/config';
 
 /**
@@ -38,13 +42,40 @@ export const billingSyncEnvSchema = commonEnvSchema.extend({
   ...webhookConsumerEnvFields({ healthPort: DEFAULT_HEALTH_PORT }),
 });
 
-/** billing-sync's validated configuration. */
-export type BillingSyncConfig = WithMongoDatabase<z.infer<typeof billingSyncEnvSchema>>;
+/** billing-sync's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface BillingSyncConfig extends CommonConfig, MongoConfig, WebhookConsumerConfig {
+  /** `STRIPE_SECRET_KEY`. */
+  readonly stripeSecretKey: string;
+  /** `STRIPE_API_BASE`; unset: api.stripe.com. */
+  readonly stripeApiBase?: string;
+  /** Per Stripe request (`STRIPE_TIMEOUT_MS`). */
+  readonly stripeTimeoutMs: number;
+  /** Events handled at once by one replica (`BILLING_SYNC_CONCURRENCY`). */
+  readonly concurrency: number;
+  /** JetStream ack wait of the `billing-sync` consumer (`BILLING_SYNC_ACK_WAIT_MS`). */
+  readonly ackWaitMs: number;
+  /** How long a workspace's billing lock holds (`WORKSPACE_LOCK_MS`). */
+  readonly workspaceLockMs: number;
+  /** How long a handler waits for a workspace lock held by another sync (`WORKSPACE_LOCK_WAIT_MS`). */
+  readonly workspaceLockWaitMs: number;
+}
 
 /**
  * Reads and validates billing-sync's environment. The only place in the service that reads `process.env` (when
  * called without an argument, as `main.ts` does); tests pass a map.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): BillingSyncConfig {
-  return withMongoDatabase(parseEnv(billingSyncEnvSchema, env));
+  const parsed = parseEnv(billingSyncEnvSchema, env);
+  return {
+    ...commonConfig(parsed, 'billing-sync'),
+    ...mongoConfig(parsed),
+    ...webhookConsumerConfig(parsed),
+    stripeSecretKey: parsed.STRIPE_SECRET_KEY,
+    stripeApiBase: parsed.STRIPE_API_BASE,
+    stripeTimeoutMs: parsed.STRIPE_TIMEOUT_MS,
+    concurrency: parsed.BILLING_SYNC_CONCURRENCY,
+    ackWaitMs: parsed.BILLING_SYNC_ACK_WAIT_MS,
+    workspaceLockMs: parsed.WORKSPACE_LOCK_MS,
+    workspaceLockWaitMs: parsed.WORKSPACE_LOCK_WAIT_MS,
+  };
 }

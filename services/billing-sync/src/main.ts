@@ -6,13 +6,13 @@
  * load ({@link runService}). See {@link runBillingSync} for what runs. SIGTERM/SIGINT: stop pulling, let running
  * handlers finish, close connections, flush the last spans, exit 0.
  */
-import { runService, tracingOf } from '@berth/service';
+import { runService } from '@berth/service';
 import { loadConfig } from './config';
 
 void runService({
   name: 'billing-sync',
   config: () => loadConfig(process.env),
-  telemetry: tracingOf('billing-sync'),
+  telemetry: (config) => ({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint }),
   start: async (config) => (await import('./run-billing-sync')).runBillingSync(config),
 }).then((code) => {
   process.exitCode = code;

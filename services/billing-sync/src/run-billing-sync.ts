@@ -26,8 +26,8 @@ export function runBillingSync(config: BillingSyncConfig): Promise<RunningBillin
     config,
     readyMessage: 'Billing sync ready',
     readyFields: {
-      concurrency: config.BILLING_SYNC_CONCURRENCY,
-      stripeApi: config.STRIPE_API_BASE ?? 'https://api.stripe.com',
+      concurrency: config.concurrency,
+      stripeApi: config.stripeApiBase ?? 'https://api.stripe.com',
     },
     stoppedMessage: 'Billing sync stopped',
     createApp: ({ messaging, db, logger, logContext, onOutcome }) => {
@@ -35,7 +35,7 @@ export function runBillingSync(config: BillingSyncConfig): Promise<RunningBillin
       const jobs = createJobProducer({
         messaging,
         logger,
-        infrastructure: { sizing: { replicas: config.STREAM_REPLICAS } },
+        infrastructure: { sizing: { replicas: config.streamReplicas } },
       });
       const hooks = memberLimitHooks(jobs, logger);
       return createBillingSyncApp({

@@ -17,15 +17,15 @@ describe('dispatcher loadConfig', () => {
   it('defaults to the Svix schedule, a strict SSRF policy and 5 days before an endpoint is disabled', () => {
     const config = loadConfig({ DISPATCHER_API_TOKEN: TOKEN });
     expect(config).toMatchObject({
-      PORT: 3100,
-      OUTBOUND_ALLOW_PRIVATE_NETWORKS: [],
-      OUTBOUND_RETRY_SCHEDULE_MS: [],
-      OUTBOUND_TIMEOUT_MS: 15_000,
-      OUTBOUND_DISABLE_AFTER_FAILING_DAYS: 5,
-      OUTBOUND_DELIVERY_RETENTION_DAYS: 30,
-      DISPATCHER_ENDPOINT_CONCURRENCY: 16,
-      DISPATCHER_API_TOKEN: TOKEN,
-      DISPATCHER_INSECURE_NO_AUTH: false,
+      port: 3100,
+      allowPrivateNetworks: [],
+      retryScheduleMs: [],
+      timeoutMs: 15_000,
+      disableAfterFailingDays: 5,
+      deliveryRetentionDays: 30,
+      endpointConcurrency: 16,
+      apiToken: TOKEN,
+      insecureNoAuth: false,
     });
   });
 
@@ -35,8 +35,8 @@ describe('dispatcher loadConfig', () => {
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8, ::1/128',
       DISPATCHER_API_TOKEN: TOKEN,
     });
-    expect(config.OUTBOUND_RETRY_SCHEDULE_MS).toEqual([0, 100, 200]);
-    expect(config.OUTBOUND_ALLOW_PRIVATE_NETWORKS).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config.retryScheduleMs).toEqual([0, 100, 200]);
+    expect(config.allowPrivateNetworks).toEqual(['127.0.0.0/8', '::1/128']);
   });
 
   it('refuses to run the management API open: no token (unset or empty) is an error unless DISPATCHER_INSECURE_NO_AUTH=true', () => {
@@ -46,8 +46,8 @@ describe('dispatcher loadConfig', () => {
       expect.stringMatching(/^DISPATCHER_API_TOKEN: required/),
     ]);
     const insecure = loadConfig({ DISPATCHER_INSECURE_NO_AUTH: 'true' });
-    expect(insecure.DISPATCHER_API_TOKEN).toBeUndefined();
-    expect(insecure.DISPATCHER_INSECURE_NO_AUTH).toBe(true);
+    expect(insecure.apiToken).toBeUndefined();
+    expect(insecure.insecureNoAuth).toBe(true);
     expect(issuesOf({ DISPATCHER_INSECURE_NO_AUTH: 'true', DISPATCHER_API_TOKEN: TOKEN })).toEqual([
       expect.stringMatching(/^DISPATCHER_INSECURE_NO_AUTH: /),
     ]);
@@ -60,7 +60,7 @@ describe('dispatcher loadConfig', () => {
     expect(issuesOf({ DISPATCHER_API_TOKEN: `${'x'.repeat(MIN_API_TOKEN_LENGTH)} y` })[0]).toMatch(
       /^DISPATCHER_API_TOKEN/,
     );
-    expect(loadConfig({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH) }).DISPATCHER_API_TOKEN).toHaveLength(
+    expect(loadConfig({ DISPATCHER_API_TOKEN: 'x'.repeat(MIN_API_TOKEN_LENGTH) }).apiToken).toHaveLength(
       MIN_API_TOKEN_LENGTH,
     );
   });

@@ -4,11 +4,15 @@ import {
   commaList,
   commonEnvSchema,
   lifecycleEnvFields,
+  commonConfig,
+  lifecycleConfig,
+  mongoConfig,
   parseEnv,
   portNumber,
   positiveInt,
-  withMongoDatabase,
-  type WithMongoDatabase,
+  type CommonConfig,
+  type LifecycleConfig,
+  type MongoConfig,
 } from '@berth/config';
 
 /** A comma-separated list of delays in ms, e.g. `0,100,200`; empty or unset means the Svix schedule. */
@@ -81,8 +85,38 @@ export const dispatcherEnvSchema = commonEnvSchema
     }
   });
 
-/** The dispatcher's validated configuration. */
-export type DispatcherConfig = WithMongoDatabase<z.infer<typeof dispatcherEnvSchema>>;
+/** The dispatcher's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface DispatcherConfig extends CommonConfig, MongoConfig, LifecycleConfig {
+  /** Port and host of the endpoint management API and of `/healthz`, `/readyz`, `/metrics` (`PORT`, `HOST`). */
+  readonly port: number;
+  readonly host: string;
+  /** Bearer token every management API request needs (`DISPATCHER_API_TOKEN`); unset only with `insecureNoAuth`. */
+  readonly apiToken?: string;
+  /** Serve the management API without any token (`DISPATCHER_INSECURE_NO_AUTH`). */
+  readonly insecureNoAuth: boolean;
+  /** CIDRs deliveries may reach although they are not public (`OUTBOUND_ALLOW_PRIVATE_NETWORKS`). */
+  readonly allowPrivateNetworks: readonly string[];
+  /** Ports and ranges deliveries may connect to (`OUTBOUND_ALLOWED_PORTS`); empty: 80 and 443. */
+  readonly allowedPorts: readonly string[];
+  /** Delays before each attempt (`OUTBOUND_RETRY_SCHEDULE_MS`); empty: the Svix schedule. */
+  readonly retryScheduleMs: readonly number[];
+  /** `OUTBOUND_RETRY_JITTER`, 0 to 1. */
+  readonly retryJitter: number;
+  /** Deadline of one attempt (`OUTBOUND_TIMEOUT_MS`). */
+  readonly timeoutMs: number;
+  /** Days an endpoint may fail every attempt before it is disabled (`OUTBOUND_DISABLE_AFTER_FAILING_DAYS`). */
+  readonly disableAfterFailingDays: number;
+  /** Days the delivery log is kept (`OUTBOUND_DELIVERY_RETENTION_DAYS`). */
+  readonly deliveryRetentionDays: number;
+  /** How often the retention pass runs (`OUTBOUND_RETENTION_INTERVAL_MS`). */
+  readonly retentionIntervalMs: number;
+  /** Deliveries in flight at once per unordered endpoint, per replica (`DISPATCHER_ENDPOINT_CONCURRENCY`). */
+  readonly endpointConcurrency: number;
+  /** Events fanned out at once, per replica (`DISPATCHER_FAN_OUT_CONCURRENCY`). */
+  readonly fanOutConcurrency: number;
+  /** How often endpoints are reloaded besides change announcements (`DISPATCHER_ENDPOINT_RELOAD_MS`). */
+  readonly endpointReloadMs: number;
+}
 
 /**
  * Reads and validates the dispatcher's environment; the only place in the service that reads `process.env` (when
@@ -90,5 +124,25 @@ export type DispatcherConfig = WithMongoDatabase<z.infer<typeof dispatcherEnvSch
  * @throws ConfigError naming every invalid variable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DispatcherConfig {
-  return withMongoDatabase(parseEnv(dispatcherEnvSchema, env));
+  const parsed = parseEnv(dispatcherEnvSchema, env);
+  return {
+    ...commonConfig(parsed, 'dispatcher'),
+    ...mongoConfig(parsed),
+    ...lifecycleConfig(parsed),
+    port: parsed.PORT,
+    host: parsed.HOST,
+    apiToken: parsed.DISPATCHER_API_TOKEN,
+    insecureNoAuth: parsed.DISPATCHER_INSECURE_NO_AUTH,
+    allowPrivateNetworks: parsed.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+    allowedPorts: parsed.OUTBOUND_ALLOWED_PORTS,
+    retryScheduleMs: parsed.OUTBOUND_RETRY_SCHEDULE_MS,
+    retryJitter: parsed.OUTBOUND_RETRY_JITTER,
+    timeoutMs: parsed.OUTBOUND_TIMEOUT_MS,
+    disableAfterFailingDays: parsed.OUTBOUND_DISABLE_AFTER_FAILING_DAYS,
+    deliveryRetentionDays: parsed.OUTBOUND_DELIVERY_RETENTION_DAYS,
+    retentionIntervalMs: parsed.OUTBOUND_RETENTION_INTERVAL_MS,
+    endpointConcurrency: parsed.DISPATCHER_ENDPOINT_CONCURRENCY,
+    fanOutConcurrency: parsed.DISPATCHER_FAN_OUT_CONCURRENCY,
+    endpointReloadMs: parsed.DISPATCHER_ENDPOINT_RELOAD_MS,
+  };
 }

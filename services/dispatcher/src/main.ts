@@ -5,13 +5,13 @@
  * service so that the MongoDB and HTTP instrumentations see those modules load ({@link runService}). See
  * {@link runDispatcher}. SIGTERM/SIGINT: stop pulling, let running attempts finish, close connections, exit 0.
  */
-import { runService, tracingOf } from '@berth/service';
+import { runService } from '@berth/service';
 import { loadConfig } from './config';
 
 void runService({
   name: 'dispatcher',
   config: () => loadConfig(process.env),
-  telemetry: tracingOf('dispatcher'),
+  telemetry: (config) => ({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint }),
   start: async (config) => (await import('./run-dispatcher')).runDispatcher(config),
 }).then((code) => {
   process.exitCode = code;

@@ -33,7 +33,7 @@ export interface RunningDispatcher {
 /**
  * Runs the dispatcher on the service shell ({@link startService}): connects MongoDB and NATS, provisions the
  * outbound streams, fans events out and delivers them ({@link startDispatcher}), and serves the endpoint management
- * API with the health and metrics routes on `PORT`. Logs "Dispatcher ready" with the port once it consumes. `clock`
+ * API with the health and metrics routes on `config.port` (`PORT`). Logs "Dispatcher ready" with the port once it consumes. `clock`
  * is for tests.
  */
 export async function runDispatcher(
@@ -42,56 +42,55 @@ export async function runDispatcher(
 ): Promise<RunningDispatcher> {
   const running = await startService({
     name: 'dispatcher',
-    log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
+    log: { level: config.logLevel, format: config.logFormat },
     readyMessage: 'Dispatcher ready',
     stoppedMessage: 'Dispatcher stopped',
     async start({ logger, logContext, registry, own, ready }) {
-      const mongo = own(await MongoClient.connect(config.MONGO_URL), (client) => client.close());
-      const messaging = own(await connectMessaging({ servers: config.NATS_URL, name: 'dispatcher', logger }), (nats) =>
+      const mongo = own(await MongoClient.connect(config.mongoUrl), (client) => client.close());
+      const messaging = own(await connectMessaging({ servers: config.natsUrl, name: 'dispatcher', logger }), (nats) =>
         nats.close(),
       );
-      if (config.DISPATCHER_INSECURE_NO_AUTH) {
+      if (config.insecureNoAuth) {
         logger.warn(
           { insecureNoAuth: true },
           'DISPATCHER_INSECURE_NO_AUTH=true: the management API accepts every request WITHOUT a token; anyone who reaches this port can create endpoints and read their secrets',
         );
       }
-      const allowedPorts =
-        config.OUTBOUND_ALLOWED_PORTS.length > 0 ? config.OUTBOUND_ALLOWED_PORTS : DEFAULT_ALLOWED_PORTS;
+      const allowedPorts = config.allowedPorts.length > 0 ? config.allowedPorts : DEFAULT_ALLOWED_PORTS;
       const dispatcher = await startDispatcher({
         messaging,
-        db: mongo.db(config.MONGO_DB),
+        db: mongo.db(config.mongoDb),
         logger,
         logContext,
         registry,
         clock: options.clock,
-        policy: createAddressPolicy({ allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, allowedPorts }),
-        retrySchedule: config.OUTBOUND_RETRY_SCHEDULE_MS.length > 0 ? config.OUTBOUND_RETRY_SCHEDULE_MS : undefined,
-        retryJitter: config.OUTBOUND_RETRY_JITTER,
-        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-        endpointConcurrency: config.DISPATCHER_ENDPOINT_CONCURRENCY,
-        fanOutConcurrency: config.DISPATCHER_FAN_OUT_CONCURRENCY,
-        endpointReloadMs: config.DISPATCHER_ENDPOINT_RELOAD_MS,
-        disableAfterFailingMs: config.OUTBOUND_DISABLE_AFTER_FAILING_DAYS * DAY_MS,
+        policy: createAddressPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, allowedPorts }),
+        retrySchedule: config.retryScheduleMs.length > 0 ? config.retryScheduleMs : undefined,
+        retryJitter: config.retryJitter,
+        timeoutMs: config.timeoutMs,
+        endpointConcurrency: config.endpointConcurrency,
+        fanOutConcurrency: config.fanOutConcurrency,
+        endpointReloadMs: config.endpointReloadMs,
+        disableAfterFailingMs: config.disableAfterFailingDays * DAY_MS,
         retention: {
-          maxAgeMs: config.OUTBOUND_DELIVERY_RETENTION_DAYS * DAY_MS,
-          intervalMs: config.OUTBOUND_RETENTION_INTERVAL_MS,
+          maxAgeMs: config.deliveryRetentionDays * DAY_MS,
+          intervalMs: config.retentionIntervalMs,
         },
-        sizing: { replicas: config.STREAM_REPLICAS },
+        sizing: { replicas: config.streamReplicas },
       });
       const app = createDispatcherApp({
         dispatcher,
         messaging,
         registry,
         logger,
-        apiToken: config.DISPATCHER_API_TOKEN,
+        apiToken: config.apiToken,
         clock: options.clock,
         readiness: ready,
       });
       // A request must be complete within 30 s and its headers within 10 s (Node's defaults: 300 s and 60 s).
       const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app.callback());
       try {
-        server.listen(config.PORT, config.HOST);
+        server.listen(config.port, config.host);
         await once(server, 'listening');
       } catch (error) {
         // A failed start leaves nothing running (the dispatcher's consumers, its timers), so its process ends.
@@ -106,13 +105,13 @@ export async function runDispatcher(
         healthy: () => messaging.isConnected() && dispatcher.healthy(),
         readyFields: {
           port,
-          authentication: config.DISPATCHER_INSECURE_NO_AUTH ? 'none' : 'bearer',
-          allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+          authentication: config.insecureNoAuth ? 'none' : 'bearer',
+          allowPrivateNetworks: config.allowPrivateNetworks,
           allowedPorts,
           endpoints: dispatcher.endpoints.all().length,
         },
         async close() {
-          await dispatcher.stop(config.SHUTDOWN_GRACE_MS);
+          await dispatcher.stop(config.shutdownGraceMs);
           await new Promise<void>((resolve) => {
             server.close(() => resolve());
             server.closeAllConnections();

@@ -2,11 +2,17 @@ import { z } from 'zod';
 import {
   booleanFlag,
   commaList,
+  commonConfig,
   commonEnvSchema,
+  healthConfig,
   healthEnvFields,
+  lifecycleConfig,
   lifecycleEnvFields,
   parseEnv,
   positiveInt,
+  type CommonConfig,
+  type HealthConfig,
+  type LifecycleConfig,
 } from '@berth/config';
 import {
   CLERK_HANDLED_EVENT_TYPES,
@@ -50,16 +56,9 @@ export interface ProviderConfig {
 }
 
 /** The gateway's settings, parsed and validated from the environment by {@link loadConfig}. */
-export interface GatewayConfig {
+export interface GatewayConfig extends CommonConfig, HealthConfig, LifecycleConfig {
   readonly port: number;
   readonly host: string;
-  /** Port of `/healthz`, `/readyz` and `/metrics`, kept off the public webhook port (`HEALTH_PORT`). */
-  readonly healthPort: number;
-  readonly healthHost: string;
-  readonly natsUrl: string;
-  readonly logLevel: string;
-  /** Unset: `main.ts` picks pretty for a terminal, JSON otherwise. */
-  readonly logFormat?: 'json' | 'pretty';
   /** Providers that are switched on (have secrets); any other `/webhooks/<name>` answers 404. */
   readonly providers: readonly ProviderConfig[];
   /**
@@ -96,10 +95,6 @@ export interface GatewayConfig {
     readonly maxPendingItemsPerKey: number;
     readonly maxPendingBytesPerKey: number;
   };
-  /** Replicas of the webhook streams it creates or updates at start (`STREAM_REPLICAS`: 1, 3 on a cluster). */
-  readonly streamReplicas: number;
-  /** Longest wait for in-flight requests at shutdown before their connections are cut (`SHUTDOWN_GRACE_MS`). */
-  readonly shutdownGraceMs: number;
   /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
   readonly trustProxy: boolean;
   /**
@@ -108,10 +103,6 @@ export interface GatewayConfig {
    * are whatever the client sent.
    */
   readonly trustProxyHops: number;
-  /** OTLP/HTTP endpoint for traces; tracing is off when unset. */
-  readonly otlpEndpoint?: string;
-  /** `service.name` on spans. */
-  readonly serviceName: string;
 }
 
 /** The health and metrics port when `HEALTH_PORT` is unset, whatever `NODE_ENV` says (tests pass `HEALTH_PORT=0`). */
@@ -263,8 +254,8 @@ const gatewayEnvSchema = commonEnvSchema.extend({
     .min(1024)
     .max(8 * 1024 * 1024)
     .default(512 * 1024),
-  // One message per subject in flight: measured, 2 gave smaller batches (6.5 events, against 11) at the same load,
-  // and cost the gateway 10% and nats-server 30% more CPU per event, for no more requests/s.
+  // One message per subject in flight: more make smaller batches at the same load, for more CPU per event and no
+  // more requests/s (figures in the README's design notes).
   WEBHOOK_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(1),
   // Providers (by name, Stripe and Clerk included) stored without a consumer; any other must have one to start.
   WEBHOOK_STORE_ONLY_PROVIDERS: commaList,
@@ -348,13 +339,11 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
     storeOnly.has(provider.name) ? { ...provider, storeOnly: true } : provider,
   );
   return {
+    ...commonConfig(parsed, 'gateway'),
+    ...healthConfig(parsed),
+    ...lifecycleConfig(parsed),
     port: parsed.PORT,
     host: parsed.HOST,
-    healthPort: parsed.HEALTH_PORT,
-    healthHost: parsed.HEALTH_HOST,
-    natsUrl: parsed.NATS_URL,
-    logLevel: parsed.LOG_LEVEL,
-    logFormat: parsed.LOG_FORMAT,
     providers: withStoreOnly,
     consumerWaitMs: parsed.WEBHOOK_CONSUMER_WAIT_MS,
     resendCopyAfterMs: parsed.WEBHOOK_RESEND_COPY_AFTER_MS,
@@ -374,11 +363,7 @@ export function loadConfig(env: Record<string, string | undefined>): GatewayConf
       maxPendingItemsPerKey: parsed.WEBHOOK_QUEUE_MAX_EVENTS,
       maxPendingBytesPerKey: parsed.WEBHOOK_QUEUE_MAX_BYTES,
     },
-    streamReplicas: parsed.STREAM_REPLICAS,
-    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     trustProxy: parsed.TRUST_PROXY,
     trustProxyHops: parsed.TRUST_PROXY_HOPS,
-    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
-    serviceName: parsed.OTEL_SERVICE_NAME ?? 'gateway',
   };
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 /** How one `POST /webhooks/:provider` request ended; the `outcome` label of `webhook_inbound_total`. */
 export const INBOUND_OUTCOMES = [
@@ -24,18 +24,18 @@ export const UNKNOWN_PROVIDER_LABEL = 'unknown';
 export interface GatewayMetricsOptions {
   /** Provider names to pre-create label sets for (all known providers, plus `unknown`). */
   readonly providerNames: readonly string[];
-  /** Also collect prom-client's process metrics (CPU, memory, event loop); `main.ts` turns this on. */
-  readonly processMetrics?: boolean;
+  /** Where to register: the service shell's registry, which serves `/metrics`; default a registry of its own. */
+  readonly registry?: Registry;
 }
 
 /**
- * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one, so several apps can
- * live in one test process):
+ * The gateway's Prometheus metrics, in the registry given or in one of its own (never prom-client's global one, so
+ * several apps can live in one test process):
  * - `webhook_inbound_total{provider,outcome}`: one per webhook request, by how it ended (a batch counts once).
  * - `webhook_publish_duration_seconds{provider}`: time from publish to PubAck, per event.
  */
 export class GatewayMetrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly inbound: Counter<'provider' | 'outcome'>;
   private readonly publishDuration: Histogram<'provider'>;
   /** Label children bound once, so the hot path does no label hashing. */
@@ -43,6 +43,7 @@ export class GatewayMetrics {
   private readonly publishDurationByProvider = new Map<string, { observe(value: number): void }>();
 
   constructor(options: GatewayMetricsOptions) {
+    this.registry = options.registry ?? new Registry();
     this.inbound = new Counter({
       name: 'webhook_inbound_total',
       help: 'Webhook requests received, by provider and outcome',
@@ -67,7 +68,6 @@ export class GatewayMetrics {
       this.inboundByProvider.set(provider, byOutcome as Record<InboundOutcome, { inc(): void }>);
       this.publishDurationByProvider.set(provider, this.publishDuration.labels(provider));
     }
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   /** Counts one webhook request; `provider` must be a known name or {@link UNKNOWN_PROVIDER_LABEL}. */

@@ -15,10 +15,7 @@ export const IDENTITY_SYNC_CONSUMER = {
 
 /** What {@link createIdentitySyncApp} is built from. Everything a test may want to replace is here. */
 export interface IdentitySyncAppOptions extends WebhookConsumerAppOptions {
-  config: Pick<
-    IdentitySyncConfig,
-    'IDENTITY_SYNC_CONCURRENCY' | 'IDENTITY_SYNC_ACK_WAIT_MS' | 'INBOX_LEASE_MS' | 'SHUTDOWN_GRACE_MS'
-  >;
+  config: Pick<IdentitySyncConfig, 'concurrency' | 'ackWaitMs' | 'inboxLeaseMs' | 'shutdownGraceMs'>;
 }
 
 /**
@@ -34,10 +31,10 @@ export async function createIdentitySyncApp(options: IdentitySyncAppOptions): Pr
     {
       provider: 'clerk',
       consumer: IDENTITY_SYNC_CONSUMER.durable,
-      concurrency: config.IDENTITY_SYNC_CONCURRENCY,
-      ackWaitMs: config.IDENTITY_SYNC_ACK_WAIT_MS,
-      leaseMs: config.INBOX_LEASE_MS,
-      shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+      concurrency: config.concurrency,
+      ackWaitMs: config.ackWaitMs,
+      leaseMs: config.inboxLeaseMs,
+      shutdownGraceMs: config.shutdownGraceMs,
     },
     ({ clock, owner, webhooks }) =>
       IdentitySyncModule.forRoot({ collections: identityCollections(options.db), logger, clock, owner }, webhooks),

@@ -1,11 +1,14 @@
-import type { z } from 'zod';
 import {
+  commonConfig,
   commonEnvSchema,
+  mongoConfig,
   parseEnv,
   positiveInt,
-  withMongoDatabase,
+  webhookConsumerConfig,
   webhookConsumerEnvFields,
-  type WithMongoDatabase,
+  type CommonConfig,
+  type MongoConfig,
+  type WebhookConsumerConfig,
 } from '@berth/config';
 
 /**
@@ -27,13 +30,25 @@ export const identitySyncEnvSchema = commonEnvSchema.extend({
   ...webhookConsumerEnvFields({ healthPort: DEFAULT_HEALTH_PORT }),
 });
 
-/** identity-sync's validated configuration. */
-export type IdentitySyncConfig = WithMongoDatabase<z.infer<typeof identitySyncEnvSchema>>;
+/** identity-sync's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface IdentitySyncConfig extends CommonConfig, MongoConfig, WebhookConsumerConfig {
+  /** Events handled at once by one replica (`IDENTITY_SYNC_CONCURRENCY`). */
+  readonly concurrency: number;
+  /** JetStream ack wait of the `identity-sync` consumer (`IDENTITY_SYNC_ACK_WAIT_MS`). */
+  readonly ackWaitMs: number;
+}
 
 /**
  * Reads and validates identity-sync's environment. The only place in the service that reads `process.env` (when
  * called without an argument, as `main.ts` does); tests pass a map.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): IdentitySyncConfig {
-  return withMongoDatabase(parseEnv(identitySyncEnvSchema, env));
+  const parsed = parseEnv(identitySyncEnvSchema, env);
+  return {
+    ...commonConfig(parsed, 'identity-sync'),
+    ...mongoConfig(parsed),
+    ...webhookConsumerConfig(parsed),
+    concurrency: parsed.IDENTITY_SYNC_CONCURRENCY,
+    ackWaitMs: parsed.IDENTITY_SYNC_ACK_WAIT_MS,
+  };
 }

@@ -56,7 +56,7 @@ beforeAll(async () => {
     INBOX_LEASE_MS: '2000',
     SHUTDOWN_GRACE_MS: '5000',
   });
-  expect(config.IDENTITY_SYNC_CONCURRENCY).toBe(16);
+  expect(config.concurrency).toBe(16);
   app = await createIdentitySyncApp({
     config,
     messaging,

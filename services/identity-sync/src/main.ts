@@ -6,13 +6,13 @@
  * ({@link runService}). See {@link runIdentitySync} for what runs. SIGTERM/SIGINT: stop pulling, let running
  * handlers finish, close connections, flush the last spans, exit 0.
  */
-import { runService, tracingOf } from '@berth/service';
+import { runService } from '@berth/service';
 import { loadConfig } from './config';
 
 void runService({
   name: 'identity-sync',
   config: () => loadConfig(process.env),
-  telemetry: tracingOf('identity-sync'),
+  telemetry: (config) => ({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint }),
   start: async (config) => (await import('./run-identity-sync')).runIdentitySync(config),
 }).then((code) => {
   process.exitCode = code;

@@ -20,7 +20,7 @@ export function runIdentitySync(config: IdentitySyncConfig): Promise<RunningIden
     consumer: IDENTITY_SYNC_CONSUMER,
     config,
     readyMessage: 'Identity sync ready',
-    readyFields: { concurrency: config.IDENTITY_SYNC_CONCURRENCY },
+    readyFields: { concurrency: config.concurrency },
     stoppedMessage: 'Identity sync stopped',
     createApp: ({ messaging, db, logger, logContext, onOutcome }) =>
       createIdentitySyncApp({ config, messaging, db, logger, logContext, onOutcome }),

@@ -1,12 +1,21 @@
 import { z } from 'zod';
-import { commonEnvSchema, healthEnvFields, lifecycleEnvFields, mongoDatabaseName, parseEnv } from '@berth/config';
+import {
+  commonConfig,
+  commonEnvSchema,
+  healthConfig,
+  healthEnvFields,
+  lifecycleConfig,
+  lifecycleEnvFields,
+  mongoConfig,
+  parseEnv,
+  type CommonConfig,
+  type HealthConfig,
+  type LifecycleConfig,
+  type MongoConfig,
+} from '@berth/config';
 
 /** The scheduler's settings, parsed and validated from the environment by {@link loadConfig}. */
-export interface SchedulerConfig {
-  readonly natsUrl: string;
-  readonly logLevel: string;
-  /** Unset: `main.ts` picks pretty for a terminal, JSON otherwise. */
-  readonly logFormat?: 'json' | 'pretty';
+export interface SchedulerConfig extends CommonConfig, MongoConfig, HealthConfig, LifecycleConfig {
   /** Leader lease lifetime; a failover takes at most about this long. */
   readonly leaseTtlMs: number;
   /** Longest sleep of the tick loop (it wakes earlier for a due tick): how soon a new schedule is noticed. */
@@ -16,18 +25,6 @@ export interface SchedulerConfig {
    * collapsed into the latest one (catch up once).
    */
   readonly graceMs: number;
-  /** Port of `/healthz`, `/readyz` and `/metrics`; 0 picks a free one (tests). */
-  readonly healthPort: number;
-  readonly healthHost: string;
-  /** How long a stop on SIGTERM may take before the process exits anyway (`SHUTDOWN_GRACE_MS`). */
-  readonly shutdownGraceMs: number;
-  readonly otlpEndpoint?: string;
-  readonly serviceName: string;
-  /** Replicas of the cron buckets, the job streams and the deduplication bucket it creates (`STREAM_REPLICAS`). */
-  readonly streamReplicas: number;
-  /** The inbox the platform crons (recovery, retention) work on. */
-  readonly mongoUrl: string;
-  readonly mongoDb: string;
   /** The retention cron deletes processed webhook events older than this many days. */
   readonly webhookEventRetentionDays: number;
   /** Where the recovery cron posts its alert for an event set aside (Slack or any webhook); unset: log and metric only. */
@@ -67,20 +64,13 @@ const schedulerEnvSchema = commonEnvSchema
 export function loadConfig(env: Record<string, string | undefined>): SchedulerConfig {
   const parsed = parseEnv(schedulerEnvSchema, env);
   return {
-    natsUrl: parsed.NATS_URL,
-    logLevel: parsed.LOG_LEVEL,
-    logFormat: parsed.LOG_FORMAT,
+    ...commonConfig(parsed, 'scheduler'),
+    ...mongoConfig(parsed),
+    ...healthConfig(parsed),
+    ...lifecycleConfig(parsed),
     leaseTtlMs: parsed.SCHEDULER_LEASE_TTL_MS,
     tickIntervalMs: parsed.SCHEDULER_TICK_INTERVAL_MS,
     graceMs: 2 * parsed.SCHEDULER_LEASE_TTL_MS + parsed.SCHEDULER_TICK_INTERVAL_MS,
-    healthPort: parsed.HEALTH_PORT,
-    healthHost: parsed.HEALTH_HOST,
-    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
-    otlpEndpoint: parsed.OTEL_EXPORTER_OTLP_ENDPOINT,
-    serviceName: parsed.OTEL_SERVICE_NAME ?? 'scheduler',
-    streamReplicas: parsed.STREAM_REPLICAS,
-    mongoUrl: parsed.MONGO_URL,
-    mongoDb: mongoDatabaseName(parsed),
     webhookEventRetentionDays: parsed.WEBHOOK_EVENT_RETENTION_DAYS,
     alertWebhookUrl: parsed.ALERT_WEBHOOK_URL,
   };

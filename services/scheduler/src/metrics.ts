@@ -1,8 +1,8 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
 /**
- * The scheduler's Prometheus metrics, in a registry of its own (not prom-client's global one, so several
- * schedulers can live in one test process):
+ * The scheduler's Prometheus metrics, in the registry given (the service shell's, which serves `/metrics`) or in one
+ * of its own (never prom-client's global one, so several schedulers can live in one test process):
  * - `scheduler_is_leader`: 1 while this replica holds the lease (sum over replicas should be 1);
  * - `scheduler_ticks_emitted_total{cron}`: ticks stored on JOBS by this replica;
  * - `scheduler_ticks_duplicate_total{cron}`: ticks JetStream recognised as already stored (`Nats-Msg-Id`), e.g.
@@ -12,7 +12,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
  * - `scheduler_leader_changes_total`: times this replica became leader or stepped down.
  */
 export class SchedulerMetrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly isLeader: Gauge;
   private readonly emitted: Counter<'cron'>;
   private readonly duplicates: Counter<'cron'>;
@@ -20,7 +20,9 @@ export class SchedulerMetrics {
   private readonly errors: Counter<'cron'>;
   private readonly leaderChanges: Counter;
 
-  constructor(options: { processMetrics?: boolean } = {}) {
+  /** @param options.registry where to register (the service shell's); default a registry of its own. */
+  constructor(options: { registry?: Registry } = {}) {
+    this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
     this.isLeader = new Gauge({
       name: 'scheduler_is_leader',
@@ -57,7 +59,6 @@ export class SchedulerMetrics {
       registers,
     });
     this.isLeader.set(0);
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   /** Records a change of leadership. */

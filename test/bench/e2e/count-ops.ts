@@ -74,7 +74,11 @@ async function main(): Promise<void> {
   const owner = `count-ops:${process.pid}`;
   const billing = new BillingSyncService({
     collections: billingCollections(db),
-    stripe: createStripeClient({ STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_API_BASE: standIn.url } as never),
+    stripe: createStripeClient({
+      stripeSecretKey: 'sk_test_standin',
+      stripeApiBase: standIn.url,
+      stripeTimeoutMs: 20_000,
+    }),
     logger,
     clock: systemClock,
     owner,

@@ -38,8 +38,8 @@ export async function publishDelivery(js: JetStreamClient, message: DeliveryMess
 /**
  * Queues the next attempt of a delivery as a one-shot message schedule due at `runAt`: the server moves it to the
  * endpoint's subject then (up to ~250 ms late). Survives restarts of the dispatcher and the server. A wait of a
- * second or more is rounded up to a whole second, because the server was measured firing a few milliseconds before
- * a fractional `@at` (a `Retry-After: 7` must never be retried at 6.99 s).
+ * second or more is rounded up to a whole second, because the server fires a schedule with a fractional `@at` a few
+ * milliseconds early (a `Retry-After: 7` must never be retried at 6.99 s).
  */
 export async function scheduleDeliveryRetry(
   js: JetStreamClient,

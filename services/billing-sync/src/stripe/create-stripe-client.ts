@@ -14,11 +14,11 @@ export function stripeHostOptions(apiBase: string): StripeHostOptions {
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
 }
 
-/** What {@link createStripeClient} needs. */
+/** What {@link createStripeClient} needs: billing-sync's `STRIPE_SECRET_KEY`, `STRIPE_API_BASE`, `STRIPE_TIMEOUT_MS`. */
 export interface StripeClientConfig {
-  STRIPE_SECRET_KEY: string;
-  STRIPE_API_BASE?: string;
-  STRIPE_TIMEOUT_MS: number;
+  readonly stripeSecretKey: string;
+  readonly stripeApiBase?: string;
+  readonly stripeTimeoutMs: number;
 }
 
 /**
@@ -26,10 +26,10 @@ export interface StripeClientConfig {
  * JetStream's backoff does the retrying, so every try is counted in the inbox's `attempts` and visible in the logs.
  */
 export function createStripeClient(config: StripeClientConfig): Stripe {
-  return new Stripe(config.STRIPE_SECRET_KEY, {
-    ...(config.STRIPE_API_BASE ? stripeHostOptions(config.STRIPE_API_BASE) : {}),
+  return new Stripe(config.stripeSecretKey, {
+    ...(config.stripeApiBase ? stripeHostOptions(config.stripeApiBase) : {}),
     maxNetworkRetries: 0,
-    timeout: config.STRIPE_TIMEOUT_MS,
+    timeout: config.stripeTimeoutMs,
     telemetry: false,
     appInfo: { name: 'berth-billing-sync' },
   });
