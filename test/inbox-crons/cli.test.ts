@@ -77,7 +77,7 @@ describe('berth webhooks list', () => {
     expect(abandoned.out).toMatch(
       /^stripe\s+evt_set_aside\s+charge\.dispute\.created\s+\S+\s+33\s+2030-01-01T05:00:00\.000Z\s+Error: Stripe 503$/m,
     );
-    expect(abandoned.out).toContain('2 of 2 abandoned webhook event(s).');
+    expect(abandoned.out).toContain('2 of 2 set-aside webhook event(s).');
     expect(abandoned.out).toContain('berth webhooks retry-abandoned');
 
     const processed = await env.berth('webhooks', 'list', '--state', 'processed', '--limit', '1');
@@ -224,7 +224,7 @@ describe('berth webhooks retry-abandoned', () => {
       out: 'Reopened 0 set-aside webhook event(s); 0 published again.\n',
     });
     expect((await env.messaging.jsm.streams.info('WEBHOOKS')).state.messages).toBe(before + 2);
-    expect((await env.berth('webhooks', 'list', '--state', 'abandoned')).out).toBe('No abandoned webhook event(s).\n');
+    expect((await env.berth('webhooks', 'list', '--state', 'abandoned')).out).toBe('No set-aside webhook event(s).\n');
   });
 });
 

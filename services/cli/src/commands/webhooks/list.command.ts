@@ -59,7 +59,7 @@ export const webhooksListCommand: Command = {
       context.stdout.write(formatJson({ state, total, events }));
       return 0;
     }
-    const what = `${state} webhook event(s)${provider ? ` of ${provider}` : ''}`;
+    const what = `${state === 'abandoned' ? 'set-aside' : state} webhook event(s)${provider ? ` of ${provider}` : ''}`;
     if (events.length === 0) {
       context.stdout.write(`No ${what}.\n`);
       return 0;
