@@ -136,19 +136,23 @@ export interface QueueJob {
   /** `waiting`: not handed to a worker yet; `running`: handed to one (running, or between two attempts); `delayed`. */
   state: 'waiting' | 'running' | 'delayed';
   data: unknown;
+  /** Attempts made before this message, and how many retries it has after its first. */
   attemptsMade: number;
   retryLimit: number;
   addedAt: string | null;
+  /** A delayed job's due time, and why it waits (delay, retry backoff, rate limit). */
   notBefore: string | null;
   waitReason: string | null;
+  /** Set when it was cancelled (a worker drops it when its turn comes). */
   cancelledAt: string | null;
   streamSequence: number;
 }
 
-/** `GET /api/jobs/queues/:queue/jobs`. */
+/** `GET /api/jobs/queues/:queue/jobs`: one queue's jobs by state, the first `limit` of each place. */
 export interface QueueJobs {
   queue: string;
   jobs: QueueJob[];
+  /** True when a place held more messages than were read. */
   truncated: boolean;
 }
 
@@ -299,7 +303,7 @@ export interface EventTypeDoc {
   example: unknown;
 }
 
-/** A service's health, as the overview shows it. */
+/** One service's readiness as the Overview shows it. */
 export interface ServiceHealth {
   name: string;
   url: string;
@@ -309,21 +313,45 @@ export interface ServiceHealth {
   error: string | null;
 }
 
+/** The charts of one provider over a window. */
+export interface ProviderSeries {
+  provider: string;
+  /** Events received, per minute, per bucket. */
+  receivedPerMinute: number[];
+  /** Events processed, per minute, per bucket. */
+  processedPerMinute: number[];
+  /** Unprocessed events whose latest attempt, in that bucket, failed. */
+  failures: number[];
+  /** Unprocessed events (pending, retrying or set aside) at the end of each bucket. */
+  backlog: number[];
+  /** Age in seconds of the oldest unprocessed event at the end of each bucket (0 when none). */
+  oldestUnprocessedSeconds: number[];
+  /** Now: unprocessed, set aside, oldest unprocessed age. */
+  current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number };
+}
+
+/** The lag of one durable consumer. */
+export interface ConsumerLag {
+  stream: string;
+  consumer: string;
+  /** Stored, not yet delivered. */
+  pending: number;
+  /** Delivered, not yet acked. */
+  ackPending: number;
+  redelivered: number;
+  /** Pull requests waiting: workers idle. */
+  waiting: number;
+  /** When the consumer last acked anything. */
+  lastActive: string | null;
+}
+
 /** `GET /api/overview?window=`. */
 export interface Overview {
   window: { name: 'hour' | 'day'; buckets: string[] };
   generatedAt: string;
   webhooks: {
     partial: boolean;
-    providers: {
-      provider: string;
-      receivedPerMinute: number[];
-      processedPerMinute: number[];
-      failures: number[];
-      backlog: number[];
-      oldestUnprocessedSeconds: number[];
-      current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number };
-    }[];
+    providers: ProviderSeries[];
   };
   queues: {
     sampledSince: string;
@@ -337,14 +365,6 @@ export interface Overview {
     }[];
   };
   services: ServiceHealth[];
-  consumers: {
-    stream: string;
-    consumer: string;
-    pending: number;
-    ackPending: number;
-    redelivered: number;
-    waiting: number;
-    lastActive: string | null;
-  }[];
+  consumers: ConsumerLag[];
   scheduler: { leader: string | null; renewedAt: string | null };
 }
