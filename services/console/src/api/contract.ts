@@ -368,3 +368,26 @@ export interface Overview {
   consumers: ConsumerLag[];
   scheduler: { leader: string | null; renewedAt: string | null };
 }
+
+/** One span of a {@link TraceView}. */
+export interface TraceSpan {
+  spanId: string;
+  /** Null at the top level, or when the parent is not in the trace. */
+  parentSpanId: string | null;
+  service: string;
+  operation: string;
+  /** Start, in milliseconds after the trace's first span. */
+  startMs: number;
+  durationMs: number;
+  /** Levels below the top in the span tree. */
+  depth: number;
+  /** The span recorded an error status. */
+  error: boolean;
+}
+
+/** `GET /api/traces/:traceId`: a trace from the trace store, spans in tree order. */
+export interface TraceView {
+  traceId: string;
+  durationMs: number;
+  spans: TraceSpan[];
+}

@@ -9,6 +9,7 @@ import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
+import { TraceWaterfall } from '../components/TraceWaterfall';
 import type { EventDetail, AttemptEntry } from '../../../src/api/contract';
 
 /** What an outcome means, where its name does not say it all. */
@@ -119,10 +120,8 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
               <dt>Trace</dt>
               <dd>
                 {data.message?.traceId ? (
-                  data.traceUrl ? (
-                    <a href={data.traceUrl} target="_blank" rel="noreferrer">
-                      {data.message.traceId} (Jaeger)
-                    </a>
+                  me.jaegerUiUrl ? (
+                    <a href="#trace">{data.message.traceId}</a>
                   ) : (
                     <code>{data.message.traceId}</code>
                   )
@@ -246,6 +245,13 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                   </li>
                 ))}
               </ul>
+            </>
+          )}
+
+          {data.message?.traceId && me.jaegerUiUrl && (
+            <>
+              <h2 id="trace">Trace</h2>
+              <TraceWaterfall traceId={data.message.traceId} />
             </>
           )}
 
