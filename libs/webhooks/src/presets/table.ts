@@ -81,8 +81,20 @@ export interface PresetRow {
 /** Standard Webhooks keys are `whsec_` + base64 of at least 24 random bytes (the specification's minimum). */
 const MIN_V1_SECRET_LENGTH = 'whsec_'.length + 32;
 
-/** The body's `type`, the event type of every `v1,` sender. */
-const V1_FIELDS: JsonEventFields = { id: [], type: [{ body: ['type'] }] };
+/**
+ * A `v1,` sender (Standard Webhooks, Svix, and Resend, which signs with Svix): its scheme gives the id and time,
+ * the event type is the body's `type`.
+ */
+function v1Row(name: string, label: string, scheme: 'standard-webhooks' | 'svix'): PresetRow {
+  return {
+    name,
+    label,
+    scheme: { kind: scheme },
+    body: { kind: 'json', fields: { id: [], type: [{ body: ['type'] }] } },
+    keptHeaders: scheme === 'svix' ? SVIX_KEPT_HEADERS : STANDARD_WEBHOOKS_KEPT_HEADERS,
+    minSecretLength: MIN_V1_SECRET_LENGTH,
+  };
+}
 
 /**
  * The catalog: every provider a `WEBHOOK_PROVIDERS` entry can name as its `preset`. GitHub and Shopify sign no
@@ -211,28 +223,7 @@ export const PRESET_TABLE: readonly PresetRow[] = [
     keptHeaders: ['linear-signature', 'linear-delivery', 'linear-event'],
     minSecretLength: MIN_HMAC_SECRET_LENGTH,
   },
-  {
-    name: 'resend',
-    label: 'Resend',
-    scheme: { kind: 'svix' },
-    body: { kind: 'json', fields: V1_FIELDS },
-    keptHeaders: SVIX_KEPT_HEADERS,
-    minSecretLength: MIN_V1_SECRET_LENGTH,
-  },
-  {
-    name: 'standard-webhooks',
-    label: 'Standard Webhooks',
-    scheme: { kind: 'standard-webhooks' },
-    body: { kind: 'json', fields: V1_FIELDS },
-    keptHeaders: STANDARD_WEBHOOKS_KEPT_HEADERS,
-    minSecretLength: MIN_V1_SECRET_LENGTH,
-  },
-  {
-    name: 'svix',
-    label: 'Svix',
-    scheme: { kind: 'svix' },
-    body: { kind: 'json', fields: V1_FIELDS },
-    keptHeaders: SVIX_KEPT_HEADERS,
-    minSecretLength: MIN_V1_SECRET_LENGTH,
-  },
+  v1Row('resend', 'Resend', 'svix'),
+  v1Row('standard-webhooks', 'Standard Webhooks', 'standard-webhooks'),
+  v1Row('svix', 'Svix', 'svix'),
 ];
