@@ -8,6 +8,10 @@
 # with empty Go module and build caches on a shared 2-core machine, about 1.3 GB of modules and 1.6 GB of build cache,
 # for an 85 MB binary. The test calls this script itself; CI should cache BERTH_TOOLS_DIR, keyed on the hash of
 # tools/jaeger/go.mod and go.sum (the folder name below carries it).
+#
+# The binary serves Jaeger's query API and a placeholder page where its UI would be: the UI (jaeger-ui, built with
+# npm) is embedded only by Jaeger's release build, not by a build from the module. The console draws traces itself
+# from the query API (services/console/README.md, "Traces").
 set -euo pipefail
 
 TOOLS_DIR="${BERTH_TOOLS_DIR:-$HOME/.cache/berth/tools}"

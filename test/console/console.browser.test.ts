@@ -301,8 +301,28 @@ describe('the console in a browser', () => {
       .getByRole('table', { name: 'Provider headers' })
       .getByRole('rowheader', { name: 'stripe-signature' })
       .waitFor();
-    const trace = page.getByRole('link', { name: /\(Jaeger\)$/ });
-    expect(await trace.getAttribute('href')).toMatch(/^http:\/\/127\.0\.0\.1:16686\/trace\/[0-9a-f]{32}$/);
+    // The trace, read from Jaeger, as a waterfall: the gateway's request and publish, billing-sync's consume,
+    // its MongoDB calls and its call to Stripe, each under its parent.
+    const traceLink = page.getByRole('link', { name: /^[0-9a-f]{32}$/ });
+    expect(await traceLink.getAttribute('href')).toBe('#trace');
+    const traceId = (await traceLink.textContent())!;
+    const waterfall = page.getByRole('table', { name: `Trace ${traceId}` });
+    const services = async () => waterfall.locator('tbody tr td:first-child').allTextContents();
+    await waitFor(
+      async () => {
+        const again = page.getByRole('button', { name: 'Look again' });
+        if ((await again.count()) > 0) await again.click();
+        return (await waterfall.count()) > 0 ? services() : ([] as string[]);
+      },
+      {
+        what: 'the waterfall to show spans of the gateway and billing-sync',
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        until: (names) => names.includes('gateway') && names.includes('billing-sync'),
+      },
+    );
+    expect(await waterfall.getByText(/^POST/).count()).toBeGreaterThan(0);
+    expect(await waterfall.getByText('(error)').count()).toBeGreaterThan(0);
     await world.screenshot(page, '03-webhook-event-set-aside');
 
     world.mesh.standIn.setDispute({ id: GHOST.disputeId, status: 'won', amount: 777 });

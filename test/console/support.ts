@@ -5,9 +5,6 @@
  * Debian's chromium driven by playwright-core.
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,12 +18,16 @@ import { loadConfig as loadDispatcherConfig } from '@berth/dispatcher/src/config
 import { runDispatcher, type RunningDispatcher } from '@berth/dispatcher/src/run-dispatcher';
 import { hashConsoleToken } from '@berth/console/src/auth/console-tokens';
 import { startMesh, type Mesh } from '../support/mesh';
+import { installJaeger, startJaeger } from '../observability/support/jaeger';
 import { repoRoot } from '../support/service-process';
 import { createJobsApp } from '../jobs/support/jobs-app';
 import { RECEIPTS_QUEUE, SendReceiptJob } from './receipts-job';
 
 /** Where the test run saves a screenshot of every page (gitignored). */
 export const SCREENSHOT_DIR = join(repoRoot, 'test', 'console', 'screenshots');
+
+/** Jaeger is built once per machine (minutes, see deploy/local/install-jaeger.sh); cached after that. */
+export const JAEGER_INSTALL_TIMEOUT_MS = 20 * 60_000;
 
 /** The dispatcher's management API token of the test (the dispatcher refuses to start without one). */
 const DISPATCHER_TOKEN = 'console-test-dispatcher-token-0123456789abcdef';
@@ -73,18 +74,15 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
     if (violation) throw violation;
   };
   try {
-    // Traces are exported (to a sink that takes every OTLP request), so the gateway publishes with a traceparent.
-    const otlpSink = createServer((request, response) =>
-      request.resume().on('end', () => response.writeHead(200).end('{}')),
-    );
-    otlpSink.listen(0, '127.0.0.1');
-    await once(otlpSink, 'listening');
-    stops.push(() => new Promise((resolve) => otlpSink.close(resolve)));
-    const otlpEndpoint = `http://127.0.0.1:${(otlpSink.address() as AddressInfo).port}`;
+    // Traces go to a real Jaeger (in-memory), which the console reads for the event page's waterfall.
+    const jaeger = await startJaeger({ binary: await installJaeger(JAEGER_INSTALL_TIMEOUT_MS) });
+    stops.push(() => jaeger.stop());
+    // Each span exported within 200 ms instead of the default 5 s, so the waterfall has it when the page asks.
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_BSP_SCHEDULE_DELAY: '200' };
     const mesh = await startMesh({
       name,
       services: ['gateway', 'billing-sync'],
-      env: { gateway: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } },
+      env: { gateway: tracing, 'billing-sync': { ...tracing, HEALTH_PORT: '0', HEALTH_HOST: '127.0.0.1' } },
     });
     stops.push(() => mesh.stop());
     const env = {
@@ -155,7 +153,7 @@ export async function startConsoleWorld(name: string): Promise<ConsoleWorld> {
           gateway: `${mesh.gatewayUrl}/readyz`,
           dispatcher: `http://127.0.0.1:${dispatcher.port}/readyz`,
         }),
-        JAEGER_UI_URL: 'http://127.0.0.1:16686',
+        JAEGER_UI_URL: jaeger.queryUrl,
         CONSOLE_WEB_DIR: webDir,
         CONSOLE_SAMPLE_INTERVAL_MS: '1000',
       },

@@ -41,4 +41,4 @@ export {
   SVIX_KEPT_HEADERS,
   STANDARD_WEBHOOKS_KEPT_HEADERS,
 } from './provider-headers';
-export { twilioSignedContent } from './presets/twilio';
+export { twilioSignedContent } from './presets/schemes';

@@ -10,6 +10,7 @@ import { jobRoutes } from './api/job-routes';
 import { outboundRoutes } from './api/outbound-routes';
 import { overviewRoutes } from './api/overview-routes';
 import { portalRoutes } from './api/portal-routes';
+import { traceRoutes } from './api/trace-routes';
 import { webhookRoutes } from './api/webhook-routes';
 import { actorOf, consoleAccess } from './auth/authenticate';
 import type { ConsoleDependencies } from './dependencies';
@@ -120,6 +121,7 @@ export function createConsoleApp(dependencies: ConsoleDependencies, options: Con
         routers: [
           overviewRoutes(dependencies),
           webhookRoutes(dependencies),
+          traceRoutes(dependencies),
           jobRoutes(dependencies),
           outboundRoutes(dependencies),
           issueRoutes(dependencies),

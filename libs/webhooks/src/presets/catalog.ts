@@ -1,27 +1,25 @@
-import { githubPreset } from './github';
-import { linearPreset } from './linear';
-import { paddlePreset } from './paddle';
 import type { WebhookPreset } from './preset';
-import { shopifyPreset } from './shopify';
-import { slackPreset } from './slack';
-import { twilioPreset } from './twilio';
-import { resendPreset, standardWebhooksPreset, svixPreset } from './v1-senders';
+import { readEvent } from './read-event';
+import { verifySignature } from './schemes';
+import { PRESET_TABLE, type PresetRow } from './table';
+
+/** A row of the table as a preset: its scheme's verifier, then the event read where the row says. */
+function presetOf(row: PresetRow): WebhookPreset {
+  return {
+    name: row.name,
+    keptHeaders: row.keptHeaders,
+    minSecretLength: row.minSecretLength,
+    ...(row.needsUrl ? { needsUrl: true } : {}),
+    verify(input) {
+      const signed = verifySignature(row, input);
+      return signed.ok ? readEvent(row, input, signed) : signed;
+    },
+  };
+}
 
 /** Every provider of the catalog, by the name a `WEBHOOK_PROVIDERS` entry gives as its `preset`. */
 export const WEBHOOK_PRESETS: Readonly<Record<string, WebhookPreset>> = Object.freeze(
-  Object.fromEntries(
-    [
-      githubPreset,
-      shopifyPreset,
-      slackPreset,
-      twilioPreset,
-      paddlePreset,
-      linearPreset,
-      resendPreset,
-      standardWebhooksPreset,
-      svixPreset,
-    ].map((preset) => [preset.name, preset]),
-  ),
+  Object.fromEntries(PRESET_TABLE.map((row) => [row.name, presetOf(row)])),
 );
 
 /** The preset called `name`, or undefined. */

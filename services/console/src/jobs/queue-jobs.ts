@@ -9,33 +9,9 @@ import {
   type JobRecord,
 } from '@berth/jobs';
 import { isNotFound, type Messaging } from '@berth/messaging';
+import type { QueueJob, QueueJobs } from '../api/contract';
 
-/** One job as the Jobs page lists it. */
-export interface QueueJob {
-  jobId: string;
-  name: string;
-  /** `waiting`: not handed to a worker yet; `running`: handed to one (running, or between two attempts); `delayed`. */
-  state: 'waiting' | 'running' | 'delayed';
-  data: unknown;
-  /** Attempts made before this message, and how many retries it has after its first. */
-  attemptsMade: number;
-  retryLimit: number;
-  addedAt: string | null;
-  /** A delayed job's due time, and why it waits (delay, retry backoff, rate limit). */
-  notBefore: string | null;
-  waitReason: string | null;
-  /** Set when it was cancelled (a worker drops it when its turn comes). */
-  cancelledAt: string | null;
-  streamSequence: number;
-}
-
-/** What the Jobs page shows of one queue: its jobs by state, the first `limit` of each place. */
-export interface QueueJobs {
-  queue: string;
-  jobs: QueueJob[];
-  /** True when a place held more messages than were read. */
-  truncated: boolean;
-}
+export type { QueueJob, QueueJobs };
 
 type StoredMessage = NonNullable<Awaited<ReturnType<Messaging['jsm']['streams']['getMessage']>>>;
 

@@ -2,21 +2,9 @@ import { isNotFound, type Messaging } from '@berth/messaging';
 import { WEBHOOKS_STREAM } from '@berth/inbox';
 import { JOBS_STREAM_NAME } from '@berth/jobs';
 import { OUTBOUND_DELIVERIES_STREAM, OUTBOUND_EVENTS_STREAM } from '@berth/outbound';
+import type { ConsumerLag } from '../api/contract';
 
-/** The lag of one durable consumer. */
-export interface ConsumerLag {
-  stream: string;
-  consumer: string;
-  /** Stored, not yet delivered. */
-  pending: number;
-  /** Delivered, not yet acked. */
-  ackPending: number;
-  redelivered: number;
-  /** Pull requests waiting: workers idle. */
-  waiting: number;
-  /** When the consumer last acked anything. */
-  lastActive: string | null;
-}
+export type { ConsumerLag };
 
 /** Every durable consumer of Berth's streams, with its lag, from `consumers.list` (one request per stream). */
 export async function consumerLag(messaging: Messaging): Promise<ConsumerLag[]> {

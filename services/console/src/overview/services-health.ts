@@ -1,12 +1,6 @@
-/** One service's readiness as the Overview shows it. */
-export interface ServiceHealth {
-  name: string;
-  url: string;
-  status: 'ready' | 'not-ready' | 'unreachable';
-  httpStatus: number | null;
-  latencyMs: number | null;
-  error: string | null;
-}
+import type { ServiceHealth } from '../api/contract';
+
+export type { ServiceHealth };
 
 /** Asks every service's `/readyz` at once, each with a deadline, so one hung service slows nothing down. */
 export async function servicesHealth(urls: Record<string, string>, timeoutMs = 2000): Promise<ServiceHealth[]> {

@@ -1,25 +1,11 @@
 import type { Inbox, InboxEventDocument } from '@berth/inbox';
 import { bucketOf, type ChartWindow } from './windows';
+import type { ProviderSeries } from '../api/contract';
+
+export type { ProviderSeries };
 
 /** Rows read at most for the charts: beyond that the charts say they are partial. */
 const MAX_ROWS = 100_000;
-
-/** The charts of one provider over a window. */
-export interface ProviderSeries {
-  provider: string;
-  /** Events received, per minute, per bucket. */
-  receivedPerMinute: number[];
-  /** Events processed, per minute, per bucket. */
-  processedPerMinute: number[];
-  /** Unprocessed events whose latest attempt, in that bucket, failed. */
-  failures: number[];
-  /** Unprocessed events (pending, retrying or set aside) at the end of each bucket. */
-  backlog: number[];
-  /** Age in seconds of the oldest unprocessed event at the end of each bucket (0 when none). */
-  oldestUnprocessedSeconds: number[];
-  /** Now: unprocessed, set aside, oldest unprocessed age. */
-  current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number };
-}
 
 /**
  * Per-provider charts computed from the inbox rows themselves (received, processed, last-attempt times), so they

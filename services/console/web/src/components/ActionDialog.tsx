@@ -1,12 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, type TokenSlot } from '../api';
-
-interface Preview {
-  count: number;
-  summary: string;
-  items: unknown[];
-  confirmation: string | null;
-}
+import type { ActionPreview as Preview } from '../../../src/api/contract';
 
 /** An action to preview: its name and parameters, and what to call it. */
 export interface PendingAction {

@@ -3,35 +3,7 @@ import { Badge } from './Badge';
 import { dateTime } from './format';
 import { EventType, Time } from './Time';
 import { TableHead } from './Table';
-
-/** A delivery with its log, as the API answers it. */
-export interface Delivery {
-  id: string;
-  eventId: string;
-  endpointId: string;
-  workspaceId: string;
-  eventType: string;
-  status: string;
-  attemptCount: number;
-  replays: number;
-  createdAt: string;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  log: {
-    round: number;
-    attempt: number;
-    kind: string;
-    outcome: string | null;
-    status: string;
-    statusCode: number | null;
-    durationMs: number | null;
-    at: string;
-    responseBody: string | null;
-    error: string | null;
-    address: string | null;
-  }[];
-}
+import type { Delivery, SentRequest } from '../../../src/api/contract';
 
 /**
  * What an entry's badge says: its outcome, except that an attempt whose outcome asked for a retry which never came
@@ -40,15 +12,6 @@ export interface Delivery {
 function outcomeOf(entry: Delivery['log'][number]): string {
   if (entry.outcome === 'retry' && entry.status !== 'pending') return entry.status;
   return entry.outcome ?? entry.status;
-}
-
-/** The request a delivery's attempts sent (the console's `GET /api/outbound/deliveries/:id/request`). */
-export interface SentRequest {
-  method: string;
-  url: string | null;
-  headers: Record<string, string>;
-  timestamps: number[];
-  body: string | null;
 }
 
 /** The request sent: method, URL, headers, each attempt's signed timestamp and the body; loaded when opened. */

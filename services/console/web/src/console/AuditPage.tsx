@@ -5,17 +5,7 @@ import { useData } from '../components/useData';
 import type { PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-interface Entry {
-  _id: string;
-  at: string;
-  actor: string;
-  role: string;
-  action: string;
-  params: Record<string, unknown>;
-  outcome: string;
-  summary: string;
-}
+import type { AuditEntry as Entry } from '../../../src/api/contract';
 
 /** Audit: every previewed, confirmed, refused or failed action, and every read of unmasked personal data, with who. */
 export function AuditPage(_props: PageProps) {

@@ -11,12 +11,7 @@ import { JobsPage } from './JobsPage';
 import { OutboundPage } from './OutboundPage';
 import { OverviewPage } from './OverviewPage';
 import { ErrorAlert } from '../components/ErrorAlert';
-
-/** Who is signed in, as `/api/me` says. */
-export interface Me {
-  actor: { kind: 'console'; name: string; role: 'viewer' | 'operator' | 'issuer' };
-  jaegerUiUrl: string | null;
-}
+import type { Me } from '../../../src/api/contract';
 
 /** What every page gets: who is signed in, and a way to run an action (previewed, then confirmed). */
 export interface PageProps {

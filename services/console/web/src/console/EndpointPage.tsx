@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery, type SentRequest } from '../components/DeliveryLog';
+import { DeliveryLog } from '../components/DeliveryLog';
 import { counted } from '../components/format';
 import { SetEnabledButton } from '../components/SetEnabledButton';
 import { EventType, Time } from '../components/Time';
@@ -10,7 +10,7 @@ import { useData } from '../components/useData';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
-import type { Endpoint } from './OutboundPage';
+import type { Endpoint, Delivery, SentRequest } from '../../../src/api/contract';
 
 /** How often the page refreshes itself. */
 const REFRESH_MS = 10_000;

@@ -7,55 +7,10 @@ import { Updated } from '../components/Updated';
 import { useData } from '../components/useData';
 import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
-import type { EventRow } from './EventsPage';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-interface EventDetail extends EventRow {
-  nextAttemptAt: string | null;
-  processedAt: string | null;
-  abandonedAt: string | null;
-  requeueCount: number;
-  reopenedAt: string | null;
-  payload: string;
-  payloadMasked: boolean;
-  attemptErrors: { attempt: number; at: string; error: string }[];
-  providerHeaders: Record<string, string>;
-  attemptLog: AttemptEntry[];
-  processedBefore: string[];
-  schedule: {
-    attempts: number;
-    roundAttempt: number;
-    perRound: number;
-    round: number;
-    rounds: number;
-    setAsideAfter: number;
-    ahead: { attempt: number; at: string }[];
-    words: string;
-  };
-  alerts: { _id: string; raisedAt: string; attempts: number; lastError: string | null; hookError: string | null }[];
-  message: {
-    streamSequence: number;
-    subject: string;
-    storedAt: string;
-    headers: Record<string, string>;
-    batchSize: number;
-    traceId: string | null;
-  } | null;
-  traceUrl: string | null;
-}
-
-/** One attempt at the event and how it ended (the inbox's `webhookAttemptLog`, shared with the CLI). */
-interface AttemptEntry {
-  generation: number;
-  kind: 'attempt';
-  owner: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  leaseUntil: string | null;
-  outcome: 'succeeded' | 'failed' | 'superseded' | 'lease-ran-out' | 'running';
-  error: string | null;
-}
+import { TraceWaterfall } from '../components/TraceWaterfall';
+import type { EventDetail, AttemptEntry } from '../../../src/api/contract';
 
 /** What an outcome means, where its name does not say it all. */
 const OUTCOME_HINTS: Partial<Record<AttemptEntry['outcome'], string>> = {
@@ -165,10 +120,8 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
               <dt>Trace</dt>
               <dd>
                 {data.message?.traceId ? (
-                  data.traceUrl ? (
-                    <a href={data.traceUrl} target="_blank" rel="noreferrer">
-                      {data.message.traceId} (Jaeger)
-                    </a>
+                  me.jaegerUiUrl ? (
+                    <a href="#trace">{data.message.traceId}</a>
                   ) : (
                     <code>{data.message.traceId}</code>
                   )
@@ -292,6 +245,13 @@ export function EventPage({ me, act, provider, eventId }: PageProps & { provider
                   </li>
                 ))}
               </ul>
+            </>
+          )}
+
+          {data.message?.traceId && me.jaegerUiUrl && (
+            <>
+              <h2 id="trace">Trace</h2>
+              <TraceWaterfall traceId={data.message.traceId} />
             </>
           )}
 

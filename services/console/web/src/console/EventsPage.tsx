@@ -11,20 +11,7 @@ import { Link, navigate, useLocation } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-/** One event as the list shows it (the event page shows this and more). */
-export interface EventRow {
-  provider: string;
-  eventId: string;
-  type: string;
-  state: string;
-  receivedAt: string;
-  attempts: number;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  roundEndedAt: string | null;
-}
+import type { EventRow } from '../../../src/api/contract';
 
 /** How often the list refreshes itself. */
 const REFRESH_MS = 10_000;

@@ -7,25 +7,7 @@ import { Updated } from '../components/Updated';
 import { useData } from '../components/useData';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
-
-interface Issue {
-  id: string;
-  source: 'webhooks' | 'jobs' | 'outbound';
-  scope: string;
-  errorClass: string;
-  shape: string;
-  sample: string;
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-  examples: string[];
-  states: Record<string, number>;
-  action: { action: string; label: string; params: Record<string, unknown> };
-  status: 'open' | 'acknowledged' | 'resolved';
-  statusBy: string | null;
-  statusAt: string | null;
-  reopened: boolean;
-}
+import type { Issue } from '../../../src/api/contract';
 
 /** How often the page refreshes itself. */
 const REFRESH_MS = 15_000;

@@ -9,43 +9,7 @@ import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-interface Depth {
-  queue: string;
-  pending: number;
-  ackPending: number;
-  redelivered: number;
-  waitingPulls: number;
-  delayed: number;
-  deadLetters: number;
-}
-interface DeadLetter {
-  id: number;
-  queue: string;
-  name: string;
-  jobId: string;
-  data: unknown;
-  reason: string;
-  error: { name: string; message: string; stack?: string };
-  attempts: number;
-  retryLimit: number;
-  failedAt: string;
-  unreadable?: boolean;
-}
-interface Cron {
-  name: string;
-  pattern: string;
-  timeZone: string;
-  queue: string;
-  owner: string;
-  lastTick: string | null;
-  nextTick: string | null;
-  error?: string;
-  /** The pattern in words, with its zone. */
-  words: string;
-  /** Where the last tick's job is (`explainJob`): `not-found` once it finished, since finished jobs are not kept. */
-  lastRun: { state: string; reason: string } | null;
-}
+import type { QueueDepth as Depth, DeadLetter, Cron, QueueJob } from '../../../src/api/contract';
 
 /** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
 export function JobsPage({ me, act }: PageProps) {
@@ -275,19 +239,6 @@ export function JobsPage({ me, act }: PageProps) {
       </table>
     </section>
   );
-}
-
-interface QueueJob {
-  jobId: string;
-  name: string;
-  state: 'waiting' | 'running' | 'delayed';
-  data: unknown;
-  attemptsMade: number;
-  retryLimit: number;
-  addedAt: string | null;
-  notBefore: string | null;
-  waitReason: string | null;
-  cancelledAt: string | null;
 }
 
 /** One queue's waiting, running and delayed jobs (what JetStream still holds), with their data; cancel one. */

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../api';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery, type SentRequest } from '../components/DeliveryLog';
+import { DeliveryLog } from '../components/DeliveryLog';
 import { counted } from '../components/format';
 import { EventType, Time } from '../components/Time';
 import { Updated } from '../components/Updated';
@@ -13,20 +13,7 @@ import { Link } from '../router';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-export interface Endpoint {
-  id: string;
-  workspaceId: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  activeSecrets: number;
-  rateLimitPerSecond: number | null;
-  ordered: boolean;
-}
+import type { Endpoint, Delivery, SentRequest } from '../../../src/api/contract';
 
 /** How often the page refreshes itself. */
 const REFRESH_MS = 15_000;

@@ -9,52 +9,7 @@ import { Link } from '../router';
 import type { PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-interface Overview {
-  window: { name: 'hour' | 'day'; buckets: string[] };
-  generatedAt: string;
-  webhooks: {
-    partial: boolean;
-    providers: {
-      provider: string;
-      receivedPerMinute: number[];
-      processedPerMinute: number[];
-      failures: number[];
-      backlog: number[];
-      oldestUnprocessedSeconds: number[];
-      current: { unprocessed: number; setAside: number; oldestUnprocessedSeconds: number };
-    }[];
-  };
-  queues: {
-    sampledSince: string;
-    series: {
-      queue: string;
-      completedPerMinute: number[];
-      failures: number[];
-      backlog: number[];
-      running: number[];
-      current: { pending: number; ackPending: number; delayed: number; deadLetters: number };
-    }[];
-  };
-  services: {
-    name: string;
-    url: string;
-    status: string;
-    httpStatus: number | null;
-    latencyMs: number | null;
-    error: string | null;
-  }[];
-  consumers: {
-    stream: string;
-    consumer: string;
-    pending: number;
-    ackPending: number;
-    redelivered: number;
-    waiting: number;
-    lastActive: string | null;
-  }[];
-  scheduler: { leader: string | null; renewedAt: string | null };
-}
+import type { Overview } from '../../../src/api/contract';
 
 /** How often the page refreshes itself. */
 const REFRESH_MS = 15_000;

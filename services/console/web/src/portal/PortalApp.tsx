@@ -2,35 +2,18 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, getToken, query, setToken } from '../api';
 import { ActionDialog, ActionNotice, usePendingAction } from '../components/ActionDialog';
 import { Badge } from '../components/Badge';
-import { DeliveryLog, type Delivery } from '../components/DeliveryLog';
+import { DeliveryLog } from '../components/DeliveryLog';
 import { relative } from '../components/format';
 import { SetEnabledButton } from '../components/SetEnabledButton';
 import { useData } from '../components/useData';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-
-interface Session {
-  workspaceId: string;
-  subject: string;
-  expiresAt: string;
-}
-interface EventType {
-  type: string;
-  description: string;
-  group?: string;
-  schema: unknown;
-  example: unknown;
-}
-interface Endpoint {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  activeSecrets: number;
-}
+import type {
+  PortalSessionView as Session,
+  EventTypeDoc as EventType,
+  PortalEndpoint as Endpoint,
+  Delivery,
+} from '../../../src/api/contract';
 
 const SLOT = 'berth-portal-token' as const;
 
