@@ -3,7 +3,7 @@
  * app loads, signals, exit code) around {@link startService} (logger, health and metrics server, connections closed
  * in reverse at a failed start or a stop, ready and stopped log lines), which tests also run in their own process.
  */
-export { runService, tracingOf } from './run-service';
+export { runService } from './run-service';
 export type { RunServiceOptions, StoppableService } from './run-service';
 export { startService } from './start-service';
 export type { RunningService, ServiceContext, StartedService, StartServiceOptions } from './start-service';

@@ -7,19 +7,6 @@ export interface StoppableService {
   stop(): Promise<void>;
 }
 
-/**
- * The tracing of a service whose configuration keeps the common variables' names: `service.name` from
- * `OTEL_SERVICE_NAME`, else `name`; spans to `OTEL_EXPORTER_OTLP_ENDPOINT`, off when unset.
- */
-export function tracingOf(
-  name: string,
-): (config: { OTEL_SERVICE_NAME?: string; OTEL_EXPORTER_OTLP_ENDPOINT?: string }) => TelemetryOptions {
-  return (config) => ({
-    serviceName: config.OTEL_SERVICE_NAME ?? name,
-    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
-  });
-}
-
 /** Options of {@link runService}. */
 export interface RunServiceOptions<C, S extends StoppableService> {
   /** Names the process in the line written when it fails to start (`<name> failed to start: …`). */

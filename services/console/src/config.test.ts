@@ -38,10 +38,10 @@ describe('console config', () => {
       CONSOLE_SIGNING_KEY: key,
       CONSOLE_HEALTH_URLS: '{"gateway":"http://127.0.0.1:3000/readyz"}',
     });
-    expect(config.PORT).toBe(3200);
-    expect(config.CONSOLE_TOKENS[0].role).toBe('operator');
-    expect(config.CONSOLE_HEALTH_URLS).toEqual({ gateway: 'http://127.0.0.1:3000/readyz' });
-    expect(config.CONSOLE_PORTAL_TOKEN_TTL_SECONDS).toBe(900);
-    expect(config.JAEGER_UI_URL).toBeUndefined();
+    expect(config.port).toBe(3200);
+    expect(config.tokens[0].role).toBe('operator');
+    expect(config.healthUrls).toEqual({ gateway: 'http://127.0.0.1:3000/readyz' });
+    expect(config.portalTokenTtlSeconds).toBe(900);
+    expect(config.jaegerUiUrl).toBeUndefined();
   });
 });

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { commonEnvSchema, mongoDatabaseName, parseEnv } from '@berth/config';
+import {
+  commonConfig,
+  commonEnvSchema,
+  mongoConfig,
+  parseEnv,
+  type CommonConfig,
+  type MongoConfig,
+} from '@berth/config';
 import { CONSOLE_ROLES } from './auth/roles';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be the 64 lowercase hex digits of SHA-256(token)');
@@ -76,8 +83,34 @@ export const consoleEnvSchema = commonEnvSchema.extend({
   CONSOLE_WEB_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
 });
 
-/** The console's validated configuration; `MONGO_DB` is the database decided by `mongoDatabaseName`. */
-export type ConsoleConfig = Omit<z.infer<typeof consoleEnvSchema>, 'MONGO_DB'> & { MONGO_DB: string };
+/** One entry of `CONSOLE_TOKENS`. */
+export type ConsoleTokenEntry = z.infer<typeof tokenEntry>;
+
+/** The console's settings, parsed and validated from the environment by {@link loadConfig}. */
+export interface ConsoleConfig extends CommonConfig, MongoConfig {
+  /** Port and host the console serves on (`PORT`, `HOST`). */
+  readonly port: number;
+  readonly host: string;
+  /** Who may sign in (`CONSOLE_TOKENS`). */
+  readonly tokens: readonly ConsoleTokenEntry[];
+  /** Signs portal and confirmation tokens (`CONSOLE_SIGNING_KEY`). */
+  readonly signingKey: string;
+  /** A portal token's lifetime when the issuer asks for none (`CONSOLE_PORTAL_TOKEN_TTL_SECONDS`). */
+  readonly portalTokenTtlSeconds: number;
+  /** The dispatcher's management API and its token (`DISPATCHER_URL`, `DISPATCHER_API_TOKEN`). */
+  readonly dispatcherUrl: string;
+  readonly dispatcherApiToken?: string;
+  /** Jaeger, to link and draw traces (`JAEGER_UI_URL`); unset: trace ids are shown without a link. */
+  readonly jaegerUiUrl?: string;
+  /** Services whose readiness the Overview shows (`CONSOLE_HEALTH_URLS`). */
+  readonly healthUrls: Readonly<Record<string, string>>;
+  /** How often queue depths are sampled (`CONSOLE_SAMPLE_INTERVAL_MS`). */
+  readonly sampleIntervalMs: number;
+  /** Who may frame the portal (`CONSOLE_PORTAL_FRAME_ANCESTORS`). */
+  readonly portalFrameAncestors: string;
+  /** Where the built front end is (`CONSOLE_WEB_DIR`); unset: `services/console/web/dist`. */
+  readonly webDir?: string;
+}
 
 /**
  * Reads and validates the console's environment; the only place in the service that reads `process.env`.
@@ -85,6 +118,20 @@ export type ConsoleConfig = Omit<z.infer<typeof consoleEnvSchema>, 'MONGO_DB'> &
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ConsoleConfig {
   const parsed = parseEnv(consoleEnvSchema, env);
-  const { MONGO_DB: _override, ...rest } = parsed;
-  return { ...rest, MONGO_DB: mongoDatabaseName(parsed) };
+  return {
+    ...commonConfig(parsed, 'console'),
+    ...mongoConfig(parsed),
+    port: parsed.PORT,
+    host: parsed.HOST,
+    tokens: parsed.CONSOLE_TOKENS,
+    signingKey: parsed.CONSOLE_SIGNING_KEY,
+    portalTokenTtlSeconds: parsed.CONSOLE_PORTAL_TOKEN_TTL_SECONDS,
+    dispatcherUrl: parsed.DISPATCHER_URL,
+    dispatcherApiToken: parsed.DISPATCHER_API_TOKEN,
+    jaegerUiUrl: parsed.JAEGER_UI_URL,
+    healthUrls: parsed.CONSOLE_HEALTH_URLS,
+    sampleIntervalMs: parsed.CONSOLE_SAMPLE_INTERVAL_MS,
+    portalFrameAncestors: parsed.CONSOLE_PORTAL_FRAME_ANCESTORS,
+    webDir: parsed.CONSOLE_WEB_DIR,
+  };
 }

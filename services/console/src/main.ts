@@ -5,13 +5,13 @@
  * when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, then loads and runs the console ({@link runService}, {@link runConsole}).
  * SIGTERM/SIGINT: stop serving, close connections, exit 0.
  */
-import { runService, tracingOf } from '@berth/service';
+import { runService } from '@berth/service';
 import { loadConfig } from './config';
 
 void runService({
   name: 'console',
   config: () => loadConfig(process.env),
-  telemetry: tracingOf('console'),
+  telemetry: (config) => ({ serviceName: config.serviceName, otlpEndpoint: config.otlpEndpoint }),
   start: async (config) => (await import('./run-console')).runConsole(config),
 }).then((code) => {
   process.exitCode = code;

@@ -38,21 +38,21 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
   const clock = options.clock ?? (() => new Date());
   const running = await startService<StartedService & { port: number; app: Koa }>({
     name: 'console',
-    log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
+    log: { level: config.logLevel, format: config.logFormat },
     readyMessage: ({ port }) => `Console listening on :${port}`,
     stoppedMessage: 'Console stopped',
     async start({ logger, registry, own, ready }) {
-      const webDir = config.CONSOLE_WEB_DIR ?? DEFAULT_WEB_DIR;
+      const webDir = config.webDir ?? DEFAULT_WEB_DIR;
       await ensureWebBuilt(webDir, logger);
-      const mongo = own(await MongoClient.connect(config.MONGO_URL, { appName: 'berth-console' }), (client) =>
+      const mongo = own(await MongoClient.connect(config.mongoUrl, { appName: 'berth-console' }), (client) =>
         client.close(),
       );
       const messaging = own(
-        await connectMessaging({ servers: config.NATS_URL, name: 'berth-console', logger }),
+        await connectMessaging({ servers: config.natsUrl, name: 'berth-console', logger }),
         (nats) => nats.close(),
       );
-      const db = mongo.db(config.MONGO_DB);
-      const sampler = createQueueSampler({ messaging, logger, clock, intervalMs: config.CONSOLE_SAMPLE_INTERVAL_MS });
+      const db = mongo.db(config.mongoDb);
+      const sampler = createQueueSampler({ messaging, logger, clock, intervalMs: config.sampleIntervalMs });
       const dependencies: ConsoleDependencies = {
         db,
         inbox: inboxCollections(db),
@@ -61,27 +61,27 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
         jobProducer: createJobProducer({ messaging, logger, infrastructure: { provisionStreams: false } }),
         logger,
         clock,
-        consoleTokens: createConsoleTokenVerifier(config.CONSOLE_TOKENS),
-        signedTokens: createSignedTokens(config.CONSOLE_SIGNING_KEY),
+        consoleTokens: createConsoleTokenVerifier(config.tokens),
+        signedTokens: createSignedTokens(config.signingKey),
         audit: createAuditLog(db, logger, clock),
         dispatcher: createDispatcherClient({
-          baseUrl: config.DISPATCHER_URL,
-          apiToken: config.DISPATCHER_API_TOKEN,
+          baseUrl: config.dispatcherUrl,
+          apiToken: config.dispatcherApiToken,
           clock,
         }),
         sampler,
-        portalTokenTtlSeconds: config.CONSOLE_PORTAL_TOKEN_TTL_SECONDS,
-        jaegerUiUrl: config.JAEGER_UI_URL,
-        healthUrls: config.CONSOLE_HEALTH_URLS,
+        portalTokenTtlSeconds: config.portalTokenTtlSeconds,
+        jaegerUiUrl: config.jaegerUiUrl,
+        healthUrls: config.healthUrls,
       };
       const app = createConsoleApp(dependencies, {
         registry,
         readiness: ready,
         webDir,
-        portalFrameAncestors: config.CONSOLE_PORTAL_FRAME_ANCESTORS,
+        portalFrameAncestors: config.portalFrameAncestors,
       });
       const server = createServer(app.callback());
-      server.listen(config.PORT, config.HOST);
+      server.listen(config.port, config.host);
       await once(server, 'listening');
       sampler.start();
       const port = (server.address() as AddressInfo).port;
@@ -89,7 +89,7 @@ export async function runConsole(config: ConsoleConfig, options: { clock?: () =>
         port,
         app,
         healthy: () => messaging.isConnected(),
-        readyFields: { port, tokens: config.CONSOLE_TOKENS.map((entry) => `${entry.name} (${entry.role})`) },
+        readyFields: { port, tokens: config.tokens.map((entry) => `${entry.name} (${entry.role})`) },
         async close() {
           sampler.stop();
           await new Promise<void>((resolve) => {
