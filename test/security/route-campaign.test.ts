@@ -146,7 +146,7 @@ const listeners: Listener[] = [
   {
     name: 'gateway-health',
     port: () => Number(new URL(gateway.healthUrl).port),
-    routes: () => routesOf(gateway.healthApp),
+    routes: () => HEALTH_SERVER_PATHS.map((pattern) => ({ method: 'GET', pattern })),
     publicRoutes: PROBES,
   },
   {

@@ -25,8 +25,8 @@ export interface GatewayAppDependencies {
  * - `POST /webhooks/:provider`: see {@link WebhookRoute}.
  * - `GET /healthz`: 200 while the process runs.
  *
- * `/readyz` and `/metrics` are served by {@link createHealthApp} on the health port, not here: the webhook port is
- * open to the internet, and neither the stream state nor the metrics are anyone's business there.
+ * `/readyz` and `/metrics` are served by the service shell's health server on the health port, not here: the
+ * webhook port is open to the internet, and neither the stream state nor the metrics are anyone's business there.
  *
  * With `trustProxy` the client IP is the `X-Forwarded-For` entry `trustProxyHops` places from the right (the one
  * the outermost trusted proxy appended), never an entry the client wrote itself.
@@ -69,32 +69,3 @@ const refuseOptions: Koa.Middleware = async (ctx, next) => {
   if (ctx.method !== 'OPTIONS') return next();
   respondJson(ctx, 405, '{"error":"method_not_allowed"}');
 };
-
-/** What {@link createHealthApp} reads. */
-export interface HealthAppDependencies {
-  readonly publisher: Pick<WebhookPublisher, 'isReady'>;
-  readonly metrics: GatewayMetrics;
-}
-
-/**
- * The health and metrics app, served on `HEALTH_PORT` (as every other service does), apart from the webhooks:
- * - `GET /healthz`: 200 while the process runs.
- * - `GET /readyz`: 200 when NATS is connected and the stream exists, else 503.
- * - `GET /metrics`: Prometheus text of the gateway's registry.
- */
-export function createHealthApp(dependencies: HealthAppDependencies): Koa {
-  const { publisher, metrics } = dependencies;
-  const router = createRouter();
-  router.get('/healthz', healthz);
-  router.get('/readyz', async (ctx) => {
-    const ready = await publisher.isReady();
-    respondJson(ctx, ready ? 200 : 503, ready ? '{"status":"ready"}' : '{"status":"not_ready"}');
-  });
-  router.get('/metrics', async (ctx) => {
-    ctx.set('Content-Type', metrics.contentType);
-    ctx.body = await metrics.render();
-  });
-  const app = new Koa();
-  app.use(httpGuard([{ routers: [router], access: 'public' }]));
-  return app;
-}

@@ -12,7 +12,8 @@ import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
 import { startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import type { Clock } from '@berth/webhooks';
-import { createGatewayApp, createHealthApp } from './app';
+import { startHealthServer, type HealthServer } from '@berth/metrics';
+import { createGatewayApp } from './app';
 import { loadConfig, type GatewayConfig } from './config';
 import { GatewayMetrics } from './metrics';
 import { JetStreamWebhookPublisher } from './publisher';
@@ -97,8 +98,6 @@ export interface TestGateway {
   readonly publisher: JetStreamWebhookPublisher;
   /** The webhook app served on `baseUrl`. */
   readonly app: Koa;
-  /** The health app served on `healthUrl`. */
-  readonly healthApp: Koa;
   /** POSTs `body` to `/webhooks/<provider>`. */
   post(provider: string, body: string | Buffer, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -143,21 +142,24 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
     clock: options.clock,
     metrics,
   });
-  const healthApp = createHealthApp({ publisher, metrics });
   const server: Server = createServer(app.callback());
-  const health: Server = createServer(healthApp.callback());
   server.listen(0, '127.0.0.1');
-  health.listen(0, '127.0.0.1');
-  await Promise.all([once(server, 'listening'), once(health, 'listening')]);
+  await once(server, 'listening');
+  // The health server the service shell gives the gateway in production, on the gateway's registry.
+  const health: HealthServer = await startHealthServer({
+    port: 0,
+    host: '127.0.0.1',
+    registry: metrics.registry,
+    readiness: () => publisher.isReady(),
+  });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,
-    healthUrl: `http://127.0.0.1:${(health.address() as AddressInfo).port}`,
+    healthUrl: `http://127.0.0.1:${health.port}`,
     config,
     metrics,
     publisher,
     app,
-    healthApp,
     post: (provider, body, headers = {}) =>
       fetch(`${baseUrl}/webhooks/${provider}`, {
         method: 'POST',
@@ -165,15 +167,13 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
         headers: { 'content-type': 'application/json', ...headers },
       }),
     close: () =>
-      Promise.all(
-        [server, health].map(
-          (listening) =>
-            new Promise<void>((resolve) => {
-              listening.closeAllConnections();
-              listening.close(() => resolve());
-            }),
-        ),
-      )
+      Promise.all([
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+        health.close(),
+      ])
         .then(() => undefined)
         .finally(() => publisher.close()),
   };
