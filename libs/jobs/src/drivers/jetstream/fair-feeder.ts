@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
-import { isWrongLastSequence, publishMessage } from '@berth/messaging';
+import { compareAndSetKv, publishMessage } from '@berth/messaging';
 import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
@@ -58,19 +58,18 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const holdLease = async (): Promise<boolean> => {
     const now = Date.now();
     if (heldUntil - now > leaseMs / 2) return true;
-    const current = await options.leases.get(leaseKey);
-    const lease = current && current.operation === 'PUT' ? current.json<{ owner: string; until: number }>() : undefined;
-    if (lease && lease.owner !== options.owner && lease.until > now) return false;
-    const value = JSON.stringify({ owner: options.owner, until: now + leaseMs });
-    try {
-      if (current) await options.leases.update(leaseKey, value, current.revision);
-      else await options.leases.create(leaseKey, value);
-      heldUntil = now + leaseMs;
-      return true;
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
-      return false;
-    }
+    type Lease = { owner: string; until: number };
+    const held = await compareAndSetKv<Lease, boolean>(
+      options.leases,
+      leaseKey,
+      ({ value: lease }) =>
+        lease && lease.owner !== options.owner && lease.until > now
+          ? { result: false }
+          : { write: { put: { owner: options.owner, until: now + leaseMs } }, result: true },
+      { decode: (entry) => entry.json<Lease>(), what: `The fair feeder lease of ${options.queue}` },
+    );
+    if (held) heldUntil = now + leaseMs;
+    return held;
   };
 
   /** Moves the oldest message of one key's subject to `JOBS`; false when the key has none left. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
-import { GroupCommitQueue, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
+import { GroupCommitQueue, isNotFound, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
 import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubjectOf, priorityConsumerName } from '../../names';
 import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
@@ -168,7 +168,7 @@ export class JetStreamJobProducer {
     try {
       await this.options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, consumer);
     } catch (error) {
-      if (!/not found|10014/i.test(String((error as Error)?.message ?? error))) throw error;
+      if (!isNotFound(error)) throw error;
       throw new Error(
         `Queue ${queue} does not serve priorities: its workers must set queueOptions: { '${queue}': { priorities: true } }`,
         { cause: error },

@@ -1,7 +1,7 @@
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
 import { JOBS_STREAM_NAME } from '../../names';
 import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
 
@@ -116,14 +116,12 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
   }
 
   async release(queue: string, deduplicationId: string, jobId: string): Promise<void> {
-    const key = entryKey(queue, deduplicationId);
-    const entry = await this.kv.get(key);
-    if (!entry || entry.operation !== 'PUT' || decode(entry)?.jobId !== jobId) return;
-    try {
-      await this.kv.delete(key, { previousSeq: entry.revision });
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
-    }
+    await compareAndSetKv<DeduplicationEntry, void>(
+      this.kv,
+      entryKey(queue, deduplicationId),
+      ({ value }) => ({ write: value?.jobId === jobId ? { delete: true } : undefined, result: undefined }),
+      { decode },
+    );
   }
 
   /** A confirmed entry whose job message is gone from JOBS. Unconfirmed claims expire by TTL instead. */

@@ -1,7 +1,7 @@
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv } from '@berth/messaging';
 import { encodeKey } from './kv-key-slots';
 
 /** Options for {@link openKvJobWindows}. */
@@ -42,23 +42,20 @@ export class JobWindows {
     jobId: string,
     now: () => number = Date.now,
   ): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
-    const kvKey = `t.${queue}.${encodeKey(key)}`;
-    for (let round = 0; round < 100; round++) {
-      const current = await this.kv.get(kvKey);
-      const window =
-        current && current.operation === 'PUT' ? current.json<{ jobId: string; openedAt: number }>() : undefined;
-      const at = now();
-      if (window && at - window.openedAt < ms) return { admitted: false, jobId: window.jobId };
-      try {
-        const value = JSON.stringify({ jobId, openedAt: at });
-        if (current) await this.kv.update(kvKey, value, current.revision);
-        else await this.kv.create(kvKey, value);
-        return { admitted: true };
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The throttle window of ${key} on ${queue} keeps changing`);
+    type Window = { jobId: string; openedAt: number };
+    return compareAndSetKv<Window, { admitted: true } | { admitted: false; jobId: string }>(
+      this.kv,
+      `t.${queue}.${encodeKey(key)}`,
+      ({ value: window, now: at }) =>
+        window && at - window.openedAt < ms
+          ? { result: { admitted: false, jobId: window.jobId } }
+          : { write: { put: { jobId, openedAt: at } }, result: { admitted: true } },
+      {
+        decode: (entry) => entry.json<Window>(),
+        clock: { now },
+        what: `The throttle window of ${key} on ${queue}`,
+      },
+    );
   }
 
   /** Records this job as the latest of its debounce key. */

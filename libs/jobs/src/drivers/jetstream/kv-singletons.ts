@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { BUCKETS } from '@berth/contract';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, KvContentionError } from '@berth/messaging';
 import type { JobLocation } from '../deduplication-registry';
 import { encodeKey } from './kv-key-slots';
 
@@ -113,18 +113,15 @@ export class Singletons {
 
   /** Frees the key if this job holds it (it completed, failed for good, or was cancelled). */
   async release(queue: string, key: string, jobId: string): Promise<void> {
-    const kvKey = entryKey(queue, key);
-    for (let round = 0; round < 20; round++) {
-      const current = await this.kv.get(kvKey);
-      const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-      if (!current || entry?.jobId !== jobId) return;
-      try {
-        await this.kv.delete(kvKey, { previousSeq: current.revision });
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
+    await compareAndSetKv<SingletonEntry, void>(
+      this.kv,
+      entryKey(queue, key),
+      ({ value }) => ({ write: value?.jobId === jobId ? { delete: true } : undefined, result: undefined }),
+      { decode, rounds: 20 },
+    ).catch((error: unknown) => {
+      // Twenty writers in a row moved the entry on: it is someone else's now, nothing left to free.
+      if (!(error instanceof KvContentionError)) throw error;
+    });
   }
 
   /** The job holding a key now, or undefined when the key is free. */
@@ -168,21 +165,15 @@ export class Singletons {
       now: number,
     ) => SingletonEntry | undefined | Promise<SingletonEntry | undefined>,
   ): Promise<void> {
-    const kvKey = entryKey(queue, key);
-    for (let round = 0; round < 50; round++) {
-      const current = await this.kv.get(kvKey);
-      const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-      const next = await update(entry, Date.now());
-      if (!next) return;
-      try {
-        if (current) await this.kv.update(kvKey, JSON.stringify(next), current.revision);
-        else await this.kv.create(kvKey, JSON.stringify(next));
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The singleton key ${key} on ${queue} keeps changing`);
+    await compareAndSetKv<SingletonEntry, void>(
+      this.kv,
+      entryKey(queue, key),
+      async ({ value, now }) => {
+        const next = await update(value, now);
+        return { write: next ? { put: next } : undefined, result: undefined };
+      },
+      { decode, rounds: 50, what: `The singleton key ${key} on ${queue}` },
+    );
   }
 }
 
