@@ -13,6 +13,7 @@ import {
 import type { BatchingOptions } from './job-batch-publisher';
 import { JetStreamJobProducer } from './jetstream-job-producer';
 import { JetStreamQueueWorker } from './jetstream-queue-worker';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
 
 /** Options for {@link JetStreamQueueDriver}. */
 export interface JetStreamQueueDriverOptions {
@@ -28,6 +29,8 @@ export interface JetStreamQueueDriverOptions {
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   observer?: JobObserver;
+  /** Where every queue's worker reports its jobs' passage (`WorkerEventMap`); one new emitter by default. */
+  events?: WorkerEvents;
 }
 
 /**
@@ -35,11 +38,14 @@ export interface JetStreamQueueDriverOptions {
  * has jobs in this process; `stop` stops pulling and lets running jobs finish.
  */
 export class JetStreamQueueDriver implements QueueDriver {
+  /** What happens to the jobs of every queue this process runs, from admission to the end of each attempt. */
+  readonly events: WorkerEvents;
   private infrastructure?: Promise<JobInfrastructure>;
   private readonly producer: JetStreamJobProducer;
   private workers: JetStreamQueueWorker[] = [];
 
   constructor(private readonly options: JetStreamQueueDriverOptions) {
+    this.events = options.events ?? createWorkerEvents();
     this.producer = new JetStreamJobProducer({
       messaging: options.messaging,
       infrastructure: () => this.ready(),
@@ -84,6 +90,7 @@ export class JetStreamQueueDriver implements QueueDriver {
         logContext: this.options.logContext,
         random: this.options.random,
         observer: this.options.observer,
+        events: this.events,
       });
       await worker.start();
       this.workers.push(worker);

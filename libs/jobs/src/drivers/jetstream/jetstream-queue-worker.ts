@@ -15,9 +15,10 @@ import {
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
 import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
-import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
+import type { JobRegistry, RegisteredJob } from '../../discovery/job-registry';
 import { JobCancelledError, PoisonMessageError, UnknownJobError } from '../../errors';
-import { runAttempt } from '../../flow/run-attempt';
+import { runJobAttempt } from '../../flow/run-job-attempt';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
 import { BatchCollector } from '../../flow/batch-collector';
 import { runBatch, type BatchContext, type BatchItem } from '../../flow/run-batch';
 import type { JobObserver } from '../../job-observer';
@@ -36,10 +37,8 @@ import {
 } from '../../names';
 import { PrioritySemaphore } from '../../flow/priority-semaphore';
 import type { CancellationWatch } from '../cancellations';
-import type { KeyLimit } from './kv-key-slots';
-import type { KeyedRateLimit } from './kv-rate-limits';
-import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
-import { publishScheduledJob } from './publish-scheduled-job';
+import { createJobGates, GateActions, keyLimitOf, type JobGate } from './job-gates';
+import { passGates } from './gated-attempt';
 import { startFairFeeder, type FairFeeder } from './fair-feeder';
 import { startParkedJobSweep, type ParkedJobSweep } from './parked-job-sweep';
 import type { JobInfrastructure } from './job-infrastructure';
@@ -58,6 +57,8 @@ export interface JetStreamQueueWorkerOptions {
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   observer?: JobObserver;
+  /** Where the worker reports its jobs' passage (`WorkerEventMap`); a new emitter by default. */
+  events?: WorkerEvents;
 }
 
 /** A job message as read: its job name and records, or why it can't be read. */
@@ -106,8 +107,17 @@ export class JetStreamQueueWorker {
   /** Jobs of batch jobs waiting for their batch to fill, by job name. */
   private readonly collectors = new Map<string, BatchCollector<BatchItem>>();
 
+  /** What happens to each job as it goes through its gates and its attempt. */
+  readonly events: WorkerEvents;
+  private readonly actions: GateActions;
+  private readonly gates: JobGate[];
+
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new PrioritySemaphore(options.settings.concurrency);
+    this.events = options.events ?? createWorkerEvents();
+    const gateOptions = { ...options, cancellations: () => this.cancellations, releasing: this.releasing };
+    this.actions = new GateActions(gateOptions);
+    this.gates = createJobGates(gateOptions, this.actions);
   }
 
   /** The largest batch size of the queue's batch jobs (1 without any): each slot runs up to that many jobs. */
@@ -172,7 +182,7 @@ export class JetStreamQueueWorker {
       keySlots: this.options.infrastructure.keySlots,
       queue,
       leaseMs: settings.ackWaitMs,
-      limitOf: (record, name) => this.keyLimitOf(this.options.registry.find(queue, name), record),
+      limitOf: (record, name) => keyLimitOf(this.options.registry.find(queue, name), record),
       logger: this.options.logger,
     });
     if (settings.fairness) {
@@ -467,8 +477,9 @@ export class JetStreamQueueWorker {
   }
 
   /**
-   * One attempt of a job under its deadline, cancellation and per-key concurrency: already cancelled, it throws
-   * without running; its key full, it is parked (`'parked'`, the caller acks its message without an attempt).
+   * One job through its gates (cancel, debounce, key slot, singleton, rate) and its attempt: dropped, it throws
+   * `JobCancelledError` without running; set aside (parked or delayed), it resolves `'parked'` and the caller acks
+   * its message without an attempt.
    */
   private async runJob(
     job: RegisteredJob,
@@ -476,256 +487,36 @@ export class JetStreamQueueWorker {
     message: ReceivedMessage,
     stream: string,
   ): Promise<'ran' | 'parked'> {
-    const cancelled = this.cancellations?.get(record.id);
-    if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
-    if (
-      record.debounceKey !== undefined &&
-      !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))
-    ) {
-      throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
-    }
-    const limit = this.keyLimitOf(job, record);
-    const keySlots = this.options.infrastructure.keySlots;
-    const leaseMs = this.options.settings.ackWaitMs;
-    if (limit && !(await keySlots.acquire(this.options.queue, limit, record.id, leaseMs))) {
-      await this.park(job, record, message, stream, limit);
-      return 'parked';
-    }
-    if (record.singletonKey !== undefined) await this.takeSingleton(record, limit);
-    const renew =
-      limit || record.singletonKey !== undefined
-        ? setInterval(
-            () => {
-              if (limit)
-                keySlots
-                  .renew(this.options.queue, limit, record.id, leaseMs)
-                  .catch((error: unknown) =>
-                    this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
-                  );
-              if (record.singletonKey !== undefined)
-                this.options.infrastructure.singletons
-                  .renew(this.options.queue, record.singletonKey, record.id, leaseMs)
-                  .catch((error: unknown) =>
-                    this.options.logger.warn({ err: error }, 'Could not renew the lease of a singleton key'),
-                  );
+    return passGates(
+      {
+        gates: this.gates,
+        slots: this.slots,
+        leaseMs: this.options.settings.ackWaitMs,
+        events: this.events,
+        attempt: () =>
+          runJobAttempt({
+            job,
+            data: record.data,
+            info: {
+              id: record.id,
+              name: job.name,
+              queue: this.options.queue,
+              attempt: record.attemptsMade + message.deliveryCount,
+              addedAt: record.addedAt,
             },
-            Math.max(leaseMs / 3, 250),
-          )
-        : undefined;
-    const attempt = record.attemptsMade + message.deliveryCount;
-    const info: JobInfo = {
-      id: record.id,
-      name: job.name,
-      queue: this.options.queue,
-      attempt,
-      addedAt: record.addedAt,
-    };
-    try {
-      // The admission steps above (cancellation, debounce, key slot, singleton) run for every job in hand at once,
-      // so their KV round trips overlap and are group committed, instead of each holding a worker slot while it
-      // waits: a key slot held a little early only makes its limit stricter. A rate start is taken in the worker's
-      // slot, just before the attempt, since the limit counts starts: taken early, a start would leave the window
-      // while its job still waits for a slot.
-      const ran = await this.slots.run(async () => {
-        for (const rate of this.rateLimitsOf(job, record)) {
-          const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
-          if (!decision.allowed) {
-            await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
-            return false;
-          }
-        }
-        await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
-          timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-          watch: this.cancellations
-            ? (abort) =>
-                (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
-                  abort(new JobCancelledError(c.jobId, c.reason)),
-                )
-            : undefined,
-        });
-        return true;
-      }, record.priority);
-      if (!ran) return 'parked';
-    } catch (error) {
-      if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
-      throw error;
-    } finally {
-      clearInterval(renew);
-      // The slot is released in the background: the job's message is acked without waiting for the group commit
-      // that frees it (a slot held a few milliseconds longer only makes the limit stricter; one whose release is
-      // lost with the process frees at its lease's end, and the sweep wakes what is parked behind it).
-      if (limit) this.releaseInBackground(limit, record);
-    }
-    await this.releaseSingleton(record);
-    if (record.debounceKey !== undefined) {
-      await this.options.infrastructure.windows
-        .settleDebounce(this.options.queue, record.debounceKey, record.id)
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
-    }
-    return 'ran';
-  }
-
-  /**
-   * Marks a singleton job running under the queue's lease. One that finds its key held by another live job (added
-   * after this job's worker died and its lease ran out) is dropped like a cancelled job: never two of a key at once.
-   */
-  private async takeSingleton(record: JobRecord, limit: KeyLimit | undefined): Promise<void> {
-    const key = record.singletonKey as string;
-    const held = await this.options.infrastructure.singletons.take(
-      this.options.queue,
-      key,
-      record.id,
-      this.options.settings.ackWaitMs,
+            timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+            cancellations: this.cancellations,
+            events: this.events,
+          }),
+      },
+      { job, record, message, stream },
     );
-    if (held.held) return;
-    if (limit) await this.releaseKey(limit, record);
-    throw new JobCancelledError(record.id, `singleton key ${key} is held by job ${held.jobId}`);
-  }
-
-  /** A singleton job waits again at `location` (a retry, a rate limit, a parked slot): its key stays held. */
-  private async singletonWaitsAt(
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    location = { stream, seq: message.streamSequence, scheduled: false },
-  ): Promise<void> {
-    if (record.singletonKey === undefined) return;
-    await this.options.infrastructure.singletons
-      .waitAt(this.options.queue, record.singletonKey, record.id, location)
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: error }, 'Could not record where a singleton job waits; held for its lease'),
-      );
-  }
-
-  /** Frees the job's singleton key (completed, cancelled, dead-lettered); if this fails, its lease runs out. */
-  private async releaseSingleton(record: JobRecord): Promise<void> {
-    if (record.singletonKey === undefined) return;
-    await this.options.infrastructure.singletons
-      .release(this.options.queue, record.singletonKey, record.id)
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { err: error, singletonKey: record.singletonKey },
-          'Could not free a singleton key; it frees when its lease runs out',
-        ),
-      );
-  }
-
-  /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
-  private keyLimitOf(job: RegisteredJob | undefined, record: JobRecord): KeyLimit | undefined {
-    if (record.concurrency) return record.concurrency;
-    if (!job?.concurrency) return undefined;
-    const key = job.concurrency.key(record.data);
-    return typeof key === 'string' && key.length > 0 ? { key, limit: job.concurrency.limit } : undefined;
-  }
-
-  /** The queue's rate limit and the job's per-key one (given to `add`, else from `@Process`). */
-  private rateLimitsOf(job: RegisteredJob, record: JobRecord): KeyedRateLimit[] {
-    const limits: KeyedRateLimit[] = [];
-    if (this.options.settings.rateLimit) limits.push(this.options.settings.rateLimit);
-    if (record.rateLimit) limits.push(record.rateLimit);
-    else if (job.rateLimit) {
-      const key = job.rateLimit.key(record.data);
-      if (typeof key === 'string' && key.length > 0)
-        limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
-    }
-    return limits;
-  }
-
-  /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
-  private async waitForRate(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    rate: KeyedRateLimit,
-    retryAt: number,
-  ): Promise<void> {
-    const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const ack = await publishScheduledJob(
-      this.options.messaging.js,
-      this.options.queue,
-      job.name,
-      waiting,
-      new Date(retryAt),
-      `rate:${record.id}:${stream}:${message.streamSequence}`,
-      `rate-limit ${rate.key ?? '(queue)'}`,
-    );
-    this.options.logger.debug(
-      { rateKey: rate.key, retryAt: new Date(retryAt).toISOString() },
-      `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`,
-    );
-    await this.singletonWaitsAt(record, message, stream, { stream: ack.stream, seq: ack.seq, scheduled: true });
-    if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication
-        .relocate(this.options.queue, record.deduplicationId, record.id, {
-          stream: ack.stream,
-          seq: ack.seq,
-          scheduled: true,
-        })
-        .catch((error: unknown) =>
-          this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'),
-        );
-    }
-  }
-
-  private releaseInBackground(limit: KeyLimit, record: JobRecord): void {
-    const releasing = this.releaseKey(limit, record).finally(() => this.releasing.delete(releasing));
-    this.releasing.add(releasing);
-  }
-
-  private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {
-    try {
-      await this.options.infrastructure.keySlots.release(
-        this.options.queue,
-        limit,
-        record.id,
-        this.options.settings.ackWaitMs,
-      );
-    } catch (error) {
-      // The slot frees itself when its lease runs out; parked jobs of the key wait for the next release.
-      this.options.logger.warn({ err: error, concurrencyKey: limit.key }, 'Could not release a concurrency slot');
-    }
-  }
-
-  /** Stores the job on its key's parked subject with the attempts it has made, and moves its deduplication id there. */
-  private async park(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    limit: KeyLimit,
-  ): Promise<void> {
-    const parkedRecord = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const { seq } = await this.options.infrastructure.keySlots.park(
-      this.options.queue,
-      job.name,
-      limit,
-      parkedRecord,
-      `park:${record.id}:${stream}:${message.streamSequence}`,
-      this.options.settings.ackWaitMs,
-    );
-    this.options.logger.debug(
-      { concurrencyKey: limit.key },
-      `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`,
-    );
-    await this.singletonWaitsAt(record, message, stream, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true });
-    if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication
-        .relocate(this.options.queue, record.deduplicationId, record.id, {
-          stream: PARKED_JOBS_STREAM_NAME,
-          seq,
-          scheduled: true,
-        })
-        .catch((error: unknown) =>
-          this.options.logger.warn({ err: error }, 'Could not record where a parked job went'),
-        );
-    }
   }
 
   private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
     this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
     await this.releaseDeduplication(record);
-    await this.releaseSingleton(record);
+    await this.actions.releaseSingleton(record);
   }
 
   /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
@@ -896,9 +687,9 @@ export class JetStreamQueueWorker {
     );
     this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
     await this.releaseDeduplication(record);
-    await this.releaseSingleton(record);
-    const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
-    if (limit) await this.releaseKey(limit, record);
+    await this.actions.releaseSingleton(record);
+    const limit = keyLimitOf(this.options.registry.find(this.options.queue, name), record);
+    if (limit) await this.actions.releaseKey(limit, record);
   }
 
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */

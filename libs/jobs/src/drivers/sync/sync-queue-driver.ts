@@ -4,7 +4,8 @@ import { decideRetry, describeError, type RetryPolicy } from '@berth/messaging';
 import { describeJobError } from '../../dead-letters/dead-letter';
 import type { JobRegistry } from '../../discovery/job-registry';
 import { JobCancelledError, UnknownJobError } from '../../errors';
-import { runAttempt } from '../../flow/run-attempt';
+import { runJobAttempt } from '../../flow/run-job-attempt';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
 import type { JobObserver } from '../../job-observer';
 import {
   assertAddJobOptions,
@@ -27,6 +28,8 @@ export interface SyncQueueDriverOptions {
   logger: BerthLogger;
   logContext?: LogContextStore;
   observer?: JobObserver;
+  /** Where the driver reports each attempt (`WorkerEventMap`, as the JetStream worker does); a new emitter by default. */
+  events?: WorkerEvents;
 }
 
 /**
@@ -49,7 +52,12 @@ export class SyncQueueDriver implements QueueDriver {
   private readonly deduplication = new MemoryDeduplicationRegistry();
   private readonly cancellations = new Map<string, CancellationSet>();
 
-  constructor(private readonly options: SyncQueueDriverOptions) {}
+  /** What happens to each job's attempts (the same events as the JetStream worker's). */
+  readonly events: WorkerEvents;
+
+  constructor(private readonly options: SyncQueueDriverOptions) {
+    this.events = options.events ?? createWorkerEvents();
+  }
 
   async add(queue: string, name: string, data: unknown, options: AddJobOptions = {}): Promise<AddedJob> {
     assertQueueName(queue);
@@ -77,10 +85,13 @@ export class SyncQueueDriver implements QueueDriver {
     try {
       for (let attempt = 1; ; attempt++) {
         const run = () =>
-          runAttempt((signal) => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt, signal }), {
+          runJobAttempt({
+            job,
+            data: JSON.parse(payload),
+            info: { id: jobId, name, queue, attempt, addedAt },
             timeoutMs: options.timeoutMs ?? job.timeoutMs ?? this.options.settingsOf(queue).timeoutMs,
-            watch: (abort) =>
-              this.cancellationsOf(queue).onCancel(jobId, (c) => abort(new JobCancelledError(jobId, c.reason))),
+            cancellations: this.cancellationsOf(queue),
+            events: this.events,
           });
         const started = performance.now();
         const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
