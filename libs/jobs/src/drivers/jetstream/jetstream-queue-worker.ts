@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  describeError,
-  ensureConsumer,
-  RetryLaterError,
-  startConsumer,
-  type ConsumerRunner,
-  type ReceivedMessage,
-} from '@berth/messaging';
+import { describeError, RetryLaterError, type ConsumerRunner, type ReceivedMessage } from '@berth/messaging';
 import type { RegisteredJob } from '../../discovery/job-registry';
 import { JobCancelledError, UnknownJobError } from '../../errors';
 import { runJobAttempt } from '../../flow/run-job-attempt';
@@ -29,6 +22,7 @@ import { BATCH_RETRY_POLICY, JobMessages, type JetStreamQueueWorkerOptions } fro
 import { DeliveryChecks } from './delivery-checks';
 import { JobSettlement } from './job-settlement';
 import { BatchRunner } from './batch-runner';
+import { startJobRunner } from './job-runner';
 import { passGates } from './gated-attempt';
 import { startFairFeeder, type FairFeeder } from './fair-feeder';
 import { startParkedJobSweep, type ParkedJobSweep } from './parked-job-sweep';
@@ -196,71 +190,24 @@ export class JetStreamQueueWorker {
     await this.cancellations?.stop();
   }
 
-  private async startRunner(
+  private startRunner(
     stream: string,
     filterSubject: string,
     durable = queueConsumerName(this.options.queue),
     inHand = this.options.settings.concurrency,
   ): Promise<ConsumerRunner> {
-    const { messaging, queue, settings } = this.options;
-    await ensureConsumer(messaging.jsm, {
-      stream,
-      durable,
-      filterSubjects: [filterSubject],
-      ackWaitMs: settings.ackWaitMs,
-      maxAckPending: settings.maxAckPending,
-      description: `Workers of queue ${queue}`,
-    });
-    return startConsumer({
-      js: messaging.js,
-      stream,
-      consumer: durable,
-      concurrency: inHand,
-      ackWaitMs: settings.ackWaitMs,
-      logger: this.options.logger,
-      logContext: this.options.logContext,
-      contextFor: (message) => this.messages.contextFor(message),
-      attemptOf: (message) => this.messages.attemptOf(message),
-      weightOf: (message) => this.messages.weightOf(message, stream),
-      retryPolicy: (message) => this.messages.retryPolicyOf(message),
-      handler: (message) => this.handle(message, stream),
-      onGiveUp: (message, error, reason) => this.settlement.giveUp(message, error, reason),
-      beforeNak: (message) => this.deliveries.recordEnded(message, stream),
-      onOutcome: (message, outcome, durationMs) => {
-        if (outcome !== 'retried') this.deliveries.forgetDeliveries(message, stream);
-        this.observeSingle(message, outcome, durationMs);
+    return startJobRunner(
+      this.options,
+      { stream, filterSubject, durable, inHand },
+      {
+        messages: this.messages,
+        deliveries: this.deliveries,
+        settlement: this.settlement,
+        handle: (message) => this.handle(message, stream),
+        observe: (message, outcome, durationMs) =>
+          this.messages.observeSingle(message, outcome, durationMs, this.parkedMessages, this.cancelledMessages),
       },
-    });
-  }
-
-  /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
-  private observeSingle(
-    message: ReceivedMessage,
-    outcome: 'acked' | 'retried' | 'terminated',
-    durationMs: number,
-  ): void {
-    const parsed = this.messages.parse(message);
-    if (
-      !this.options.observer?.jobFinished ||
-      !('records' in parsed) ||
-      parsed.records.length !== 1 ||
-      this.parkedMessages.has(message)
-    )
-      return;
-    const finished = this.cancelledMessages.has(message)
-      ? 'cancelled'
-      : outcome === 'acked'
-        ? 'completed'
-        : outcome === 'retried'
-          ? 'retried'
-          : 'dead-lettered';
-    this.options.observer.jobFinished({
-      queue: this.options.queue,
-      name: parsed.name,
-      attempt: this.messages.attemptOf(message),
-      durationMs,
-      outcome: finished,
-    });
+    );
   }
 
   private async handle(message: ReceivedMessage, stream: string): Promise<void> {

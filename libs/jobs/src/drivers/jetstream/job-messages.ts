@@ -92,4 +92,36 @@ export class JobMessages {
       return jobRetryPolicy(this.options.settings.backoff, parsed.records[0].retryLimit, this.options.random);
     return BATCH_RETRY_POLICY;
   }
+
+  /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
+  observeSingle(
+    message: ReceivedMessage,
+    outcome: 'acked' | 'retried' | 'terminated',
+    durationMs: number,
+    parkedMessages: WeakSet<ReceivedMessage>,
+    cancelledMessages: WeakSet<ReceivedMessage>,
+  ): void {
+    const parsed = this.parse(message);
+    if (
+      !this.options.observer?.jobFinished ||
+      !('records' in parsed) ||
+      parsed.records.length !== 1 ||
+      parkedMessages.has(message)
+    )
+      return;
+    const finished = cancelledMessages.has(message)
+      ? 'cancelled'
+      : outcome === 'acked'
+        ? 'completed'
+        : outcome === 'retried'
+          ? 'retried'
+          : 'dead-lettered';
+    this.options.observer.jobFinished({
+      queue: this.options.queue,
+      name: parsed.name,
+      attempt: this.attemptOf(message),
+      durationMs,
+      outcome: finished,
+    });
+  }
 }
