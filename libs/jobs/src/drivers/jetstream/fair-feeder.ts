@@ -2,6 +2,7 @@ import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jet
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import { compareAndSetKv, publishMessage } from '@berth/messaging';
+import { systemJobClock, type JobClock } from '../../clock';
 import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
@@ -20,6 +21,8 @@ export interface FairFeederOptions {
   /** How long a feeder's lease lasts without renewal (default 5 s): a dead feeder is replaced after it. */
   leaseMs?: number;
   logger: BerthLogger;
+  /** Times the lease and the waits between turns; the system clock by default. */
+  clock?: JobClock;
 }
 
 /** A running feeder; `stop` ends its loop and gives its lease up (the key stays: producers look for it). */
@@ -39,6 +42,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const ahead = options.ahead ?? 4;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = `f.${options.queue}`;
+  const clock = options.clock ?? systemJobClock;
   const weights = new Map<string, number>();
   let cursor = '';
   /** Messages the key at `cursor` moved in its current turn. */
@@ -47,16 +51,16 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   let wake: (() => void) | undefined;
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const cancel = clock.setTimer(ms, resolve);
       wake = () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       };
     });
 
   let heldUntil = 0;
   const holdLease = async (): Promise<boolean> => {
-    const now = Date.now();
+    const now = clock.now();
     if (heldUntil - now > leaseMs / 2) return true;
     type Lease = { owner: string; until: number };
     const held = await compareAndSetKv<Lease, boolean>(
@@ -146,7 +150,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       stopping = true;
       wake?.();
       await loop;
-      if (heldUntil > Date.now()) {
+      if (heldUntil > clock.now()) {
         const current = await options.leases.get(leaseKey).catch(() => null);
         if (current && current.operation === 'PUT' && current.json<{ owner: string }>().owner === options.owner)
           await options.leases

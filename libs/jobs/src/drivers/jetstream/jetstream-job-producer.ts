@@ -1,3 +1,4 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
 import { GroupCommitQueue, isNotFound, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
@@ -26,6 +27,8 @@ export interface JetStreamJobProducerOptions {
   retryLimitOf: (queue: string) => number;
   batching?: BatchingOptions;
   logger: BerthLogger;
+  /** Stamps `addedAt` and times delays; the system clock by default. */
+  clock?: JobClock;
 }
 
 /**
@@ -42,7 +45,10 @@ export class JetStreamJobProducer {
   /** Queues known to have a fair feeder. */
   private readonly fairQueues = new Set<string>();
 
+  private readonly clock: JobClock;
+
   constructor(private readonly options: JetStreamJobProducerOptions) {
+    this.clock = options.clock ?? systemJobClock;
     this.batcher = new GroupCommitQueue(
       (subject, jobs) =>
         publishMessage(options.messaging.js, {
@@ -79,7 +85,7 @@ export class JetStreamJobProducer {
       data: data === undefined ? null : data,
       retryLimit: options.retryLimit ?? this.options.retryLimitOf(queue),
       attemptsMade: 0,
-      addedAt: new Date().toISOString(),
+      addedAt: isoNow(this.clock),
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -208,7 +214,7 @@ export class JetStreamJobProducer {
       queue,
       name,
       record,
-      new Date(Date.now() + delayMs),
+      new Date(this.clock.now() + delayMs),
       `retry:${record.id}:${record.attemptsMade}`,
       'retry',
     );
@@ -222,7 +228,7 @@ export class JetStreamJobProducer {
         queue,
         name,
         record,
-        new Date(Date.now() + delayMs),
+        new Date(this.clock.now() + delayMs),
         `delayed:${record.id}`,
       );
       return { stream: ack.stream, seq: ack.seq, scheduled: true };

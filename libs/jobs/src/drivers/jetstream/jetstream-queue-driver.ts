@@ -1,3 +1,4 @@
+import type { JobClock } from '../../clock';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
@@ -29,6 +30,8 @@ export interface JetStreamQueueDriverOptions {
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   observer?: JobObserver;
+  /** The clock of the producer, the workers and the stores; the system clock by default. */
+  clock?: JobClock;
   /** Where every queue's worker reports its jobs' passage (`WorkerEventMap`); one new emitter by default. */
   events?: WorkerEvents;
 }
@@ -52,13 +55,17 @@ export class JetStreamQueueDriver implements QueueDriver {
       retryLimitOf: (queue) => options.settingsOf(queue).retryLimit,
       batching: options.batching,
       logger: options.logger,
+      clock: options.clock,
     });
   }
 
   /** Streams and the deduplication bucket, provisioned once (a failed attempt is retried by the next call). */
   ready(): Promise<JobInfrastructure> {
     if (!this.infrastructure) {
-      this.infrastructure = provisionJobInfrastructure(this.options.messaging, this.options.infrastructure);
+      this.infrastructure = provisionJobInfrastructure(this.options.messaging, {
+        clock: this.options.clock,
+        ...this.options.infrastructure,
+      });
       this.infrastructure.catch(() => (this.infrastructure = undefined));
     }
     return this.infrastructure;
@@ -91,6 +98,7 @@ export class JetStreamQueueDriver implements QueueDriver {
         random: this.options.random,
         observer: this.options.observer,
         events: this.events,
+        clock: this.options.clock,
       });
       await worker.start();
       this.workers.push(worker);

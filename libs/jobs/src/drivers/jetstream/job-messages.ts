@@ -1,3 +1,4 @@
+import type { JobClock } from '../../clock';
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import type { Messaging, ReceivedMessage, RetryPolicy } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
@@ -22,6 +23,8 @@ export interface JetStreamQueueWorkerOptions {
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   observer?: JobObserver;
+  /** Stamps what the worker stores (dead letters); the system clock by default. */
+  clock?: JobClock;
   /** Where the worker reports its jobs' passage (`WorkerEventMap`); a new emitter by default. */
   events?: WorkerEvents;
 }

@@ -28,7 +28,10 @@ export class JobSettlement {
     const parsed = this.messages.parse(message);
     const origin = { queue: this.options.queue, name: parsed.name, message };
     if ('invalid' in parsed) {
-      const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
+      const ack = await writeDeadLetter(
+        this.options.messaging.js,
+        unreadableDeadLetter(origin, error, this.options.clock),
+      );
       this.options.logger.info(
         { deadLetterId: ack.seq, deadLetterReason: 'invalid' },
         `Unreadable job message copied to the dead letters (id ${ack.seq})`,
@@ -60,7 +63,7 @@ export class JobSettlement {
   ): Promise<void> {
     const ack = await writeDeadLetter(
       this.options.messaging.js,
-      jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts),
+      jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts, this.options.clock),
     );
     this.options.logger.info(
       { jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason },

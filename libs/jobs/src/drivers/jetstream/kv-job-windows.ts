@@ -3,12 +3,15 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { compareAndSetKv } from '@berth/messaging';
 import { encodeKey } from './kv-key-slots';
+import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvJobWindows}. */
 export interface KvJobWindowOptions {
   /** Bucket name; default `berth_job_windows`. */
   bucket?: string;
   replicas?: number;
+  /** Times throttle windows; the system clock by default. */
+  clock?: JobClock;
 }
 
 /**
@@ -26,13 +29,16 @@ export async function openKvJobWindows(js: JetStreamClient, options: KvJobWindow
     replicas: options.replicas ?? 1,
     description: 'Throttle and debounce windows of Berth jobs',
   });
-  return new JobWindows(kv);
+  return new JobWindows(kv, options.clock ?? systemJobClock);
 }
 
 /** See {@link openKvJobWindows}. */
 export class JobWindows {
   /** The bucket, also holding the fair feeders' leases (`f.<queue>`). */
-  constructor(readonly kv: KV) {}
+  constructor(
+    readonly kv: KV,
+    private readonly clock: JobClock = systemJobClock,
+  ) {}
 
   /** Opens a throttle window for this job, or returns the job holding the open one. */
   async throttle(
@@ -40,7 +46,7 @@ export class JobWindows {
     key: string,
     ms: number,
     jobId: string,
-    now: () => number = Date.now,
+    now: () => number = () => this.clock.now(),
   ): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
     type Window = { jobId: string; openedAt: number };
     return compareAndSetKv<Window, { admitted: true } | { admitted: false; jobId: string }>(

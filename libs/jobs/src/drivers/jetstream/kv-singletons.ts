@@ -4,9 +4,12 @@ import { BUCKETS } from '@berth/contract';
 import { compareAndSetKv, KvContentionError } from '@berth/messaging';
 import type { JobLocation } from '../deduplication-registry';
 import { encodeKey } from './kv-key-slots';
+import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvSingletons}. */
 export interface KvSingletonOptions {
+  /** Judges leases held by `holder`; the system clock by default. */
+  clock?: JobClock;
   /** Bucket name; default `berth_job_singletons`. */
   bucket?: string;
   /** How long an `add` may take between claiming a key and storing its job, in ms (default 30 s). */
@@ -51,7 +54,7 @@ export async function openKvSingletons(
     replicas: options.replicas ?? 1,
     description: 'Singleton keys of Berth jobs: the one job waiting or running per key (key: <queue>.<base64url key>)',
   });
-  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000);
+  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000, options.clock ?? systemJobClock);
 }
 
 /** See {@link openKvSingletons}. */
@@ -60,6 +63,7 @@ export class Singletons {
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
     private readonly claimLeaseMs: number,
+    private readonly clock: JobClock = systemJobClock,
   ) {}
 
   /** At `add`: takes the key for a job about to be stored, unless a live job holds it (returned). */
@@ -128,7 +132,7 @@ export class Singletons {
   async holder(queue: string, key: string): Promise<SingletonEntry | undefined> {
     const current = await this.kv.get(entryKey(queue, key));
     const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-    return entry && (await this.isHeld(entry, Date.now())) ? entry : undefined;
+    return entry && (await this.isHeld(entry, this.clock.now())) ? entry : undefined;
   }
 
   private async takeUnlessHeld(
@@ -172,7 +176,7 @@ export class Singletons {
         const next = await update(value, now);
         return { write: next ? { put: next } : undefined, result: undefined };
       },
-      { decode, rounds: 50, what: `The singleton key ${key} on ${queue}` },
+      { decode, rounds: 50, clock: this.clock, what: `The singleton key ${key} on ${queue}` },
     );
   }
 }

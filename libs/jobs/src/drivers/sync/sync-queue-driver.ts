@@ -1,3 +1,4 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { decideRetry, describeError, type RetryPolicy } from '@berth/messaging';
@@ -28,6 +29,8 @@ export interface SyncQueueDriverOptions {
   logger: BerthLogger;
   logContext?: LogContextStore;
   observer?: JobObserver;
+  /** Stamps `addedAt`, `failedAt`, `cancelledAt`; the system clock by default. */
+  clock?: JobClock;
   /** Where the driver reports each attempt (`WorkerEventMap`, as the JetStream worker does); a new emitter by default. */
   events?: WorkerEvents;
 }
@@ -55,7 +58,10 @@ export class SyncQueueDriver implements QueueDriver {
   /** What happens to each job's attempts (the same events as the JetStream worker's). */
   readonly events: WorkerEvents;
 
+  private readonly clock: JobClock;
+
   constructor(private readonly options: SyncQueueDriverOptions) {
+    this.clock = options.clock ?? systemJobClock;
     this.events = options.events ?? createWorkerEvents();
   }
 
@@ -81,7 +87,7 @@ export class SyncQueueDriver implements QueueDriver {
       delayAfter: () => 0,
     };
     const payload = JSON.stringify(data === undefined ? null : data);
-    const addedAt = new Date().toISOString();
+    const addedAt = isoNow(this.clock);
     try {
       for (let attempt = 1; ; attempt++) {
         const run = () =>
@@ -140,7 +146,7 @@ export class SyncQueueDriver implements QueueDriver {
             retryLimit,
             deduplicationId: options.deduplicationId,
             addedAt,
-            failedAt: new Date().toISOString(),
+            failedAt: isoNow(this.clock),
             originalSubject: jobSubject(queue, name),
             originalStreamSequence: 0,
           });
@@ -157,7 +163,7 @@ export class SyncQueueDriver implements QueueDriver {
     const record: CancellationRecord = {
       queue,
       jobId,
-      cancelledAt: new Date().toISOString(),
+      cancelledAt: isoNow(this.clock),
       ...(reason ? { reason } : {}),
     };
     this.cancellationsOf(queue).add(record);
