@@ -8,7 +8,7 @@ import {
   listDeadLetters,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, waitForQueueSettled, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('info');
@@ -58,7 +58,7 @@ describe('jobs queued in one burst share messages', () => {
     const messages = (await nats.messaging.jsm.streams.info(JOBS_STREAM_NAME)).state.last_seq - before;
     expect(messages).toBeLessThan(200);
     await waitFor(() => runs.size === 2000, { what: 'all 2,000 jobs', timeoutMs: 10000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitForQueueSettled(nats.messaging, queue);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
   });
 

@@ -7,7 +7,7 @@ import {
   provisionJobInfrastructure,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, deferred, startNats, uniqueQueue, type NatsFixture } from './support/infra';
+import { captureLogs, deferred, startNats, uniqueQueue, waitForQueueSettled, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -81,7 +81,7 @@ describe('deduplicationId (JetStream KV)', () => {
     );
     expect(next.id).not.toBe(results[0].id);
     await waitFor(() => runs.get('ws-1') === 2, { what: 'the second job to run', timeoutMs: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitForQueueSettled(nats.messaging, queue);
     expect(runs.get('ws-1')).toBe(2);
   });
 

@@ -10,7 +10,7 @@ import {
   replayDeadLetter,
   type MessageQueueService,
 } from '@berth/jobs';
-import { captureLogs, startNats, uniqueQueue, type NatsFixture } from './support/infra';
+import { captureLogs, startNats, uniqueQueue, waitForQueueSettled, type NatsFixture } from './support/infra';
 import { createJobsApp } from './support/jobs-app';
 
 const logs = captureLogs('warn');
@@ -91,7 +91,7 @@ describe('retries and dead letters (JetStream)', () => {
       data: { key: 'poison' },
       error: { name: 'UnrecoverableError', message: 'bad data for poison' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForQueueSettled(nats.messaging, queue);
     expect(attempts.get('poison')).toHaveLength(1);
   });
 

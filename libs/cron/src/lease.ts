@@ -2,7 +2,8 @@ import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
 import { systemClock, type CronClock } from './clock';
-import { createWithTtl, isWrongLastSequence, updateWithTtl } from './kv-ttl';
+import { KvLease } from '@berth/messaging';
+import { isWrongLastSequence } from './kv-ttl';
 import { createLeaseEvents, type LeaseEvents } from './lease-events';
 
 /** The key of the lease in the lease bucket. */
@@ -74,6 +75,7 @@ export class LeaderLease {
   private cancelTimer: (() => void) | undefined;
   private running = false;
   private loop: Promise<void> | undefined;
+  private readonly kvLease: KvLease;
 
   constructor(private readonly options: LeaderLeaseOptions) {
     if (options.ttlMs < 2000)
@@ -84,6 +86,15 @@ export class LeaderLease {
     this.acquireEveryMs = options.acquireEveryMs ?? Math.min(1000, Math.max(100, Math.floor(options.ttlMs / 10)));
     this.safetyMarginMs = options.safetyMarginMs ?? Math.min(500, Math.floor(options.ttlMs / 10));
     this.requestTimeoutMs = options.requestTimeoutMs ?? Math.min(5000, Math.max(500, Math.floor(options.ttlMs / 3)));
+    const { js, lease, names } = options.buckets;
+    this.kvLease = new KvLease({
+      js,
+      kv: lease,
+      bucket: names.lease,
+      key: LEADER_KEY,
+      ttlMs: options.ttlMs,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
   }
 
   /** This instance's id. */
@@ -155,11 +166,10 @@ export class LeaderLease {
     if (revision === 0) return;
     this.revision = 0;
     try {
-      await this.options.buckets.lease.delete(LEADER_KEY, { previousSeq: revision });
-      this.options.logger.info({ holder: this.holder }, 'Leader lease released');
+      if (await this.kvLease.release(revision))
+        this.options.logger.info({ holder: this.holder }, 'Leader lease released');
     } catch (error) {
-      if (!isWrongLastSequence(error))
-        this.options.logger.warn({ err: error }, 'Could not release the leader lease; it expires by its TTL');
+      this.options.logger.warn({ err: error }, 'Could not release the leader lease; it expires by its TTL');
     }
   }
 
@@ -174,38 +184,19 @@ export class LeaderLease {
   }
 
   private async tryAcquire(): Promise<void> {
-    const { lease, js, names } = this.options.buckets;
     const sent = this.clock.monotonic();
     const now = this.clock.now();
-    try {
-      const revision = await createWithTtl(
-        js,
-        lease,
-        names.lease,
-        LEADER_KEY,
-        this.record(now),
-        this.options.ttlMs,
-        this.requestTimeoutMs,
-      );
-      this.becomeLeader(revision, sent, now, 'acquired a free lease');
+    const acquired = await this.kvLease.acquire(this.record(now));
+    if (acquired !== undefined) {
+      this.becomeLeader(acquired, sent, now, 'acquired a free lease');
       return;
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
     }
     // Held: by someone else (follow), or still by this instance after it stepped down on a failed or late renewal.
-    const current = await readLease(lease);
+    const current = await readLease(this.options.buckets.lease);
     if (current?.holder === this.holder) {
       const resent = this.clock.monotonic();
       try {
-        const revision = await updateWithTtl(
-          js,
-          names.lease,
-          LEADER_KEY,
-          this.record(new Date(current.acquiredAt)),
-          current.revision,
-          this.options.ttlMs,
-          this.requestTimeoutMs,
-        );
+        const revision = await this.kvLease.renew(this.record(new Date(current.acquiredAt)), current.revision);
         this.becomeLeader(revision, resent, new Date(current.acquiredAt), 'renewed its own lease');
       } catch (error) {
         if (!isWrongLastSequence(error)) throw error;
@@ -217,16 +208,7 @@ export class LeaderLease {
     const term = this.term;
     const sent = this.clock.monotonic();
     try {
-      const { js, names } = this.options.buckets;
-      const revision = await updateWithTtl(
-        js,
-        names.lease,
-        LEADER_KEY,
-        this.record(this.since ?? this.clock.now()),
-        this.revision,
-        this.options.ttlMs,
-        this.requestTimeoutMs,
-      );
+      const revision = await this.kvLease.renew(this.record(this.since ?? this.clock.now()), this.revision);
       this.revision = revision; // our write, whatever happened meanwhile: release() can still delete it
       if (term !== this.term) return;
       this.lastRenewSent = sent;

@@ -79,6 +79,12 @@ export { provisionJobInfrastructure } from './drivers/jetstream/job-infrastructu
 export type { JobInfrastructure, JobInfrastructureOptions } from './drivers/jetstream/job-infrastructure';
 export type { KvDeduplicationOptions } from './drivers/jetstream/kv-deduplication-registry';
 export { SyncQueueDriver } from './drivers/sync/sync-queue-driver';
+export { systemJobClock } from './clock';
+export type { JobClock } from './clock';
+export { createWorkerEvents } from './flow/worker-events';
+export type { WorkerEventMap, WorkerEvents, WorkerJobRef } from './flow/worker-events';
+export { runJobAttempt } from './flow/run-job-attempt';
+export type { JobAttempt } from './flow/run-job-attempt';
 export { InMemoryDeadLetters } from './drivers/sync/in-memory-dead-letters';
 
 export type { DeadLetter, StoredDeadLetter, DeadLetterReason } from './dead-letters/dead-letter';

@@ -2,7 +2,7 @@ import { waitFor } from '@berth/local-infra/testing';
 import { createJobProducer, listDeadLetters } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
-import { uniqueQueue } from '../support/infra';
+import { uniqueQueue, waitForQueueSettled } from '../support/infra';
 import { maxConcurrentByKey } from './concurrency-stats';
 
 const flow = flowWorkerFixture('warn');
@@ -37,7 +37,7 @@ describe('per-key concurrency across three worker processes', () => {
     for (const added of await Promise.all(adds)) ids.add(added.id);
     const ends = () => collected.events.filter((event) => event.type === 'end');
     await waitFor(() => ends().length >= KEYS * PER_KEY, { what: 'every job to run', timeoutMs: 90000 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForQueueSettled(flow.nats.messaging, queue, 30000);
     collected.close();
 
     const ended = ends().map((event) => event.jobId);

@@ -28,11 +28,9 @@ async function addUntilStored(add: () => Promise<AddedJob>, what: string): Promi
     async () => {
       const added = await add();
       answers.push(added);
-      if (added.dropped === undefined) return true;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return false;
+      return added.dropped === undefined;
     },
-    { what, timeoutMs: 15000 },
+    { what, timeoutMs: 15000, intervalMs: 45 },
   );
   return answers;
 }

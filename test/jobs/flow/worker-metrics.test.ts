@@ -64,7 +64,12 @@ describe('worker metrics', () => {
     const hang = await jobs.add<MetricsJobData>('MetricsJob', { kind: 'hang' });
     await waitFor(() => started.has(hang.id), { what: 'the hanging job', timeoutMs: 5000 });
     const waiting = await jobs.add<MetricsJobData>('MetricsJob', { kind: 'ok' });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The waiting job's age is read against the server's time of its message: wait until it reaches a second.
+    await waitFor(async () => (sampleValue(await scrape(), 'job_oldest_waiting_seconds', { queue }) ?? 0) >= 1, {
+      what: 'the waiting job to be a second old',
+      timeoutMs: 5000,
+      intervalMs: 100,
+    });
 
     const held = await scrape();
     expect(sampleValue(held, 'job_dead_lettered_total', { queue, reason: 'unrecoverable' })).toBe(1);

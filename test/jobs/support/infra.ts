@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { createLogger, LogContextStore, type BerthLogger } from '@berth/logger';
+import { waitFor } from '@berth/local-infra/testing';
+import { JOBS_STREAM_NAME, queueConsumerName } from '@berth/jobs';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 
 /** The folder holding nats-server and ferretdb. */
@@ -68,4 +70,19 @@ let counter = 0;
 export function uniqueQueue(prefix: string): string {
   counter += 1;
   return `${prefix}-${process.pid}-${counter}`;
+}
+
+/**
+ * Resolves once the queue's consumer on `JOBS` has nothing pending and nothing unacknowledged: every message was
+ * acked or terminated, so no job of the queue can run again. What a test waits for before asserting that nothing
+ * more ran (instead of sleeping a fixed time).
+ */
+export async function waitForQueueSettled(messaging: Messaging, queue: string, timeoutMs = 10000): Promise<void> {
+  await waitFor(
+    async () => {
+      const info = await messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue));
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { what: `queue ${queue} to settle every message`, timeoutMs },
+  );
 }

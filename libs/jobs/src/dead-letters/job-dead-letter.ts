@@ -1,3 +1,4 @@
+import { isoNow, systemJobClock, type JobClock } from '../clock';
 import type { ReceivedMessage } from '@berth/messaging';
 import type { JobRecord } from '../job-record';
 import { describeJobError, type DeadLetter, type DeadLetterReason } from './dead-letter';
@@ -16,6 +17,7 @@ export function jobDeadLetter(
   error: unknown,
   reason: DeadLetterReason,
   attempts: number,
+  clock: JobClock = systemJobClock,
 ): DeadLetter {
   return {
     jobId: record.id,
@@ -28,7 +30,7 @@ export function jobDeadLetter(
     retryLimit: record.retryLimit,
     deduplicationId: record.deduplicationId,
     addedAt: record.addedAt,
-    failedAt: new Date().toISOString(),
+    failedAt: isoNow(clock),
     originalSubject: origin.message.subject,
     originalStreamSequence: origin.message.streamSequence,
     originalMessageId: origin.message.msgId,
@@ -37,7 +39,11 @@ export function jobDeadLetter(
 }
 
 /** The dead letter of a message that could not be read as jobs: its raw body is kept, and it can't be replayed. */
-export function unreadableDeadLetter(origin: FailedJobOrigin, error: unknown): DeadLetter {
+export function unreadableDeadLetter(
+  origin: FailedJobOrigin,
+  error: unknown,
+  clock: JobClock = systemJobClock,
+): DeadLetter {
   const { message } = origin;
   return {
     jobId: message.msgId ?? `seq-${message.streamSequence}`,
@@ -48,7 +54,7 @@ export function unreadableDeadLetter(origin: FailedJobOrigin, error: unknown): D
     error: describeJobError(error),
     attempts: message.deliveryCount,
     retryLimit: 0,
-    failedAt: new Date().toISOString(),
+    failedAt: isoNow(clock),
     originalSubject: message.subject,
     originalStreamSequence: message.streamSequence,
     originalMessageId: message.msgId,

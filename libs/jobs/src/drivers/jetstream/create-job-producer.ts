@@ -1,3 +1,4 @@
+import type { JobClock } from '../../clock';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { resolveQueueOptions, type QueueOptions } from '../../job-options';
@@ -17,6 +18,8 @@ export interface CreateJobProducerOptions {
   defaults?: QueueOptions;
   batching?: BatchingOptions;
   infrastructure?: JobInfrastructureOptions;
+  /** Stamps `addedAt`, times delays, and is the stores' clock; the system clock by default. */
+  clock?: JobClock;
 }
 
 /**
@@ -30,10 +33,14 @@ export function createJobProducer(options: CreateJobProducerOptions): JetStreamJ
     messaging: options.messaging,
     logger: options.logger,
     batching: options.batching,
+    clock: options.clock,
     retryLimitOf: () => retryLimit,
     infrastructure: () => {
       if (!infrastructure) {
-        infrastructure = provisionJobInfrastructure(options.messaging, options.infrastructure);
+        infrastructure = provisionJobInfrastructure(options.messaging, {
+          clock: options.clock,
+          ...options.infrastructure,
+        });
         infrastructure.catch(() => (infrastructure = undefined));
       }
       return infrastructure;

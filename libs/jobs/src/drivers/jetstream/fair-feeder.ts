@@ -1,7 +1,8 @@
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
-import { isWrongLastSequence, publishMessage } from '@berth/messaging';
+import { compareAndSetKv, publishMessage } from '@berth/messaging';
+import { systemJobClock, type JobClock } from '../../clock';
 import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
@@ -20,6 +21,8 @@ export interface FairFeederOptions {
   /** How long a feeder's lease lasts without renewal (default 5 s): a dead feeder is replaced after it. */
   leaseMs?: number;
   logger: BerthLogger;
+  /** Times the lease and the waits between turns; the system clock by default. */
+  clock?: JobClock;
 }
 
 /** A running feeder; `stop` ends its loop and gives its lease up (the key stays: producers look for it). */
@@ -39,6 +42,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const ahead = options.ahead ?? 4;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = `f.${options.queue}`;
+  const clock = options.clock ?? systemJobClock;
   const weights = new Map<string, number>();
   let cursor = '';
   /** Messages the key at `cursor` moved in its current turn. */
@@ -47,30 +51,29 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   let wake: (() => void) | undefined;
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const cancel = clock.setTimer(ms, resolve);
       wake = () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       };
     });
 
   let heldUntil = 0;
   const holdLease = async (): Promise<boolean> => {
-    const now = Date.now();
+    const now = clock.now();
     if (heldUntil - now > leaseMs / 2) return true;
-    const current = await options.leases.get(leaseKey);
-    const lease = current && current.operation === 'PUT' ? current.json<{ owner: string; until: number }>() : undefined;
-    if (lease && lease.owner !== options.owner && lease.until > now) return false;
-    const value = JSON.stringify({ owner: options.owner, until: now + leaseMs });
-    try {
-      if (current) await options.leases.update(leaseKey, value, current.revision);
-      else await options.leases.create(leaseKey, value);
-      heldUntil = now + leaseMs;
-      return true;
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
-      return false;
-    }
+    type Lease = { owner: string; until: number };
+    const held = await compareAndSetKv<Lease, boolean>(
+      options.leases,
+      leaseKey,
+      ({ value: lease }) =>
+        lease && lease.owner !== options.owner && lease.until > now
+          ? { result: false }
+          : { write: { put: { owner: options.owner, until: now + leaseMs } }, result: true },
+      { decode: (entry) => entry.json<Lease>(), what: `The fair feeder lease of ${options.queue}` },
+    );
+    if (held) heldUntil = now + leaseMs;
+    return held;
   };
 
   /** Moves the oldest message of one key's subject to `JOBS`; false when the key has none left. */
@@ -147,7 +150,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       stopping = true;
       wake?.();
       await loop;
-      if (heldUntil > Date.now()) {
+      if (heldUntil > clock.now()) {
         const current = await options.leases.get(leaseKey).catch(() => null);
         if (current && current.operation === 'PUT' && current.json<{ owner: string }>().owner === options.owner)
           await options.leases

@@ -1,6 +1,7 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
-import { GroupCommitQueue, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
+import { GroupCommitQueue, isNotFound, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
 import { assertJobName, assertQueueName, JOBS_STREAM_NAME, jobSubjectOf, priorityConsumerName } from '../../names';
 import { encodeJobRecord, JOB_COUNT_HEADER, joinEncodedRecords, type JobRecord } from '../../job-record';
 import { assertAddJobOptions, type AddedJob, type AddJobOptions } from '../../job-options';
@@ -26,6 +27,8 @@ export interface JetStreamJobProducerOptions {
   retryLimitOf: (queue: string) => number;
   batching?: BatchingOptions;
   logger: BerthLogger;
+  /** Stamps `addedAt` and times delays; the system clock by default. */
+  clock?: JobClock;
 }
 
 /**
@@ -42,7 +45,10 @@ export class JetStreamJobProducer {
   /** Queues known to have a fair feeder. */
   private readonly fairQueues = new Set<string>();
 
+  private readonly clock: JobClock;
+
   constructor(private readonly options: JetStreamJobProducerOptions) {
+    this.clock = options.clock ?? systemJobClock;
     this.batcher = new GroupCommitQueue(
       (subject, jobs) =>
         publishMessage(options.messaging.js, {
@@ -79,7 +85,7 @@ export class JetStreamJobProducer {
       data: data === undefined ? null : data,
       retryLimit: options.retryLimit ?? this.options.retryLimitOf(queue),
       attemptsMade: 0,
-      addedAt: new Date().toISOString(),
+      addedAt: isoNow(this.clock),
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -168,7 +174,7 @@ export class JetStreamJobProducer {
     try {
       await this.options.messaging.jsm.consumers.info(JOBS_STREAM_NAME, consumer);
     } catch (error) {
-      if (!/not found|10014/i.test(String((error as Error)?.message ?? error))) throw error;
+      if (!isNotFound(error)) throw error;
       throw new Error(
         `Queue ${queue} does not serve priorities: its workers must set queueOptions: { '${queue}': { priorities: true } }`,
         { cause: error },
@@ -208,7 +214,7 @@ export class JetStreamJobProducer {
       queue,
       name,
       record,
-      new Date(Date.now() + delayMs),
+      new Date(this.clock.now() + delayMs),
       `retry:${record.id}:${record.attemptsMade}`,
       'retry',
     );
@@ -222,7 +228,7 @@ export class JetStreamJobProducer {
         queue,
         name,
         record,
-        new Date(Date.now() + delayMs),
+        new Date(this.clock.now() + delayMs),
         `delayed:${record.id}`,
       );
       return { stream: ack.stream, seq: ack.seq, scheduled: true };

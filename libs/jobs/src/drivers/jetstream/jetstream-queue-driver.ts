@@ -1,3 +1,4 @@
+import type { JobClock } from '../../clock';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
@@ -13,6 +14,7 @@ import {
 import type { BatchingOptions } from './job-batch-publisher';
 import { JetStreamJobProducer } from './jetstream-job-producer';
 import { JetStreamQueueWorker } from './jetstream-queue-worker';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
 
 /** Options for {@link JetStreamQueueDriver}. */
 export interface JetStreamQueueDriverOptions {
@@ -28,6 +30,10 @@ export interface JetStreamQueueDriverOptions {
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   observer?: JobObserver;
+  /** The clock of the producer, the workers and the stores; the system clock by default. */
+  clock?: JobClock;
+  /** Where every queue's worker reports its jobs' passage (`WorkerEventMap`); one new emitter by default. */
+  events?: WorkerEvents;
 }
 
 /**
@@ -35,24 +41,31 @@ export interface JetStreamQueueDriverOptions {
  * has jobs in this process; `stop` stops pulling and lets running jobs finish.
  */
 export class JetStreamQueueDriver implements QueueDriver {
+  /** What happens to the jobs of every queue this process runs, from admission to the end of each attempt. */
+  readonly events: WorkerEvents;
   private infrastructure?: Promise<JobInfrastructure>;
   private readonly producer: JetStreamJobProducer;
   private workers: JetStreamQueueWorker[] = [];
 
   constructor(private readonly options: JetStreamQueueDriverOptions) {
+    this.events = options.events ?? createWorkerEvents();
     this.producer = new JetStreamJobProducer({
       messaging: options.messaging,
       infrastructure: () => this.ready(),
       retryLimitOf: (queue) => options.settingsOf(queue).retryLimit,
       batching: options.batching,
       logger: options.logger,
+      clock: options.clock,
     });
   }
 
   /** Streams and the deduplication bucket, provisioned once (a failed attempt is retried by the next call). */
   ready(): Promise<JobInfrastructure> {
     if (!this.infrastructure) {
-      this.infrastructure = provisionJobInfrastructure(this.options.messaging, this.options.infrastructure);
+      this.infrastructure = provisionJobInfrastructure(this.options.messaging, {
+        clock: this.options.clock,
+        ...this.options.infrastructure,
+      });
       this.infrastructure.catch(() => (this.infrastructure = undefined));
     }
     return this.infrastructure;
@@ -84,6 +97,8 @@ export class JetStreamQueueDriver implements QueueDriver {
         logContext: this.options.logContext,
         random: this.options.random,
         observer: this.options.observer,
+        events: this.events,
+        clock: this.options.clock,
       });
       await worker.start();
       this.workers.push(worker);

@@ -1,33 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
-import {
-  decideRetry,
-  describeError,
-  ensureConsumer,
-  RetryLaterError,
-  startConsumer,
-  type ConsumerRunner,
-  type GiveUpReason,
-  type Messaging,
-  type ReceivedMessage,
-  type RetryPolicy,
-} from '@berth/messaging';
-import type { DeadLetterReason } from '../../dead-letters/dead-letter';
-import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
-import { writeDeadLetter } from '../../dead-letters/write-dead-letter';
-import type { JobInfo, JobRegistry, RegisteredJob } from '../../discovery/job-registry';
-import { JobCancelledError, PoisonMessageError, UnknownJobError } from '../../errors';
-import { runAttempt } from '../../flow/run-attempt';
-import { BatchCollector } from '../../flow/batch-collector';
-import { runBatch, type BatchContext, type BatchItem } from '../../flow/run-batch';
-import type { JobObserver } from '../../job-observer';
-import { decodeJobMessage, type JobRecord } from '../../job-record';
-import { jobRetryPolicy, type ResolvedQueueOptions } from '../../job-options';
+import { describeError, RetryLaterError, type ConsumerRunner, type ReceivedMessage } from '@berth/messaging';
+import type { RegisteredJob } from '../../discovery/job-registry';
+import { JobCancelledError, UnknownJobError } from '../../errors';
+import { runJobAttempt } from '../../flow/run-job-attempt';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
+import type { JobRecord } from '../../job-record';
 import {
   DELAYED_JOBS_STREAM_NAME,
   dueQueueFilterSubject,
   JOBS_STREAM_NAME,
-  parseJobSubject,
   PRIORITY_LEVELS,
   priorityConsumerName,
   priorityFilterSubject,
@@ -36,38 +17,17 @@ import {
 } from '../../names';
 import { PrioritySemaphore } from '../../flow/priority-semaphore';
 import type { CancellationWatch } from '../cancellations';
-import type { KeyLimit } from './kv-key-slots';
-import type { KeyedRateLimit } from './kv-rate-limits';
-import { PARKED_JOBS_STREAM_NAME } from './parked-jobs-stream';
-import { publishScheduledJob } from './publish-scheduled-job';
+import { createJobGates, GateActions, keyLimitOf, type JobGate } from './job-gates';
+import { BATCH_RETRY_POLICY, JobMessages, type JetStreamQueueWorkerOptions } from './job-messages';
+import { DeliveryChecks } from './delivery-checks';
+import { JobSettlement } from './job-settlement';
+import { BatchRunner } from './batch-runner';
+import { startJobRunner } from './job-runner';
+import { passGates } from './gated-attempt';
 import { startFairFeeder, type FairFeeder } from './fair-feeder';
 import { startParkedJobSweep, type ParkedJobSweep } from './parked-job-sweep';
-import type { JobInfrastructure } from './job-infrastructure';
-import type { JetStreamJobProducer } from './jetstream-job-producer';
 
-/** Options for {@link JetStreamQueueWorker}. */
-export interface JetStreamQueueWorkerOptions {
-  messaging: Messaging;
-  queue: string;
-  settings: ResolvedQueueOptions;
-  registry: JobRegistry;
-  producer: JetStreamJobProducer;
-  infrastructure: JobInfrastructure;
-  logger: BerthLogger;
-  logContext?: LogContextStore;
-  /** Random source for backoff jitter; tests pass a fixed one. */
-  random?: () => number;
-  observer?: JobObserver;
-}
-
-/** A job message as read: its job name and records, or why it can't be read. */
-type ParsedJobMessage = { name: string; records: JobRecord[] } | { name: string; invalid: Error };
-
-/** Retries of a whole batch message after an infrastructure failure (never given up on; nothing is lost). */
-const BATCH_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: Number.POSITIVE_INFINITY,
-  delayAfter: (failedAttempts) => Math.min(1000 * 2 ** Math.max(0, failedAttempts - 1), 60000),
-};
+export type { JetStreamQueueWorkerOptions } from './job-messages';
 
 /**
  * Runs one queue's jobs in this process: the durable consumers `jobs-<queue>` on `JOBS` (jobs to run now) and on
@@ -92,22 +52,44 @@ export class JetStreamQueueWorker {
   private runners: ConsumerRunner[] = [];
   /** The queue's concurrency; a freed slot goes to the most urgent job waiting for one (see `priorities`). */
   private readonly slots: PrioritySemaphore;
-  private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
-  /** Deliveries of a message ended by a worker before this one (read from the ledger on a redelivery). */
-  private readonly endedBefore = new WeakMap<ReceivedMessage, number>();
   private readonly cancelledMessages = new WeakSet<ReceivedMessage>();
   /** Single-job messages whose job was parked for a concurrency slot: acked, but no attempt ran. */
   private readonly parkedMessages = new WeakSet<ReceivedMessage>();
   private cancellations?: CancellationWatch;
   private fairFeeder?: FairFeeder;
   private parkedSweep?: ParkedJobSweep;
-  /** Slot releases under way (see `releaseInBackground`); awaited by `stop`. */
+  /** Slot releases under way (see `GateActions.releaseKeyInBackground`); awaited by `stop`. */
   private readonly releasing = new Set<Promise<void>>();
-  /** Jobs of batch jobs waiting for their batch to fill, by job name. */
-  private readonly collectors = new Map<string, BatchCollector<BatchItem>>();
+
+  /** What happens to each job as it goes through its gates and its attempt. */
+  readonly events: WorkerEvents;
+  private readonly actions: GateActions;
+  private readonly gates: JobGate[];
+  private readonly messages: JobMessages;
+  private readonly deliveries: DeliveryChecks;
+  private readonly settlement: JobSettlement;
+  private readonly batches: BatchRunner;
 
   constructor(private readonly options: JetStreamQueueWorkerOptions) {
     this.slots = new PrioritySemaphore(options.settings.concurrency);
+    this.events = options.events ?? createWorkerEvents();
+    const gateOptions = { ...options, cancellations: () => this.cancellations, releasing: this.releasing };
+    this.actions = new GateActions(gateOptions);
+    this.gates = createJobGates(gateOptions, this.actions);
+    this.messages = new JobMessages(options);
+    this.deliveries = new DeliveryChecks(options);
+    this.settlement = new JobSettlement(options, this.actions, this.messages);
+    this.batches = new BatchRunner(
+      options,
+      {
+        slots: this.slots,
+        cancelledMessages: this.cancelledMessages,
+        cancellations: () => this.cancellations,
+        runSingle: (job, record, message, stream) => this.runSingle(job, record, message, stream),
+        runJob: (job, record, message, stream) => this.runJob(job, record, message, stream),
+      },
+      this.settlement,
+    );
   }
 
   /** The largest batch size of the queue's batch jobs (1 without any): each slot runs up to that many jobs. */
@@ -172,7 +154,7 @@ export class JetStreamQueueWorker {
       keySlots: this.options.infrastructure.keySlots,
       queue,
       leaseMs: settings.ackWaitMs,
-      limitOf: (record, name) => this.keyLimitOf(this.options.registry.find(queue, name), record),
+      limitOf: (record, name) => keyLimitOf(this.options.registry.find(queue, name), record),
       logger: this.options.logger,
     });
     if (settings.fairness) {
@@ -198,7 +180,7 @@ export class JetStreamQueueWorker {
     this.fairFeeder = undefined;
     const stopping = Promise.all(runners.map((runner) => runner.stop(graceMs)));
     // Jobs waiting for a batch to fill run now rather than after waitMs.
-    for (const collector of this.collectors.values()) collector.flush();
+    this.batches.flush();
     await stopping;
     await this.parkedSweep?.stop();
     this.parkedSweep = undefined;
@@ -208,137 +190,40 @@ export class JetStreamQueueWorker {
     await this.cancellations?.stop();
   }
 
-  private async startRunner(
+  private startRunner(
     stream: string,
     filterSubject: string,
     durable = queueConsumerName(this.options.queue),
     inHand = this.options.settings.concurrency,
   ): Promise<ConsumerRunner> {
-    const { messaging, queue, settings } = this.options;
-    await ensureConsumer(messaging.jsm, {
-      stream,
-      durable,
-      filterSubjects: [filterSubject],
-      ackWaitMs: settings.ackWaitMs,
-      maxAckPending: settings.maxAckPending,
-      description: `Workers of queue ${queue}`,
-    });
-    return startConsumer({
-      js: messaging.js,
-      stream,
-      consumer: durable,
-      concurrency: inHand,
-      ackWaitMs: settings.ackWaitMs,
-      logger: this.options.logger,
-      logContext: this.options.logContext,
-      contextFor: (message) => this.contextFor(message),
-      attemptOf: (message) => this.attemptOf(message),
-      weightOf: (message) => this.weightOf(message, stream),
-      retryPolicy: (message) => this.retryPolicyOf(message),
-      handler: (message) => this.handle(message, stream),
-      onGiveUp: (message, error, reason) => this.giveUp(message, error, reason),
-      beforeNak: (message) => this.recordEnded(message, stream),
-      onOutcome: (message, outcome, durationMs) => {
-        if (outcome !== 'retried') this.forgetDeliveries(message, stream);
-        this.observeSingle(message, outcome, durationMs);
+    return startJobRunner(
+      this.options,
+      { stream, filterSubject, durable, inHand },
+      {
+        messages: this.messages,
+        deliveries: this.deliveries,
+        settlement: this.settlement,
+        handle: (message) => this.handle(message, stream),
+        observe: (message, outcome, durationMs) =>
+          this.messages.observeSingle(message, outcome, durationMs, this.parkedMessages, this.cancelledMessages),
       },
-    });
-  }
-
-  private parse(message: ReceivedMessage, stream = JOBS_STREAM_NAME): ParsedJobMessage {
-    const cached = this.parsed.get(message);
-    if (cached) return cached;
-    const name = parseJobSubject(message.subject)?.name ?? '_invalid';
-    let parsed: ParsedJobMessage;
-    try {
-      parsed = {
-        name,
-        records: decodeJobMessage(message.text(), {
-          headers: message.headers,
-          msgId: message.msgId,
-          stream,
-          streamSequence: message.streamSequence,
-          storedAt: message.storedAt,
-          defaultRetryLimit: this.options.settings.retryLimit,
-        }),
-      };
-    } catch (error) {
-      parsed = { name, invalid: error as Error };
-    }
-    this.parsed.set(message, parsed);
-    return parsed;
-  }
-
-  private contextFor(message: ReceivedMessage): LogContext {
-    const parsed = this.parse(message);
-    const fields: LogContext = { queue: this.options.queue, jobName: parsed.name };
-    if ('records' in parsed && parsed.records.length === 1) fields.jobId = parsed.records[0].id;
-    else if ('records' in parsed) fields.jobCount = parsed.records.length;
-    return fields;
-  }
-
-  /** A message of one job settled: that is the job's attempt (a batch's jobs are observed one by one). */
-  private observeSingle(
-    message: ReceivedMessage,
-    outcome: 'acked' | 'retried' | 'terminated',
-    durationMs: number,
-  ): void {
-    const parsed = this.parse(message);
-    if (
-      !this.options.observer?.jobFinished ||
-      !('records' in parsed) ||
-      parsed.records.length !== 1 ||
-      this.parkedMessages.has(message)
-    )
-      return;
-    const finished = this.cancelledMessages.has(message)
-      ? 'cancelled'
-      : outcome === 'acked'
-        ? 'completed'
-        : outcome === 'retried'
-          ? 'retried'
-          : 'dead-lettered';
-    this.options.observer.jobFinished({
-      queue: this.options.queue,
-      name: parsed.name,
-      attempt: this.attemptOf(message),
-      durationMs,
-      outcome: finished,
-    });
-  }
-
-  /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
-  private weightOf(message: ReceivedMessage, stream: string): number {
-    const parsed = this.parse(message, stream);
-    return 'records' in parsed ? parsed.records.length : 1;
-  }
-
-  private attemptOf(message: ReceivedMessage): number {
-    const parsed = this.parse(message);
-    return 'records' in parsed && parsed.records.length === 1
-      ? parsed.records[0].attemptsMade + message.deliveryCount
-      : message.deliveryCount;
-  }
-
-  private retryPolicyOf(message: ReceivedMessage): RetryPolicy {
-    const parsed = this.parse(message);
-    if ('records' in parsed && parsed.records.length === 1)
-      return jobRetryPolicy(this.options.settings.backoff, parsed.records[0].retryLimit, this.options.random);
-    return BATCH_RETRY_POLICY;
+    );
   }
 
   private async handle(message: ReceivedMessage, stream: string): Promise<void> {
-    const parsed = this.parse(message);
+    const parsed = this.messages.parse(message);
     if ('invalid' in parsed) throw parsed.invalid;
-    await this.assertNotPoison(message, stream);
+    await this.deliveries.assertNotPoison(message, stream);
     const job = this.options.registry.find(this.options.queue, parsed.name);
     if (!job) throw new UnknownJobError(this.options.queue, parsed.name);
-    if (job.batch) return this.handleBatchJob(job, parsed.records, message, stream);
+    if (job.batch) return this.batches.handleBatchJob(job, parsed.records, message, stream);
     if (parsed.records.length === 1) {
       await this.runSingle(job, parsed.records[0], message, stream);
       return;
     }
-    const outcomes = await Promise.allSettled(parsed.records.map((record) => this.runBatched(job, record, message)));
+    const outcomes = await Promise.allSettled(
+      parsed.records.map((record) => this.batches.runBatched(job, record, message)),
+    );
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failed)
       throw new RetryLaterError(
@@ -348,100 +233,6 @@ export class JetStreamQueueWorker {
       );
   }
 
-  /**
-   * The jobs of a message for a batch job: each goes to its job's collector and runs in a batch. A message of one
-   * job fails with that job's error (the runner retries it like any job); in a message of several, a failed job is
-   * stored again on its own ({@link settleBatchedFailure}). A job added with its own flow options runs alone.
-   */
-  private async handleBatchJob(
-    job: RegisteredJob,
-    records: JobRecord[],
-    message: ReceivedMessage,
-    stream: string,
-  ): Promise<void> {
-    const single = records.length === 1;
-    const outcomes = await Promise.allSettled(
-      records.map((record) => this.runInBatch(job, record, message, stream, single)),
-    );
-    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (!failed) return;
-    if (single) throw failed.reason;
-    throw new RetryLaterError(
-      `Could not settle every job of a batch: ${describeError(failed.reason)}`,
-      BATCH_RETRY_POLICY.delayAfter(message.deliveryCount),
-      { cause: failed.reason },
-    );
-  }
-
-  private async runInBatch(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    single: boolean,
-  ): Promise<void> {
-    if (hasOwnFlowControl(record)) {
-      await (single ? this.runSingle(job, record, message, stream) : this.runBatched(job, record, message));
-      return;
-    }
-    const cancelled = this.cancellations?.get(record.id);
-    if (cancelled) {
-      if (single) this.cancelledMessages.add(message);
-      await this.dropCancelled(record, new JobCancelledError(record.id, cancelled.reason));
-      if (!single) this.finishedInMessage(job, record.attemptsMade + message.deliveryCount, 0, 'cancelled');
-      return;
-    }
-    if (single) await this.relocateIfMoved(record, message, stream);
-    const attempt = record.attemptsMade + message.deliveryCount;
-    const started = performance.now();
-    const error = await new Promise<unknown>((settle) => this.collectorOf(job).add({ record, attempt, settle }));
-    if (error === undefined) {
-      await this.releaseDeduplication(record);
-      if (!single) this.finishedInMessage(job, attempt, performance.now() - started, 'completed');
-      return;
-    }
-    if (single) throw error;
-    const run = async (): Promise<void> => {
-      const outcome = await this.settleBatchedFailure(job, record, message, attempt, error);
-      this.finishedInMessage(job, attempt, performance.now() - started, outcome);
-    };
-    const fields = { queue: this.options.queue, jobName: job.name, jobId: record.id, attempt, jobCount: undefined };
-    await (this.options.logContext ? this.options.logContext.run(fields, run) : run());
-  }
-
-  private get batchContext(): BatchContext {
-    return {
-      queue: this.options.queue,
-      slots: this.slots,
-      defaultTimeoutMs: this.options.settings.timeoutMs,
-      logger: this.options.logger,
-    };
-  }
-
-  private collectorOf(job: RegisteredJob): BatchCollector<BatchItem> {
-    let collector = this.collectors.get(job.name);
-    if (!collector) {
-      const { size, waitMs } = job.batch as { size: number; waitMs: number };
-      collector = new BatchCollector<BatchItem>({
-        size,
-        waitMs,
-        flush: (items) => void runBatch(job, items, this.batchContext),
-      });
-      this.collectors.set(job.name, collector);
-    }
-    return collector;
-  }
-
-  /** A job of a message of several settled (a message of one is observed when the runner settles it). */
-  private finishedInMessage(
-    job: RegisteredJob,
-    attempt: number,
-    durationMs: number,
-    outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled',
-  ): void {
-    this.options.observer?.jobFinished?.({ queue: this.options.queue, name: job.name, outcome, attempt, durationMs });
-  }
-
   /** One job alone in its message; the log context (job name, id, attempt) is the runner's. */
   private async runSingle(
     job: RegisteredJob,
@@ -449,7 +240,7 @@ export class JetStreamQueueWorker {
     message: ReceivedMessage,
     stream: string,
   ): Promise<void> {
-    await this.relocateIfMoved(record, message, stream);
+    await this.settlement.relocateIfMoved(record, message, stream);
     const started = performance.now();
     try {
       if ((await this.runJob(job, record, message, stream)) === 'parked') {
@@ -459,16 +250,17 @@ export class JetStreamQueueWorker {
     } catch (error) {
       if (!(error instanceof JobCancelledError)) throw error;
       this.cancelledMessages.add(message);
-      await this.dropCancelled(record, error);
+      await this.settlement.dropCancelled(record, error);
       return;
     }
     this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
-    await this.releaseDeduplication(record);
+    await this.settlement.releaseDeduplication(record);
   }
 
   /**
-   * One attempt of a job under its deadline, cancellation and per-key concurrency: already cancelled, it throws
-   * without running; its key full, it is parked (`'parked'`, the caller acks its message without an attempt).
+   * One job through its gates (cancel, debounce, key slot, singleton, rate) and its attempt: dropped, it throws
+   * `JobCancelledError` without running; set aside (parked or delayed), it resolves `'parked'` and the caller acks
+   * its message without an attempt.
    */
   private async runJob(
     job: RegisteredJob,
@@ -476,463 +268,29 @@ export class JetStreamQueueWorker {
     message: ReceivedMessage,
     stream: string,
   ): Promise<'ran' | 'parked'> {
-    const cancelled = this.cancellations?.get(record.id);
-    if (cancelled) throw new JobCancelledError(record.id, cancelled.reason);
-    if (
-      record.debounceKey !== undefined &&
-      !(await this.options.infrastructure.windows.isLatest(this.options.queue, record.debounceKey, record.id))
-    ) {
-      throw new JobCancelledError(record.id, `superseded by a later job of debounce key ${record.debounceKey}`);
-    }
-    const limit = this.keyLimitOf(job, record);
-    const keySlots = this.options.infrastructure.keySlots;
-    const leaseMs = this.options.settings.ackWaitMs;
-    if (limit && !(await keySlots.acquire(this.options.queue, limit, record.id, leaseMs))) {
-      await this.park(job, record, message, stream, limit);
-      return 'parked';
-    }
-    if (record.singletonKey !== undefined) await this.takeSingleton(record, limit);
-    const renew =
-      limit || record.singletonKey !== undefined
-        ? setInterval(
-            () => {
-              if (limit)
-                keySlots
-                  .renew(this.options.queue, limit, record.id, leaseMs)
-                  .catch((error: unknown) =>
-                    this.options.logger.warn({ err: error }, 'Could not renew a concurrency slot'),
-                  );
-              if (record.singletonKey !== undefined)
-                this.options.infrastructure.singletons
-                  .renew(this.options.queue, record.singletonKey, record.id, leaseMs)
-                  .catch((error: unknown) =>
-                    this.options.logger.warn({ err: error }, 'Could not renew the lease of a singleton key'),
-                  );
+    return passGates(
+      {
+        gates: this.gates,
+        slots: this.slots,
+        leaseMs: this.options.settings.ackWaitMs,
+        events: this.events,
+        attempt: () =>
+          runJobAttempt({
+            job,
+            data: record.data,
+            info: {
+              id: record.id,
+              name: job.name,
+              queue: this.options.queue,
+              attempt: record.attemptsMade + message.deliveryCount,
+              addedAt: record.addedAt,
             },
-            Math.max(leaseMs / 3, 250),
-          )
-        : undefined;
-    const attempt = record.attemptsMade + message.deliveryCount;
-    const info: JobInfo = {
-      id: record.id,
-      name: job.name,
-      queue: this.options.queue,
-      attempt,
-      addedAt: record.addedAt,
-    };
-    try {
-      // The admission steps above (cancellation, debounce, key slot, singleton) run for every job in hand at once,
-      // so their KV round trips overlap and are group committed, instead of each holding a worker slot while it
-      // waits: a key slot held a little early only makes its limit stricter. A rate start is taken in the worker's
-      // slot, just before the attempt, since the limit counts starts: taken early, a start would leave the window
-      // while its job still waits for a slot.
-      const ran = await this.slots.run(async () => {
-        for (const rate of this.rateLimitsOf(job, record)) {
-          const decision = await this.options.infrastructure.rateLimits.take(this.options.queue, rate);
-          if (!decision.allowed) {
-            await this.waitForRate(job, record, message, stream, rate, decision.retryAt);
-            return false;
-          }
-        }
-        await runAttempt((signal) => job.run(record.data, { ...info, signal }), {
-          timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
-          watch: this.cancellations
-            ? (abort) =>
-                (this.cancellations as CancellationWatch).onCancel(record.id, (c) =>
-                  abort(new JobCancelledError(c.jobId, c.reason)),
-                )
-            : undefined,
-        });
-        return true;
-      }, record.priority);
-      if (!ran) return 'parked';
-    } catch (error) {
-      if (!(error instanceof JobCancelledError)) await this.singletonWaitsAt(record, message, stream);
-      throw error;
-    } finally {
-      clearInterval(renew);
-      // The slot is released in the background: the job's message is acked without waiting for the group commit
-      // that frees it (a slot held a few milliseconds longer only makes the limit stricter; one whose release is
-      // lost with the process frees at its lease's end, and the sweep wakes what is parked behind it).
-      if (limit) this.releaseInBackground(limit, record);
-    }
-    await this.releaseSingleton(record);
-    if (record.debounceKey !== undefined) {
-      await this.options.infrastructure.windows
-        .settleDebounce(this.options.queue, record.debounceKey, record.id)
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not clear a debounce key'));
-    }
-    return 'ran';
-  }
-
-  /**
-   * Marks a singleton job running under the queue's lease. One that finds its key held by another live job (added
-   * after this job's worker died and its lease ran out) is dropped like a cancelled job: never two of a key at once.
-   */
-  private async takeSingleton(record: JobRecord, limit: KeyLimit | undefined): Promise<void> {
-    const key = record.singletonKey as string;
-    const held = await this.options.infrastructure.singletons.take(
-      this.options.queue,
-      key,
-      record.id,
-      this.options.settings.ackWaitMs,
+            timeoutMs: record.timeoutMs ?? job.timeoutMs ?? this.options.settings.timeoutMs,
+            cancellations: this.cancellations,
+            events: this.events,
+          }),
+      },
+      { job, record, message, stream },
     );
-    if (held.held) return;
-    if (limit) await this.releaseKey(limit, record);
-    throw new JobCancelledError(record.id, `singleton key ${key} is held by job ${held.jobId}`);
   }
-
-  /** A singleton job waits again at `location` (a retry, a rate limit, a parked slot): its key stays held. */
-  private async singletonWaitsAt(
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    location = { stream, seq: message.streamSequence, scheduled: false },
-  ): Promise<void> {
-    if (record.singletonKey === undefined) return;
-    await this.options.infrastructure.singletons
-      .waitAt(this.options.queue, record.singletonKey, record.id, location)
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: error }, 'Could not record where a singleton job waits; held for its lease'),
-      );
-  }
-
-  /** Frees the job's singleton key (completed, cancelled, dead-lettered); if this fails, its lease runs out. */
-  private async releaseSingleton(record: JobRecord): Promise<void> {
-    if (record.singletonKey === undefined) return;
-    await this.options.infrastructure.singletons
-      .release(this.options.queue, record.singletonKey, record.id)
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { err: error, singletonKey: record.singletonKey },
-          'Could not free a singleton key; it frees when its lease runs out',
-        ),
-      );
-  }
-
-  /** The job's per-key concurrency: given to `add`, else from `@Process`; undefined when not limited. */
-  private keyLimitOf(job: RegisteredJob | undefined, record: JobRecord): KeyLimit | undefined {
-    if (record.concurrency) return record.concurrency;
-    if (!job?.concurrency) return undefined;
-    const key = job.concurrency.key(record.data);
-    return typeof key === 'string' && key.length > 0 ? { key, limit: job.concurrency.limit } : undefined;
-  }
-
-  /** The queue's rate limit and the job's per-key one (given to `add`, else from `@Process`). */
-  private rateLimitsOf(job: RegisteredJob, record: JobRecord): KeyedRateLimit[] {
-    const limits: KeyedRateLimit[] = [];
-    if (this.options.settings.rateLimit) limits.push(this.options.settings.rateLimit);
-    if (record.rateLimit) limits.push(record.rateLimit);
-    else if (job.rateLimit) {
-      const key = job.rateLimit.key(record.data);
-      if (typeof key === 'string' && key.length > 0)
-        limits.push({ key, limit: job.rateLimit.limit, perMs: job.rateLimit.perMs });
-    }
-    return limits;
-  }
-
-  /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
-  private async waitForRate(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    rate: KeyedRateLimit,
-    retryAt: number,
-  ): Promise<void> {
-    const waiting = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const ack = await publishScheduledJob(
-      this.options.messaging.js,
-      this.options.queue,
-      job.name,
-      waiting,
-      new Date(retryAt),
-      `rate:${record.id}:${stream}:${message.streamSequence}`,
-      `rate-limit ${rate.key ?? '(queue)'}`,
-    );
-    this.options.logger.debug(
-      { rateKey: rate.key, retryAt: new Date(retryAt).toISOString() },
-      `Job ${record.id} over the rate limit of ${rate.key ?? 'its queue'}: waits until ${new Date(retryAt).toISOString()}`,
-    );
-    await this.singletonWaitsAt(record, message, stream, { stream: ack.stream, seq: ack.seq, scheduled: true });
-    if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication
-        .relocate(this.options.queue, record.deduplicationId, record.id, {
-          stream: ack.stream,
-          seq: ack.seq,
-          scheduled: true,
-        })
-        .catch((error: unknown) =>
-          this.options.logger.warn({ err: error }, 'Could not record where a rate-limited job went'),
-        );
-    }
-  }
-
-  private releaseInBackground(limit: KeyLimit, record: JobRecord): void {
-    const releasing = this.releaseKey(limit, record).finally(() => this.releasing.delete(releasing));
-    this.releasing.add(releasing);
-  }
-
-  private async releaseKey(limit: KeyLimit, record: JobRecord): Promise<void> {
-    try {
-      await this.options.infrastructure.keySlots.release(
-        this.options.queue,
-        limit,
-        record.id,
-        this.options.settings.ackWaitMs,
-      );
-    } catch (error) {
-      // The slot frees itself when its lease runs out; parked jobs of the key wait for the next release.
-      this.options.logger.warn({ err: error, concurrencyKey: limit.key }, 'Could not release a concurrency slot');
-    }
-  }
-
-  /** Stores the job on its key's parked subject with the attempts it has made, and moves its deduplication id there. */
-  private async park(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    stream: string,
-    limit: KeyLimit,
-  ): Promise<void> {
-    const parkedRecord = { ...record, attemptsMade: record.attemptsMade + message.deliveryCount - 1 };
-    const { seq } = await this.options.infrastructure.keySlots.park(
-      this.options.queue,
-      job.name,
-      limit,
-      parkedRecord,
-      `park:${record.id}:${stream}:${message.streamSequence}`,
-      this.options.settings.ackWaitMs,
-    );
-    this.options.logger.debug(
-      { concurrencyKey: limit.key },
-      `Job ${record.id} waits for a slot of key ${limit.key} (limit ${limit.limit})`,
-    );
-    await this.singletonWaitsAt(record, message, stream, { stream: PARKED_JOBS_STREAM_NAME, seq, scheduled: true });
-    if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication
-        .relocate(this.options.queue, record.deduplicationId, record.id, {
-          stream: PARKED_JOBS_STREAM_NAME,
-          seq,
-          scheduled: true,
-        })
-        .catch((error: unknown) =>
-          this.options.logger.warn({ err: error }, 'Could not record where a parked job went'),
-        );
-    }
-  }
-
-  private async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
-    this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
-    await this.releaseDeduplication(record);
-    await this.releaseSingleton(record);
-  }
-
-  /** Throws {@link PoisonMessageError} when workers died `poisonLimit` times holding this message. */
-  private async assertNotPoison(message: ReceivedMessage, stream: string): Promise<void> {
-    if (message.deliveryCount === 1) {
-      this.endedBefore.set(message, 0);
-      return;
-    }
-    let ended: number;
-    try {
-      ended = await this.options.infrastructure.deliveries.endedDeliveries(this.delivered(message, stream));
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error },
-        'Could not read how often this message was delivered; not checking its poison limit',
-      );
-      return;
-    }
-    this.endedBefore.set(message, ended);
-    const deaths = message.deliveryCount - 1 - ended;
-    if (deaths >= this.options.settings.poisonLimit) throw new PoisonMessageError(deaths);
-    if (deaths > 0)
-      this.options.logger.warn(
-        { deaths, deliveryCount: message.deliveryCount },
-        `A worker died ${deaths} time(s) while holding this message`,
-      );
-  }
-
-  private async recordEnded(message: ReceivedMessage, stream: string): Promise<void> {
-    const delivered = this.delivered(message, stream);
-    const before =
-      this.endedBefore.get(message) ??
-      (message.deliveryCount === 1 ? 0 : await this.options.infrastructure.deliveries.endedDeliveries(delivered));
-    await this.options.infrastructure.deliveries.recordEnded(delivered, before + 1);
-  }
-
-  private forgetDeliveries(message: ReceivedMessage, stream: string): void {
-    if (message.deliveryCount === 1) return;
-    this.options.infrastructure.deliveries
-      .forget(this.delivered(message, stream))
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { err: error },
-          'Could not drop the delivery count of a settled message; it expires on its own',
-        ),
-      );
-  }
-
-  private delivered(
-    message: ReceivedMessage,
-    stream: string,
-  ): { queue: string; stream: string; streamSequence: number } {
-    return { queue: this.options.queue, stream, streamSequence: message.streamSequence };
-  }
-
-  /** One job of a batch message, in its own log context; settles itself unless storing the outcome fails. */
-  private async runBatched(job: RegisteredJob, record: JobRecord, message: ReceivedMessage): Promise<void> {
-    const attempt = record.attemptsMade + message.deliveryCount;
-    const run = async (): Promise<void> => {
-      const started = performance.now();
-      const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
-        this.options.observer?.jobFinished?.({
-          queue: this.options.queue,
-          name: job.name,
-          outcome,
-          attempt,
-          durationMs: performance.now() - started,
-        });
-      try {
-        if ((await this.runJob(job, record, message, JOBS_STREAM_NAME)) === 'parked') return;
-      } catch (error) {
-        if (error instanceof JobCancelledError) {
-          await this.dropCancelled(record, error);
-          finished('cancelled');
-          return;
-        }
-        finished(await this.settleBatchedFailure(job, record, message, attempt, error));
-        return;
-      }
-      this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
-      await this.releaseDeduplication(record);
-      finished('completed');
-    };
-    const fields = { queue: this.options.queue, jobName: job.name, jobId: record.id, attempt, jobCount: undefined };
-    await (this.options.logContext ? this.options.logContext.run(fields, run) : run());
-  }
-
-  private async settleBatchedFailure(
-    job: RegisteredJob,
-    record: JobRecord,
-    message: ReceivedMessage,
-    attempt: number,
-    error: unknown,
-  ): Promise<'retried' | 'dead-lettered'> {
-    const policy = jobRetryPolicy(this.options.settings.backoff, record.retryLimit, this.options.random);
-    const decision = decideRetry(policy, { attempt, error });
-    if (decision.kind === 'give-up') {
-      const { reason } = decision;
-      await this.deadLetter(job.name, record, message, error, reason, attempt);
-      this.options.logger.error(
-        { err: error, attempt, reason },
-        `Gave up after attempt ${attempt}: ${describeError(error)}`,
-      );
-      return 'dead-lettered';
-    }
-    const { delayMs } = decision;
-    const location = await this.options.producer.requeueForRetry(
-      this.options.queue,
-      job.name,
-      { ...record, attemptsMade: attempt },
-      delayMs,
-    );
-    if (record.deduplicationId !== undefined) {
-      await this.options.infrastructure.deduplication
-        .relocate(this.options.queue, record.deduplicationId, record.id, location)
-        .catch((relocateError: unknown) =>
-          this.options.logger.warn({ err: relocateError }, 'Could not record where a retried job went'),
-        );
-    }
-    this.options.logger.warn(
-      { err: error, attempt, retryInMs: delayMs },
-      `Attempt ${attempt} failed: ${describeError(error)}`,
-    );
-    return 'retried';
-  }
-
-  private async giveUp(message: ReceivedMessage, error: unknown, reason: GiveUpReason): Promise<void> {
-    const parsed = this.parse(message);
-    const origin = { queue: this.options.queue, name: parsed.name, message };
-    if ('invalid' in parsed) {
-      const ack = await writeDeadLetter(this.options.messaging.js, unreadableDeadLetter(origin, error));
-      this.options.logger.info(
-        { deadLetterId: ack.seq, deadLetterReason: 'invalid' },
-        `Unreadable job message copied to the dead letters (id ${ack.seq})`,
-      );
-      this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name: parsed.name, reason: 'invalid' });
-      return;
-    }
-    const letterReason: DeadLetterReason =
-      error instanceof UnknownJobError ? 'invalid' : error instanceof PoisonMessageError ? 'poison' : reason;
-    for (const record of parsed.records) {
-      await this.deadLetter(
-        parsed.name,
-        record,
-        message,
-        error,
-        letterReason,
-        record.attemptsMade + message.deliveryCount,
-      );
-    }
-  }
-
-  private async deadLetter(
-    name: string,
-    record: JobRecord,
-    message: ReceivedMessage,
-    error: unknown,
-    reason: DeadLetterReason,
-    attempts: number,
-  ): Promise<void> {
-    const ack = await writeDeadLetter(
-      this.options.messaging.js,
-      jobDeadLetter({ queue: this.options.queue, name, message }, record, error, reason, attempts),
-    );
-    this.options.logger.info(
-      { jobId: record.id, deadLetterId: ack.seq, deadLetterReason: reason },
-      `Job ${record.id} copied to the dead letters (id ${ack.seq})`,
-    );
-    this.options.observer?.jobDeadLettered?.({ queue: this.options.queue, name, reason });
-    await this.releaseDeduplication(record);
-    await this.releaseSingleton(record);
-    const limit = this.keyLimitOf(this.options.registry.find(this.options.queue, name), record);
-    if (limit) await this.releaseKey(limit, record);
-  }
-
-  /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */
-  private async relocateIfMoved(record: JobRecord, message: ReceivedMessage, stream: string): Promise<void> {
-    if (record.deduplicationId === undefined || stream !== DELAYED_JOBS_STREAM_NAME) return;
-    await this.options.infrastructure.deduplication
-      .relocate(this.options.queue, record.deduplicationId, record.id, {
-        stream,
-        seq: message.streamSequence,
-        scheduled: false,
-      })
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'Could not record where a delayed job went'));
-  }
-
-  private async releaseDeduplication(record: JobRecord): Promise<void> {
-    if (record.deduplicationId === undefined) return;
-    try {
-      await this.options.infrastructure.deduplication.release(this.options.queue, record.deduplicationId, record.id);
-    } catch (error) {
-      // The entry then points at a message about to be acked: the next add finds it stale and replaces it.
-      this.options.logger.warn(
-        { err: error, deduplicationId: record.deduplicationId },
-        'Could not release a deduplication id',
-      );
-    }
-  }
-}
-
-/** A job added with its own flow options (per-key concurrency or rate, debounce, singleton) runs alone. */
-function hasOwnFlowControl(record: JobRecord): boolean {
-  return (
-    record.concurrency !== undefined ||
-    record.rateLimit !== undefined ||
-    record.debounceKey !== undefined ||
-    record.singletonKey !== undefined
-  );
 }

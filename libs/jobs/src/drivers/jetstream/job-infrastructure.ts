@@ -18,6 +18,7 @@ import { parkedJobsStream } from './parked-jobs-stream';
 import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
 import { ServerClock } from './server-clock';
+import type { JobClock } from '../../clock';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
@@ -42,6 +43,8 @@ export interface JobInfrastructureOptions {
   rateLimits?: KvRateLimitOptions;
   windows?: KvJobWindowOptions;
   singletons?: KvSingletonOptions;
+  /** The clock of every store that stamps or judges time by this process (`systemJobClock` by default). */
+  clock?: JobClock;
 }
 
 /**
@@ -64,13 +67,17 @@ export async function provisionJobInfrastructure(
   // One reading of the server's clock for the leases of key slots and the windows of rate limits.
   const clock = new ServerClock();
   const [deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons] = await Promise.all([
-    openKvDeduplicationRegistry(messaging.js, messaging.jsm, { replicas, ...options.deduplication }),
-    openKvCancellations(messaging.js, { replicas, ...options.cancellations }),
+    openKvDeduplicationRegistry(messaging.js, messaging.jsm, {
+      replicas,
+      clock: options.clock,
+      ...options.deduplication,
+    }),
+    openKvCancellations(messaging.js, { replicas, clock: options.clock, ...options.cancellations }),
     openKvDeliveryLedger(messaging.js, { replicas, ...options.deliveries }),
     openKvKeySlots(messaging.js, messaging.jsm, { replicas, clock, ...options.keySlots }),
     openKvRateLimits(messaging.js, { replicas, clock, ...options.rateLimits }),
-    openKvJobWindows(messaging.js, { replicas, ...options.windows }),
-    openKvSingletons(messaging.js, messaging.jsm, { replicas, ...options.singletons }),
+    openKvJobWindows(messaging.js, { replicas, clock: options.clock, ...options.windows }),
+    openKvSingletons(messaging.js, messaging.jsm, { replicas, clock: options.clock, ...options.singletons }),
   ]);
   return { deduplication, cancellations, deliveries, keySlots, rateLimits, windows, singletons };
 }

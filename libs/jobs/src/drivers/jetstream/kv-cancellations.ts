@@ -1,3 +1,4 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
@@ -5,6 +6,8 @@ import { CancellationSet, type CancellationRecord, type Cancellations, type Canc
 
 /** Options for {@link openKvCancellations}. */
 export interface KvCancellationOptions {
+  /** Stamps `cancelledAt`; the system clock by default. */
+  clock?: JobClock;
   /** Bucket name; default `berth_job_cancel`. */
   bucket?: string;
   /** How long a cancellation is remembered, in ms (default 15 days, past the JOBS stream's 14). */
@@ -32,17 +35,20 @@ export async function openKvCancellations(
     replicas: options.replicas ?? 1,
     description: 'Cancelled Berth jobs (key: <queue>.<base64url job id>)',
   });
-  return new KvCancellations(kv);
+  return new KvCancellations(kv, options.clock ?? systemJobClock);
 }
 
 class KvCancellations implements Cancellations {
-  constructor(private readonly kv: KV) {}
+  constructor(
+    private readonly kv: KV,
+    private readonly clock: JobClock,
+  ) {}
 
   async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
     const record: CancellationRecord = {
       queue,
       jobId,
-      cancelledAt: new Date().toISOString(),
+      cancelledAt: isoNow(this.clock),
       ...(reason ? { reason } : {}),
     };
     await this.kv.put(cancellationKey(queue, jobId), JSON.stringify(record));

@@ -1,12 +1,15 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
 import { JOBS_STREAM_NAME } from '../../names';
 import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
 
 /** Options for {@link openKvDeduplicationRegistry}. */
 export interface KvDeduplicationOptions {
+  /** Stamps `claimedAt`; the system clock by default. */
+  clock?: JobClock;
   /** Bucket name; default `berth_job_dedup`. */
   bucket?: string;
   /**
@@ -54,7 +57,7 @@ export async function openKvDeduplicationRegistry(
     replicas: options.replicas ?? 1,
     description: 'In-flight deduplicationIds of Berth jobs (key: <queue>.<base64url id>)',
   });
-  return new KvDeduplicationRegistry(kv, jsm, claimTtlMs);
+  return new KvDeduplicationRegistry(kv, jsm, claimTtlMs, options.clock ?? systemJobClock);
 }
 
 class KvDeduplicationRegistry implements DeduplicationRegistry {
@@ -62,11 +65,12 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
     private readonly claimTtlMs: number,
+    private readonly clock: JobClock,
   ) {}
 
   async claim(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult> {
     const key = entryKey(queue, deduplicationId);
-    const value = encode({ jobId, claimedAt: new Date().toISOString() });
+    const value = encode({ jobId, claimedAt: isoNow(this.clock) });
     const ttl = `${Math.max(1, Math.ceil(this.claimTtlMs / 1000))}s`;
     for (let round = 0; round < 5; round++) {
       try {
@@ -93,7 +97,7 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
 
   async confirm(claim: DeduplicationClaim, location: JobLocation): Promise<void> {
     const key = entryKey(claim.queue, claim.deduplicationId);
-    const value = encode({ jobId: claim.jobId, claimedAt: new Date().toISOString(), ...location });
+    const value = encode({ jobId: claim.jobId, claimedAt: isoNow(this.clock), ...location });
     await this.kv.update(key, value, claim.revision);
   }
 
@@ -116,14 +120,12 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
   }
 
   async release(queue: string, deduplicationId: string, jobId: string): Promise<void> {
-    const key = entryKey(queue, deduplicationId);
-    const entry = await this.kv.get(key);
-    if (!entry || entry.operation !== 'PUT' || decode(entry)?.jobId !== jobId) return;
-    try {
-      await this.kv.delete(key, { previousSeq: entry.revision });
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
-    }
+    await compareAndSetKv<DeduplicationEntry, void>(
+      this.kv,
+      entryKey(queue, deduplicationId),
+      ({ value }) => ({ write: value?.jobId === jobId ? { delete: true } : undefined, result: undefined }),
+      { decode },
+    );
   }
 
   /** A confirmed entry whose job message is gone from JOBS. Unconfirmed claims expire by TTL instead. */

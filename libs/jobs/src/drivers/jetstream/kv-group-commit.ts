@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import { isWrongLastSequence } from '@berth/messaging';
+import { isWrongLastSequence, KvContentionError } from '@berth/messaging';
 import type { ServerClock } from './server-clock';
 
 /** How a partition's state is read from its KV entry and written back. */
@@ -155,7 +155,7 @@ export class KvGroupCommit<S> {
           this.stats.changes += batch.length;
         }
       } catch (error) {
-        if (isWrongLastSequence(error) || /exists/i.test(String((error as Error)?.message))) {
+        if (isWrongLastSequence(error)) {
           this.stats.conflicts += 1;
           continue;
         }
@@ -169,7 +169,7 @@ export class KvGroupCommit<S> {
       });
       return;
     }
-    const error = new Error(`The KV entry ${kvKey} keeps changing under 100 rounds of contention`);
+    const error = new KvContentionError(kvKey, 100);
     for (const pending of batch) pending.reject(error);
   }
 }

@@ -1,14 +1,17 @@
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv } from '@berth/messaging';
 import { encodeKey } from './kv-key-slots';
+import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvJobWindows}. */
 export interface KvJobWindowOptions {
   /** Bucket name; default `berth_job_windows`. */
   bucket?: string;
   replicas?: number;
+  /** Times throttle windows; the system clock by default. */
+  clock?: JobClock;
 }
 
 /**
@@ -26,13 +29,16 @@ export async function openKvJobWindows(js: JetStreamClient, options: KvJobWindow
     replicas: options.replicas ?? 1,
     description: 'Throttle and debounce windows of Berth jobs',
   });
-  return new JobWindows(kv);
+  return new JobWindows(kv, options.clock ?? systemJobClock);
 }
 
 /** See {@link openKvJobWindows}. */
 export class JobWindows {
   /** The bucket, also holding the fair feeders' leases (`f.<queue>`). */
-  constructor(readonly kv: KV) {}
+  constructor(
+    readonly kv: KV,
+    private readonly clock: JobClock = systemJobClock,
+  ) {}
 
   /** Opens a throttle window for this job, or returns the job holding the open one. */
   async throttle(
@@ -40,25 +46,22 @@ export class JobWindows {
     key: string,
     ms: number,
     jobId: string,
-    now: () => number = Date.now,
+    now: () => number = () => this.clock.now(),
   ): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
-    const kvKey = `t.${queue}.${encodeKey(key)}`;
-    for (let round = 0; round < 100; round++) {
-      const current = await this.kv.get(kvKey);
-      const window =
-        current && current.operation === 'PUT' ? current.json<{ jobId: string; openedAt: number }>() : undefined;
-      const at = now();
-      if (window && at - window.openedAt < ms) return { admitted: false, jobId: window.jobId };
-      try {
-        const value = JSON.stringify({ jobId, openedAt: at });
-        if (current) await this.kv.update(kvKey, value, current.revision);
-        else await this.kv.create(kvKey, value);
-        return { admitted: true };
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The throttle window of ${key} on ${queue} keeps changing`);
+    type Window = { jobId: string; openedAt: number };
+    return compareAndSetKv<Window, { admitted: true } | { admitted: false; jobId: string }>(
+      this.kv,
+      `t.${queue}.${encodeKey(key)}`,
+      ({ value: window, now: at }) =>
+        window && at - window.openedAt < ms
+          ? { result: { admitted: false, jobId: window.jobId } }
+          : { write: { put: { jobId, openedAt: at } }, result: { admitted: true } },
+      {
+        decode: (entry) => entry.json<Window>(),
+        clock: { now },
+        what: `The throttle window of ${key} on ${queue}`,
+      },
+    );
   }
 
   /** Records this job as the latest of its debounce key. */

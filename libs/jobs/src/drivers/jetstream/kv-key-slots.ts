@@ -4,7 +4,10 @@ import { Kvm } from '@nats-io/kv';
 import { publishMessage } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf } from '../../names';
-import { KvGroupCommit, partitionOf, type PartitionCodec } from './kv-group-commit';
+import { KvGroupCommit, partitionOf } from './kv-group-commit';
+import { encodeKey, slotPartitionCodec, type KeyEntry, type SlotPartition } from './key-slot-partition';
+
+export { encodeKey } from './key-slot-partition';
 import { PARKED_JOBS_STREAM_NAME, parkedSubject } from './parked-jobs-stream';
 import { ServerClock } from './server-clock';
 
@@ -40,47 +43,7 @@ export interface KvKeySlotOptions {
  */
 export const KEY_SLOT_PARTITIONS = 4;
 
-/** A holder's lease: the server's time of the write that took or renewed it (0: this write), and its length. */
-type Lease = [at: number, leaseMs: number];
-
-/** One key's slots within a partition entry. */
-interface KeyEntry {
-  limit: number;
-  holders: Record<string, Lease>;
-  /** Jobs counted as parked (a hint for `release`; the sweep finds parked jobs from the stream itself). */
-  waiting: number;
-}
-
-/** A partition entry: the keys (base64url) with a holder or a parked job; the others are left out. */
-interface SlotPartition {
-  keys: Record<string, KeyEntry>;
-}
-
 const JOB_NAME_HEADER = JOB_HEADERS.jobName;
-
-const codec: PartitionCodec<SlotPartition> = {
-  decode(text, writtenAt) {
-    const value = text === undefined ? undefined : parse(text);
-    const keys: Record<string, KeyEntry> = {};
-    for (const [key, slot] of Object.entries(value?.keys ?? {})) {
-      const holders: Record<string, Lease> = {};
-      for (const [id, [at, leaseMs]] of Object.entries(slot.holders ?? {})) holders[id] = [at || writtenAt, leaseMs];
-      keys[key] = { limit: slot.limit, holders, waiting: slot.waiting ?? 0 };
-    }
-    return { keys };
-  },
-  encode(state) {
-    const keys: Record<string, KeyEntry> = {};
-    for (const [key, slot] of Object.entries(state.keys))
-      if (slot.waiting > 0 || Object.keys(slot.holders).length > 0) keys[key] = slot;
-    return JSON.stringify({ keys });
-  },
-  prune(state, now) {
-    for (const slot of Object.values(state.keys))
-      for (const [id, [at, leaseMs]] of Object.entries(slot.holders))
-        if (at !== 0 && at + leaseMs <= now) delete slot.holders[id];
-  },
-};
 
 /**
  * Per-key concurrency across every worker and replica, group committed. The keys of a queue are spread over
@@ -112,7 +75,7 @@ export async function openKvKeySlots(
   const clock = options.clock ?? new ServerClock();
   // A first reading of the server's clock, before any lease is judged.
   clock.observeStreamInfo((await kv.status()).streamInfo);
-  return new KeySlots(new KvGroupCommit(kv, codec, clock), js, jsm);
+  return new KeySlots(new KvGroupCommit(kv, slotPartitionCodec, clock), js, jsm);
 }
 
 /** See {@link openKvKeySlots}. */
@@ -299,19 +262,5 @@ export class KeySlots {
       slot.limit = limit.limit;
       return update(slot);
     });
-  }
-}
-
-/** A concurrency key as a KV key token. */
-export function encodeKey(key: string): string {
-  return Buffer.from(key, 'utf8').toString('base64url');
-}
-
-function parse(text: string): SlotPartition | undefined {
-  try {
-    const value = JSON.parse(text) as SlotPartition | undefined;
-    return value && typeof value.keys === 'object' ? value : undefined;
-  } catch {
-    return undefined;
   }
 }

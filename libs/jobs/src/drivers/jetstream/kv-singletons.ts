@@ -1,12 +1,15 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { BUCKETS } from '@berth/contract';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, KvContentionError } from '@berth/messaging';
 import type { JobLocation } from '../deduplication-registry';
 import { encodeKey } from './kv-key-slots';
+import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvSingletons}. */
 export interface KvSingletonOptions {
+  /** Judges leases held by `holder`; the system clock by default. */
+  clock?: JobClock;
   /** Bucket name; default `berth_job_singletons`. */
   bucket?: string;
   /** How long an `add` may take between claiming a key and storing its job, in ms (default 30 s). */
@@ -51,7 +54,7 @@ export async function openKvSingletons(
     replicas: options.replicas ?? 1,
     description: 'Singleton keys of Berth jobs: the one job waiting or running per key (key: <queue>.<base64url key>)',
   });
-  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000);
+  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000, options.clock ?? systemJobClock);
 }
 
 /** See {@link openKvSingletons}. */
@@ -60,6 +63,7 @@ export class Singletons {
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
     private readonly claimLeaseMs: number,
+    private readonly clock: JobClock = systemJobClock,
   ) {}
 
   /** At `add`: takes the key for a job about to be stored, unless a live job holds it (returned). */
@@ -113,25 +117,22 @@ export class Singletons {
 
   /** Frees the key if this job holds it (it completed, failed for good, or was cancelled). */
   async release(queue: string, key: string, jobId: string): Promise<void> {
-    const kvKey = entryKey(queue, key);
-    for (let round = 0; round < 20; round++) {
-      const current = await this.kv.get(kvKey);
-      const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-      if (!current || entry?.jobId !== jobId) return;
-      try {
-        await this.kv.delete(kvKey, { previousSeq: current.revision });
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
+    await compareAndSetKv<SingletonEntry, void>(
+      this.kv,
+      entryKey(queue, key),
+      ({ value }) => ({ write: value?.jobId === jobId ? { delete: true } : undefined, result: undefined }),
+      { decode, rounds: 20 },
+    ).catch((error: unknown) => {
+      // Twenty writers in a row moved the entry on: it is someone else's now, nothing left to free.
+      if (!(error instanceof KvContentionError)) throw error;
+    });
   }
 
   /** The job holding a key now, or undefined when the key is free. */
   async holder(queue: string, key: string): Promise<SingletonEntry | undefined> {
     const current = await this.kv.get(entryKey(queue, key));
     const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-    return entry && (await this.isHeld(entry, Date.now())) ? entry : undefined;
+    return entry && (await this.isHeld(entry, this.clock.now())) ? entry : undefined;
   }
 
   private async takeUnlessHeld(
@@ -168,21 +169,15 @@ export class Singletons {
       now: number,
     ) => SingletonEntry | undefined | Promise<SingletonEntry | undefined>,
   ): Promise<void> {
-    const kvKey = entryKey(queue, key);
-    for (let round = 0; round < 50; round++) {
-      const current = await this.kv.get(kvKey);
-      const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-      const next = await update(entry, Date.now());
-      if (!next) return;
-      try {
-        if (current) await this.kv.update(kvKey, JSON.stringify(next), current.revision);
-        else await this.kv.create(kvKey, JSON.stringify(next));
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-    }
-    throw new Error(`The singleton key ${key} on ${queue} keeps changing`);
+    await compareAndSetKv<SingletonEntry, void>(
+      this.kv,
+      entryKey(queue, key),
+      async ({ value, now }) => {
+        const next = await update(value, now);
+        return { write: next ? { put: next } : undefined, result: undefined };
+      },
+      { decode, rounds: 50, clock: this.clock, what: `The singleton key ${key} on ${queue}` },
+    );
   }
 }
 

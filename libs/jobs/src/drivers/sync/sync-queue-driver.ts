@@ -1,10 +1,12 @@
+import { isoNow, systemJobClock, type JobClock } from '../../clock';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { decideRetry, describeError, type RetryPolicy } from '@berth/messaging';
 import { describeJobError } from '../../dead-letters/dead-letter';
 import type { JobRegistry } from '../../discovery/job-registry';
 import { JobCancelledError, UnknownJobError } from '../../errors';
-import { runAttempt } from '../../flow/run-attempt';
+import { runJobAttempt } from '../../flow/run-job-attempt';
+import { createWorkerEvents, type WorkerEvents } from '../../flow/worker-events';
 import type { JobObserver } from '../../job-observer';
 import {
   assertAddJobOptions,
@@ -27,6 +29,10 @@ export interface SyncQueueDriverOptions {
   logger: BerthLogger;
   logContext?: LogContextStore;
   observer?: JobObserver;
+  /** Stamps `addedAt`, `failedAt`, `cancelledAt`; the system clock by default. */
+  clock?: JobClock;
+  /** Where the driver reports each attempt (`WorkerEventMap`, as the JetStream worker does); a new emitter by default. */
+  events?: WorkerEvents;
 }
 
 /**
@@ -49,7 +55,15 @@ export class SyncQueueDriver implements QueueDriver {
   private readonly deduplication = new MemoryDeduplicationRegistry();
   private readonly cancellations = new Map<string, CancellationSet>();
 
-  constructor(private readonly options: SyncQueueDriverOptions) {}
+  /** What happens to each job's attempts (the same events as the JetStream worker's). */
+  readonly events: WorkerEvents;
+
+  private readonly clock: JobClock;
+
+  constructor(private readonly options: SyncQueueDriverOptions) {
+    this.clock = options.clock ?? systemJobClock;
+    this.events = options.events ?? createWorkerEvents();
+  }
 
   async add(queue: string, name: string, data: unknown, options: AddJobOptions = {}): Promise<AddedJob> {
     assertQueueName(queue);
@@ -73,14 +87,17 @@ export class SyncQueueDriver implements QueueDriver {
       delayAfter: () => 0,
     };
     const payload = JSON.stringify(data === undefined ? null : data);
-    const addedAt = new Date().toISOString();
+    const addedAt = isoNow(this.clock);
     try {
       for (let attempt = 1; ; attempt++) {
         const run = () =>
-          runAttempt((signal) => job.run(JSON.parse(payload), { id: jobId, name, queue, attempt, addedAt, signal }), {
+          runJobAttempt({
+            job,
+            data: JSON.parse(payload),
+            info: { id: jobId, name, queue, attempt, addedAt },
             timeoutMs: options.timeoutMs ?? job.timeoutMs ?? this.options.settingsOf(queue).timeoutMs,
-            watch: (abort) =>
-              this.cancellationsOf(queue).onCancel(jobId, (c) => abort(new JobCancelledError(jobId, c.reason))),
+            cancellations: this.cancellationsOf(queue),
+            events: this.events,
           });
         const started = performance.now();
         const finished = (outcome: 'completed' | 'retried' | 'dead-lettered' | 'cancelled'): void =>
@@ -129,7 +146,7 @@ export class SyncQueueDriver implements QueueDriver {
             retryLimit,
             deduplicationId: options.deduplicationId,
             addedAt,
-            failedAt: new Date().toISOString(),
+            failedAt: isoNow(this.clock),
             originalSubject: jobSubject(queue, name),
             originalStreamSequence: 0,
           });
@@ -146,7 +163,7 @@ export class SyncQueueDriver implements QueueDriver {
     const record: CancellationRecord = {
       queue,
       jobId,
-      cancelledAt: new Date().toISOString(),
+      cancelledAt: isoNow(this.clock),
       ...(reason ? { reason } : {}),
     };
     this.cancellationsOf(queue).add(record);

@@ -1,0 +1,1 @@
+export { ManualJobClock } from './manual-job-clock';
