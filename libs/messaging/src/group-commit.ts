@@ -65,10 +65,9 @@ interface KeyState<Item, Result> {
  * for that key gather and leave together in the next message.
  *
  * A message leaves at the end of the event-loop turn (`setImmediate`) in which its first item was queued or a
- * slot came free, so every item the turn's I/O produced goes with it. Sending at once instead put the first
- * request of a burst alone in a message and made the rest of the burst wait a whole PubAck round trip: measured
- * with bench:ingest, leaving at the end of the turn gave about 20% more requests/s for about 10% less CPU per
- * request. An idle system adds only the rest of the current turn.
+ * slot came free, so every item the turn's I/O produced goes with it: sending at once would put the first request
+ * of a burst alone in a message and make the rest of the burst wait a whole PubAck round trip (the README's design
+ * notes give the measurement). An idle system adds only the rest of the current turn.
  *
  * Nothing is traded for it: every `enqueue` resolves only once the message carrying its item is stored (fsynced),
  * and rejects when that message is refused.
