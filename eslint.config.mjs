@@ -48,9 +48,6 @@ const fixedSleepAllowedInJobs = [
 ];
 /** Not yet converted outside jobs. */
 const fixedSleepAllowedElsewhere = [
-  'libs/messaging/src/consumer-runner.health.test.ts',
-  'libs/messaging/src/consumer-runner.pulls.test.ts',
-  'libs/messaging/src/consumer-runner.test.ts',
   'libs/service/src/start-service.test.ts',
   'services/gateway/src/consumer-check.test.ts',
   'services/gateway/src/gateway.hardening.test.ts',
