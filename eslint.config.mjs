@@ -48,8 +48,6 @@ const fixedSleepAllowedInJobs = [
 ];
 /** Not yet converted outside jobs. */
 const fixedSleepAllowedElsewhere = [
-  'libs/service/src/start-service.test.ts',
-  'services/gateway/src/consumer-check.test.ts',
   'services/gateway/src/gateway.hardening.test.ts',
   'services/scheduler/src/nats-restart.test.ts',
   'test/scheduler/failover.test.ts',
