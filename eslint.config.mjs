@@ -52,7 +52,6 @@ const fixedSleepAllowedElsewhere = [
   'services/scheduler/src/nats-restart.test.ts',
   'test/scheduler/failover.test.ts',
   'test/scheduler/worker-crons.test.ts',
-  'test/security/gateway-slow-clients.test.ts',
   'test/support/stripe-stand-in/stripe-stand-in.ts',
   'test/webhooks/mongo-outage.test.ts',
 ];
