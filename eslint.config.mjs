@@ -50,7 +50,6 @@ const fixedSleepAllowedInJobs = [
 const fixedSleepAllowedElsewhere = [
   'services/gateway/src/gateway.hardening.test.ts',
   'services/scheduler/src/nats-restart.test.ts',
-  'test/scheduler/failover.test.ts',
   'test/scheduler/worker-crons.test.ts',
   'test/support/stripe-stand-in/stripe-stand-in.ts',
   'test/webhooks/mongo-outage.test.ts',
