@@ -5,6 +5,56 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// A test waits on an event (a message, a log line, a health change, an exit) or moves a clock, never a fixed time
+// (libs/local-infra/README.md). These shapes are a fixed sleep: a promise resolved by a bare timer, and the timers
+// of `node:timers/promises`.
+const fixedSleepMessage =
+  'A fixed sleep: await an event (waitForEvent, a message, a log line, an exit) or move a clock; poll with waitFor.';
+const fixedSleeps = [
+  {
+    selector:
+      "NewExpression[callee.name='Promise'] > :function > CallExpression.body[callee.name='setTimeout'][arguments.0.type='Identifier']",
+    message: fixedSleepMessage,
+  },
+  {
+    selector:
+      "NewExpression[callee.name='Promise'] > :function > BlockStatement > ExpressionStatement > CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier']",
+    message: fixedSleepMessage,
+  },
+  {
+    selector:
+      "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'] > ArrowFunctionExpression.arguments:first-child > CallExpression.body[callee.type='Identifier'][arguments.length=0]",
+    message: fixedSleepMessage,
+  },
+  { selector: 'ImportDeclaration[source.value=/^(node:)?timers\\u002Fpromises$/]', message: fixedSleepMessage },
+  {
+    selector: "CallExpression[callee.name='require'][arguments.0.value=/^(node:)?timers\\u002Fpromises$/]",
+    message: fixedSleepMessage,
+  },
+];
+/**
+ * Files that still sleep a fixed time, each to be converted and then struck from its list (the lists only shrink).
+ * The jobs library's and the jobs tests' sleeps go with the jobs clock.
+ */
+const fixedSleepAllowedInJobs = [
+  'test/jobs/batching.test.ts',
+  'test/jobs/deduplication.test.ts',
+  'test/jobs/fixtures/effect-jobs.ts',
+  'test/jobs/fixtures/flow-worker.ts',
+  'test/jobs/flow/key-concurrency.test.ts',
+  'test/jobs/flow/singleton.test.ts',
+  'test/jobs/flow/worker-metrics.test.ts',
+  'test/jobs/retries.test.ts',
+];
+/** Not yet converted outside jobs. */
+const fixedSleepAllowedElsewhere = [
+  'services/gateway/src/gateway.hardening.test.ts',
+  'services/scheduler/src/nats-restart.test.ts',
+  'test/scheduler/worker-crons.test.ts',
+  'test/support/stripe-stand-in/stripe-stand-in.ts',
+  'test/webhooks/mongo-outage.test.ts',
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '**/.turbo/**', '**/.data/**'] },
   js.configs.recommended,
@@ -69,5 +119,11 @@ export default tseslint.config(
     // The parsed YAML of the compose file and the manifests is walked as untyped JSON.
     files: ['test/deploy/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Benchmarks and the soak run pace traffic on purpose; they are not tests.
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    ignores: ['test/bench/**', 'test/soak/**', ...fixedSleepAllowedInJobs, ...fixedSleepAllowedElsewhere],
+    rules: { 'no-restricted-syntax': ['error', ...fixedSleeps] },
   },
 );

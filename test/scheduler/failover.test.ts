@@ -44,7 +44,6 @@ let buckets: CronBuckets;
 let logDir: string;
 const replicas: Replica[] = [];
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const alive = (replica: Replica): boolean =>
   replica.service.process.child.exitCode === null && replica.service.process.child.signalCode === null;
 
@@ -95,18 +94,55 @@ async function currentLeader(): Promise<Replica | undefined> {
   return replicas.find((replica) => replica.instance === lease?.holder);
 }
 
-/** Polls the lease KV every 50 ms until a replica other than `previous` holds it; resolves with it and the wait. */
+/**
+ * Watches the lease KV until a replica other than `previous` holds it; resolves with it and the time from `since`
+ * to the change.
+ */
 async function awaitNewLeader(
-  previous: Replica,
+  previous: Replica | undefined,
   since: number,
   timeoutMs = 10_000,
 ): Promise<{ leader: Replica; takeoverMs: number }> {
-  for (;;) {
-    const leader = await currentLeader();
-    if (leader && leader !== previous) return { leader, takeoverMs: Date.now() - since };
-    if (Date.now() - since > timeoutMs) throw new Error(`No new leader within ${timeoutMs} ms after ${previous.label}`);
-    await sleep(50);
+  const watch = await buckets.lease.watch();
+  const timer = setTimeout(() => watch.stop(), timeoutMs);
+  try {
+    for await (const _change of watch) {
+      const leader = await currentLeader();
+      if (leader && leader !== previous) return { leader, takeoverMs: Date.now() - since };
+    }
+  } finally {
+    clearTimeout(timer);
+    watch.stop();
   }
+  throw new Error(`No new leader within ${timeoutMs} ms after ${previous?.label ?? 'the start'}`);
+}
+
+/**
+ * The window's clock is the cron's own ticks: resolves once the tick scheduled `offsetMs` after `windowStart` (or a
+ * later one) is published.
+ */
+function tickClock(windowStart: () => number): { at(offsetMs: number): Promise<void>; stop(): void } {
+  const ticks = messaging.nc.subscribe(`jobs.cron-queue.${CRON}`);
+  let latest = 0;
+  const waiting: Array<{ due: number; resolve: () => void }> = [];
+  void (async () => {
+    for await (const tick of ticks) {
+      latest = Math.max(latest, Date.parse(tick.json<{ scheduledAt: string }>().scheduledAt));
+      for (const waiter of waiting.filter((w) => w.due <= latest)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  })();
+  return {
+    at: (offsetMs) =>
+      new Promise<void>((resolve) => {
+        const due = windowStart() + offsetMs;
+        if (due <= latest) resolve();
+        else waiting.push({ due, resolve });
+      }),
+    stop: () => ticks.unsubscribe(),
+  };
 }
 
 async function readLog(replica: Replica): Promise<Array<{ time: number; msg: string; tick?: string }>> {
@@ -130,11 +166,11 @@ test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tic
     logger: silent,
   });
   replicas.push(...(await Promise.all(['A', 'B', 'C'].map(startReplica))));
-  for (let i = 0; i < 100 && !(await currentLeader()); i++) await sleep(100);
-  const first = await currentLeader();
+  const clock = tickClock(() => windowStart);
+  const first = (await currentLeader()) ?? (await awaitNewLeader(undefined, Date.now())).leader;
   expect(first).toBeDefined();
   const windowStart = Math.ceil(Date.now() / 1000) * 1000 + 1000;
-  const at = (offsetMs: number): Promise<void> => sleep(Math.max(0, windowStart + offsetMs - Date.now()));
+  const at = clock.at;
 
   // 1. SIGKILL the leader.
   await at(12_000);
@@ -164,6 +200,7 @@ test('three replicas, SIGKILL, SIGSTOP/SIGCONT and SIGTERM along 60 s: every tic
   // 4. Run to the end of the window, check the metrics, stop.
   const windowEnd = windowStart + 57_000;
   await at(59_000);
+  clock.stop();
   const live = replicas.filter(alive);
   expect(live).toEqual([frozen]);
   expect(await isLeaderMetric(frozen)).toBe(1);

@@ -18,7 +18,6 @@ import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import {
   defaultToolsBinDir,
-  spawnManaged,
   startFerretDb,
   startNatsServer,
   type FerretDbHandle,
@@ -28,7 +27,7 @@ import {
 import { createLogger } from '@berth/logger';
 import { connectMessaging, WEBHOOK_HEADERS, type Messaging, type ReceivedMessage } from '@berth/messaging';
 import { inboxCollections, isWebhookBatch, readWebhookBatch, type Inbox } from '@berth/inbox';
-import { repoRoot } from './service-process';
+import { spawnService } from './service-process';
 import { authConfOptions, natsUrlAs, permissionViolations, type NatsUser } from '../../deploy/local/nats-users';
 import { randomNatsPasswords } from '../security/support/nats-users';
 import { StripeStandIn } from './stripe-stand-in';
@@ -85,26 +84,7 @@ export class MeshService {
     if (this.running) throw new Error(`${this.name} is already running`);
     this.runs += 1;
     const run = this.runs;
-    const proc = spawnManaged({
-      command: process.execPath,
-      args: [
-        '-r',
-        join(repoRoot, 'deploy', 'runtime', 'ts-hook.js'),
-        join(repoRoot, 'services', this.name, 'src', 'main.ts'),
-      ],
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        NODE_ENV: 'test',
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        // A free port: services run side by side here (their default port does not depend on NODE_ENV).
-        HEALTH_PORT: '0',
-        ...this.env,
-      },
-      logFile: this.logFile,
-      cwd: repoRoot,
-    });
+    const proc = spawnService({ service: this.name, env: { LOG_LEVEL: 'info', ...this.env }, logFile: this.logFile });
     this.current = proc;
     // Attached in the same tick as the spawn: no line of this run is missed, even those written before "ready".
     this.collectLines(proc, run);

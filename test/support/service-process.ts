@@ -14,15 +14,16 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a service and resolves once its output shows `readyLine`. */
-export async function startServiceProcess(options: {
+/**
+ * Spawns a service's `main.ts` through the ts-hook with the environment of a test run (JSON logs, a free health
+ * port) and `env` over it; its output goes to `logFile` when given.
+ */
+export function spawnService(options: {
   service: string;
   env: Record<string, string>;
-  readyLine: RegExp;
-  timeoutMs?: number;
   logFile?: string;
-}): Promise<ServiceProcess> {
-  const proc = spawnManaged({
+}): ManagedProcess {
+  return spawnManaged({
     command: process.execPath,
     args: [
       '-r',
@@ -41,6 +42,17 @@ export async function startServiceProcess(options: {
     logFile: options.logFile,
     cwd: repoRoot,
   });
+}
+
+/** Starts a service and resolves once its output shows `readyLine`. */
+export async function startServiceProcess(options: {
+  service: string;
+  env: Record<string, string>;
+  readyLine: RegExp;
+  timeoutMs?: number;
+  logFile?: string;
+}): Promise<ServiceProcess> {
+  const proc = spawnService(options);
   try {
     await proc.waitForLine(options.readyLine, options.timeoutMs ?? 30000);
   } catch (error) {

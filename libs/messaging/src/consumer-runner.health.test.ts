@@ -1,4 +1,5 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { waitFor } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
 import {
   connectMessaging,
@@ -22,13 +23,9 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function until(condition: () => boolean, timeoutMs = 15000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The runner has no health event: its health is read until it changes. */
+const until = (condition: () => boolean, what: string): Promise<boolean> =>
+  waitFor(condition, { what, timeoutMs: 15000, intervalMs: 100 });
 
 describe('consumer runner health', () => {
   it('is healthy while pulling, unhealthy once its consumer is gone, healthy again when it is back, and not after stop', async () => {
@@ -51,11 +48,11 @@ describe('consumer runner health', () => {
     expect(runner.problem).toBeUndefined();
 
     await messaging.jsm.consumers.delete(stream, 'worker');
-    await until(() => !runner.healthy);
+    await until(() => !runner.healthy, 'the runner unhealthy once its consumer is gone');
     expect(runner.problem).toMatch(/pulls in a row failed/);
 
     await ensureConsumer(messaging.jsm, spec);
-    await until(() => runner.healthy);
+    await until(() => runner.healthy, 'the runner healthy again');
 
     await runner.stop(1000);
     expect(runner.healthy).toBe(false);

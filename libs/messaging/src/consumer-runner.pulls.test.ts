@@ -25,7 +25,19 @@ afterAll(async () => {
 });
 
 const policy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 10 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the function that resolves it, for a handler to say it ran. */
+function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/**
+ * After the handlers started: one round trip on the runner's connection, so any pull it sent before is on the
+ * server when the consumer's info is read.
+ */
+const settled = (): Promise<void> => messaging.nc.flush();
 
 describe('consumer runner pulls', () => {
   it('holds no more messages than it runs: the others stay on the server for other replicas', async () => {
@@ -39,6 +51,7 @@ describe('consumer runner pulls', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
+    const twoStarted = signal();
     const runner = await startConsumer({
       js: messaging.js,
       stream: 'PULLS',
@@ -48,11 +61,12 @@ describe('consumer runner pulls', () => {
       logger,
       retryPolicy: policy,
       handler: async () => {
-        started += 1;
+        if (++started === 2) twoStarted.resolve();
         await gate;
       },
     });
-    await sleep(300);
+    await twoStarted.promise;
+    await settled();
     const info = await messaging.jsm.consumers.info('PULLS', 'slow');
     expect(started).toBe(2);
     expect(info.num_ack_pending).toBe(2);
@@ -72,6 +86,7 @@ describe('consumer runner pulls', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
+    const twoStarted = signal();
     const runner = await startConsumer({
       js: messaging.js,
       stream: 'PULLS',
@@ -82,11 +97,12 @@ describe('consumer runner pulls', () => {
       retryPolicy: policy,
       weightOf: (message) => Number(message.text()),
       handler: async () => {
-        started += 1;
+        if (++started === 2) twoStarted.resolve();
         await gate;
       },
     });
-    await sleep(300);
+    await twoStarted.promise;
+    await settled();
     // Weight 5 each against a concurrency of 8: two messages in hand (10 units), not eight (40).
     expect(started).toBe(2);
     expect((await messaging.jsm.consumers.info('PULLS', 'heavy')).num_pending).toBe(8);
@@ -103,6 +119,7 @@ describe('consumer runner pulls', () => {
     });
     await publishMessage(messaging.js, { subject: 'pulls.offset', data: '{}' });
     const reasons: string[] = [];
+    const gaveUp = signal();
     const runner = await startConsumer({
       js: messaging.js,
       stream: 'PULLS',
@@ -117,9 +134,11 @@ describe('consumer runner pulls', () => {
       },
       onGiveUp: async (_message, _error, reason) => {
         reasons.push(reason);
+        gaveUp.resolve();
       },
     });
-    await sleep(300);
+    await gaveUp.promise;
+    await settled();
     // Attempt 3 of 3 on the first delivery: given up at once.
     expect(reasons).toEqual(['exhausted']);
     await runner.stop();

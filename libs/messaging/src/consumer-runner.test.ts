@@ -148,6 +148,13 @@ describe('consumer runner', () => {
     await ensureConsumer(messaging.jsm, { stream, durable, filterSubjects: [`${subject}.>`], ackWaitMs: 1000 });
     await publishMessage(messaging.js, { subject: `${subject}.slow`, data: '{}', msgId: 's-1' });
     const started = deferred<ReceivedMessage>();
+    // The handler runs until a heartbeat (`+WPI` on the message's ack subject) is sent more than two ack waits
+    // after it started: the lease is kept only if the runner keeps sending them.
+    const heartbeats = messaging.nc.subscribe(`$JS.ACK.${stream}.${durable}.>`);
+    const longPastAckWait = (async () => {
+      const since = Date.now();
+      for await (const beat of heartbeats) if (beat.string() === '+WPI' && Date.now() - since > 2500) return;
+    })();
     let finished = false;
     let deliveries = 0;
     const runner = await startConsumer({
@@ -161,12 +168,13 @@ describe('consumer runner', () => {
       handler: async (message) => {
         deliveries += 1;
         started.resolve(message);
-        await new Promise((resolve) => setTimeout(resolve, 2500));
+        await longPastAckWait;
         finished = true;
       },
     });
     await started.promise;
     await runner.stop(10000);
+    heartbeats.unsubscribe();
     expect(finished).toBe(true);
     expect(deliveries).toBe(1);
     const info = await waitForAckPending(stream, durable, 0);

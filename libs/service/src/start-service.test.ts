@@ -13,6 +13,8 @@ async function status(port: number, path: string): Promise<number> {
 }
 
 describe('startService', () => {
+  afterEach(() => jest.useRealTimers());
+
   it('serves health before start resolves, is ready only once started and healthy, and stops in reverse order', async () => {
     const sink = lineSink();
     const closed: string[] = [];
@@ -214,6 +216,8 @@ describe('runService', () => {
   });
 
   it('clears the deadline of a stop that finished in time', async () => {
+    // The deadline's timer runs on jest's clock, moved past the deadline once the stop has finished.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const sink = lineSink();
     let started!: () => void;
     const isStarted = new Promise<void>((resolve) => (started = resolve));
@@ -236,7 +240,7 @@ describe('runService', () => {
     process.emit('SIGUSR2', 'SIGUSR2');
     expect(await exit).toBe(0);
     // Past the deadline: nothing is logged once the stop has finished.
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    jest.advanceTimersByTime(40);
     expect(sink.lines.map((line) => line.msg)).toEqual(['SIGUSR2 received: stopping', 'Stopped']);
   });
 });

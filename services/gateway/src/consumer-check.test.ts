@@ -2,7 +2,8 @@ import { defaultToolsBinDir } from '@berth/local-infra';
 import { ensureConsumer } from '@berth/messaging';
 import type { ProviderConfig } from './config';
 import { waitForProviderConsumers } from './consumer-check';
-import { quietLogger, startNatsFixture, type NatsFixture } from './test-harness';
+import { capturingLogger, quietLogger, startNatsFixture, type NatsFixture } from './test-harness';
+import { waitFor } from '@berth/local-infra/testing';
 
 const natsBinDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 
@@ -46,19 +47,23 @@ describe('the start-up check for consumers', () => {
       filterSubjects: ['webhooks.late.push'],
       ackWaitMs: 30_000,
     });
+    const log = capturingLogger();
     const check = waitForProviderConsumers({
       jsm: nats.messaging.jsm,
       providers: [provider('late')],
       waitMs: 20_000,
       intervalMs: 50,
-      logger: quietLogger(),
+      logger: log.logger,
     });
     let settled = false;
     void check.then(
       () => (settled = true),
       () => (settled = true),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The check logs that it waits once it has looked at the consumers and found the partial one wanting.
+    await waitFor(() => log.lines.some((line) => line.includes('Waiting for a consumer of late')), {
+      what: 'the check to log that it waits for a consumer of late',
+    });
     expect(settled).toBe(false);
     await ensureConsumer(nats.messaging.jsm, {
       stream: 'WEBHOOKS',
