@@ -34,17 +34,11 @@ const fixedSleeps = [
 ];
 /**
  * Files that still sleep a fixed time, each to be converted and then struck from its list (the lists only shrink).
- * The jobs library's and the jobs tests' sleeps go with the jobs clock.
  */
 const fixedSleepAllowedInJobs = [
-  'test/jobs/batching.test.ts',
-  'test/jobs/deduplication.test.ts',
+  // Job handlers that stand for work taking time: the sleep is the job, not a wait in a test.
   'test/jobs/fixtures/effect-jobs.ts',
   'test/jobs/fixtures/flow-worker.ts',
-  'test/jobs/flow/key-concurrency.test.ts',
-  'test/jobs/flow/singleton.test.ts',
-  'test/jobs/flow/worker-metrics.test.ts',
-  'test/jobs/retries.test.ts',
 ];
 /** Not yet converted outside jobs. */
 const fixedSleepAllowedElsewhere = [
