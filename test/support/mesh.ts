@@ -20,9 +20,11 @@ import {
   defaultToolsBinDir,
   spawnManaged,
   startFerretDb,
+  startNatsCluster,
   startNatsServer,
   type FerretDbHandle,
   type ManagedProcess,
+  type NatsClusterHandle,
   type NatsServerHandle,
 } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
@@ -166,6 +168,11 @@ export class MeshService {
 export interface MeshOptions {
   /** Names the database (`<name>_<pid>_<random>`) and the temporary folders. */
   name: string;
+  /**
+   * Run a JetStream cluster of this many nodes (3) instead of one nats-server: every service gets every node's URL
+   * and `STREAM_REPLICAS` of the cluster's size.
+   */
+  clusterSize?: number;
   /** Services to run (all three by default). The gateway is needed by every sender. */
   services?: readonly MeshServiceName[];
   /** Extra variables per service, over the mesh's. */
@@ -180,6 +187,8 @@ export interface MeshOptions {
 export interface Mesh {
   /** nats-server, with Berth's NATS users: its `url` has no credentials (see {@link Mesh.natsUrlAs}). */
   readonly nats: NatsServerHandle;
+  /** The cluster when {@link MeshOptions.clusterSize} asked for one ({@link Mesh.nats} is then its first node). */
+  readonly natsCluster?: NatsClusterHandle;
   /** The NATS URL with `user`'s credentials (each service's own user, the operator's for tools). */
   natsUrlAs(user: NatsUser): string;
   /** The permission violations nats-server logged so far (none allowed: {@link Mesh.stop} fails on any). */
@@ -235,11 +244,23 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     const standIn = new StripeStandIn();
     const passwords = randomNatsPasswords('hex');
     const natsLog = join(logDir, 'nats-server.log');
+    let natsCluster: NatsClusterHandle | undefined;
     const [nats, ferret] = await Promise.all([
-      startNatsServer({ binDir: toolsBinDir, logFile: natsLog, ...authConfOptions(passwords) }).then((handle) => {
-        cleanups.push(() => handle.stop());
-        return handle;
-      }),
+      options.clusterSize
+        ? startNatsCluster({
+            binDir: toolsBinDir,
+            size: options.clusterSize,
+            logFileOf: () => natsLog,
+            ...authConfOptions(passwords),
+          }).then((cluster) => {
+            natsCluster = cluster;
+            cleanups.push(() => cluster.stop());
+            return cluster.nodes[0].server;
+          })
+        : startNatsServer({ binDir: toolsBinDir, logFile: natsLog, ...authConfOptions(passwords) }).then((handle) => {
+            cleanups.push(() => handle.stop());
+            return handle;
+          }),
       startFerretDb({ binDir: toolsBinDir, dataDir: ferretDataDir, logFile: join(logDir, 'ferretdb.log') }).then(
         (handle) => {
           cleanups.push(() => handle.stop());
@@ -251,11 +272,16 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
 
     const dbName = `${options.name.replace(/[^A-Za-z0-9_]/g, '_')}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const secrets = { stripe: newStripeSecret(), clerk: newSvixSecret() };
-    const as = (user: NatsUser): string => natsUrlAs(nats.url, user, passwords[user]);
-    const common = { MONGO_URL: ferret.url, MONGO_DB: dbName };
+    const natsUrls = natsCluster?.urls ?? [nats.url];
+    const as = (user: NatsUser): string => natsUrls.map((url) => natsUrlAs(url, user, passwords[user])).join(',');
+    const replicas: Record<string, string> = options.clusterSize
+      ? { STREAM_REPLICAS: String(options.clusterSize) }
+      : {};
+    const common = { MONGO_URL: ferret.url, MONGO_DB: dbName, ...replicas };
     const envs: Record<MeshServiceName, Record<string, string>> = {
       gateway: {
         NATS_URL: as('gateway'),
+        ...replicas,
         HOST: '127.0.0.1',
         PORT: '0',
         STRIPE_WEBHOOK_SECRET: secrets.stripe,
@@ -306,6 +332,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       permissionViolations(await readFile(natsLog, 'utf8').catch(() => ''));
     const mesh: Mesh = {
       nats,
+      natsCluster,
       natsUrlAs: as,
       natsViolations,
       ferret,
