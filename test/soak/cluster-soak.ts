@@ -1,8 +1,8 @@
 /**
- * `npm run soak -- --cluster`: the gateway and billing-sync on a three-node JetStream cluster (R3 streams, Berth's
+ * `npm run soak -- --cluster`: the gateway and three billing-sync replicas on a three-node JetStream cluster (R3 streams, Berth's
  * NATS users), under paced Stripe traffic through the gateway, one fault case after the other: SIGKILL of the
  * WEBHOOKS leader, SIGKILL of the meta leader, SIGSTOP of the WEBHOOKS leader for `SOAK_PAUSE_SECONDS` (30), a
- * rolling restart of the three nodes, SIGKILL of billing-sync, two of three nodes down for `SOAK_NO_QUORUM_SECONDS`
+ * rolling restart of the three nodes, SIGKILL of one of three billing-sync replicas, two of three nodes down for `SOAK_NO_QUORUM_SECONDS`
  * (20). Each case: `SOAK_RATE` (40) events/s, the fault 2 s in, the provider's retries of every 503, then the ledger
  * (offered, accepted, applied once, missing, twice) and the gateway's 503 share and slowest 200 of the burst.
  * Exit 1 unless every accepted event was applied exactly once. Bounded: each case's burst, at most 120 s of drain.
@@ -82,12 +82,13 @@ const CASES: FaultCase[] = [
     },
   },
   {
-    name: 'SIGKILL billing-sync',
+    name: 'SIGKILL a billing-sync replica (1 of 3)',
     seconds: 12,
     async fault(mesh) {
-      await mesh.service('billing-sync').kill();
+      const replica = mesh.replicasOf('billing-sync')[1];
+      await replica.kill();
       await pause(2000);
-      await mesh.service('billing-sync').start();
+      await replica.start();
     },
   },
   {
@@ -112,6 +113,7 @@ export async function runClusterSoak(): Promise<number> {
     name: 'soak_cluster',
     clusterSize: 3,
     services: ['gateway', 'billing-sync'],
+    extraReplicas: { 'billing-sync': 2 },
     keepLogs: env.SOAK_KEEP_DATA === '1',
   });
   const rows: LedgerRow[] = [];
@@ -120,8 +122,11 @@ export async function runClusterSoak(): Promise<number> {
   try {
     note(`mesh up: gateway ${mesh.gatewayUrl}, NATS ${mesh.natsCluster!.urls.join(',')}`);
     const send = (event: object): ReturnType<Mesh['sender']['sendStripe']> => mesh.sender.sendStripe(event);
+    // Applied by any of the three billing-sync replicas, across their restarts.
     const processedCount = (eventId: string): number =>
-      mesh.service('billing-sync').logged('Webhook event processed', { eventId }).length;
+      mesh
+        .replicasOf('billing-sync')
+        .reduce((sum, replica) => sum + replica.logged('Webhook event processed', { eventId }).length, 0);
     for (const [index, faultCase] of CASES.entries()) {
       const ids = Array.from({ length: faultCase.seconds * rate }, (_, n) => `evt_soak_${run}_${index}_${n}`);
       for (const id of ids) mesh.standIn.setCustomer({ id: `cus_${id}`, metadata: {} });

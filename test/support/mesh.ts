@@ -173,6 +173,8 @@ export interface MeshOptions {
    * and `STREAM_REPLICAS` of the cluster's size.
    */
   clusterSize?: number;
+  /** More processes of a consumer service, beside the first (billing-sync: 2 runs three), on one durable. */
+  extraReplicas?: Partial<Record<'billing-sync' | 'identity-sync', number>>;
   /** Services to run (all three by default). The gateway is needed by every sender. */
   services?: readonly MeshServiceName[];
   /** Extra variables per service, over the mesh's. */
@@ -201,6 +203,8 @@ export interface Mesh {
   readonly inbox: Inbox;
   readonly messaging: Messaging;
   readonly services: Partial<Record<MeshServiceName, MeshService>>;
+  /** Every process of a service: the first ({@link Mesh.service}) and its extra replicas. */
+  replicasOf(name: MeshServiceName): MeshService[];
   /** The service, or an error if this mesh does not run it. */
   service(name: MeshServiceName): MeshService;
   readonly gatewayUrl: string;
@@ -317,6 +321,16 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       services.gateway.setEnv({ PORT: port });
     }
     await Promise.all(wanted.filter((name) => name !== 'gateway').map((name) => services[name]!.start()));
+    const extra: Partial<Record<MeshServiceName, MeshService[]>> = {};
+    for (const [name, count] of Object.entries(options.extraReplicas ?? {}) as [MeshServiceName, number][]) {
+      extra[name] = Array.from(
+        { length: count },
+        (_, n) =>
+          new MeshService(name, envs[name], join(logDir, `${name}-${n + 2}.log`), options.readyTimeoutMs ?? 90000),
+      );
+      cleanups.push(() => Promise.all(extra[name]!.map((service) => service.stop(10000))));
+      await Promise.all(extra[name].map((service) => service.start()));
+    }
 
     const mongo = await MongoClient.connect(ferret.url);
     cleanups.push(() => mongo.close(true));
@@ -342,6 +356,9 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       inbox: inboxCollections(db),
       messaging,
       services,
+      replicasOf(name) {
+        return [...(services[name] ? [services[name]] : []), ...(extra[name] ?? [])];
+      },
       service(name) {
         const service = services[name];
         if (!service) throw new Error(`This mesh does not run ${name}`);

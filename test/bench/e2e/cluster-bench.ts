@@ -1,7 +1,8 @@
 /**
  * `npm run bench:e2e -- --cluster`: the gateway and billing-sync (the cross-service test mesh: Berth's NATS users,
  * FerretDB, the Stripe stand-in) on one nats-server with R1 streams, then on a three-node JetStream cluster with R3
- * streams, in the same run, one after the other. Per topology: events/s end to end (BENCH_E2E_EVENTS fresh signed
+ * streams and BENCH_E2E_CLUSTER_CONSUMERS (2) billing-sync processes on its durable, in the same run, one after
+ * the other. Per topology: events/s end to end (BENCH_E2E_EVENTS fresh signed
  * Stripe events, BENCH_E2E_CONNECTIONS at once, from the first request to the last `processedAt`) and the
  * gateway's p50/p99; on R3 also a paced run (BENCH_E2E_RATE events/s for 16 s) with the WEBHOOKS leader SIGKILLed
  * 2 s in: the p99 and slowest 200 and the 503 share during the election.
@@ -104,16 +105,20 @@ export async function runClusterBench(): Promise<void> {
   const events = envInt('BENCH_E2E_EVENTS', 2000, 100, 100_000);
   const connections = envInt('BENCH_E2E_CONNECTIONS', 32, 1, 512);
   const rate = envInt('BENCH_E2E_RATE', 40, 1, 1000);
+  const scaledConsumers = envInt('BENCH_E2E_CLUSTER_CONSUMERS', 2, 1, 8);
   const run = Date.now().toString(36);
   const results: Throughput[] = [];
   let electionFigures: Record<string, number> | undefined;
   for (const clusterSize of [undefined, 3]) {
-    const topology = clusterSize ? 'R3 (3 nodes)' : 'R1 (1 node)';
+    // R3 with consumers scaled out (BENCH_E2E_CLUSTER_CONSUMERS billing-sync processes on one durable, 2).
+    const consumers = clusterSize ? scaledConsumers : 1;
+    const topology = clusterSize ? `R3 (3 nodes), billing-sync x${consumers}` : 'R1 (1 node), billing-sync x1';
     console.log(`${topology}: starting the gateway and billing-sync`);
     const mesh = await startMesh({
       name: `bench_cluster_${clusterSize ?? 1}`,
       clusterSize,
       services: ['gateway', 'billing-sync'],
+      extraReplicas: { 'billing-sync': consumers - 1 },
     });
     try {
       results.push(await throughput(mesh, topology, `${run}_${clusterSize ?? 1}`, events, connections));
