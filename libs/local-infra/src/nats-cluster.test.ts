@@ -35,10 +35,10 @@ describe('startNatsCluster', () => {
 
   it('keeps an R3 stream writable and readable when its leader is SIGKILLed, and rejoins the node', async () => {
     nc = await connect({ servers: cluster.urls, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(nc, { timeout: 20000 });
     const stream = `CLUSTER_TEST_${process.pid}`;
     await jsm.streams.add({ name: stream, subjects: [`cluster-test-${process.pid}.>`], num_replicas: 3 });
-    const js = jetstream(nc);
+    const js = jetstream(nc, { timeout: 20000 });
     for (let n = 0; n < 10; n++) await js.publish(`cluster-test-${process.pid}.a`, `m${n}`, { msgID: `m${n}` });
 
     const leader = await cluster.streamLeader(stream);
