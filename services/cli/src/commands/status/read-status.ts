@@ -193,11 +193,13 @@ export async function readMeshStatus(options: {
 }): Promise<MeshStatus> {
   const orError = <T>(work: Promise<T>): Promise<T | { error: string }> =>
     work.catch((error: unknown) => ({ error: describeError(error) }));
+  // One connection for both NATS parts (the CLI closes the one it opened).
+  const messaging = options.messaging();
   const [services, consumers, inbox, cluster] = await Promise.all([
     readServiceHealth(options.targets),
-    orError(options.messaging().then(readConsumerLag)),
+    orError(messaging.then(readConsumerLag)),
     orError(options.db().then((db) => readInboxStatus(db, (options.now ?? (() => new Date()))()))),
-    orError(options.messaging().then(readClusterStatus)),
+    orError(messaging.then(readClusterStatus)),
   ]);
   // A stream without a leader (an election, a lost quorum) or a follower offline is not healthy.
   const clusterHealthy =
