@@ -7,6 +7,9 @@
  * Its nats-server runs Berth's NATS users (deploy/nats/auth.conf, as compose and Kubernetes do) with the passwords
  * of `<data>/local-secrets.json`; each service connects as its own user, the CLI and the `nats` runbook as the
  * operator (the NATS URL in berth-local.json carries the operator's credentials).
+ * `BERTH_NATS_CLUSTER=3` starts a three-node JetStream cluster instead of one nats-server (same settings and users,
+ * every node's URL in each service's NATS_URL, `STREAM_REPLICAS=3`), and `BERTH_SCALE=billing-sync=3,gateway=2`
+ * runs that many replicas of a service, each on its own ports, all listed in berth-local.json.
  * `npm run soak` runs the same mesh in its own process to break it on purpose.
  */
 import { execFileSync } from 'node:child_process';
@@ -16,8 +19,10 @@ import { mongoDatabaseName, writeLocalMesh, type HealthTarget, type LocalMesh } 
 import {
   getFreePort,
   startFerretDb,
+  startNatsCluster,
   startNatsServer,
   type FerretDbHandle,
+  type NatsClusterHandle,
   type NatsServerHandle,
 } from '@berth/local-infra';
 import { readNativeServices, toLoopback } from './compose-services';
@@ -32,6 +37,8 @@ import {
   type NatsUser,
 } from './nats-users';
 import { Supervisor, type SupervisorOptions } from './supervisor';
+
+const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
 
 export const repositoryRoot = resolve(__dirname, '..', '..');
 
@@ -53,6 +60,8 @@ export interface LocalMeshHandle {
   readonly mesh: LocalMesh;
   readonly file: string;
   readonly nats?: NatsServerHandle;
+  /** The JetStream cluster started here instead of {@link nats} (`BERTH_NATS_CLUSTER`). */
+  readonly natsCluster?: NatsClusterHandle;
   readonly mongo?: FerretDbHandle;
   readonly services: Supervisor;
   /**
@@ -62,6 +71,32 @@ export interface LocalMeshHandle {
   natsViolations(): string[];
   /** Services drain and stop first, then the stand-in, then the servers; the file is removed. */
   stop(): Promise<void>;
+}
+
+/**
+ * `BERTH_SCALE` (`billing-sync=3,gateway=2`): replicas by service, overriding compose's `deploy.replicas`.
+ * @throws Error on an item that is not `name=positive integer`
+ */
+export function parseScale(value: string | undefined): Record<string, number> {
+  const scale: Record<string, number> = {};
+  for (const item of (value ?? '').split(',').map((part) => part.trim())) {
+    if (item === '') continue;
+    const match = /^([a-z0-9-]+)=([1-9][0-9]?)$/.exec(item);
+    if (!match) throw new Error(`BERTH_SCALE: "${item}" is not service=replicas (1 to 99)`);
+    scale[match[1]] = Number(match[2]);
+  }
+  return scale;
+}
+
+/**
+ * `BERTH_NATS_CLUSTER`: how many clustered nats-servers to start (3 or 5; JetStream needs an odd count for a
+ * quorum that survives a node); unset or 1, a single server.
+ * @throws Error on another value
+ */
+export function parseClusterSize(value: string | undefined): number {
+  if (value === undefined || value === '' || value === '1') return 1;
+  if (value === '3' || value === '5') return Number(value);
+  throw new Error(`BERTH_NATS_CLUSTER must be 1, 3 or 5, got "${value}"`);
 }
 
 const PORT_DEFAULTS = { nats: 4250, mongo: 27250, postgres: 54250, standIn: 12111 };
@@ -112,6 +147,28 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     /** The URL a NATS user connects with: its own credentials on the server started here, else NATS_URL as given. */
     let natsUrlOf = (_user: NatsUser | undefined): string => natsUrl!;
     let nats: NatsServerHandle | undefined;
+    let natsCluster: NatsClusterHandle | undefined;
+    const clusterSize = parseClusterSize(env.BERTH_NATS_CLUSTER);
+    const scale = parseScale(env.BERTH_SCALE);
+    if (!natsUrl && clusterSize > 1) {
+      const basePort = await port('BERTH_NATS_PORT', PORT_DEFAULTS.nats);
+      natsCluster = await startNatsCluster({
+        binDir,
+        size: clusterSize,
+        dataDir: join(dataDir, 'nats-cluster'),
+        ports: options.freePorts && !env.BERTH_NATS_PORT ? undefined : range(clusterSize).map((n) => basePort + n),
+        logFileOf: (name) => join(dataDir, `nats-${name}.log`),
+        ...authConfOptions(natsPasswords),
+      });
+      const urls = natsCluster.urls;
+      natsUrl = urls.join(',');
+      natsUrlOf = (user) => (user ? urls.map((url) => natsUrlAs(url, user, natsPasswords[user])).join(',') : natsUrl!);
+      const cluster = natsCluster;
+      stops.push(() => cluster.stop());
+      write(
+        `[infra] JetStream cluster "${cluster.name}" of ${clusterSize} nats-servers ${urls.join(', ')} (sync_interval always, GOMAXPROCS 1 each, the users of deploy/nats/auth.conf, data in ${join(dataDir, 'nats-cluster')}, meta leader ${(await cluster.metaLeader()).name}); streams and buckets get ${clusterSize} replicas`,
+      );
+    }
     if (!natsUrl) {
       nats = await startNatsServer({
         binDir,
@@ -178,7 +235,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     const services = new Supervisor({ ...options.supervisor, write });
     stops.push(() => services.stop());
     const health: HealthTarget[] = [];
-    let gatewayUrl = 'http://127.0.0.1:3000';
+    const gatewayUrls: string[] = [];
     let dispatcherUrl: string | undefined;
     let consoleUrl: string | undefined;
     for (const service of composed) {
@@ -202,6 +259,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         HOST: service.environment.HOST ? '127.0.0.1' : undefined,
         HEALTH_HOST: service.environment.HEALTH_HOST ? '127.0.0.1' : undefined,
         ...(stripeApiBase ? { STRIPE_API_BASE: stripeApiBase } : {}),
+        // On a cluster started here every stream and bucket a service creates gets one replica per node.
+        ...(natsCluster && !env.STREAM_REPLICAS ? { STREAM_REPLICAS: String(clusterSize) } : {}),
       };
       if (service.name === 'console') {
         // The console reads the services' readiness and the dispatcher's catalog where this mesh put them.
@@ -211,18 +270,20 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         if (dispatcherUrl) serviceEnv.DISPATCHER_URL = dispatcherUrl;
       }
       for (const key of Object.keys(serviceEnv)) if (serviceEnv[key] === undefined) delete serviceEnv[key];
-      for (let replica = 0; replica < service.replicas; replica++) {
-        const name = service.replicas > 1 ? `${service.name}-${replica + 1}` : service.name;
+      const replicas = scale[service.name] ?? service.replicas;
+      for (let replica = 0; replica < replicas; replica++) {
+        const name = replicas > 1 ? `${service.name}-${replica + 1}` : service.name;
         const replicaEnv = { ...serviceEnv };
         if (serviceEnv.PORT) {
-          const fixed = service.name === 'gateway' && env.PORT ? env.PORT : serviceEnv.PORT;
+          // Replicas share a machine here: each listens on the next port (3000, 3001, …) or a free one.
+          const fixed = Number(service.name === 'gateway' && env.PORT ? env.PORT : serviceEnv.PORT) + replica;
           replicaEnv.PORT = String(
             options.freePorts && !(service.name === 'gateway' && env.PORT) ? await getFreePort() : fixed,
           );
           const url = `http://127.0.0.1:${replicaEnv.PORT}`;
-          if (service.name === 'gateway') gatewayUrl = url;
-          if (service.name === 'dispatcher') dispatcherUrl = url;
-          if (service.name === 'console') consoleUrl = url;
+          if (service.name === 'gateway') gatewayUrls.push(url);
+          if (service.name === 'dispatcher' && replica === 0) dispatcherUrl = url;
+          if (service.name === 'console' && replica === 0) consoleUrl = url;
           if (!serviceEnv.HEALTH_PORT) health.push({ name, url });
         }
         if (serviceEnv.HEALTH_PORT) {
@@ -236,6 +297,10 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       }
     }
 
+    const gatewayUrl = gatewayUrls[0] ?? 'http://127.0.0.1:3000';
+    for (const name of Object.keys(scale))
+      if (!composed.some((service) => service.name === name))
+        write(`[berth] BERTH_SCALE names ${name}, which docker-compose.yml does not run natively; ignored`);
     const mesh: LocalMesh = {
       // The operator's: the berth CLI and the `nats` CLI of the runbook read it (the file is mode 0600).
       natsUrl: natsUrlOf('operator'),
@@ -245,24 +310,36 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       dispatcherUrl,
       dispatcherApiToken,
       health,
+      ...(natsCluster
+        ? {
+            natsNodes: natsCluster.nodes.map((node) => ({
+              name: node.name,
+              url: node.server.url,
+              monitoringUrl: node.server.monitoringUrl,
+            })),
+          }
+        : {}),
+      ...(gatewayUrls.length > 1 ? { gatewayUrls } : {}),
       pid: process.pid,
       startedAt: new Date().toISOString(),
     };
     const file = join(dataDir, 'berth-local.json');
     await writeLocalMesh(file, mesh);
     write(
-      `[berth] gateway ${gatewayUrl}, dispatcher ${dispatcherUrl ?? '(not run)'}, console ${consoleUrl ?? '(not run)'} (its operator token: CONSOLE_OPERATOR_TOKEN in ${join(dataDir, 'local-secrets.json')}); the CLI reads ${file} (npx berth status)`,
+      `[berth] gateway ${gatewayUrls.join(', ') || gatewayUrl}, dispatcher ${dispatcherUrl ?? '(not run)'}, console ${consoleUrl ?? '(not run)'} (its operator token: CONSOLE_OPERATOR_TOKEN in ${join(dataDir, 'local-secrets.json')}); the CLI reads ${file} (npx berth status)`,
     );
     return {
       mesh,
       file,
       nats,
+      natsCluster,
       mongo,
       services,
       natsViolations: () =>
-        nats && existsSync(join(dataDir, 'nats.log'))
-          ? permissionViolations(readFileSync(join(dataDir, 'nats.log'), 'utf8'))
-          : [],
+        (natsCluster ? natsCluster.nodes.map((node) => `nats-${node.name}.log`) : nats ? ['nats.log'] : [])
+          .map((log) => join(dataDir, log))
+          .filter((log) => existsSync(log))
+          .flatMap((log) => permissionViolations(readFileSync(log, 'utf8'))),
       async stop() {
         rmSync(file, { force: true });
         await stopAll();

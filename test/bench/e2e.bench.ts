@@ -13,6 +13,7 @@
  * and BENCH_E2E_RATE_S (10 s), BENCH_E2E_WARMUP (300 events per stack and provider), BENCH_E2E_TARGETS (berth,peer),
  * BENCH_E2E_POSTGRES_URL (postgres://postgres@127.0.0.1:5432), MONGO_URL (run Berth on that MongoDB).
  * Results: test/bench/results/e2e-<timestamp>.json; service logs in the folder printed at the start.
+ * `-- --cluster`: R1 beside R3 on a three-node JetStream cluster instead (e2e/cluster-bench.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -23,6 +24,7 @@ import { envInt } from './env-int';
 import { treeCpuSeconds } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
 import { startBerthStack } from './e2e/berth-stack';
+import { runClusterBench } from './e2e/cluster-bench';
 import { drive } from './e2e/drive';
 import { clerkRequests, stripeRequests, type E2eRequest, type Provider } from './e2e/events';
 import { startPeerStack } from './e2e/peer-stack';
@@ -317,7 +319,8 @@ async function main(): Promise<void> {
   disarm();
 }
 
-main().then(
+// `--cluster`: R1 beside R3 on a three-node JetStream cluster, and the gateway during an election (cluster-bench.ts).
+(process.argv.includes('--cluster') ? runClusterBench() : main()).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error instanceof Error ? error.stack : error);

@@ -21,6 +21,7 @@ import { startLocalMesh, type LocalMeshHandle } from '../../deploy/local/local-m
 import { localSecrets } from '../../deploy/local/local-secrets';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { CronTickCounter, registerSoakCron } from './cron-ticks';
+import { runClusterSoak } from './cluster-soak';
 import { checkLedger, printLedger } from './ledger';
 import { createSoakWorkspaces, Traffic } from './traffic';
 
@@ -217,6 +218,7 @@ async function runFaults(mesh: LocalMeshHandle, trafficMs: number): Promise<stri
   return done;
 }
 
-void main().then((code) => {
+// `npm run soak -- --cluster`: the fault cases of a three-node JetStream cluster (cluster-soak.ts) instead.
+void (process.argv.includes('--cluster') ? runClusterSoak() : main()).then((code) => {
   process.exitCode = code;
 });

@@ -19,9 +19,11 @@ import { MongoClient, type Db } from 'mongodb';
 import {
   defaultToolsBinDir,
   startFerretDb,
+  startNatsCluster,
   startNatsServer,
   type FerretDbHandle,
   type ManagedProcess,
+  type NatsClusterHandle,
   type NatsServerHandle,
 } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
@@ -146,6 +148,13 @@ export class MeshService {
 export interface MeshOptions {
   /** Names the database (`<name>_<pid>_<random>`) and the temporary folders. */
   name: string;
+  /**
+   * Run a JetStream cluster of this many nodes (3) instead of one nats-server: every service gets every node's URL
+   * and `STREAM_REPLICAS` of the cluster's size.
+   */
+  clusterSize?: number;
+  /** More processes of a consumer service, beside the first (billing-sync: 2 runs three), on one durable. */
+  extraReplicas?: Partial<Record<'billing-sync' | 'identity-sync', number>>;
   /** Services to run (all three by default). The gateway is needed by every sender. */
   services?: readonly MeshServiceName[];
   /** Extra variables per service, over the mesh's. */
@@ -160,6 +169,8 @@ export interface MeshOptions {
 export interface Mesh {
   /** nats-server, with Berth's NATS users: its `url` has no credentials (see {@link Mesh.natsUrlAs}). */
   readonly nats: NatsServerHandle;
+  /** The cluster when {@link MeshOptions.clusterSize} asked for one ({@link Mesh.nats} is then its first node). */
+  readonly natsCluster?: NatsClusterHandle;
   /** The NATS URL with `user`'s credentials (each service's own user, the operator's for tools). */
   natsUrlAs(user: NatsUser): string;
   /** The permission violations nats-server logged so far (none allowed: {@link Mesh.stop} fails on any). */
@@ -172,6 +183,8 @@ export interface Mesh {
   readonly inbox: Inbox;
   readonly messaging: Messaging;
   readonly services: Partial<Record<MeshServiceName, MeshService>>;
+  /** Every process of a service: the first ({@link Mesh.service}) and its extra replicas. */
+  replicasOf(name: MeshServiceName): MeshService[];
   /** The service, or an error if this mesh does not run it. */
   service(name: MeshServiceName): MeshService;
   readonly gatewayUrl: string;
@@ -215,11 +228,23 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
     const standIn = new StripeStandIn();
     const passwords = randomNatsPasswords('hex');
     const natsLog = join(logDir, 'nats-server.log');
+    let natsCluster: NatsClusterHandle | undefined;
     const [nats, ferret] = await Promise.all([
-      startNatsServer({ binDir: toolsBinDir, logFile: natsLog, ...authConfOptions(passwords) }).then((handle) => {
-        cleanups.push(() => handle.stop());
-        return handle;
-      }),
+      options.clusterSize
+        ? startNatsCluster({
+            binDir: toolsBinDir,
+            size: options.clusterSize,
+            logFileOf: () => natsLog,
+            ...authConfOptions(passwords),
+          }).then((cluster) => {
+            natsCluster = cluster;
+            cleanups.push(() => cluster.stop());
+            return cluster.nodes[0].server;
+          })
+        : startNatsServer({ binDir: toolsBinDir, logFile: natsLog, ...authConfOptions(passwords) }).then((handle) => {
+            cleanups.push(() => handle.stop());
+            return handle;
+          }),
       startFerretDb({ binDir: toolsBinDir, dataDir: ferretDataDir, logFile: join(logDir, 'ferretdb.log') }).then(
         (handle) => {
           cleanups.push(() => handle.stop());
@@ -231,11 +256,16 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
 
     const dbName = `${options.name.replace(/[^A-Za-z0-9_]/g, '_')}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const secrets = { stripe: newStripeSecret(), clerk: newSvixSecret() };
-    const as = (user: NatsUser): string => natsUrlAs(nats.url, user, passwords[user]);
-    const common = { MONGO_URL: ferret.url, MONGO_DB: dbName };
+    const natsUrls = natsCluster?.urls ?? [nats.url];
+    const as = (user: NatsUser): string => natsUrls.map((url) => natsUrlAs(url, user, passwords[user])).join(',');
+    const replicas: Record<string, string> = options.clusterSize
+      ? { STREAM_REPLICAS: String(options.clusterSize) }
+      : {};
+    const common = { MONGO_URL: ferret.url, MONGO_DB: dbName, ...replicas };
     const envs: Record<MeshServiceName, Record<string, string>> = {
       gateway: {
         NATS_URL: as('gateway'),
+        ...replicas,
         HOST: '127.0.0.1',
         PORT: '0',
         STRIPE_WEBHOOK_SECRET: secrets.stripe,
@@ -271,6 +301,16 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       services.gateway.setEnv({ PORT: port });
     }
     await Promise.all(wanted.filter((name) => name !== 'gateway').map((name) => services[name]!.start()));
+    const extra: Partial<Record<MeshServiceName, MeshService[]>> = {};
+    for (const [name, count] of Object.entries(options.extraReplicas ?? {}) as [MeshServiceName, number][]) {
+      extra[name] = Array.from(
+        { length: count },
+        (_, n) =>
+          new MeshService(name, envs[name], join(logDir, `${name}-${n + 2}.log`), options.readyTimeoutMs ?? 90000),
+      );
+      cleanups.push(() => Promise.all(extra[name]!.map((service) => service.stop(10000))));
+      await Promise.all(extra[name].map((service) => service.start()));
+    }
 
     const mongo = await MongoClient.connect(ferret.url);
     cleanups.push(() => mongo.close(true));
@@ -286,6 +326,7 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       permissionViolations(await readFile(natsLog, 'utf8').catch(() => ''));
     const mesh: Mesh = {
       nats,
+      natsCluster,
       natsUrlAs: as,
       natsViolations,
       ferret,
@@ -295,6 +336,9 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
       inbox: inboxCollections(db),
       messaging,
       services,
+      replicasOf(name) {
+        return [...(services[name] ? [services[name]] : []), ...(extra[name] ?? [])];
+      },
       service(name) {
         const service = services[name];
         if (!service) throw new Error(`This mesh does not run ${name}`);

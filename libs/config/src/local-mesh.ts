@@ -22,6 +22,15 @@ export const localMeshSchema = z.object({
   dispatcherUrl: z.string().url().optional(),
   dispatcherApiToken: z.string().min(1).optional(),
   health: z.array(healthTargetSchema),
+  /**
+   * The nodes of a JetStream cluster started here (`BERTH_NATS_CLUSTER=3`): name, client URL (without
+   * credentials) and monitoring URL. Absent for a single server.
+   */
+  natsNodes: z
+    .array(z.object({ name: z.string().min(1), url: z.string().min(1), monitoringUrl: z.string().url().optional() }))
+    .optional(),
+  /** Every gateway replica's URL (`BERTH_SCALE=gateway=2`); `gatewayUrl` is the first. */
+  gatewayUrls: z.array(z.string().url()).optional(),
   pid: z.number().int(),
   startedAt: z.string(),
 });

@@ -42,6 +42,18 @@ export interface NatsServerOptions {
    * a small one.
    */
   maxFileStore?: string;
+  /** Joins a cluster: route listener and routes (see {@link startNatsCluster}); a single server when unset. */
+  cluster?: NatsClusterConfig;
+}
+
+/** The `cluster { … }` block of one node: its route port and every node's route URL (its own included). */
+export interface NatsClusterConfig {
+  /** Cluster name, also the name JetStream's meta group reports. */
+  name: string;
+  /** This node's route port. */
+  port: number;
+  /** `nats-route://host:port` of every node. */
+  routes: string[];
 }
 
 /** A running nats-server with JetStream, fsyncing every write before it acknowledges. */
@@ -74,7 +86,9 @@ export function natsServerConfig(options: {
   maxFileStore?: string;
   extraConfig?: string;
   configVariables?: Record<string, string>;
+  cluster?: NatsClusterConfig;
 }): string {
+  const cluster = options.cluster;
   return [
     ...Object.entries(options.configVariables ?? {}).map(([name, value]) => `${name}: ${JSON.stringify(value)}`),
     `server_name: ${JSON.stringify(options.serverName)}`,
@@ -87,6 +101,15 @@ export function natsServerConfig(options: {
     '  max_memory_store: 256MB',
     `  max_file_store: ${options.maxFileStore ?? '20GB'}`,
     '}',
+    ...(cluster
+      ? [
+          'cluster {',
+          `  name: ${JSON.stringify(cluster.name)}`,
+          `  listen: "${options.host}:${cluster.port}"`,
+          `  routes: [${cluster.routes.map((route) => JSON.stringify(route)).join(', ')}]`,
+          '}',
+        ]
+      : []),
     options.extraConfig ?? '',
     '',
   ].join('\n');
@@ -120,6 +143,7 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
       maxFileStore: options.maxFileStore,
       extraConfig: options.extraConfig,
       configVariables: options.configVariables,
+      cluster: options.cluster,
     });
     await writeFile(configFile, config, { mode: 0o600 });
     // `env` adds GOMAXPROCS to the environment the server inherits, then becomes the server (exec: same pid).

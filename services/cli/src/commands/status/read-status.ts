@@ -36,12 +36,33 @@ export interface InboxBacklog {
   oldestUnprocessed: { provider: string; eventId: string; receivedAt: string } | null;
 }
 
+/** One stream's raft group on a JetStream cluster: its leader and each follower's state. */
+export interface StreamReplicas {
+  stream: string;
+  leader: string | null;
+  followers: { node: string; current: boolean; offline: boolean; lagOps: number }[];
+}
+
+/** One node of a JetStream cluster: the streams and consumers it leads, the streams it follows and how far behind. */
+export interface ClusterNode {
+  node: string;
+  leads: string[];
+  /** Durable consumers whose raft group this node leads. */
+  leadsConsumers: number;
+  follows: { stream: string; current: boolean; offline: boolean; lagOps: number }[];
+}
+
+/** What a clustered JetStream reports; `clustered: false` on a single server. */
+export type ClusterStatus =
+  { clustered: false } | { clustered: true; name: string; nodes: ClusterNode[]; streams: StreamReplicas[] };
+
 /** Everything `berth status` shows; a part that could not be read holds its error instead. */
 export interface MeshStatus {
   source: string;
   services: ServiceHealth[];
   consumers: ConsumerLag[] | { error: string };
   inbox: InboxBacklog | { error: string };
+  cluster: ClusterStatus | { error: string };
   /** True when every service is ready and every part could be read. */
   healthy: boolean;
 }
@@ -83,6 +104,58 @@ export async function readConsumerLag(messaging: Messaging): Promise<ConsumerLag
   return lags.sort((a, b) => a.stream.localeCompare(b.stream) || a.consumer.localeCompare(b.consumer));
 }
 
+/**
+ * Who leads what on a JetStream cluster, from the JetStream API alone (stream and consumer info carry their raft
+ * group), so it reads the same on Kubernetes as beside `npm start`.
+ */
+export async function readClusterStatus(messaging: Messaging): Promise<ClusterStatus> {
+  const streams: StreamReplicas[] = [];
+  const consumerLeaders = new Map<string, number>();
+  let clusterName: string | undefined;
+  for (const stream of (await messaging.jsm.streams.names().next()).sort()) {
+    const info = await messaging.jsm.streams.info(stream);
+    if (!info.cluster) continue;
+    clusterName = info.cluster.name ?? clusterName;
+    streams.push({
+      stream,
+      leader: info.cluster.leader || null,
+      followers: (info.cluster.replicas ?? []).map((replica) => ({
+        node: replica.name,
+        current: replica.current,
+        offline: !!replica.offline,
+        lagOps: replica.lag ?? 0,
+      })),
+    });
+    for (const consumer of await messaging.jsm.consumers.list(stream).next()) {
+      const leader = consumer.cluster?.leader;
+      if (consumer.config.durable_name && leader) consumerLeaders.set(leader, (consumerLeaders.get(leader) ?? 0) + 1);
+    }
+  }
+  // A single server has no raft groups: stream info carries no replicas there.
+  if (!streams.some((stream) => stream.followers.length > 0)) return { clustered: false };
+  const names = new Set<string>();
+  for (const stream of streams) {
+    if (stream.leader) names.add(stream.leader);
+    for (const follower of stream.followers) names.add(follower.node);
+  }
+  const nodes = [...names].sort().map((node): ClusterNode => ({
+    node,
+    leads: streams.filter((stream) => stream.leader === node).map((stream) => stream.stream),
+    leadsConsumers: consumerLeaders.get(node) ?? 0,
+    follows: streams.flatMap((stream) =>
+      stream.followers
+        .filter((follower) => follower.node === node)
+        .map((follower) => ({
+          stream: stream.stream,
+          current: follower.current,
+          offline: follower.offline,
+          lagOps: follower.lagOps,
+        })),
+    ),
+  }));
+  return { clustered: true, name: clusterName ?? '', nodes, streams };
+}
+
 /** The inbox's unprocessed events and the age of the oldest, at `now`. */
 export async function readInboxStatus(db: Db, now: Date): Promise<InboxBacklog> {
   const { events } = inboxCollections(db);
@@ -120,12 +193,23 @@ export async function readMeshStatus(options: {
 }): Promise<MeshStatus> {
   const orError = <T>(work: Promise<T>): Promise<T | { error: string }> =>
     work.catch((error: unknown) => ({ error: describeError(error) }));
-  const [services, consumers, inbox] = await Promise.all([
+  // One connection for both NATS parts (the CLI closes the one it opened).
+  const messaging = options.messaging();
+  const [services, consumers, inbox, cluster] = await Promise.all([
     readServiceHealth(options.targets),
-    orError(options.messaging().then(readConsumerLag)),
+    orError(messaging.then(readConsumerLag)),
     orError(options.db().then((db) => readInboxStatus(db, (options.now ?? (() => new Date()))()))),
+    orError(messaging.then(readClusterStatus)),
   ]);
+  // A stream without a leader (an election, a lost quorum) or a follower offline is not healthy.
+  const clusterHealthy =
+    !('error' in cluster) &&
+    (!cluster.clustered ||
+      cluster.streams.every((stream) => stream.leader && stream.followers.every((follower) => !follower.offline)));
   const healthy =
-    services.every((service) => service.state === 'ready') && !('error' in consumers) && !('error' in inbox);
-  return { source: options.source, services, consumers, inbox, healthy };
+    services.every((service) => service.state === 'ready') &&
+    !('error' in consumers) &&
+    !('error' in inbox) &&
+    clusterHealthy;
+  return { source: options.source, services, consumers, inbox, cluster, healthy };
 }

@@ -7,7 +7,7 @@ export const statusCommand: Command = {
   path: [],
   usage: '[--json]',
   description:
-    "Every service's readiness, each consumer's lag, and the age of the oldest unprocessed webhook event, on one screen",
+    "Every service's (and replica's) readiness, each consumer's lag, on a JetStream cluster each node's leaderships and followers' lag, and the age of the oldest unprocessed webhook event, on one screen",
   options: { json: { type: 'boolean' } },
   async run({ values }, context) {
     const status = await readMeshStatus({
@@ -55,6 +55,32 @@ export function formatStatus(status: MeshStatus): string {
         ]),
       ),
     );
+  if ('error' in status.cluster) parts.push(`JetStream cluster: could not read: ${status.cluster.error}\n`);
+  else if (status.cluster.clustered) {
+    const { cluster } = status;
+    parts.push(
+      formatTable(
+        ['NODE', 'LEADS STREAMS', 'LEADS CONSUMERS', 'FOLLOWS (LAG IN OPS)'],
+        cluster.nodes.map((node) => [
+          node.node,
+          node.leads.join(' ') || '-',
+          node.leadsConsumers,
+          truncate(
+            node.follows
+              .map(
+                (follow) =>
+                  `${follow.stream}:${follow.offline ? 'offline' : follow.current ? follow.lagOps : `behind ${follow.lagOps}`}`,
+              )
+              .join(' ') || '-',
+            80,
+          ),
+        ]),
+      ),
+    );
+    const leaderless = cluster.streams.filter((stream) => !stream.leader).map((stream) => stream.stream);
+    if (leaderless.length > 0)
+      parts.push(`Streams without a leader (election or lost quorum): ${leaderless.join(' ')}\n`);
+  }
   if ('error' in status.inbox) parts.push(`Inbox: could not read MongoDB: ${status.inbox.error}\n`);
   else {
     const { inbox } = status;
