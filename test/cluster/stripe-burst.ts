@@ -78,11 +78,19 @@ export async function sendPaced(
   const pending: Promise<Answered>[] = [];
   for (let n = 0; n < ids.length; n++) {
     const due = started + (n * 1000) / perSecond - performance.now();
-    if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+    if (due > 0) await providerBackoff(due);
     pending.push(sendOne(send, ids[n]));
     onSent?.(n + 1);
   }
   return Promise.all(pending);
+}
+
+/** How long the stand-in provider waits before sending the unanswered events again. */
+const PROVIDER_RETRY_MS = 500;
+
+/** A provider's wait between sends: traffic paced on purpose, as in the benchmarks, not a test waiting for state. */
+function providerBackoff(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** What the provider does: sends each event not yet answered 200 again, until it is or `deadline` passes. */
@@ -90,7 +98,6 @@ export async function retryUntilAccepted(
   send: SendStripe,
   answers: readonly Answered[],
   deadline: number,
-  pause: (ms: number) => Promise<void>,
 ): Promise<Answered[]> {
   const accepted = new Set(answers.filter((answer) => answer.status === 200).map((answer) => answer.eventId));
   let waiting = [...new Set(answers.map((answer) => answer.eventId))].filter((id) => !accepted.has(id));
@@ -100,7 +107,7 @@ export async function retryUntilAccepted(
     retries.push(...round);
     for (const answer of round) if (answer.status === 200) accepted.add(answer.eventId);
     waiting = waiting.filter((id) => !accepted.has(id));
-    if (waiting.length > 0) await pause(500);
+    if (waiting.length > 0) await providerBackoff(PROVIDER_RETRY_MS);
   }
   return retries;
 }

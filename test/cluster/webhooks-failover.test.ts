@@ -23,7 +23,6 @@ import {
 } from './stripe-burst';
 
 const run = randomUUID().slice(0, 8);
-const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 let mesh: Mesh;
 
 beforeAll(async () => {
@@ -92,7 +91,7 @@ describe('the gateway and billing-sync on a three-node JetStream cluster', () =>
       const next = await cluster.streamLeader('WEBHOOKS', 20_000);
       expect(next.name).not.toBe(leader.name);
 
-      const retries = await retryUntilAccepted(send, answers, Date.now() + 60_000, pause);
+      const retries = await retryUntilAccepted(send, answers, Date.now() + 60_000);
       const all = [...answers, ...retries];
       expect(new Set(all.filter((a) => a.status === 200).map((a) => a.eventId)).size).toBe(ids.length);
       await expectProcessedOnce('SIGKILL WEBHOOKS leader', ids, all);
@@ -130,7 +129,7 @@ describe('the gateway and billing-sync on a three-node JetStream cluster', () =>
         },
       );
       expect(resumed).toMatch(/^200 /);
-      const retries = await retryUntilAccepted(send, duringOutage, Date.now() + 60_000, pause);
+      const retries = await retryUntilAccepted(send, duringOutage, Date.now() + 60_000);
       await leader.restart();
       await cluster.waitForMetaLeader();
       await expectProcessedOnce(

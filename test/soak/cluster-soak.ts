@@ -138,7 +138,7 @@ export async function runClusterSoak(): Promise<number> {
       });
       await fault;
       const burst = summarize(answers);
-      const retries = await retryUntilAccepted(send, answers, Date.now() + 120_000, pause);
+      const retries = await retryUntilAccepted(send, answers, Date.now() + 120_000);
       const all: Answered[] = [...answers, ...retries];
       await cluster(mesh).waitForMetaLeader(60_000);
       await waitFor(
