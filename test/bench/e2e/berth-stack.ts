@@ -102,7 +102,8 @@ export async function startBerthStack(options: {
             : {}),
         };
       },
-      rowCount: () => inbox.events.estimatedDocumentCount(),
+      // Counted, not estimated: the embedded store's estimate is PostgreSQL's planner statistics, stale after a fill.
+      rowCount: () => inbox.events.countDocuments(),
       fillTo: (rows) => fillInbox(inbox, rows),
       waitProcessed: (provider, eventIds, timeoutMs) =>
         waitProcessed({ inbox, jsm, durable: DURABLE[provider], provider, eventIds, timeoutMs }),
@@ -135,7 +136,7 @@ async function waitReady(urls: string[], timeoutMs: number): Promise<void> {
  * `insertMany` of 1,000 at a time, two at once, straight into the store.
  */
 async function fillInbox(inbox: Inbox, rows: number): Promise<void> {
-  let next = await inbox.events.estimatedDocumentCount();
+  let next = await inbox.events.countDocuments();
   const base = next;
   const day = 86_400_000;
   const now = Date.now();
