@@ -13,8 +13,9 @@ export interface MarkProcessedOptions {
 
 /**
  * Records the attempt's success: `processedAt`, `processedBy`, the lease released and the retry state cleared, in
- * one write fenced by the attempt's lease, group-committed with the process's other inbox writes. Resolves false, writing nothing, when the lease is no longer this
- * attempt's (it ran out and another claim took it): the caller must not ack as if it had recorded the success.
+ * one write fenced by the attempt's lease, group-committed with the process's other inbox writes. Resolves false,
+ * writing nothing, when the lease is no longer this attempt's (it ran out and another claim took it): the caller
+ * must not ack as if it had recorded the success.
  * A lease that ran out without being taken over is still this attempt's, and its success is recorded.
  */
 export async function markProcessed(options: MarkProcessedOptions): Promise<boolean> {

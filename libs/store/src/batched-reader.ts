@@ -1,8 +1,6 @@
-import type { Collection, Document, Filter, ObjectId, WithId } from 'mongodb';
+import type { Collection, Document, Filter, WithId } from 'mongodb';
+import { documentIdKey, type DocumentId } from './document-id';
 import { GroupCommit, type GroupOutcome } from './group-commit';
-
-/** A document `_id` a {@link BatchedReader} looks up. */
-export type DocumentId = string | ObjectId;
 
 /**
  * Group commit for reads by `_id` on one collection: lookups issued while a read is in flight leave together in the
@@ -22,16 +20,14 @@ export class BatchedReader<T extends Document> {
   }
 }
 
-function keyOf(id: unknown): string {
-  return typeof id === 'string' ? `s:${id}` : `o:${String(id)}`;
-}
-
 async function readAll<T extends Document>(
   collection: Collection<T>,
   ids: readonly DocumentId[],
 ): Promise<GroupOutcome<WithId<T> | null>[]> {
-  const unique = [...new Map(ids.map((id) => [keyOf(id), id])).values()];
+  const unique = [...new Map(ids.map((id) => [documentIdKey(id), id])).values()];
   const filter = (unique.length === 1 ? { _id: unique[0] } : { _id: { $in: unique } }) as Filter<T>;
-  const found = new Map((await collection.find(filter).toArray()).map((document) => [keyOf(document._id), document]));
-  return ids.map((id) => ({ ok: true, value: found.get(keyOf(id)) ?? null }));
+  const found = new Map(
+    (await collection.find(filter).toArray()).map((document) => [documentIdKey(document._id), document]),
+  );
+  return ids.map((id) => ({ ok: true, value: found.get(documentIdKey(id)) ?? null }));
 }

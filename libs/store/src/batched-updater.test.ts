@@ -1,3 +1,4 @@
+import { ObjectId } from 'mongodb';
 import { BatchedUpdater } from './batched-updater';
 import { GroupCommit } from './group-commit';
 import { startTestStore, type TestStore } from './test-support/test-store';
@@ -70,6 +71,23 @@ describe('BatchedUpdater', () => {
     const takes = await Promise.all(
       ['p', 'q', 'r'].map((owner) => updater.updateOne({ _id: 'a', owner: null }, { $set: { owner } })),
     );
+    expect(takes.filter((result) => result === 'matched')).toHaveLength(1);
+    expect(takes.filter((result) => result === 'unmatched')).toHaveLength(2);
+  });
+
+  it('keeps two updates of one ObjectId apart, whichever instance names it', async () => {
+    const rows = store.db().collection<{ _id: ObjectId; owner: string | null }>('rows');
+    const id = new ObjectId();
+    await rows.insertOne({ _id: id, owner: null });
+    const updater = new BatchedUpdater(rows);
+    // The first write leaves alone; the three takes, issued meanwhile, are gathered behind it.
+    const blocker = updater.updateOne({ _id: new ObjectId(), owner: null }, { $set: { owner: 'x' } });
+    const takes = await Promise.all(
+      ['p', 'q', 'r'].map((owner) =>
+        updater.updateOne({ _id: new ObjectId(id.toHexString()), owner: null }, { $set: { owner } }),
+      ),
+    );
+    await blocker;
     expect(takes.filter((result) => result === 'matched')).toHaveLength(1);
     expect(takes.filter((result) => result === 'unmatched')).toHaveLength(2);
   });

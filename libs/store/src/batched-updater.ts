@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import { writeErrorsByIndex, type BulkOperationError } from './bulk-write-errors';
+import { documentIdKey } from './document-id';
 import { isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit, type GroupOutcome } from './group-commit';
 
@@ -29,7 +30,7 @@ export class BatchedUpdater<T extends Document> {
   constructor(collection: Collection<T>, maxBatch = 200) {
     this.group = new GroupCommit({
       maxBatch,
-      keyOf: (op) => (op.filter as { _id?: unknown })._id,
+      keyOf: (op) => documentIdKey((op.filter as { _id?: unknown })._id),
       write: (ops) => updateAll(collection, ops),
     });
   }
@@ -57,9 +58,9 @@ async function updateAll<T extends Document>(
   }
   const upserted = new Set(Object.keys(result.upsertedIds ?? {}).map(Number));
   // An upsert that neither failed nor inserted matched; the rest of the group's matches are the plain updates'.
-  const settled = (_op: UpdateOp<T>, index: number): boolean => !errors.has(index) && !upserted.has(index);
-  const upsertsMatched = ops.filter((op, index) => op.upsert && settled(op, index)).length;
-  const updates = ops.filter((op, index) => !op.upsert && settled(op, index)).length;
+  const settled = (index: number): boolean => !errors.has(index) && !upserted.has(index);
+  const upsertsMatched = ops.filter((op, index) => op.upsert && settled(index)).length;
+  const updates = ops.filter((op, index) => !op.upsert && settled(index)).length;
   const updatesMatched = result.matchedCount - upsertsMatched;
   const update: UpdateResult =
     updatesMatched === updates ? 'matched' : updatesMatched === 0 ? 'unmatched' : 'uncertain';

@@ -17,7 +17,7 @@ export { BatchedInserter } from './batched-inserter';
 export type { InsertResult } from './batched-inserter';
 export { BatchedUpdater } from './batched-updater';
 export { BatchedReader } from './batched-reader';
-export type { DocumentId } from './batched-reader';
+export type { DocumentId } from './document-id';
 export { GroupCommit } from './group-commit';
 export { BulkOperationError } from './bulk-write-errors';
 export type { GroupCommitOptions, GroupOutcome } from './group-commit';

@@ -65,7 +65,10 @@ export async function upsertIfNewer<T extends Document>(
   }
 }
 
-/** The guarded upsert, alone or with the collection's group commit; `duplicate` when its insert found the `_id` taken. */
+/**
+ * The guarded upsert, alone or with the collection's group commit; `duplicate` when its insert found the `_id`
+ * taken.
+ */
 async function writeOnce<T extends Document>(
   options: UpsertIfNewerOptions<T>,
   filter: Filter<T>,

@@ -14,7 +14,10 @@ export function stripeHostOptions(apiBase: string): StripeHostOptions {
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
 }
 
-/** What {@link createStripeClient} needs: billing-sync's `STRIPE_SECRET_KEY`, `STRIPE_API_BASE`, `STRIPE_TIMEOUT_MS`. */
+/**
+ * What {@link createStripeClient} needs: billing-sync's `STRIPE_SECRET_KEY`, `STRIPE_API_BASE` and
+ * `STRIPE_TIMEOUT_MS`.
+ */
 export interface StripeClientConfig {
   readonly stripeSecretKey: string;
   readonly stripeApiBase?: string;
