@@ -13,7 +13,6 @@ export { planDueTicks, scheduleCursor } from './tick-plan';
 export type { DueTicks, DueTicksInput } from './tick-plan';
 export { openCronBuckets, CRON_BUCKET_NAMES } from './buckets';
 export type { CronBuckets, CronBucketNames, CronBucketOptions } from './buckets';
-export { isWrongLastSequence, ttlHeaderValue, effectiveTtlMs, updateWithTtl, createWithTtl } from './kv-ttl';
 export { CRON_QUEUE, definitionProblems, scheduleFromEntry, scheduledLine } from './schedule';
 export type { CronDefinition, CronSchedule } from './schedule';
 export { registerCronSchedules, readCronSchedules, resolveBuckets, listKeys, CronDefinitionError } from './registry';

@@ -1,6 +1,6 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { systemClock, type CronClock } from './clock';
-import { isWrongLastSequence } from './kv-ttl';
+import { isWrongLastSequence } from '@berth/messaging';
 
 /** The last tick emitted for a schedule, as stored under its name in the last-tick bucket. */
 export interface LastTickRecord {

@@ -2,8 +2,7 @@ import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
 import { systemClock, type CronClock } from './clock';
-import { KvLease } from '@berth/messaging';
-import { isWrongLastSequence } from './kv-ttl';
+import { isWrongLastSequence, KvLease } from '@berth/messaging';
 import { createLeaseEvents, type LeaseEvents } from './lease-events';
 
 /** The key of the lease in the lease bucket. */

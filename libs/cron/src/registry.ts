@@ -3,7 +3,7 @@ import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import { openCronBuckets, type CronBuckets } from './buckets';
 import { systemClock, type CronClock } from './clock';
-import { isWrongLastSequence } from './kv-ttl';
+import { isWrongLastSequence } from '@berth/messaging';
 import { DEFAULT_TIME_ZONE } from './pattern';
 import {
   CRON_QUEUE,

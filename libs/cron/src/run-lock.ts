@@ -1,7 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
 import { systemClock, type CronClock } from './clock';
-import { isWrongLastSequence, ttlHeaderValue, updateWithTtl } from './kv-ttl';
+import { isWrongLastSequence, ttlHeaderValue, updateWithTtl } from '@berth/messaging';
 
 /** Who holds a cron's run lock, as stored under the cron's name in the run-lock bucket. */
 export interface CronRunLockHolder {
