@@ -45,6 +45,7 @@ const fixedSleepAllowedElsewhere = [
   'services/gateway/src/gateway.hardening.test.ts',
   'services/scheduler/src/nats-restart.test.ts',
   'test/scheduler/worker-crons.test.ts',
+  'test/security/gateway-slow-clients.test.ts',
   'test/support/stripe-stand-in/stripe-stand-in.ts',
   'test/webhooks/mongo-outage.test.ts',
 ];
