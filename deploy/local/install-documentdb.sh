@@ -5,7 +5,9 @@
 # installed already.
 #
 # Sources, in this order: BERTH_DOCUMENTDB_SRC / BERTH_PGVECTOR_SRC (a folder or a .tar.gz), the upstream git
-# repositories at the pinned revisions, then the source archives of ../shared/mirror/ (BERTH_SOURCE_MIRROR).
+# repositories at the pinned revisions, then the source archives of ../shared/mirror/ (BERTH_SOURCE_MIRROR), looked
+# for beside this checkout and, for a clone (CI clones main into a temporary folder), beside the repository it was
+# cloned from.
 # On Debian, as root, the packages are installed with apt-get; elsewhere the README lists what to install.
 set -euo pipefail
 
@@ -18,7 +20,18 @@ PG_MAJOR="15"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS_DIR="${BERTH_TOOLS_DIR:-$HOME/.cache/berth/tools}"
-MIRROR="${BERTH_SOURCE_MIRROR:-$ROOT/../shared/mirror}"
+# The mirror folder: BERTH_SOURCE_MIRROR, else ../shared/mirror beside this checkout, else beside the local
+# repository this checkout was cloned from.
+find_mirror() {
+  if [ -n "${BERTH_SOURCE_MIRROR:-}" ]; then echo "$BERTH_SOURCE_MIRROR"; return; fi
+  local origin
+  origin="$(git -C "$ROOT" remote get-url origin 2>/dev/null || true)"
+  for candidate in "$ROOT/../shared/mirror" ${origin:+"$origin/../shared/mirror"}; do
+    if [ -d "$candidate" ]; then (cd "$candidate" && pwd); return; fi
+  done
+  echo "$ROOT/../shared/mirror"
+}
+MIRROR="$(find_mirror)"
 SRC_DIR="$TOOLS_DIR/src"
 PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 DEBIAN_PACKAGES=(
