@@ -10,6 +10,7 @@ import {
 } from '@berth/local-infra';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { SignedRequest } from './harness';
 import { trackChild } from './lifecycle';
 
 /** A running webhook gateway under test, listening on 127.0.0.1. */
@@ -22,6 +23,10 @@ export interface BenchTarget {
   infraPid?: number;
   /** How many events it durably accepted (queued jobs, stored messages), as a sanity check; optional. */
   countAccepted?(): Promise<number>;
+  /** Signs the requests it is sent; unset: the benchmark's own Stripe events for the shared secret. */
+  makeRequest?: () => SignedRequest;
+  /** Every process of the system by name, when more than the gateway and its store: their CPU is reported. */
+  processes?(): Promise<Record<string, number>>;
   /** Stops the gateway and everything started for it; resolves once they have exited. */
   stop(): Promise<void>;
 }

@@ -19,16 +19,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { getFreePort } from '@berth/local-infra';
 import { envInt } from './env-int';
 import { treeCpuSeconds } from './harness';
-import { installCleanup, stopAll, trackStop } from './lifecycle';
-import { startBerthStack } from './e2e/berth-stack';
+import { installCleanup, stopAll } from './lifecycle';
 import { runClusterBench } from './e2e/cluster-bench';
 import { drive } from './e2e/drive';
 import { clerkRequests, stripeRequests, type E2eRequest, type Provider } from './e2e/events';
-import { startPeerStack } from './e2e/peer-stack';
-import { benchLogDir, repoRoot, startNodeProcess } from './e2e/processes';
+import { benchLogDir, repoRoot } from './e2e/processes';
+import { startBenchStacks } from './e2e/start-stacks';
 import type { E2eStack } from './e2e/stack';
 import { median } from './stats';
 
@@ -183,29 +181,12 @@ async function main(): Promise<void> {
     `e2e bench: inbox sizes ${sizes.join(', ')}; ${events} events x ${rounds} round(s) per measurement at ${connections} connections; ${rate}/s for ${rateSeconds} s; ${cpus().length} CPUs; logs in ${logDir}`,
   );
 
-  const standInPort = await getFreePort('127.0.0.1');
-  const standIn = await startNodeProcess({
-    name: 'stripe-stand-in',
-    entry: join(repoRoot, 'test', 'support', 'stripe-stand-in', 'main.ts'),
-    env: { PATH: process.env.PATH, PORT: String(standInPort) },
-    ready: /Stripe stand-in listening/,
+  const { stacks, standInPid, stop } = await startBenchStacks({
+    targets,
     logDir,
+    mongoUrl: process.env.MONGO_URL || undefined,
+    postgresUrl: process.env.BENCH_E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432',
   });
-  const standInUrl = `http://127.0.0.1:${standInPort}`;
-  const untrackStandIn = trackStop(() => standIn.proc.stop(5000));
-  const stacks: E2eStack[] = [];
-  if (targets.includes('berth'))
-    stacks.push(await startBerthStack({ standInUrl, logDir, mongoUrl: process.env.MONGO_URL || undefined }));
-  if (targets.includes('peer'))
-    stacks.push(
-      await startPeerStack({
-        standInUrl,
-        logDir,
-        postgresUrl: process.env.BENCH_E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432',
-      }),
-    );
-  for (const stack of stacks) trackStop(() => stack.stop());
-  const standInPid = standIn.proc.child.pid ?? 0;
 
   const sign = (stack: E2eStack, provider: Provider, count: number): E2eRequest[] =>
     provider === 'stripe' ? stripeRequests(stack.secrets.stripe!, count) : clerkRequests(stack.secrets.clerk!, count);
@@ -313,9 +294,7 @@ async function main(): Promise<void> {
   }
 
   console.log(`results: ${file}`);
-  for (const stack of stacks.reverse()) await stack.stop();
-  await standIn.proc.stop(5000);
-  untrackStandIn();
+  await stop();
   disarm();
 }
 

@@ -38,6 +38,8 @@ export interface LoadResult {
   infraCpuMsPerKRequests?: number;
   /** The same for this process, the load generator: it shares the machine with the target. */
   clientCpuMsPerKRequests: number;
+  /** CPU ms per 1,000 requests of the timed run of each process of `processes` (with its descendants). */
+  cpuMsPerKByProcess?: Record<string, number>;
   /** Requests signed before the timed run, and requests signed during it because the pool ran out. */
   pooled: number;
   signedLive: number;
@@ -63,6 +65,11 @@ export interface LoadOptions {
   rate?: number;
   /** Upper bound on pre-signed requests held in memory; default 300 000 (about 0.5 GB). */
   maxPool?: number;
+  /**
+   * Every process of the system under test by name, whose CPU (with its descendants') is counted per request;
+   * read after the warm-up, when pools have opened their connections (a database backend is a process).
+   */
+  processes?: () => Promise<Record<string, number>>;
 }
 
 const runPrefix = randomBytes(6).toString('hex');
@@ -284,6 +291,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     let signedLive = 0;
     const pids = [options.pid, options.infraPid ?? 0, process.pid];
     const cpuBefore = pids.map(cpuSeconds);
+    const named = Object.entries((await options.processes?.()) ?? {});
+    const namedBefore = named.map(([, pid]) => treeCpuSeconds(pid));
     const timed = await fire(
       options.url,
       connections,
@@ -299,6 +308,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map(
       (pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10,
     );
+    const cpuMsPerKByProcess = options.processes
+      ? Object.fromEntries(
+          named.map(([name, pid], i) => [name, Math.round(((treeCpuSeconds(pid) - namedBefore[i]) * 1e6) / served)]),
+        )
+      : undefined;
     pool = [];
     const [peakRssMb, infraPeakRssMb] = rss.stop();
     return {
@@ -315,6 +329,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       cpuMsPerKRequests,
       infraCpuMsPerKRequests: options.infraPid ? infraCpuMsPerKRequests : undefined,
       clientCpuMsPerKRequests,
+      cpuMsPerKByProcess,
       pooled: poolSize,
       signedLive,
     };

@@ -1,6 +1,14 @@
 /**
- * `npm run bench:ingest`: Stripe webhook ingest throughput of Berth's gateway against a typical peer stack
- * (Fastify + stripe + Redis SETNX + BullMQ), alternating peer and Berth rounds on the same machine.
+ * `npm run bench:ingest`: Stripe webhook ingest throughput of Berth's gateway against the peer's, alternating peer
+ * and Berth rounds on the same machine.
+ *
+ * By default each gateway runs inside its whole system, both systems up side by side for the whole run
+ * (ingest-mesh.ts): Berth as `npm start` runs it, the peer as the seeds' stack (Fastify + PostgreSQL inbox +
+ * BullMQ + its worker + Redis); every process's CPU per 1,000 requests is reported, and each round ends when the
+ * loaded system has applied everything it accepted. `-- --gateway-only` loads each gateway alone instead, started
+ * afresh per round with only its store (Berth: nats-server; the peer: Fastify + stripe + Redis SETNX + BullMQ), which
+ * is where a profile of the gateway's own code is clearest; `-- --gateway-only --mesh-beside` does the same with
+ * Berth's whole mesh up and idle beside both gateways, as on a machine that also runs `npm start`.
  *
  * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
  * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts),
@@ -17,6 +25,8 @@ import { berthGatewayMain, startBerthGatewayForBench, type BenchTarget } from '.
 import { envInt } from './env-int';
 import { runLoad, stripeRequestFactory, type LoadResult } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
+import { benchLogDir } from './e2e/processes';
+import { startMeshTargets } from './ingest-mesh';
 import { startPeerForBench } from './peer/peer-target';
 import { median } from './stats';
 
@@ -37,11 +47,17 @@ interface Summary {
   /** Median CPU ms per 1,000 requests of the gateway, and of its store. */
   medianCpuMsPerKRequests: number;
   medianStoreCpuMsPerKRequests: number;
+  /** Median CPU ms per 1,000 requests of every process of the system, and their sum (mesh mode). */
+  medianCpuMsPerKByProcess?: Record<string, number>;
+  medianSystemCpuMsPerKRequests?: number;
   non2xx: number;
   errors: number;
 }
 
 function summarise(rounds: RoundResult[]): Summary {
+  const names = Object.keys(rounds[0]?.cpuMsPerKByProcess ?? {});
+  const byProcess = (round: RoundResult): Record<string, number> => round.cpuMsPerKByProcess ?? {};
+  const total = (round: RoundResult): number => Object.values(byProcess(round)).reduce((sum, ms) => sum + ms, 0);
   return {
     rounds,
     medianRequestsPerSec: median(rounds.map((r) => r.requestsPerSec)),
@@ -51,6 +67,10 @@ function summarise(rounds: RoundResult[]): Summary {
     storePeakRssMb: Math.max(...rounds.map((r) => r.infraPeakRssMb ?? 0)),
     medianCpuMsPerKRequests: median(rounds.map((r) => r.cpuMsPerKRequests)),
     medianStoreCpuMsPerKRequests: median(rounds.map((r) => r.infraCpuMsPerKRequests ?? 0)),
+    medianCpuMsPerKByProcess: names.length
+      ? Object.fromEntries(names.map((name) => [name, median(rounds.map((r) => byProcess(r)[name] ?? 0))]))
+      : undefined,
+    medianSystemCpuMsPerKRequests: names.length ? median(rounds.map(total)) : undefined,
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
   };
@@ -67,6 +87,7 @@ function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
     'store RSS MB',
     'CPU ms/1k req',
     'store CPU ms/1k',
+    'system CPU ms/1k',
     'non-2xx',
     'errors',
   ];
@@ -81,6 +102,7 @@ function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
       s.storePeakRssMb,
       s.medianCpuMsPerKRequests,
       s.medianStoreCpuMsPerKRequests,
+      s.medianSystemCpuMsPerKRequests ?? '-',
       s.non2xx,
       s.errors,
     ].map(String),
@@ -100,9 +122,10 @@ async function runRound(
   try {
     const result: RoundResult = await runLoad({
       url: target.url,
-      makeRequest: stripeRequestFactory(secret),
+      makeRequest: target.makeRequest ?? stripeRequestFactory(secret),
       pid: target.pid,
       infraPid: target.infraPid,
+      processes: target.processes,
       ...config,
     });
     result.accepted = await target.countAccepted?.();
@@ -117,7 +140,13 @@ function describe(r: RoundResult): string {
   const accepted = r.accepted === undefined ? '' : `, accepted ${r.accepted} for ${r.ok2xx} 2xx`;
   const statuses = r.non2xx ? ` (statuses ${JSON.stringify(r.statusCodes)}: figures not valid)` : '';
   const live = r.signedLive ? `, ${r.signedLive} signed live (pool of ${r.pooled} ran out)` : '';
-  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}, load generator ${r.clientCpuMsPerKRequests}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}`;
+  const system = r.cpuMsPerKByProcess
+    ? `; CPU ms per 1k requests by process: ${Object.entries(r.cpuMsPerKByProcess)
+        .filter(([, ms]) => ms > 0)
+        .map(([name, ms]) => `${name} ${ms}`)
+        .join(', ')}`
+    : '';
+  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}, load generator ${r.clientCpuMsPerKRequests}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}${system}`;
 }
 
 async function main(): Promise<void> {
@@ -129,30 +158,52 @@ async function main(): Promise<void> {
     rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined,
   };
   const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
-  const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 120) + 60) * 1000);
+  const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 720) + 600) * 1000);
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-
-  const wanted = (process.env.BENCH_TARGETS ?? 'peer,berth').split(',').map((t) => t.trim());
-  const starters: Partial<Record<TargetName, () => Promise<BenchTarget>>> = {};
-  if (wanted.includes('peer')) starters.peer = () => startPeerForBench(secret);
-  let berthNote: string | undefined;
-  if (!wanted.includes('berth')) berthNote = 'Berth not selected (BENCH_TARGETS)';
-  else if (existsSync(berthGatewayMain)) starters.berth = () => startBerthGatewayForBench(secret);
-  else
-    console.log(
-      (berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`),
-    );
-  if (!starters.peer && !starters.berth)
-    throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
 
   // Both targets start from a filled compile cache, as the images do (`npm run build`): a gateway compiling its own
   // sources on a first start would carry the compiler in its peak memory.
   const build = join('deploy', 'runtime', 'build.js');
   execFileSync(process.execPath, [build], { stdio: 'ignore' });
-  execFileSync(process.execPath, [build, join('test', 'bench', 'peer')], { stdio: 'ignore' });
+  execFileSync(process.execPath, [build, join('test', 'bench'), join('test', 'support')], { stdio: 'ignore' });
+
+  const wanted = (process.env.BENCH_TARGETS ?? 'peer,berth').split(',').map((t) => t.trim());
+  const gatewayOnly = process.argv.includes('--gateway-only');
+  const starters: Partial<Record<TargetName, () => Promise<BenchTarget>>> = {};
+  let berthNote: string | undefined;
+  let stopMesh: (() => Promise<void>) | undefined;
+  if (!gatewayOnly) {
+    const logDir = await benchLogDir();
+    console.log(`mesh mode: both systems up for the whole run; logs in ${logDir}`);
+    const mesh = await startMeshTargets({
+      targets: wanted,
+      logDir,
+      postgresUrl: process.env.BENCH_E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432',
+    });
+    stopMesh = mesh.stop;
+    Object.assign(starters, mesh.targets);
+    if (!wanted.includes('berth')) berthNote = 'Berth not selected (BENCH_TARGETS)';
+  } else {
+    if (process.argv.includes('--mesh-beside')) {
+      // Berth's whole mesh up and idle beside both gateways, as on a machine that runs `npm start`.
+      const logDir = await benchLogDir();
+      console.log(`Berth's mesh up beside both gateways; logs in ${logDir}`);
+      const beside = await startMeshTargets({ targets: ['berth'], logDir, postgresUrl: '' });
+      stopMesh = beside.stop;
+    }
+    if (wanted.includes('peer')) starters.peer = () => startPeerForBench(secret);
+    if (!wanted.includes('berth')) berthNote = 'Berth not selected (BENCH_TARGETS)';
+    else if (existsSync(berthGatewayMain)) starters.berth = () => startBerthGatewayForBench(secret);
+    else
+      console.log(
+        (berthNote = `Berth's gateway is missing (${berthGatewayMain} does not exist); reporting the peer only`),
+      );
+  }
+  if (!starters.peer && !starters.berth)
+    throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
 
   console.log(
-    `ingest bench: ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`,
+    `ingest bench (${gatewayOnly ? 'each gateway alone' : 'each gateway in its whole system'}): ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`,
   );
   const results: Partial<Record<TargetName, RoundResult[]>> = {};
   for (let round = 1; round <= rounds; round++) {
@@ -202,7 +253,7 @@ async function main(): Promise<void> {
       {
         timestamp,
         machine,
-        config: { ...config, rounds },
+        config: { ...config, rounds, mode: gatewayOnly ? 'gateway-only' : 'mesh' },
         ...summaries,
         berthNote,
         berthOverPeerRequestsPerSec: ratio,
@@ -212,6 +263,7 @@ async function main(): Promise<void> {
     ),
   );
   console.log(`results: ${file}`);
+  await stopMesh?.();
   disarm();
 }
 

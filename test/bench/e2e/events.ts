@@ -31,10 +31,10 @@ function nextId(prefix: string): string {
   return `${prefix}_${run}${sequence.toString(36).padStart(10, '0')}`;
 }
 
-/** `count` Stripe events signed for `secret`, each a fresh `evt_` id. */
-export function stripeRequests(secret: string, count: number): E2eRequest[] {
+/** A signer of Stripe events for `secret`: each call returns a fresh `evt_` id's request. */
+export function stripeRequestSigner(secret: string): () => E2eRequest {
   const stripe = new Stripe('sk_test_bench_signing_only');
-  return Array.from({ length: count }, () => {
+  return () => {
     const eventId = nextId('evt');
     const event = subscriptionUpdatedEvent(eventId, Math.floor(Date.now() / 1000)) as {
       data: { object: Record<string, unknown> };
@@ -47,7 +47,12 @@ export function stripeRequests(secret: string, count: number): E2eRequest[] {
       body: Buffer.from(payload),
       headers: { 'content-type': 'application/json', 'stripe-signature': signature },
     };
-  });
+  };
+}
+
+/** `count` Stripe events signed for `secret`, each a fresh `evt_` id. */
+export function stripeRequests(secret: string, count: number): E2eRequest[] {
+  return Array.from({ length: count }, stripeRequestSigner(secret));
 }
 
 /** `count` Clerk `user.updated` events delivered by Svix, signed for `secret`, each a fresh `msg_` id. */
