@@ -199,6 +199,8 @@ export interface Mesh {
    * message, every item of a batch message (the gateway's group commit).
    */
   storedEventIds(subjectFilter: string): Promise<string[]>;
+  /** The same, message by message: the event ids each stored message carries (one, or a batch's items). */
+  storedMessageEventIds(subjectFilter: string): Promise<string[][]>;
   /** Resolves once the service's durable consumer has nothing undelivered and nothing unacknowledged. */
   waitForConsumerSettled(durable: 'billing-sync' | 'identity-sync', timeoutMs: number): Promise<void>;
   /**
@@ -354,18 +356,21 @@ export async function startMesh(options: MeshOptions): Promise<Mesh> {
         return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
       },
       async storedEventIds(subjectFilter) {
+        return (await this.storedMessageEventIds(subjectFilter)).flat();
+      },
+      async storedMessageEventIds(subjectFilter) {
         const total = await this.streamMessageCount(subjectFilter);
         const consumer = await messaging.js.consumers.get('WEBHOOKS', { filter_subjects: [subjectFilter] });
-        const ids: string[] = [];
+        const ids: string[][] = [];
         for (let read = 0; read < total;) {
           let received = 0;
           for await (const msg of await consumer.fetch({ max_messages: Math.min(500, total - read), expires: 5000 })) {
             received += 1;
             const message = { headers: msg.headers, subject: msg.subject, data: msg.data } as ReceivedMessage;
             ids.push(
-              ...(isWebhookBatch(message)
+              isWebhookBatch(message)
                 ? readWebhookBatch({ ...message, storedAt: new Date() }).map((event) => event.eventId)
-                : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? '']),
+                : [msg.headers?.get(WEBHOOK_HEADERS.eventId) ?? ''],
             );
           }
           if (received === 0)
