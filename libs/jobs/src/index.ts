@@ -30,6 +30,8 @@ export type { BatchJobFailure } from './errors';
 export type { JobObserver, JobQueuedEvent, JobFinishedEvent, JobDeadLetteredEvent } from './job-observer';
 export type { CancellationRecord } from './drivers/cancellations';
 export { cancelJob, listCancellations } from './operations/cancel-job';
+export { promoteJob } from './operations/promote-job';
+export type { PromotedJob, PromoteJobOptions } from './operations/promote-job';
 export { CANCELLATIONS_BUCKET } from './drivers/jetstream/kv-cancellations';
 export type { KvCancellationOptions } from './drivers/jetstream/kv-cancellations';
 export type { KvDeliveryLedgerOptions } from './drivers/jetstream/kv-delivery-ledger';
