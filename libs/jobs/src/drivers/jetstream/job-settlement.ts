@@ -1,3 +1,5 @@
+import { isoNow, systemJobClock } from '../../clock';
+import { recordCompletedJob } from '../../completed-jobs/record-completed-job';
 import { decideRetry, describeError, type GiveUpReason, type ReceivedMessage } from '@berth/messaging';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
@@ -74,6 +76,31 @@ export class JobSettlement {
     await this.actions.releaseSingleton(record);
     const limit = keyLimitOf(this.options.registry.find(this.options.queue, name), record);
     if (limit) await this.actions.releaseKey(limit, record);
+  }
+
+  /**
+   * A job whose attempt succeeded: its record is stored in `JOBS_COMPLETED` (never failing the job), then its
+   * deduplication id released; the caller acks the message after that.
+   */
+  async complete(name: string, record: JobRecord, message: ReceivedMessage, durationMs: number): Promise<void> {
+    const { queue, messaging, logger, observer } = this.options;
+    await recordCompletedJob(
+      { js: messaging.js, logger, observer },
+      {
+        queue,
+        name,
+        jobId: record.id,
+        data: record.data,
+        attempt: record.attemptsMade + message.deliveryCount,
+        retryLimit: record.retryLimit,
+        addedAt: record.addedAt ?? null,
+        completedAt: isoNow(this.options.clock ?? systemJobClock),
+        durationMs: Math.round(durationMs),
+        outcome: 'completed',
+        ...(record.replayOf ? { replayOf: record.replayOf } : {}),
+      },
+    );
+    await this.releaseDeduplication(record);
   }
 
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */
