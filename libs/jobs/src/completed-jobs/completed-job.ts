@@ -36,14 +36,14 @@ export interface CompletedJob {
   replayOf?: string;
 }
 
-/** A completion record as stored: its sequence in `JOBS_COMPLETED`. */
+/** A completion record as stored, with its place in `JOBS_COMPLETED`: `<message sequence>.<index in the message>`. */
 export interface StoredCompletedJob extends CompletedJob {
-  id: number;
+  id: string;
 }
 
 /** Options of `JOBS_COMPLETED`, given to `provisionJobInfrastructure`. */
 export interface CompletedJobsOptions {
-  /** Completed jobs kept per queue, the newest (default 100). */
+  /** Messages of completed jobs kept per queue, the newest, each one or more records (default 100). */
   keepPerQueue?: number;
   /** Age after which a record is dropped, in ms (default 7 days). */
   maxAgeMs?: number;
@@ -51,8 +51,8 @@ export interface CompletedJobsOptions {
 
 /**
  * `JOBS_COMPLETED`: a record of each job that completed, one subject per queue, bounded twice: the last
- * `keepPerQueue` records of each queue (`max_msgs_per_subject`; the oldest goes when a new one comes, `discard:
- * old`) and 7 days. No consumer reads it; the console and `listCompletedJobs` read it by subject. It reserves no
+ * `keepPerQueue` messages of each queue (`max_msgs_per_subject`; the oldest goes when a new one comes, `discard:
+ * old`), each holding the records of one group commit (so at least `keepPerQueue` records), and 7 days. No consumer reads it; the console and `listCompletedJobs` read it by subject. It reserves no
  * storage (`max_bytes` unset): its size is bounded by queues × records × {@link MAX_RECORDED_DATA_BYTES}.
  */
 export function completedJobsStream(sizing: StreamSizing = {}, options: CompletedJobsOptions = {}): StreamSpec {

@@ -10,7 +10,10 @@ import {
   type CompletedJob,
 } from './completed-job';
 import { listCompletedJobs } from './list-completed-jobs';
-import { recordCompletedJob } from './record-completed-job';
+import { CompletionRecorder, type CompletionRecorderOptions } from './record-completed-job';
+
+const recordCompletedJob = (options: CompletionRecorderOptions, completed: CompletedJob): Promise<void> =>
+  new CompletionRecorder(options).record(completed);
 
 const logger = createLogger({ service: 'completed-jobs-test', level: 'silent' });
 let server: NatsServerHandle;
@@ -64,7 +67,7 @@ describe('completed jobs', () => {
 
     const listed = await listCompletedJobs(messaging, queue);
     expect(listed.map((job) => job.jobId)).toEqual(['job-5', 'job-4', 'job-3']);
-    expect(listed[0]).toMatchObject({ ...completed(queue, 5), id: expect.any(Number) });
+    expect(listed[0]).toMatchObject({ ...completed(queue, 5), id: expect.stringMatching(/^\d+\.0$/) });
     expect((await listCompletedJobs(messaging, queue, { limit: 1 })).map((job) => job.jobId)).toEqual(['job-5']);
     const [large] = await listCompletedJobs(messaging, other);
     expect(large).toMatchObject({ jobId: 'job-9', dataOmitted: true });
@@ -81,5 +84,21 @@ describe('completed jobs', () => {
     await recordCompletedJob(recorder, completed(queue, 1));
     await recordCompletedJob(recorder, { ...completed(queue, 1), attempt: 3 });
     expect((await listCompletedJobs(messaging, queue)).map((job) => job.attempt)).toEqual([3, 2]);
+  });
+
+  it('stores a burst of records in shared messages (a group commit), and lists every record of it', async () => {
+    await ensureStream(messaging.jsm, completedJobsStream());
+    const queue = `completed-${randomUUID().slice(0, 8)}`;
+    const recorder = new CompletionRecorder({ js: messaging.js, logger });
+    const burst = Array.from({ length: 50 }, (_, n) => ({ ...completed(queue, n), jobId: `burst-${n}` }));
+    await Promise.all(burst.map((record) => recorder.record(record)));
+    const info = await messaging.jsm.streams.info(COMPLETED_JOBS_STREAM_NAME, {
+      subjects_filter: `completed-jobs.${queue}`,
+    });
+    const messages = Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+    expect(messages).toBeGreaterThan(0);
+    expect(messages).toBeLessThan(burst.length / 4);
+    const listed = await listCompletedJobs(messaging, queue, { limit: 100 });
+    expect(listed.map((job) => job.jobId)).toEqual(burst.map((job) => job.jobId).reverse());
   });
 });

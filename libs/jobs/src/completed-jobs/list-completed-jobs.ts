@@ -13,7 +13,7 @@ const READ_LIMIT = 1000;
 /**
  * The last completed jobs of a queue, newest first (at most `limit`, default 50), as workers recorded them in
  * `JOBS_COMPLETED`: data, the attempt that succeeded, its duration, when it ended. Empty when the stream does not
- * exist. The stream keeps the last `keepPerQueue` of each queue (100 by default) for 7 days.
+ * exist. The stream keeps the last `keepPerQueue` messages of each queue for 7 days, each one or more records.
  */
 export async function listCompletedJobs(
   messaging: Messaging,
@@ -30,12 +30,23 @@ export async function listCompletedJobs(
     if (!message) break;
     seq = message.seq + 1;
     try {
-      records.push({ ...message.json<CompletedJob>(), id: message.seq });
+      const body = message.json<unknown>();
+      const stored = (Array.isArray(body) ? body : [body]) as CompletedJob[];
+      stored.forEach((record, index) => records.push({ ...record, id: `${message.seq}.${index}` }));
     } catch {
-      // A record that is not JSON was not written by a worker: skipped.
+      // A message that is not JSON was not written by a worker: skipped.
     }
   }
-  return records.slice(-limit).reverse();
+  // One record per attempt: an attempt recorded twice (its worker died between the record and the ack, and the
+  // same attempt number came round again) is listed once, as first stored.
+  const seen = new Set<string>();
+  const unique = records.filter((record) => {
+    const key = `${record.jobId}:${record.attempt}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return unique.slice(-limit).reverse();
 }
 
 async function nextMessage(messaging: Messaging, seq: number, subject: string) {

@@ -158,8 +158,8 @@ export interface QueueJobs {
 
 /** One completed job of `GET /api/jobs/queues/:queue/completed`, as the worker recorded it in `JOBS_COMPLETED`. */
 export interface CompletedJob {
-  /** Its sequence in `JOBS_COMPLETED`. */
-  id: number;
+  /** Its place in `JOBS_COMPLETED`: `<message sequence>.<index in the message>`. */
+  id: string;
   queue: string;
   name: string;
   jobId: string;

@@ -1,5 +1,5 @@
 import { isoNow, systemJobClock } from '../../clock';
-import { recordCompletedJob } from '../../completed-jobs/record-completed-job';
+import { CompletionRecorder } from '../../completed-jobs/record-completed-job';
 import { decideRetry, describeError, type GiveUpReason, type ReceivedMessage } from '@berth/messaging';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
@@ -14,11 +14,19 @@ import type { JetStreamQueueWorkerOptions, JobMessages } from './job-messages';
 
 /** How a job's passage ends outside its attempt: dropped, retried as a job of a batch, dead-lettered. */
 export class JobSettlement {
+  private readonly completions: CompletionRecorder;
+
   constructor(
     private readonly options: JetStreamQueueWorkerOptions,
     private readonly actions: GateActions,
     private readonly messages: JobMessages,
-  ) {}
+  ) {
+    this.completions = new CompletionRecorder({
+      js: options.messaging.js,
+      logger: options.logger,
+      observer: options.observer,
+    });
+  }
 
   async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
     this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
@@ -83,23 +91,20 @@ export class JobSettlement {
    * deduplication id released; the caller acks the message after that.
    */
   async complete(name: string, record: JobRecord, message: ReceivedMessage, durationMs: number): Promise<void> {
-    const { queue, messaging, logger, observer } = this.options;
-    await recordCompletedJob(
-      { js: messaging.js, logger, observer },
-      {
-        queue,
-        name,
-        jobId: record.id,
-        data: record.data,
-        attempt: record.attemptsMade + message.deliveryCount,
-        retryLimit: record.retryLimit,
-        addedAt: record.addedAt ?? null,
-        completedAt: isoNow(this.options.clock ?? systemJobClock),
-        durationMs: Math.round(durationMs),
-        outcome: 'completed',
-        ...(record.replayOf ? { replayOf: record.replayOf } : {}),
-      },
-    );
+    const { queue } = this.options;
+    await this.completions.record({
+      queue,
+      name,
+      jobId: record.id,
+      data: record.data,
+      attempt: record.attemptsMade + message.deliveryCount,
+      retryLimit: record.retryLimit,
+      addedAt: record.addedAt ?? null,
+      completedAt: isoNow(this.options.clock ?? systemJobClock),
+      durationMs: Math.round(durationMs),
+      outcome: 'completed',
+      ...(record.replayOf ? { replayOf: record.replayOf } : {}),
+    });
     await this.releaseDeduplication(record);
   }
 
