@@ -17,7 +17,7 @@ import {
   type Messaging,
 } from '@berth/messaging';
 import { CRON_BUCKET_NAMES, LeaderLease, openCronBuckets, readLease } from '@berth/cron';
-import { createJobProducer } from '@berth/jobs';
+import { completedJobsStream, createJobProducer } from '@berth/jobs';
 import {
   ENDPOINT_CHANGED_SUBJECT,
   ensureOutboundStreams,
@@ -158,6 +158,9 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
 
     await expectJetStreamPublishDenied(billing, 'webhooks.stripe.customer.subscription.updated');
     await expectJetStreamPublishDenied(billing, 'jobs.client-queue.SendClientSummaryJob');
+    // The producer provisioned JOBS_COMPLETED with the other job streams; it runs no job, so records none.
+    expect((await billing.jsm.streams.info('JOBS_COMPLETED')).config.subjects).toEqual(['completed-jobs.>']);
+    await expectJetStreamPublishDenied(billing, 'completed-jobs.billing-queue');
     await expect(
       ensureConsumer(billing.jsm, {
         stream: 'WEBHOOKS',
@@ -213,6 +216,10 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
       (await scheduler.js.publish('webhooks.stripe.invoice.paid', '{}', { msgID: 'stripe:evt_1:requeue:1' })).stream,
     ).toBe('WEBHOOKS');
     await expectJetStreamPublishDenied(scheduler, 'jobs.client-queue.SendClientSummaryJob');
+    // The platform crons' completed jobs, and no other queue's.
+    await ensureStream(scheduler.jsm, completedJobsStream());
+    expect((await scheduler.js.publish('completed-jobs.platform-cron-queue', '{}')).stream).toBe('JOBS_COMPLETED');
+    await expectJetStreamPublishDenied(scheduler, 'completed-jobs.client-queue');
     await expectStreamsIntact(scheduler, ['WEBHOOKS', 'JOBS']);
   });
 
@@ -241,6 +248,13 @@ describe('NATS users and their permissions (deploy/nats/auth.conf)', () => {
     expect(await leaseSeenByOperator()).toBe(holder);
     await expectJetStreamPublishDenied(worker, 'webhooks.stripe.invoice.paid');
     await expectJetStreamPublishDenied(worker, 'jobs.platform-cron-queue.WebhookRecoveryCronJob');
+    // The records of its completed jobs, not of the platform crons'; the operator (the console) reads them.
+    expect((await worker.js.publish('completed-jobs.client-queue', '{}')).stream).toBe('JOBS_COMPLETED');
+    await expectJetStreamPublishDenied(worker, 'completed-jobs.platform-cron-queue');
+    expect(
+      (await operator.jsm.streams.getMessage('JOBS_COMPLETED', { last_by_subj: 'completed-jobs.client-queue' }))
+        ?.subject,
+    ).toBe('completed-jobs.client-queue');
     await expectStreamsIntact(worker, ['WEBHOOKS', 'JOBS', `KV_${CRON_BUCKET_NAMES.lease}`]);
   });
 

@@ -15,6 +15,7 @@ export {
   delayedJobsFilter,
   dueJobSubject,
   dueQueueFilterSubject,
+  completedJobSubject,
   deadLetterSubject,
   deadLettersFilter,
   parkedSubject,

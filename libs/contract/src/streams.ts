@@ -14,6 +14,8 @@ export const STREAMS = Object.freeze({
   parkedJobs: 'JOBS_PARKED',
   /** Fair jobs waiting for their key's turn, on `fair.<queue>.<key>.<name>`. */
   fairJobs: 'JOBS_FAIR',
+  /** The last completed jobs of each queue, on `completed-jobs.<queue>`. */
+  completedJobs: 'JOBS_COMPLETED',
   /** What can never succeed, with its error, on `dead.<origin subject>`. */
   deadLetters: 'DEAD_LETTERS',
   /** Outbound events product code sends, on `outbound.events.<workspaceId>`. */
@@ -32,6 +34,7 @@ export const STREAM_SUBJECTS: Readonly<Record<keyof typeof STREAMS, readonly str
   delayedJobs: ['delayed-jobs.>'],
   parkedJobs: ['parked.>'],
   fairJobs: ['fair.>'],
+  completedJobs: ['completed-jobs.>'],
   deadLetters: ['dead.>'],
   outboundEvents: ['outbound.events.>'],
   outboundDeliveries: ['outbound.deliver.>', 'outbound.retry.>'],

@@ -89,6 +89,11 @@ export function dueQueueFilterSubject(queue: string): string {
   return `delayed-jobs.due.${queue}.>`;
 }
 
+/** `completed-jobs.<queue>`: the record of a job of the queue that completed (the stream keeps the last few). */
+export function completedJobSubject(queue: string): string {
+  return `completed-jobs.${queue}`;
+}
+
 /** `dead.jobs.<queue>.<name>`: a job that failed for good. */
 export function deadLetterSubject(queue: string, name: string): string {
   return `dead.${jobSubject(queue, name)}`;

@@ -27,9 +27,26 @@ export type {
 export { UnrecoverableError, RetryLaterError } from '@berth/messaging';
 export { UnknownJobError, JobTimeoutError, JobCancelledError, PoisonMessageError, BatchJobError } from './errors';
 export type { BatchJobFailure } from './errors';
-export type { JobObserver, JobQueuedEvent, JobFinishedEvent, JobDeadLetteredEvent } from './job-observer';
+export type {
+  JobObserver,
+  JobQueuedEvent,
+  JobFinishedEvent,
+  JobDeadLetteredEvent,
+  JobCompletionNotRecordedEvent,
+} from './job-observer';
 export type { CancellationRecord } from './drivers/cancellations';
 export { cancelJob, listCancellations } from './operations/cancel-job';
+export { promoteJob } from './operations/promote-job';
+export type { PromotedJob, PromoteJobOptions } from './operations/promote-job';
+export { listCompletedJobs } from './completed-jobs/list-completed-jobs';
+export {
+  COMPLETED_JOBS_STREAM_NAME,
+  DEFAULT_COMPLETED_JOBS_KEPT,
+  MAX_RECORDED_DATA_BYTES,
+  completedJobSubject,
+  completedJobsStream,
+} from './completed-jobs/completed-job';
+export type { CompletedJob, StoredCompletedJob, CompletedJobsOptions } from './completed-jobs/completed-job';
 export { CANCELLATIONS_BUCKET } from './drivers/jetstream/kv-cancellations';
 export type { KvCancellationOptions } from './drivers/jetstream/kv-cancellations';
 export type { KvDeliveryLedgerOptions } from './drivers/jetstream/kv-delivery-ledger';

@@ -28,12 +28,19 @@ export interface JobDeadLetteredEvent {
   reason: DeadLetterReason;
 }
 
+/** A job completed, but its record could not be stored in `JOBS_COMPLETED` (the job itself is settled). */
+export interface JobCompletionNotRecordedEvent {
+  queue: string;
+  name: string;
+}
+
 /**
  * Watches jobs for metrics (`job_enqueued_total`, `job_completed_total`, `job_duration_seconds`,
- * `job_dead_lettered_total`, `job_cancelled_total`).
+ * `job_dead_lettered_total`, `job_cancelled_total`, `job_completion_not_recorded_total`).
  */
 export interface JobObserver {
   jobQueued?(event: JobQueuedEvent): void;
   jobFinished?(event: JobFinishedEvent): void;
   jobDeadLettered?(event: JobDeadLetteredEvent): void;
+  jobCompletionNotRecorded?(event: JobCompletionNotRecordedEvent): void;
 }

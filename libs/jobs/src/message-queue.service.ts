@@ -1,6 +1,7 @@
 import type { QueueDriver } from './drivers/queue-driver';
 import type { CancellationRecord } from './drivers/cancellations';
 import type { AddedJob, AddJobOptions } from './job-options';
+import type { PromotedJob } from './operations/promote-job';
 
 /**
  * One queue, as injected with `@InjectMessageQueue('client-queue')`. In a unit test, provide a mock under
@@ -34,5 +35,14 @@ export class MessageQueueService {
    */
   cancel(jobId: string, reason?: string): Promise<CancellationRecord> {
     return this.driver.cancel(this.queueName, jobId, reason);
+  }
+
+  /**
+   * Runs a delayed job of this queue (added with `delayInMilliseconds`, or waiting for a retry or a rate limit) now
+   * instead of at its due time; exactly once, even when it falls due at the same moment. Resolves with
+   * `promoted: false` when the job was no longer delayed.
+   */
+  promote(jobId: string): Promise<PromotedJob> {
+    return this.driver.promote(this.queueName, jobId);
   }
 }

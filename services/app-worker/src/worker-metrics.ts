@@ -73,9 +73,16 @@ export function createWorkerMetrics(options: {
     labelNames: ['queue'],
     registers,
   });
+  const notRecorded = new Counter({
+    name: 'job_completion_not_recorded_total',
+    help: 'Jobs that completed but whose record could not be stored in JOBS_COMPLETED (the job itself is settled)',
+    labelNames: ['queue'],
+    registers,
+  });
   for (const queue of options.queues) {
     for (const reason of DEAD_LETTER_REASONS) deadLettered.labels(queue, reason).inc(0);
     cancelled.labels(queue).inc(0);
+    notRecorded.labels(queue).inc(0);
   }
   const messaging = options.messaging;
   if (messaging) {
@@ -135,6 +142,7 @@ export function createWorkerMetrics(options: {
         else jobs.completed(event.queue, OUTCOMES[event.outcome], event.durationMs / 1000);
       },
       jobDeadLettered: (event) => deadLettered.labels(event.queue, event.reason).inc(),
+      jobCompletionNotRecorded: (event) => notRecorded.labels(event.queue).inc(),
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { CancellationRecord } from './cancellations';
 import type { JobRegistry } from '../discovery/job-registry';
 import type { AddedJob, AddJobOptions } from '../job-options';
+import type { PromotedJob } from '../operations/promote-job';
 
 /** How jobs are stored and run: on JetStream by workers, or inside the `add` call (sync). */
 export interface QueueDriver {
@@ -8,6 +9,8 @@ export interface QueueDriver {
   add(queue: string, name: string, data: unknown, options?: AddJobOptions): Promise<AddedJob>;
   /** Cancels a job of the queue: a waiting one never runs, a running one has its signal fired and is dropped. */
   cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord>;
+  /** Runs a delayed job of the queue now instead of at its due time (see `promoteJob`). */
+  promote(queue: string, jobId: string): Promise<PromotedJob>;
   /** Starts running the registry's jobs (called once the application is bootstrapped). */
   start(registry: JobRegistry): Promise<void>;
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */

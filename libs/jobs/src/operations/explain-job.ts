@@ -35,7 +35,8 @@ const SCAN_LIMIT = 10000;
  * Finds a job and says why it waits: cancelled; delayed (and why: a delay, a retry's backoff, a rate limit) until
  * when; parked for a slot of its concurrency key (how many of the key run, how many are ahead); waiting for a worker
  * (messages ahead, free pulls); delivered (running, or between two attempts); dead-lettered; or not found (done, or
- * unknown: finished jobs are not kept). Reads JetStream only; looks through at most 10,000 messages per place.
+ * unknown: it looks only where jobs wait; `listCompletedJobs` has the last completed ones). Reads JetStream only;
+ * looks through at most 10,000 messages per place.
  */
 export async function explainJob(messaging: Messaging, queue: string, jobId: string): Promise<JobExplanation> {
   const base = { queue, jobId };

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { cronTickMessage, listCrons } from '@berth/cron';
-import { cancelJob, explainJob, listDeadLetters, replayAllDeadLetters, replayDeadLetter } from '@berth/jobs';
+import {
+  cancelJob,
+  explainJob,
+  listDeadLetters,
+  promoteJob,
+  replayAllDeadLetters,
+  replayDeadLetter,
+  systemJobClock,
+} from '@berth/jobs';
 import { publishMessage } from '@berth/messaging';
 import { actorName } from '../auth/roles';
 import { ConsoleError } from '../errors';
@@ -115,5 +123,43 @@ export const cancelJobAction = defineAction({
       reason: params.reason ?? `cancelled from the console by ${actorName(actor)}`,
     });
     return { summary: `Cancelled job ${params.jobId} of ${params.queue}`, result: record };
+  },
+});
+
+/**
+ * `jobs.promote`: run a delayed job (a delay, a retry's backoff, a rate limit's wait) now (`promoteJob`, as
+ * `berth jobs promote` does): the server releases it to the queue's workers as if it had fallen due. Exactly once:
+ * a job that fell due meanwhile is not run a second time. The preview says where the job is (`explainJob`).
+ */
+export const promoteJobAction = defineAction({
+  name: 'jobs.promote',
+  audience: 'console',
+  params: z
+    .object({
+      queue: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/),
+      jobId: z.string().min(1).max(256),
+    })
+    .strict(),
+  async preview(params, dependencies) {
+    const where = await explainJob(dependencies.messaging, params.queue, params.jobId);
+    return {
+      count: where.state === 'delayed' ? 1 : 0,
+      summary:
+        where.state === 'delayed'
+          ? `Runs job ${params.jobId} of ${params.queue} now, which ${where.reason}`
+          : `Nothing to run now: job ${params.jobId} is ${where.state} (${where.reason})`,
+      items: [where],
+    };
+  },
+  async execute(params, dependencies) {
+    const promoted = await promoteJob(dependencies.messaging, params.queue, params.jobId, {
+      clock: { ...systemJobClock, now: () => dependencies.clock().getTime() },
+    });
+    return {
+      summary: promoted.promoted
+        ? `Job ${params.jobId} of ${params.queue} runs now`
+        : `Nothing was changed: ${promoted.reason}`,
+      result: promoted,
+    };
   },
 });

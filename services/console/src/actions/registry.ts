@@ -1,6 +1,6 @@
 import type { ConsoleAction } from './console-action';
 import { setIssueStatusAction } from './issue-actions';
-import { cancelJobAction, replayDeadLettersAction, runCronNowAction } from './job-actions';
+import { cancelJobAction, promoteJobAction, replayDeadLettersAction, runCronNowAction } from './job-actions';
 import { OUTBOUND_ACTIONS } from './outbound-actions';
 import { redeliverAction, retryAbandonedAction } from './webhook-actions';
 
@@ -13,6 +13,7 @@ export const CONSOLE_ACTIONS: ReadonlyMap<string, ConsoleAction> = new Map(
       replayDeadLettersAction,
       runCronNowAction,
       cancelJobAction,
+      promoteJobAction,
       setIssueStatusAction,
       ...OUTBOUND_ACTIONS,
     ] as ConsoleAction[]

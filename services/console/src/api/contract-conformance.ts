@@ -1,4 +1,9 @@
-import type { QueueDepth as ServerQueueDepth, StoredDeadLetter } from '@berth/jobs';
+import type {
+  PromotedJob as ServerPromotedJob,
+  QueueDepth as ServerQueueDepth,
+  StoredCompletedJob,
+  StoredDeadLetter,
+} from '@berth/jobs';
 import type { DeliveryView, EndpointView } from '@berth/outbound';
 import type { AuditEntry as ServerAuditEntry } from '../actions/audit-log';
 import type { ActionPreview as ServerActionPreview } from '../actions/console-action';
@@ -30,6 +35,8 @@ export type ContractConformance = [
   Holds<Fits<ServerQueueDepth, Contract.QueueDepth>>,
   Holds<Fits<StoredDeadLetter, Contract.DeadLetter>>,
   Holds<Fits<ServerQueueJobs, Contract.QueueJobs>>,
+  Holds<Fits<StoredCompletedJob, Contract.CompletedJob>>,
+  Holds<Fits<ServerPromotedJob, Contract.PromotedJob>>,
   Holds<Fits<IssueWithState, Contract.Issue>>,
   Holds<Fits<ServerAuditEntry, Contract.AuditEntry>>,
   Holds<Fits<ServerActionPreview & { confirmation: string | null }, Contract.ActionPreview>>,

@@ -156,8 +156,44 @@ export interface QueueJobs {
   truncated: boolean;
 }
 
+/** One completed job of `GET /api/jobs/queues/:queue/completed`, as the worker recorded it in `JOBS_COMPLETED`. */
+export interface CompletedJob {
+  /** Its place in `JOBS_COMPLETED`: `<message sequence>.<index in the message>`. */
+  id: string;
+  queue: string;
+  name: string;
+  jobId: string;
+  /** Left out (with `dataOmitted`) when its JSON was over 16 KiB. */
+  data?: unknown;
+  dataOmitted?: boolean;
+  /** The attempt that succeeded, of `retryLimit + 1`. */
+  attempt: number;
+  retryLimit: number;
+  addedAt: string | null;
+  completedAt: string;
+  durationMs: number;
+  outcome: 'completed';
+  replayOf?: string;
+}
+
+/** `GET /api/jobs/queues/:queue/completed`: the queue's last completed jobs, newest first. */
+export interface CompletedJobs {
+  queue: string;
+  completed: CompletedJob[];
+}
+
 /** Where a job stands, as `explainJob` finds it. */
 export type JobPlace = 'cancelled' | 'delayed' | 'parked' | 'waiting' | 'delivered' | 'dead-lettered' | 'not-found';
+
+/** What `jobs.promote` did (its `result`). */
+export interface PromotedJob {
+  queue: string;
+  jobId: string;
+  promoted: boolean;
+  name?: string;
+  previousNotBefore?: string;
+  reason: string;
+}
 
 /** One cron of `GET /api/jobs/crons`. */
 export interface Cron {
@@ -171,7 +207,7 @@ export interface Cron {
   error?: string;
   /** The pattern in words, with its zone. */
   words: string;
-  /** Where the last tick's job is: `not-found` once it finished, since finished jobs are not kept. */
+  /** Where the last tick's job is: `not-found` once it finished (`explainJob` looks only where jobs wait). */
   lastRun: { state: JobPlace; reason: string } | null;
 }
 

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { createRouter } from '@berth/http-guard';
 import { z } from 'zod';
 import { cronTickId, listCrons, readLease, resolveBuckets } from '@berth/cron';
-import { explainJob, getQueueDepths, listDeadLetters } from '@berth/jobs';
+import { explainJob, getQueueDepths, listCompletedJobs, listDeadLetters } from '@berth/jobs';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { cronInWords } from '../jobs/cron-in-words';
@@ -10,8 +10,9 @@ import { listQueueJobs } from '../jobs/queue-jobs';
 import { queryOf } from './query';
 
 /**
- * `GET /api/jobs/queues` (depths), `GET /api/jobs/queues/:queue/jobs` (its waiting, running and delayed jobs), `GET /api/jobs/dead?queue=` (dead letters with data and error),
- * `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick and
+ * `GET /api/jobs/queues` (depths), `GET /api/jobs/queues/:queue/jobs` (its waiting, running and delayed jobs),
+ * `GET /api/jobs/queues/:queue/completed?limit=` (its last completed jobs, newest first, from `JOBS_COMPLETED`),
+ * `GET /api/jobs/dead?queue=` (dead letters with data and error), `GET /api/jobs/dead/:id`, `GET /api/jobs/crons` (pattern and it in words, zone, last and next tick and
  * where the last tick's job is, leader).
  */
 export function jobRoutes(dependencies: ConsoleDependencies): Router {
@@ -20,9 +21,12 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
     ctx.body = { queues: await getQueueDepths(dependencies.messaging) };
   });
   router.get('/queues/:queue/jobs', async (ctx) => {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(ctx.params.queue))
-      throw new ConsoleError(400, 'invalid', `Not a queue name: ${ctx.params.queue}`);
-    ctx.body = await listQueueJobs(dependencies.messaging, ctx.params.queue);
+    ctx.body = await listQueueJobs(dependencies.messaging, queueParam(ctx.params.queue));
+  });
+  router.get('/queues/:queue/completed', async (ctx) => {
+    const queue = queueParam(ctx.params.queue);
+    const { limit } = queryOf(ctx, z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() }));
+    ctx.body = { queue, completed: await listCompletedJobs(dependencies.messaging, queue, { limit: limit ?? 50 }) };
   });
   router.get('/dead', async (ctx) => {
     const { queue, limit } = queryOf(
@@ -54,8 +58,8 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
       listCrons(source),
       resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
     ]);
-    // The last tick's job, where the job API finds it: waiting, with a worker, dead-lettered, or no longer held
-    // (JetStream keeps no finished job, so that is a run that completed, as far as anything can tell).
+    // The last tick's job, where `explainJob` finds it: waiting, with a worker, dead-lettered, or no longer held
+    // where jobs wait, which is a run that finished (the cron queue's completed list says how).
     const lastRuns = await Promise.all(
       crons.map((cron) =>
         cron.lastTick
@@ -73,4 +77,10 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
     };
   });
   return router;
+}
+
+/** A queue name from the path, or a 400. */
+function queueParam(queue: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(queue)) throw new ConsoleError(400, 'invalid', `Not a queue name: ${queue}`);
+  return queue;
 }

@@ -35,9 +35,10 @@ function recordsOf(message: StoredMessage): JobRecord[] {
 }
 
 /**
- * The jobs of a queue still in JetStream, read there and only there (finished jobs are not kept, so there is no
- * list of completed ones): `JOBS` messages of the queue (work-queue retention keeps only unacknowledged ones), those
- * up to the consumer's last delivered sequence being with a worker; and the queue's delayed jobs in `JOBS_DELAYED`.
+ * The jobs of a queue still waiting or running, read in JetStream and only there (completed ones are listed from
+ * `JOBS_COMPLETED` by `listCompletedJobs`, failed ones from the dead letters): `JOBS` messages of the queue
+ * (work-queue retention keeps only unacknowledged ones), those up to the consumer's last delivered sequence being
+ * with a worker; and the queue's delayed jobs in `JOBS_DELAYED`.
  * At most `limit` messages of each place are read. Jobs of priority bands, of fair-queueing keys and parked ones are
  * not listed here (`berth jobs why <queue> <id>` finds them).
  */

@@ -86,7 +86,7 @@ export class BatchRunner {
     const started = performance.now();
     const error = await new Promise<unknown>((settle) => this.collectorOf(job).add({ record, attempt, settle }));
     if (error === undefined) {
-      await this.settlement.releaseDeduplication(record);
+      await this.settlement.complete(job.name, record, message, performance.now() - started);
       if (!single) this.finishedInMessage(job, attempt, performance.now() - started, 'completed');
       return;
     }
@@ -157,7 +157,7 @@ export class BatchRunner {
         return;
       }
       this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
-      await this.settlement.releaseDeduplication(record);
+      await this.settlement.complete(job.name, record, message, performance.now() - started);
       finished('completed');
     };
     const fields = { queue: this.options.queue, jobName: job.name, jobId: record.id, attempt, jobCount: undefined };

@@ -6,6 +6,7 @@ import type { JobObserver } from '../../job-observer';
 import type { AddedJob, AddJobOptions, ResolvedQueueOptions } from '../../job-options';
 import type { CancellationRecord } from '../cancellations';
 import type { QueueDriver } from '../queue-driver';
+import { promoteJob, type PromotedJob } from '../../operations/promote-job';
 import {
   provisionJobInfrastructure,
   type JobInfrastructure,
@@ -79,6 +80,10 @@ export class JetStreamQueueDriver implements QueueDriver {
 
   async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
     return (await this.ready()).cancellations.cancel(queue, jobId, reason);
+  }
+
+  promote(queue: string, jobId: string): Promise<PromotedJob> {
+    return promoteJob(this.options.messaging, queue, jobId, { clock: this.options.clock });
   }
 
   async start(registry: JobRegistry): Promise<void> {

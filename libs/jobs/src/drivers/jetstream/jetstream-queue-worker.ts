@@ -40,7 +40,8 @@ export type { JetStreamQueueWorkerOptions } from './job-messages';
  * - A message with several jobs (queued in one burst): they run side by side within the queue's concurrency;
  *   one that fails is stored again on its own as a delayed job carrying its attempt count (or dead-lettered),
  *   and the message is acked once every job in it is settled.
- * - A job's deduplication id is released when it completes or is dead-lettered, before its message is acked.
+ * - A job that completes is recorded in `JOBS_COMPLETED` (the last few per queue); its deduplication id is released
+ *   when it completes or is dead-lettered. Both happen before its message is acked.
  * - Each attempt gets an `AbortSignal`: it fires at the attempt's `timeoutMs` (the attempt fails with
  *   `JobTimeoutError`) or when the job is cancelled (the job is dropped and its message acked). A job cancelled
  *   before it runs is dropped when a worker takes it.
@@ -254,7 +255,7 @@ export class JetStreamQueueWorker {
       return;
     }
     this.options.logger.debug({ durationMs: Math.round(performance.now() - started) }, 'Job completed');
-    await this.settlement.releaseDeduplication(record);
+    await this.settlement.complete(job.name, record, message, performance.now() - started);
   }
 
   /**

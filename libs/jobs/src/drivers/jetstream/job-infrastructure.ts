@@ -19,6 +19,7 @@ import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
 import { ServerClock } from './server-clock';
 import type { JobClock } from '../../clock';
+import { completedJobsStream, type CompletedJobsOptions } from '../../completed-jobs/completed-job';
 
 /** What jobs need in JetStream besides the connection. */
 export interface JobInfrastructure {
@@ -33,9 +34,11 @@ export interface JobInfrastructure {
 
 /** Options for {@link provisionJobInfrastructure}. */
 export interface JobInfrastructureOptions {
-  /** Create or update the `JOBS`, `JOBS_DELAYED` and `DEAD_LETTERS` streams (default true; false when an operator owns them). */
+  /** Create or update the job streams (default true; false when an operator owns them). */
   provisionStreams?: boolean;
   sizing?: StreamSizing;
+  /** How many completed jobs `JOBS_COMPLETED` keeps per queue, and how long. */
+  completedJobs?: CompletedJobsOptions;
   deduplication?: KvDeduplicationOptions;
   cancellations?: KvCancellationOptions;
   deliveries?: KvDeliveryLedgerOptions;
@@ -48,9 +51,9 @@ export interface JobInfrastructureOptions {
 }
 
 /**
- * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS`, `JOBS_PARKED` and `JOBS_FAIR` streams and the KV buckets of
- * deduplication ids, cancellations, ended deliveries, key slots, rates, windows and singleton keys exist.
- * Idempotent, safe from every replica at every start.
+ * Makes sure the `JOBS`, `JOBS_DELAYED`, `DEAD_LETTERS`, `JOBS_PARKED`, `JOBS_FAIR` and `JOBS_COMPLETED` streams
+ * and the KV buckets of deduplication ids, cancellations, ended deliveries, key slots, rates, windows and singleton
+ * keys exist. Idempotent, safe from every replica at every start.
  */
 export async function provisionJobInfrastructure(
   messaging: Messaging,
@@ -62,6 +65,7 @@ export async function provisionJobInfrastructure(
     await ensureStream(messaging.jsm, deadLettersStream(options.sizing));
     await ensureStream(messaging.jsm, parkedJobsStream(options.sizing));
     await ensureStream(messaging.jsm, fairJobsStream(options.sizing));
+    await ensureStream(messaging.jsm, completedJobsStream(options.sizing, options.completedJobs));
   }
   const replicas = options.sizing?.replicas;
   // One reading of the server's clock for the leases of key slots and the windows of rate limits.

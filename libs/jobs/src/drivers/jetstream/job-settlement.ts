@@ -1,3 +1,5 @@
+import { isoNow, systemJobClock } from '../../clock';
+import { CompletionRecorder } from '../../completed-jobs/record-completed-job';
 import { decideRetry, describeError, type GiveUpReason, type ReceivedMessage } from '@berth/messaging';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
 import { jobDeadLetter, unreadableDeadLetter } from '../../dead-letters/job-dead-letter';
@@ -12,11 +14,19 @@ import type { JetStreamQueueWorkerOptions, JobMessages } from './job-messages';
 
 /** How a job's passage ends outside its attempt: dropped, retried as a job of a batch, dead-lettered. */
 export class JobSettlement {
+  private readonly completions: CompletionRecorder;
+
   constructor(
     private readonly options: JetStreamQueueWorkerOptions,
     private readonly actions: GateActions,
     private readonly messages: JobMessages,
-  ) {}
+  ) {
+    this.completions = new CompletionRecorder({
+      js: options.messaging.js,
+      logger: options.logger,
+      observer: options.observer,
+    });
+  }
 
   async dropCancelled(record: JobRecord, error: JobCancelledError): Promise<void> {
     this.options.logger.info({ jobId: record.id, cancelReason: error.reason }, `Job ${record.id} cancelled: dropped`);
@@ -74,6 +84,28 @@ export class JobSettlement {
     await this.actions.releaseSingleton(record);
     const limit = keyLimitOf(this.options.registry.find(this.options.queue, name), record);
     if (limit) await this.actions.releaseKey(limit, record);
+  }
+
+  /**
+   * A job whose attempt succeeded: its record is stored in `JOBS_COMPLETED` (never failing the job), then its
+   * deduplication id released; the caller acks the message after that.
+   */
+  async complete(name: string, record: JobRecord, message: ReceivedMessage, durationMs: number): Promise<void> {
+    const { queue } = this.options;
+    await this.completions.record({
+      queue,
+      name,
+      jobId: record.id,
+      data: record.data,
+      attempt: record.attemptsMade + message.deliveryCount,
+      retryLimit: record.retryLimit,
+      addedAt: record.addedAt ?? null,
+      completedAt: isoNow(this.options.clock ?? systemJobClock),
+      durationMs: Math.round(durationMs),
+      outcome: 'completed',
+      ...(record.replayOf ? { replayOf: record.replayOf } : {}),
+    });
+    await this.releaseDeduplication(record);
   }
 
   /** A delayed job that became due, or a retried one, has a new message: the deduplication entry follows it. */

@@ -17,6 +17,7 @@ import {
 } from '../../job-options';
 import { assertJobName, assertQueueName, jobSubject } from '../../names';
 import { CancellationSet, type CancellationRecord } from '../cancellations';
+import type { PromotedJob } from '../../operations/promote-job';
 import type { QueueDriver } from '../queue-driver';
 import type { InMemoryDeadLetters } from './in-memory-dead-letters';
 import { MemoryDeduplicationRegistry } from './memory-deduplication-registry';
@@ -168,6 +169,16 @@ export class SyncQueueDriver implements QueueDriver {
     };
     this.cancellationsOf(queue).add(record);
     return record;
+  }
+
+  /** Nothing waits here (a delay is ignored, the job ran in `add`): there is no delayed job to promote. */
+  async promote(queue: string, jobId: string): Promise<PromotedJob> {
+    return {
+      queue,
+      jobId,
+      promoted: false,
+      reason: `job ${jobId} of ${queue} is not delayed (the sync driver runs jobs at once)`,
+    };
   }
 
   private cancellationsOf(queue: string): CancellationSet {

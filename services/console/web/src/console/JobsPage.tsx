@@ -9,9 +9,12 @@ import { useSelection } from '../components/useSelection';
 import { canAct, type PageProps } from './ConsoleApp';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { TableHead } from '../components/Table';
-import type { QueueDepth as Depth, DeadLetter, Cron, QueueJob } from '../../../src/api/contract';
+import type { QueueDepth as Depth, DeadLetter, Cron, QueueJob, CompletedJob } from '../../../src/api/contract';
 
-/** Jobs: queues with depths, dead letters with data and error (replay one, a selection or all), crons. */
+/**
+ * Jobs: queues with depths and, per queue, its waiting, running, delayed and last completed jobs; dead letters with
+ * data and error (replay one, a selection or all); crons.
+ */
 export function JobsPage({ me, act }: PageProps) {
   const queues = useData(() => api<{ queues: Depth[] }>('berth-console-token', '/api/jobs/queues'), [], 10_000);
   const dead = useData(() => api<{ deadLetters: DeadLetter[] }>('berth-console-token', '/api/jobs/dead'), []);
@@ -64,6 +67,7 @@ export function JobsPage({ me, act }: PageProps) {
         </tbody>
       </table>
       {queue && <QueueJobsTable key={queue} queue={queue} me={me} act={act} />}
+      {queue && <CompletedJobsTable key={`completed-${queue}`} queue={queue} />}
 
       <h2>Dead letters</h2>
       <ErrorAlert error={dead.error} />
@@ -241,7 +245,7 @@ export function JobsPage({ me, act }: PageProps) {
   );
 }
 
-/** One queue's waiting, running and delayed jobs (what JetStream still holds), with their data; cancel one. */
+/** One queue's waiting, running and delayed jobs (what JetStream still holds), with their data; cancel one, run a delayed one now. */
 function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
   const { data, error, reload, loading, updatedAt } = useData(
     () =>
@@ -258,7 +262,7 @@ function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
       <Updated at={updatedAt} everyMs={10_000} loading={loading} onRefresh={reload} />
       <p className="hint">
         What JetStream holds: jobs waiting for a worker, with one (running, or between two attempts), and delayed.
-        Completed jobs are not kept; failed ones end in the dead letters below.
+        Completed ones are listed below them; failed ones end in the dead letters.
         {data?.truncated ? ' Only the first 50 messages of each place are shown.' : ''}
       </p>
       <ErrorAlert error={error} />
@@ -295,6 +299,23 @@ function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
               </td>
               {canAct(me) && (
                 <td className="row-actions">
+                  {job.state === 'delayed' && !job.cancelledAt && (
+                    <button
+                      type="button"
+                      onClick={() =>
+                        act(
+                          {
+                            action: 'jobs.promote',
+                            params: { queue, jobId: job.jobId },
+                            label: `Run delayed job ${job.jobId} of ${queue} now`,
+                          },
+                          reload,
+                        )
+                      }
+                    >
+                      Run now…
+                    </button>
+                  )}
                   {!job.cancelledAt && (
                     <button
                       type="button"
@@ -320,4 +341,73 @@ function QueueJobsTable({ queue, me, act }: PageProps & { queue: string }) {
       </table>
     </section>
   );
+}
+
+/** One queue's last completed jobs, newest first, as workers recorded them in `JOBS_COMPLETED`. */
+function CompletedJobsTable({ queue }: { queue: string }) {
+  const { data, error, reload, loading, updatedAt } = useData(
+    () =>
+      api<{ completed: CompletedJob[] }>(
+        'berth-console-token',
+        `/api/jobs/queues/${encodeURIComponent(queue)}/completed`,
+      ),
+    [queue],
+    10_000,
+  );
+  return (
+    <section aria-labelledby="completed-jobs-title">
+      <h3 id="completed-jobs-title">Completed jobs of {queue}</h3>
+      <Updated at={updatedAt} everyMs={10_000} loading={loading} onRefresh={reload} />
+      <p className="hint">
+        The last 50 that completed, newest first (the stream keeps the last 100 of each queue for 7 days).
+      </p>
+      <ErrorAlert error={error} />
+      <table>
+        <caption className="visually-hidden">Completed in {queue}, newest first</caption>
+        <TableHead columns={['Job', 'Outcome', 'Attempt', 'Added', 'Completed', 'Took', 'Data']} />
+        <tbody>
+          {data?.completed.length === 0 && (
+            <tr>
+              <td colSpan={7}>No completed job recorded.</td>
+            </tr>
+          )}
+          {data?.completed.map((job) => (
+            <tr key={job.id}>
+              <td>
+                {job.name}
+                <div className="hint">
+                  <code>{job.jobId}</code>
+                </div>
+              </td>
+              <td>
+                <Badge value={job.outcome} />
+              </td>
+              <td>
+                {job.attempt} of {job.retryLimit + 1}
+              </td>
+              <td>
+                <Time iso={job.addedAt} />
+              </td>
+              <td>
+                <Time iso={job.completedAt} />
+              </td>
+              <td>{milliseconds(job.durationMs)}</td>
+              <td>
+                {job.dataOmitted ? (
+                  <span className="hint">over 16 KiB, not recorded</span>
+                ) : (
+                  <pre className="json small">{JSON.stringify(job.data, null, 2)}</pre>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** A duration in ms as "850 ms" or "4.2 s". */
+function milliseconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
