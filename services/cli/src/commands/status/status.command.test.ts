@@ -119,6 +119,8 @@ describe('berth status', () => {
       servers: cluster.url,
       name: 'status-cluster-test',
       logger: createLogger({ service: 'status-cluster-test', level: 'silent' }),
+      // A cluster just formed on a loaded machine can take longer than the default 5 s to answer its first API call.
+      timeoutMs: 20_000,
     });
     try {
       await messaging.jsm.streams.add({ name: 'STATUS_R3', subjects: ['status-r3.>'], num_replicas: 3 });
