@@ -28,8 +28,8 @@ export const systemClock: Clock = {
 };
 
 /**
- * A {@link Clock}, or a bare reading of the wall clock (`() => Date`) as `services/console` passes to the inbox and
- * outbound operations it calls; {@link toClock} turns either into a `Clock`.
+ * A {@link Clock}, or a bare reading of the wall clock (`() => Date`), as `services/console` passes to the inbox and
+ * outbound operations it calls and `test/jobs` to app-worker's module; {@link toClock} turns either into a `Clock`.
  */
 export type ClockOption = Clock | (() => Date);
 
