@@ -96,7 +96,7 @@ for (const lib of readdirSync(join(root, 'libs'))) {
   }
   for (const file of walk(join(root, 'libs', lib, 'src'))) {
     const rel = relative(root, file);
-    const isTest = /\.test\.ts$|\/test-support\//.test(file);
+    const isTest = /\.test(-cases)?\.ts$|\/test-support\//.test(file);
     const source = withoutComments(readFileSync(file, 'utf8'));
     for (const match of source.matchAll(/from '@berth\/([a-z-]+)(\/testing)?(?:\/[^']*)?'/g)) {
       const target = match[1];

@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 /**
  * `npm run bench:inbox`: the inbox hot path alone against the embedded store, no services: `processInboxEvent` with
  * a handler that does nothing, for BENCH_INBOX_EVENTS (400) new Stripe events of realistic size, BENCH_INBOX_CONCURRENCY
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
             handler: async () => undefined,
             owner: 'bench',
             leaseMs: 60_000,
-            clock: () => new Date(),
+            clock: systemClock,
             logger,
           });
         }

@@ -14,7 +14,8 @@ import {
   type WebhookEventAlert,
 } from '@berth/inbox';
 import { captureLogLines, publishTestWebhook } from '@berth/inbox/testing';
-import { disputeEvent, shiftedClock, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
+import { ShiftedClock } from '@berth/contract/testing';
+import { disputeEvent, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
 
 const policy = testRetryPolicy({ baseMs: 20, maxMs: 160 });
 const EVENT = disputeEvent('evt_always_fails', 'du_always_fails');
@@ -39,14 +40,14 @@ const hookCalls: WebhookEventAlert[] = [];
 const recoveryLogs = captureLogLines();
 const recoveryLogger = createLogger({ service: 'scheduler', level: 'info', destination: recoveryLogs.destination });
 /** The cron runs 20 minutes "later": the event is past the 15-minute minimum age, and never older than that matters. */
-const later = shiftedClock(20 * 60_000);
+const later = new ShiftedClock(20 * 60_000);
 
 function recoverAsReplica(replica: string): Promise<RecoverWebhookEventsResult> {
   return recoverWebhookEvents({
     inbox: env.inbox,
     messaging: env.scheduler,
     logger: recoveryLogger,
-    clock: later.clock,
+    clock: later,
     owner: `recovery-${replica}`,
     alert: async (alert) => void hookCalls.push(alert),
     metric: setAside,

@@ -6,17 +6,18 @@
 import { createLogger } from '@berth/logger';
 import { recoverWebhookEvents } from '@berth/inbox';
 import { publishTestWebhook } from '@berth/inbox/testing';
-import { disputeEvent, shiftedClock, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
+import { ShiftedClock } from '@berth/contract/testing';
+import { disputeEvent, startInboxCronsEnv, testRetryPolicy, type InboxCronsEnv } from './support';
 
 /** The first retry comes a minute after a failure: long enough for the test to lose the message meanwhile. */
 const policy = testRetryPolicy({ baseMs: 60_000 });
-const time = shiftedClock();
+const time = new ShiftedClock();
 const LOST = disputeEvent('evt_lost_message', 'du_lost');
 const WAITING = disputeEvent('evt_still_waiting', 're_waiting', 'charge.refund.updated');
 let env: InboxCronsEnv;
 
 beforeAll(async () => {
-  env = await startInboxCronsEnv({ name: 'inbox_crons_lost', retryPolicy: policy, consumerClock: time.clock });
+  env = await startInboxCronsEnv({ name: 'inbox_crons_lost', retryPolicy: policy, consumerClock: time });
 });
 afterAll(async () => {
   await env?.stop();
@@ -52,7 +53,7 @@ describe('the recovery cron', () => {
     await publishTestWebhook(env.messaging.js, WAITING);
     await env.outcomes.waitFor(WAITING.eventId, 'retried', 1);
     const waiting = await row(WAITING.eventId);
-    expect(waiting.nextAttemptAt!.getTime()).toBeGreaterThan(time.clock().getTime());
+    expect(waiting.nextAttemptAt!.getTime()).toBeGreaterThan(time.now().getTime());
 
     // The recovery cron runs: both are 30 minutes old and unprocessed; only the lost one has no live message.
     env.standIn.setDispute({ id: 'du_lost', status: 'won' });
@@ -61,7 +62,7 @@ describe('the recovery cron', () => {
       inbox: env.inbox,
       messaging: env.scheduler,
       logger: createLogger({ service: 'scheduler', level: 'silent' }),
-      clock: time.clock,
+      clock: time,
     });
     expect(result).toEqual({ requeued: 1, abandoned: 0, leftAlone: 1, alerted: 0, failed: 0 });
 

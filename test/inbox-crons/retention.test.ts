@@ -4,6 +4,7 @@
  * retention's two queries. On MongoDB (set BERTH_TEST_MONGO_URL to run against one) it asserts an index scan of
  * `processedAt_receivedAt`; on the embedded store that PostgreSQL's plan scans an index, never the table.
  */
+import { ManualClock } from '@berth/contract/testing';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
@@ -165,7 +166,7 @@ describe('deleteExpiredWebhookEvents on 100,000 rows', () => {
     });
 
     const deleting = Date.now();
-    const result = await deleteExpiredWebhookEvents({ inbox, clock: () => new Date(NOW), retentionDays: 30 });
+    const result = await deleteExpiredWebhookEvents({ inbox, clock: new ManualClock(NOW), retentionDays: 30 });
     const deletedMs = Date.now() - deleting;
     expect(result).toMatchObject({ deleted: 40_000, batches: 2, cutoff });
 
@@ -177,7 +178,7 @@ describe('deleteExpiredWebhookEvents on 100,000 rows', () => {
     expect([...expected.expired].filter((id) => leftIds.has(id))).toEqual([]);
     expect(leftIds.has(rowAt(4).document._id)).toBe(true); // processed exactly at the cutoff: kept
 
-    expect(await deleteExpiredWebhookEvents({ inbox, clock: () => new Date(NOW), retentionDays: 30 })).toMatchObject({
+    expect(await deleteExpiredWebhookEvents({ inbox, clock: new ManualClock(NOW), retentionDays: 30 })).toMatchObject({
       deleted: 0,
       batches: 0,
     });

@@ -6,6 +6,7 @@
  * test itself (`messaging`: it publishes webhooks and reads the stream) as the operator; stopping fails when
  * nats-server refused anything.
  */
+import type { Clock } from '@berth/contract';
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle, type NatsServerHandle } from '@berth/local-infra';
@@ -30,12 +31,6 @@ export function testRetryPolicy(options: { maxAttempts?: number; baseMs: number;
     delayAfter: (failed) =>
       Math.min(options.baseMs * 2 ** Math.max(0, failed - 1), options.maxMs ?? Number.POSITIVE_INFINITY),
   };
-}
-
-/** A clock the test moves: real time plus an offset it raises. */
-export function shiftedClock(offsetMs = 0): { clock: () => Date; advance(ms: number): void } {
-  let offset = offsetMs;
-  return { clock: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
 }
 
 /** The servers, billing-sync and the CLI of one test file. */
@@ -66,7 +61,7 @@ export interface InboxCronsEnv {
 export async function startInboxCronsEnv(options: {
   name: string;
   retryPolicy?: RetryPolicy;
-  consumerClock?: () => Date;
+  consumerClock?: Clock;
   consumer?: boolean;
 }): Promise<InboxCronsEnv> {
   const [users, ferret] = await Promise.all([startNatsWithUsers({ binDir }), startFerretDb({ binDir })]);

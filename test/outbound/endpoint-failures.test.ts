@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@berth/logger';
 import { sampleValue } from '@berth/metrics/testing';
 import { createAddressPolicy, listDeliveries, type EndpointDocument } from '@berth/outbound';
-import { newKey, outboundTestHarness, TestClock } from './support';
+import { ShiftedClock } from '@berth/contract/testing';
+import { newKey, outboundTestHarness } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const { receiver, dispatcher } = outboundTestHarness();
@@ -79,7 +80,7 @@ describe('endpoint failures', () => {
 
   it('disables an endpoint that fails for 5 days, with exactly one alert', async () => {
     const hook = await receiver([], () => ({ status: 503 }));
-    const clock = new TestClock();
+    const clock = new ShiftedClock();
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -133,7 +134,7 @@ describe('endpoint failures', () => {
 
   it('raises one alert when two replicas see the same endpoint fail past 5 days at the same moment', async () => {
     const hook = await receiver([], () => ({ status: 500 }));
-    const clock = new TestClock();
+    const clock = new ShiftedClock();
     const first = await dispatcher(clock, { retrySchedule: [0, 50, 50] });
     const second = await dispatcher(clock, { retrySchedule: [0, 50, 50], db: first.db });
     const { endpoint } = await first.createEndpoint({ url: hook.url });

@@ -47,7 +47,7 @@ describe('outbound delivery with retries', () => {
     const hook = await receiver();
     const test = await dispatcher();
     const { endpoint, secret: oldSecret } = await test.createEndpoint({ url: hook.url });
-    const rotated = await rotateEndpointSecret({ collections: test.collections, clock: test.clock.now }, endpoint.id, {
+    const rotated = await rotateEndpointSecret({ collections: test.collections, clock: test.clock }, endpoint.id, {
       overlapMs: 60 * 60 * 1000,
     });
     await test.dispatcher.reloadEndpoints();

@@ -5,6 +5,7 @@
  * users: the dispatcher connects as `dispatcher`, the product code sending events as `app-worker`, the CLI as the
  * operator; stopping the servers fails when nats-server refused anything.
  */
+import { ShiftedClock } from '@berth/contract/testing';
 import { waitFor } from '@berth/local-infra/testing';
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
@@ -19,7 +20,6 @@ import {
   listDeliveries,
   outboundCollections,
   startDispatcher,
-  type Clock,
   type CreateEndpointInput,
   type CreatedEndpoint,
   type DeliveryView,
@@ -33,17 +33,6 @@ import { startNatsWithUsers, type NatsWithUsers } from '../support/nats-with-use
 import type { NatsUser } from '../../deploy/local/nats-users';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
-
-/** A clock tests move forward: real time plus an offset. */
-export class TestClock {
-  private offsetMs = 0;
-  /** The clock function to inject. */
-  readonly now: Clock = () => new Date(Date.now() + this.offsetMs);
-  /** Moves "now" forward by `ms`. */
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
 
 /** The compressed Svix schedule the tests run: same shape (8 attempts), milliseconds instead of hours. */
 export const TEST_RETRY_SCHEDULE_MS = [0, 100, 200, 300, 400, 500, 600, 600];
@@ -136,12 +125,12 @@ export class TestDispatcher {
 
   constructor(
     private readonly servers: OutboundTestServers,
-    readonly clock = new TestClock(),
+    readonly clock = new ShiftedClock(),
     private readonly overrides: Partial<DispatcherOptions> = {},
   ) {
     this.db = overrides.db ?? servers.freshDb();
     this.collections = outboundCollections(this.db);
-    this.send = createOutboundSender({ js: servers.product.js, clock: clock.now });
+    this.send = createOutboundSender({ js: servers.product.js, clock });
   }
 
   /** Starts the dispatcher (on `overrides.db` when given, so that several can share one, as replicas do). */
@@ -151,7 +140,7 @@ export class TestDispatcher {
       logger: this.servers.logger,
       policy: createAddressPolicy({ allowPrivateNetworks: ['127.0.0.0/8'], allowedPorts: ['1-65535'] }),
       registry: this.registry,
-      clock: this.clock.now,
+      clock: this.clock,
       retrySchedule: TEST_RETRY_SCHEDULE_MS,
       retryJitter: 0,
       timeoutMs: 5000,
@@ -167,7 +156,7 @@ export class TestDispatcher {
     input: Omit<CreateEndpointInput, 'workspaceId'> & { workspaceId?: string },
   ): Promise<CreatedEndpoint> {
     const created = await createEndpoint(
-      { collections: this.collections, clock: this.clock.now },
+      { collections: this.collections, clock: this.clock },
       { workspaceId: 'ws_test', ...input },
     );
     await this.dispatcher.reloadEndpoints();
@@ -212,7 +201,7 @@ export function newKey(prefix = 'key'): string {
 export function outboundTestHarness(): {
   servers: OutboundTestServers;
   receiver(...args: ConstructorParameters<typeof WebhookReceiver>): Promise<WebhookReceiver>;
-  dispatcher(clock?: TestClock, overrides?: Partial<DispatcherOptions>): Promise<TestDispatcher>;
+  dispatcher(clock?: ShiftedClock, overrides?: Partial<DispatcherOptions>): Promise<TestDispatcher>;
 } {
   const servers = new OutboundTestServers();
   const receivers: WebhookReceiver[] = [];

@@ -4,12 +4,13 @@
  *
  * - app-worker registers the crons it discovers when it starts (`SendWeeklySummariesCronJob`, `0 8 * * 1`, UTC, and
  *   a test cron), and the scheduler logs `Cron SendWeeklySummariesCronJob scheduled: 0 8 * * 1 (UTC).`;
- * - overlap policy: a cron every second whose run takes 2.5 s; the ticks that arrive while a run goes on are skipped
- *   with a log line, and runs never overlap;
+ * - overlap policy: a cron every second whose run lasts until a later tick has arrived and been skipped; the ticks
+ *   that arrive while a run goes on are skipped with a log line, and runs never overlap;
  * - a second start without the test cron's class removes its schedule (no command), the other stays unchanged.
  */
 import { waitFor } from '@berth/local-infra/testing';
 import { Module } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { CronProcessor, Process } from '@berth/jobs';
@@ -34,20 +35,53 @@ let scheduler: Scheduler | undefined;
 let worker: RunningQueueWorker | undefined;
 const schedulerLines: Line[] = [];
 const workerLines: Line[] = [];
+/** Emits `line` for each line written to a sink, as it is written. */
+const logged = new EventEmitter();
 
 function lineSink(lines: Line[]): Writable {
   return new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      for (const text of String(chunk).split('\n'))
+        if (text.trim()) {
+          const line = JSON.parse(text) as Line;
+          lines.push(line);
+          logged.emit('line', line);
+        }
       done();
     },
   });
 }
 
+const SKIPPED = /^Cron SlowEverySecondCronJob: tick \S+ skipped, the run of tick \S+ is still going on /;
+/** Set once the overlap test is over: runs of the slow cron then end at once. */
+let slowRunsReleased = false;
+
+/** Resolves once the worker logs that a tick was skipped (a later tick arrived during the run), or on release. */
+function untilTickSkipped(): Promise<void> {
+  return new Promise((resolve) => {
+    if (slowRunsReleased) return resolve();
+    const onLine = (line: Line): void => {
+      if (SKIPPED.test(line.msg)) done();
+    };
+    const done = (): void => {
+      logged.off('line', onLine);
+      logged.off('release', done);
+      resolve();
+    };
+    logged.on('line', onLine);
+    logged.on('release', done);
+  });
+}
+
+function releaseSlowRuns(): void {
+  slowRunsReleased = true;
+  logged.emit('release');
+}
+
 /** What the slow cron saw: its runs (by tick) and the most runs going at once. */
 const slow = { running: 0, maxRunning: 0, ticks: [] as string[] };
 
-// Every second; each run takes 2.5 s, so the next ticks arrive while it goes on.
+// Every second; each run lasts until a later tick has arrived while it goes on, and been skipped.
 @CronProcessor({ pattern: '* * * * * *' })
 class SlowEverySecondCronJob {
   @Process(SlowEverySecondCronJob.name)
@@ -55,7 +89,7 @@ class SlowEverySecondCronJob {
     slow.running += 1;
     slow.maxRunning = Math.max(slow.maxRunning, slow.running);
     slow.ticks.push(String(data.scheduledAt));
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await untilTickSkipped();
     slow.running -= 1;
   }
 }
@@ -98,6 +132,7 @@ beforeAll(async () => {
 }, 60000);
 
 afterAll(async () => {
+  releaseSlowRuns();
   await worker?.stop().catch(() => undefined);
   await scheduler?.stop().catch(() => undefined);
   await messaging?.close();
@@ -144,10 +179,7 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
   }, 60000);
 
   it('skips, with a log line, a tick that arrives while the previous run of its cron is still going', async () => {
-    const skipped = (): Line[] =>
-      workerLines.filter((line) =>
-        /^Cron SlowEverySecondCronJob: tick \S+ skipped, the run of tick \S+ is still going on /.test(line.msg),
-      );
+    const skipped = (): Line[] => workerLines.filter((line) => SKIPPED.test(line.msg));
     await waitFor(() => slow.ticks.length >= 2 && skipped().length >= 2, {
       what: 'two runs and two skipped ticks',
       timeoutMs: 20000,
@@ -173,6 +205,7 @@ describe('app-worker registers its crons; the scheduler emits them; overlapping 
   }, 60000);
 
   it('removes the schedule of a cron the worker no longer defines at its next start', async () => {
+    releaseSlowRuns();
     await worker!.stop();
     worker = undefined;
     workerLines.length = 0;

@@ -4,6 +4,7 @@
  * number of bodies open at once, and neither a body nor a request head may take longer than its deadline.
  */
 import Stripe from 'stripe';
+import { paceSlowClient, waitFor } from '@berth/local-infra/testing';
 import {
   nextTurn,
   postHead,
@@ -64,14 +65,14 @@ describe('gateway under slow clients', () => {
         const client = await rawClient(gateway.port);
         client.socket.write(postHead('stripe', ANNOUNCED, { 'stripe-signature': 't=1,v1=00' }));
         clients.push(client);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await paceSlowClient(20, 'the slow clients connect one after another');
       }
       const one = Buffer.from('x');
       for (let sent = 0; sent < TRICKLED_BYTES; sent += 1) {
         for (const client of clients) if (client.socket.writable) client.socket.write(one);
         await nextTurn();
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await paceSlowClient(500, 'the slow clients fall silent before the memory is read');
       const rssAfter = gateway.rssBytes();
       process.stdout.write(
         `slow-clients RSS: before ${(rssBefore / 2 ** 20).toFixed(1)} MiB, after 8 x ${TRICKLED_BYTES} trickled bytes ${(rssAfter / 2 ** 20).toFixed(1)} MiB\n`,
@@ -86,11 +87,13 @@ describe('gateway under slow clients', () => {
       // The slots come back as the gateway sees the connections close.
       for (const client of clients) client.socket.destroy();
       await Promise.all(clients.map((client) => client.closed));
-      let status = 0;
-      for (let attempt = 0; attempt < 20 && status !== 200; attempt += 1) {
-        status = await postSigned(gateway, `evt_after_slow_${attempt}`);
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      let attempt = 0;
+      const status = await waitFor(() => postSigned(gateway, `evt_after_slow_${attempt++}`), {
+        what: 'a signed request accepted once the slow connections closed',
+        intervalMs: 100,
+        timeoutMs: 10_000,
+        until: (answered) => answered === 200,
+      });
       expect(status).toBe(200);
     });
   });

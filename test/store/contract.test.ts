@@ -11,6 +11,7 @@
  * 5. Unique indexes and duplicate keys behave as MongoDB's (E11000, a missing field indexed as null, `$slice`, a
  *    racing upsert creating one document).
  */
+import { ManualClock } from '@berth/contract/testing';
 import { randomInt } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
@@ -51,12 +52,6 @@ function freshDb(): Db {
   return db;
 }
 
-/** A clock the test moves by hand. */
-function manualClock(): { clock: () => Date; advance(ms: number): void } {
-  let now = Date.parse('2026-01-01T00:00:00Z');
-  return { clock: () => new Date(now), advance: (ms) => void (now += ms) };
-}
-
 const racers = Array.from({ length: RACERS }, (_, index) => `racer-${index}`);
 
 describe('1. a conditional write has exactly one winner', () => {
@@ -78,11 +73,11 @@ describe('1. a conditional write has exactly one winner', () => {
 
   it(`acquireLease of ${RACERS} racers on one key, ${ROUNDS} rounds (new, then expired)`, async () => {
     const leases = freshDb().collection<LeaseDocument>('leases');
-    const time = manualClock();
+    const time = new ManualClock('2026-01-01T00:00:00Z');
     const winnersPerRound: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const results = await Promise.all(
-        racers.map((owner) => acquireLease({ leases, key: 'contested', owner, leaseMs: 1000, clock: time.clock })),
+        racers.map((owner) => acquireLease({ leases, key: 'contested', owner, leaseMs: 1000, clock: time })),
       );
       const winners = results.flatMap((result) => (result.acquired ? [result.lease.owner] : []));
       winnersPerRound.push(winners.length);
@@ -117,34 +112,34 @@ describe('2. no update is lost', () => {
 describe('3. leases', () => {
   it('are taken over only once expired; renew and release are fenced by the exact lease', async () => {
     const leases = freshDb().collection<LeaseDocument>('leases');
-    const time = manualClock();
-    const first = await acquireLease({ leases, key: 'job', owner: 'a', leaseMs: 10_000, clock: time.clock });
+    const time = new ManualClock('2026-01-01T00:00:00Z');
+    const first = await acquireLease({ leases, key: 'job', owner: 'a', leaseMs: 10_000, clock: time });
     if (!first.acquired) throw new Error('the first caller must get a free lease');
     time.advance(9_999);
-    expect(await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time.clock })).toEqual({
+    expect(await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time })).toEqual({
       acquired: false,
       holder: 'a',
       remainingMs: 1,
     });
-    const renewed = await renewLease({ leases, lease: first.lease, leaseMs: 10_000, clock: time.clock });
+    const renewed = await renewLease({ leases, lease: first.lease, leaseMs: 10_000, clock: time });
     if (!renewed) throw new Error('a live lease must renew');
     // Renewed: the old lease value no longer fences anything.
-    expect(await releaseLease({ leases, lease: first.lease, clock: time.clock })).toBe(false);
+    expect(await releaseLease({ leases, lease: first.lease, clock: time })).toBe(false);
     time.advance(9_999);
-    expect(await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time.clock })).toMatchObject({
+    expect(await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time })).toMatchObject({
       acquired: false,
       holder: 'a',
     });
     time.advance(1);
-    const takeover = await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time.clock });
+    const takeover = await acquireLease({ leases, key: 'job', owner: 'b', leaseMs: 10_000, clock: time });
     if (!takeover.acquired) throw new Error('an expired lease must be taken over');
     // The old holder, whose clock has not yet seen its lease run out, can neither renew nor release b's.
-    const before = () => new Date(renewed.until.getTime() - 1);
+    const before = new ManualClock(renewed.until.getTime() - 1);
     expect(await renewLease({ leases, lease: renewed, leaseMs: 10_000, clock: before })).toBeUndefined();
     expect(await releaseLease({ leases, lease: renewed, clock: before })).toBe(false);
     expect(await leases.findOne({ _id: 'job' })).toMatchObject({ owner: 'b', until: takeover.lease.until });
-    expect(await releaseLease({ leases, lease: takeover.lease, clock: time.clock })).toBe(true);
-    expect(await acquireLease({ leases, key: 'job', owner: 'c', leaseMs: 10_000, clock: time.clock })).toMatchObject({
+    expect(await releaseLease({ leases, lease: takeover.lease, clock: time })).toBe(true);
+    expect(await acquireLease({ leases, key: 'job', owner: 'c', leaseMs: 10_000, clock: time })).toMatchObject({
       acquired: true,
     });
   });

@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 /**
  * The handlers' own queries use an index too (the sibling of hot-path-explain.test.ts, which covers the inbox): a
  * Stripe customer's workspace found through its link, the workspace lock taken and released, the workspace's billing
@@ -22,7 +23,7 @@ import { expectQueriesIndexed, monitorQueries, queriesOf } from './support/query
 
 const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
 const onMongo = mongoUrl !== undefined;
-const clock = (): Date => new Date();
+const clock = systemClock;
 
 let ferret: FerretDbHandle | undefined;
 let client: MongoClient;

@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 /**
  * Every query the hot paths send uses an index: on the embedded store (FerretDB 2 on PostgreSQL with DocumentDB) the
  * plan PostgreSQL reports scans an index, never the table; with BERTH_TEST_MONGO_URL the same test asserts an index
@@ -29,7 +30,7 @@ const mongoUrl = process.env.BERTH_TEST_MONGO_URL;
 const onMongo = mongoUrl !== undefined;
 const logger = createLogger({ service: 'hot-path-explain', level: 'silent' });
 const retryPolicy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 1000 });
-const base = { owner: 'replica-1', leaseMs: 60_000, logger, retryPolicy, clock: () => new Date() };
+const base = { owner: 'replica-1', leaseMs: 60_000, logger, retryPolicy, clock: systemClock };
 
 let ferret: FerretDbHandle | undefined;
 let client: MongoClient;
@@ -116,10 +117,10 @@ describe('the hot paths query through an index', () => {
       key: 'clerk:msg_hot_3',
       owner: 'replica-1',
       leaseMs: 60_000,
-      clock: () => new Date(),
+      clock: systemClock,
     });
     if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
-    expect(await extendEventLease({ inbox, lease: claim.lease, leaseMs: 60_000, clock: () => new Date() })).toBe(true);
+    expect(await extendEventLease({ inbox, lease: claim.lease, leaseMs: 60_000, clock: systemClock })).toBe(true);
     const batch = fakeWebhookBatchMessage({
       provider: 'stripe',
       type: 'invoice.paid',

@@ -8,7 +8,7 @@
  * one subscriptions read and one "Workspace billing synced" per Stripe customer, one "Clerk user change applied" per
  * user, every inbox row processed.
  */
-import { waitFor } from '@berth/local-infra/testing';
+import { holdFault, waitFor } from '@berth/local-infra/testing';
 import { randomUUID } from 'node:crypto';
 import type { GatewayAnswer } from '../support/webhook-senders';
 import { startMesh, type Mesh } from '../support/mesh';
@@ -101,7 +101,7 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
     for (let k = 0; k < 2 * PER_PROVIDER; k += 1) {
       // Spread over the outage: event k at 0.6·k s (the last one at 29.4 s).
       const due = outageStart + Math.floor((k * (OUTAGE_MS - 600)) / (2 * PER_PROVIDER - 1));
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+      await holdFault(Math.max(0, due - Date.now()), `event ${k} arrives ${due - outageStart} ms into the outage`);
       const i = Math.floor(k / 2) + 1;
       sends.push(
         k % 2 === 0
@@ -112,7 +112,10 @@ describe('MongoDB stopped for 30 s while events arrive', () => {
     const answers = await Promise.all(sends);
     expect(Date.now() - outageStart).toBeLessThan(OUTAGE_MS);
     expect(mesh.ferret.process.child.exitCode !== null || mesh.ferret.process.child.signalCode !== null).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageStart + OUTAGE_MS - Date.now())));
+    await holdFault(
+      Math.max(0, outageStart + OUTAGE_MS - Date.now()),
+      'FerretDB stays down for the rest of the outage',
+    );
     await mesh.ferret.restart();
     const backAt = Date.now();
 

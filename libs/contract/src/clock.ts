@@ -1,8 +1,49 @@
 /**
- * The current time, as Berth's libraries and services take it through their options: injected so tests can fix or
- * move time instead of waiting (signature tolerance, leases, retries, retention).
+ * The one clock Berth's libraries and services read time from, taken through their options (`clock`, default
+ * {@link systemClock}), so a test fixes or moves time with a `ManualClock` (`@berth/contract/testing`) instead of
+ * waiting: signature tolerance, leases, retries, retention, cron ticks and the timers of loops.
  */
-export type Clock = () => Date;
+export interface Clock {
+  /** Wall-clock time: what is stored (`createdAt`, due times) and what cron patterns and signatures are about. */
+  now(): Date;
+  /**
+   * A monotonic reading in milliseconds (any origin): what durations and lease validity are measured with, so a
+   * wall-clock jump (NTP step, manual change) never stretches or shortens one. On Linux `performance.now()` keeps
+   * counting while the process is stopped (SIGSTOP), which is what makes a paused leader notice, when it wakes, that
+   * its lease ran out.
+   */
+  monotonic(): number;
+  /** Calls `callback` once `ms` have passed on the monotonic clock; the returned function cancels it. */
+  setTimer(ms: number, callback: () => void): () => void;
+}
 
-/** The wall clock. */
-export const systemClock: Clock = () => new Date();
+/** The process's real clocks and timers: `new Date()`, `performance.now()` and `setTimeout`. */
+export const systemClock: Clock = {
+  now: () => new Date(),
+  monotonic: () => performance.now(),
+  setTimer: (ms, callback) => {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
+/**
+ * A {@link Clock}, or a bare reading of the wall clock (`() => Date`), as `services/console` passes to the inbox and
+ * outbound operations it calls and `test/jobs` to app-worker's module; {@link toClock} turns either into a `Clock`.
+ */
+export type ClockOption = Clock | (() => Date);
+
+/**
+ * The `Clock` an option names: the clock itself, a bare `() => Date` read as the wall clock beside the system's
+ * monotonic reading and timers, or {@link systemClock} when none is given.
+ */
+export function toClock(option: ClockOption | undefined): Clock {
+  if (option === undefined) return systemClock;
+  if (typeof option !== 'function') return option;
+  return { now: option, monotonic: systemClock.monotonic, setTimer: systemClock.setTimer };
+}
+
+/** Resolves once `ms` have passed on `clock` (a manual clock resolves it when a test lets that time pass). */
+export function clockDelay(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimer(ms, resolve));
+}

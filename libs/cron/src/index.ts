@@ -1,5 +1,3 @@
-export { systemClock, ManualClock } from './clock';
-export type { CronClock } from './clock';
 export {
   compileCronPattern,
   validateCronPattern,

@@ -1,5 +1,5 @@
 import type { KV, KvEntry } from '@nats-io/kv';
-import { systemClock, type CronClock } from './clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { isWrongLastSequence } from '@berth/messaging';
 
 /** The last tick emitted for a schedule, as stored under its name in the last-tick bucket. */
@@ -33,7 +33,7 @@ export class LastTickStore {
   constructor(
     private readonly kv: KV,
     private readonly by: string,
-    private readonly clock: CronClock = systemClock,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The last emitted tick of `name`, if any (read from the bucket the first time). */

@@ -1,6 +1,7 @@
+import { ManualClock } from '@berth/contract/testing';
 import { createLogger } from '@berth/logger';
 import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
-import { LeaderLease, LEADER_KEY, ManualClock, readLease, type CronBuckets } from './index';
+import { LeaderLease, LEADER_KEY, readLease, type CronBuckets } from './index';
 import { captureLogger, startTestNats, type TestNats } from './test-support/nats';
 
 const silent = createLogger({ service: 'lease-test', level: 'silent' });

@@ -1,7 +1,7 @@
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
-import { systemClock, type CronClock } from './clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { isWrongLastSequence, KvLease } from '@berth/messaging';
 import { createLeaseEvents, type LeaseEvents } from './lease-events';
 
@@ -25,7 +25,7 @@ export interface LeaderLeaseOptions {
   ttlMs: number;
   logger: BerthLogger;
   /** Time and the round timer; a `ManualClock` lets a test run the rounds by letting time pass. */
-  clock?: CronClock;
+  clock?: Clock;
   /** Where the lease reports changes, renewals and rounds; a new emitter (see {@link LeaderLease.events}) by default. */
   events?: LeaseEvents;
   /** How often the leader renews; a third of the TTL by default. */
@@ -60,7 +60,7 @@ export interface LeaderLeaseOptions {
 export class LeaderLease {
   /** The lease's typed events: `lease:change` on every change of leadership, `lease:renewed`, `lease:round`. */
   readonly events: LeaseEvents;
-  private readonly clock: CronClock;
+  private readonly clock: Clock;
   private readonly renewEveryMs: number;
   private readonly acquireEveryMs: number;
   private readonly safetyMarginMs: number;

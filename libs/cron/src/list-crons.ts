@@ -1,4 +1,4 @@
-import { systemClock, type CronClock } from './clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { lastTickFromEntry } from './last-tick';
 import { readLease } from './lease';
 import { compileCronPattern } from './pattern';
@@ -23,7 +23,7 @@ export interface CronListRow {
 }
 
 /** Every registered schedule with its last and next tick and the current leader, sorted by name. */
-export async function listCrons(options: CronStoreSource & { clock?: CronClock }): Promise<CronListRow[]> {
+export async function listCrons(options: CronStoreSource & { clock?: Clock }): Promise<CronListRow[]> {
   const buckets = await resolveBuckets(options);
   const now = (options.clock ?? systemClock).now();
   const [schedules, lease] = await Promise.all([readCronSchedules(buckets.schedules), readLease(buckets.lease)]);

@@ -1,9 +1,9 @@
+import { ManualClock } from '@berth/contract/testing';
 import { createLogger } from '@berth/logger';
 import {
   CronDefinitionError,
   LastTickStore,
   LEADER_KEY,
-  ManualClock,
   listCrons,
   readCronSchedules,
   registerCronSchedules,

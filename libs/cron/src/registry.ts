@@ -2,7 +2,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import { openCronBuckets, type CronBuckets } from './buckets';
-import { systemClock, type CronClock } from './clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { isWrongLastSequence } from '@berth/messaging';
 import { DEFAULT_TIME_ZONE } from './pattern';
 import {
@@ -29,7 +29,7 @@ export type RegisterCronSchedulesOptions = CronStoreSource & {
   /** Every cron this service defines now (an empty list removes all of its schedules). */
   definitions: readonly CronDefinition[];
   logger: BerthLogger;
-  clock?: CronClock;
+  clock?: Clock;
 };
 
 /** What {@link registerCronSchedules} did, by cron name. */
@@ -109,7 +109,7 @@ async function putDefinition(
   kv: KV,
   owner: string,
   definition: CronDefinition,
-  clock: CronClock,
+  clock: Clock,
   logger: BerthLogger,
 ): Promise<Change> {
   const pattern = definition.pattern.trim();

@@ -1,6 +1,6 @@
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
-import type { CronClock } from './clock';
+import type { Clock } from '@berth/contract';
 import { withCronRunLock, type CronRunLockResult } from './run-lock';
 
 /** Options for {@link cronRunLockGuard}. */
@@ -11,7 +11,7 @@ export interface CronRunLockGuardOptions {
   logger: BerthLogger;
   /** Lock lifetime without renewal (30 s by default); see {@link withCronRunLock}. */
   ttlMs?: number;
-  clock?: CronClock;
+  clock?: Clock;
 }
 
 /** One run of a cron, as the job API hands it to its guard (its `CronRun`). */

@@ -1,6 +1,6 @@
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
-import { systemClock, type CronClock } from './clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { isWrongLastSequence, ttlHeaderValue, updateWithTtl } from '@berth/messaging';
 
 /** Who holds a cron's run lock, as stored under the cron's name in the run-lock bucket. */
@@ -29,7 +29,7 @@ export interface CronRunLockOptions {
    */
   ttlMs?: number;
   /** Time and the renewal timer (the system's by default). */
-  clock?: CronClock;
+  clock?: Clock;
 }
 
 /** What {@link withCronRunLock} did: ran the function, or skipped it because a run of the same cron was going. */

@@ -1,5 +1,6 @@
 import { inboxEventKey } from './collections';
-import type { Clock, Inbox, InboxEventDocument } from './types';
+import { toClock, type ClockOption } from '@berth/contract';
+import type { Inbox, InboxEventDocument } from './types';
 
 /**
  * How one attempt of the event's current round ended, as the console, the CLI (`berth webhooks show`) and the
@@ -116,10 +117,11 @@ export async function readWebhookAttemptLog(options: {
   inbox: Inbox;
   provider: string;
   eventId: string;
-  clock: Clock;
+  /** What "now" the log's due times are read against; a bare `() => Date` is read as the wall clock. */
+  clock: ClockOption;
 }): Promise<{ row: InboxEventDocument; attemptLog: AttemptLogEntry[] } | null> {
   const key = inboxEventKey(options.provider, options.eventId);
   const row: InboxEventDocument | null = await options.inbox.events.findOne({ _id: key });
   if (!row) return null;
-  return { row, attemptLog: webhookAttemptLog(row, options.clock()) };
+  return { row, attemptLog: webhookAttemptLog(row, toClock(options.clock).now()) };
 }

@@ -2,7 +2,8 @@ import type { BerthLogger } from '@berth/logger';
 import { isDuplicateKeyError } from '@berth/store';
 import { newInboxRow } from './record-received-event';
 import { leaseFree, leaseHolder } from './row-lease';
-import type { Clock, EventLease, Inbox, InboxEventDocument, WebhookEvent } from './types';
+import type { Clock } from '@berth/contract';
+import type { EventLease, Inbox, InboxEventDocument, WebhookEvent } from './types';
 
 /** Options for {@link claimEvent}. */
 export interface ClaimEventOptions {
@@ -49,7 +50,7 @@ export type ClaimResult =
  */
 export async function claimEvent(options: ClaimEventOptions): Promise<ClaimResult> {
   const { inbox, key, owner, leaseMs, clock } = options;
-  const now = clock();
+  const now = clock.now();
   const lease: EventLease = { key, owner, takenAt: now, until: new Date(now.getTime() + leaseMs) };
   if (options.event) {
     const first = claimedNewRow(options.event, lease, now);

@@ -1,6 +1,7 @@
 import type { Filter } from 'mongodb';
 import type { BerthLogger } from '@berth/logger';
-import { systemClock, type Clock, type Inbox, type InboxEventDocument } from './types';
+import { systemClock, type Clock } from '@berth/contract';
+import type { Inbox, InboxEventDocument } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -61,7 +62,7 @@ export async function deleteExpiredWebhookEvents(
   const clock = options.clock ?? systemClock;
   const retentionDays = options.retentionDays ?? DEFAULT_WEBHOOK_EVENT_RETENTION_DAYS;
   const batchSize = Math.max(1, options.batchSize ?? 20_000);
-  const cutoff = new Date(clock().getTime() - retentionDays * DAY_MS);
+  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS);
 
   const bounds: Date[] = [];
   let seen = 0;

@@ -1,5 +1,6 @@
 import { heldBy } from './row-lease';
-import type { Clock, EventLease, Inbox } from './types';
+import type { Clock } from '@berth/contract';
+import type { EventLease, Inbox } from './types';
 
 /** Options for {@link extendEventLease}. */
 export interface ExtendEventLeaseOptions {
@@ -17,7 +18,7 @@ export interface ExtendEventLeaseOptions {
  */
 export async function extendEventLease(options: ExtendEventLeaseOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
-  const now = clock();
+  const now = clock.now();
   if (lease.until.getTime() <= now.getTime()) return false;
   const until = new Date(now.getTime() + options.leaseMs);
   const renewed = await inbox.events.updateOne(

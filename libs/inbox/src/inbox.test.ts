@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { createLogger } from '@berth/logger';
 import { RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import {
@@ -13,7 +14,7 @@ import {
 import { webhookAttemptLog } from './attempt-log';
 import { markProcessed } from './mark-processed';
 import { recordFailure } from './record-failure';
-import { fakeWebhookMessage, manualClock } from './testing';
+import { fakeWebhookMessage } from './testing';
 import { startTestInbox, testWebhookEvents, type TestInbox } from './test-support/test-inbox';
 
 const logger = createLogger({ service: 'inbox-test', level: 'silent' });
@@ -81,7 +82,7 @@ describe('claimEvent', () => {
   it('lets exactly one of many concurrent claims win, and counts one attempt', async () => {
     for (let round = 0; round < 5; round++) {
       const { key } = await recorded();
-      const { clock } = manualClock();
+      const clock = new ManualClock('2030-01-01T00:00:00.000Z');
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
           claimEvent({ inbox, key, owner: `replica-${index}`, leaseMs: 60000, clock }),
@@ -99,7 +100,7 @@ describe('claimEvent', () => {
     for (let round = 0; round < 10; round++) {
       const event = newEvent();
       const key = inboxEventKey(event.provider, event.eventId);
-      const { clock } = manualClock();
+      const clock = new ManualClock('2030-01-01T00:00:00.000Z');
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           claimEvent({ inbox, key, event, owner: `replica-${index}`, leaseMs: 60000, clock }),
@@ -121,51 +122,51 @@ describe('claimEvent', () => {
 
   it('fences every write of a holder whose lease was taken over: no renewal, no success, no failure', async () => {
     const { key } = await recorded();
-    const time = manualClock();
-    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
+    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time });
     if (first.status !== 'claimed') throw new Error('expected a claim');
-    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time.clock })).toBe(true);
+    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time })).toBe(true);
     time.advance(1001);
     // A lease that ran out is never revived, even before anyone took it over.
-    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time.clock })).toBe(false);
-    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
+    expect(await extendEventLease({ inbox, lease: first.lease, leaseMs: 1000, clock: time })).toBe(false);
+    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time });
     if (second.status !== 'claimed') throw new Error('expected the takeover');
-    const stale = { ...first.lease, until: new Date(time.clock().getTime() + 60000) };
-    expect(await extendEventLease({ inbox, lease: stale, leaseMs: 1000, clock: time.clock })).toBe(false);
-    expect(
-      await recordFailure({ inbox, lease: first.lease, attempt: 1, error: new Error('late'), clock: time.clock }),
-    ).toBe(false);
-    expect(await markProcessed({ inbox, lease: first.lease, attempt: 1, clock: time.clock })).toBe(false);
+    const stale = { ...first.lease, until: new Date(time.now().getTime() + 60000) };
+    expect(await extendEventLease({ inbox, lease: stale, leaseMs: 1000, clock: time })).toBe(false);
+    expect(await recordFailure({ inbox, lease: first.lease, attempt: 1, error: new Error('late'), clock: time })).toBe(
+      false,
+    );
+    expect(await markProcessed({ inbox, lease: first.lease, attempt: 1, clock: time })).toBe(false);
     expect(await inbox.events.findOne({ _id: key })).toMatchObject({
       leaseOwner: 'b',
       lastError: null,
       processedAt: null,
     });
-    expect(await markProcessed({ inbox, lease: second.lease, attempt: 2, clock: time.clock })).toBe(true);
+    expect(await markProcessed({ inbox, lease: second.lease, attempt: 2, clock: time })).toBe(true);
     const row = (await inbox.events.findOne({ _id: key }))!;
-    expect(webhookAttemptLog(row, time.clock()).map((attempt) => attempt.outcome)).toEqual(['superseded', 'succeeded']);
+    expect(webhookAttemptLog(row, time.now()).map((attempt) => attempt.outcome)).toEqual(['superseded', 'succeeded']);
   });
 
   it('tells how each attempt ended: failed with its error, running, lease ran out, succeeded', async () => {
     const { key } = await recorded();
-    const time = manualClock();
-    const failed = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
+    const failed = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time });
     if (failed.status !== 'claimed') throw new Error('expected a claim');
-    await recordFailure({ inbox, lease: failed.lease, attempt: 1, error: new Error('Stripe 503'), clock: time.clock });
-    const crashed = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
+    await recordFailure({ inbox, lease: failed.lease, attempt: 1, error: new Error('Stripe 503'), clock: time });
+    const crashed = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time });
     if (crashed.status !== 'claimed') throw new Error('expected a claim');
     let row = (await inbox.events.findOne({ _id: key }))!;
-    expect(webhookAttemptLog(row, time.clock())).toMatchObject([
-      { generation: 1, outcome: 'failed', owner: 'a', endedAt: time.clock(), error: 'Error: Stripe 503' },
+    expect(webhookAttemptLog(row, time.now())).toMatchObject([
+      { generation: 1, outcome: 'failed', owner: 'a', endedAt: time.now(), error: 'Error: Stripe 503' },
       { generation: 2, outcome: 'running', owner: 'b', endedAt: null, error: null },
     ]);
     time.advance(1001);
-    expect(webhookAttemptLog(row, time.clock())[1].outcome).toBe('lease-ran-out');
-    const third = await claimEvent({ inbox, key, owner: 'c', leaseMs: 1000, clock: time.clock });
+    expect(webhookAttemptLog(row, time.now())[1].outcome).toBe('lease-ran-out');
+    const third = await claimEvent({ inbox, key, owner: 'c', leaseMs: 1000, clock: time });
     if (third.status !== 'claimed') throw new Error('expected a claim');
-    await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time.clock });
+    await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time });
     row = (await inbox.events.findOne({ _id: key }))!;
-    expect(webhookAttemptLog(row, time.clock()).map((attempt) => [attempt.outcome, attempt.owner])).toEqual([
+    expect(webhookAttemptLog(row, time.now()).map((attempt) => [attempt.outcome, attempt.owner])).toEqual([
       ['failed', 'a'],
       ['superseded', 'unknown'],
       ['succeeded', 'c'],
@@ -174,10 +175,10 @@ describe('claimEvent', () => {
 
   it('reports the holder and the rest of its lease while it is live', async () => {
     const { key } = await recorded();
-    const time = manualClock();
-    expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 30000, clock: time.clock })).status).toBe('claimed');
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
+    expect((await claimEvent({ inbox, key, owner: 'a', leaseMs: 30000, clock: time })).status).toBe('claimed');
     time.advance(10000);
-    expect(await claimEvent({ inbox, key, owner: 'b', leaseMs: 30000, clock: time.clock })).toEqual({
+    expect(await claimEvent({ inbox, key, owner: 'b', leaseMs: 30000, clock: time })).toEqual({
       status: 'busy',
       holder: 'a',
       remainingMs: 20000,
@@ -186,22 +187,22 @@ describe('claimEvent', () => {
 
   it('lets another replica reclaim an expired lease; the old owner can then not mark it processed', async () => {
     const { key } = await recorded();
-    const time = manualClock();
-    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time.clock });
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
+    const first = await claimEvent({ inbox, key, owner: 'a', leaseMs: 1000, clock: time });
     time.advance(1001);
-    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time.clock });
+    const second = await claimEvent({ inbox, key, owner: 'b', leaseMs: 1000, clock: time });
     expect(second).toMatchObject({ status: 'claimed', attempt: 2 });
     if (first.status !== 'claimed' || second.status !== 'claimed') throw new Error('expected two claims');
-    expect(await markProcessed({ inbox, lease: first.lease, attempt: first.attempt, clock: time.clock })).toBe(false);
-    expect(await markProcessed({ inbox, lease: second.lease, attempt: second.attempt, clock: time.clock })).toBe(true);
-    expect((await inbox.events.findOne({ _id: key }))!.processedAt).toEqual(time.clock());
+    expect(await markProcessed({ inbox, lease: first.lease, attempt: first.attempt, clock: time })).toBe(false);
+    expect(await markProcessed({ inbox, lease: second.lease, attempt: second.attempt, clock: time })).toBe(true);
+    expect((await inbox.events.findOne({ _id: key }))!.processedAt).toEqual(time.now());
   });
 
   it('counts attempts across failures, keeps the last error, and skips the event once processed', async () => {
     const { key } = await recorded();
-    const time = manualClock();
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
     for (const message of ['Stripe 503', 'Stripe 502']) {
-      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
+      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time });
       if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
       expect(
         await recordFailure({
@@ -209,51 +210,51 @@ describe('claimEvent', () => {
           lease: claim.lease,
           attempt: claim.attempt,
           error: new Error(message),
-          clock: time.clock,
+          clock: time,
         }),
       ).toBe(true);
       time.advance(5000);
     }
-    const third = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time.clock });
+    const third = await claimEvent({ inbox, key, owner: 'b', leaseMs: 60000, clock: time });
     if (third.status !== 'claimed')
       throw new Error('expected the third attempt to be claimed at once after the release');
     expect(third.attempt).toBe(3);
-    expect(await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time.clock })).toBe(true);
+    expect(await markProcessed({ inbox, lease: third.lease, attempt: third.attempt, clock: time })).toBe(true);
     const row = await inbox.events.findOne({ _id: key });
     expect(row).toMatchObject({ attempts: 3, lastError: 'Error: Stripe 502', leaseOwner: null, leaseUntil: null });
     expect(row!.attemptErrors).toEqual([
       {
         attempt: 1,
-        at: new Date(time.clock().getTime() - 10000),
+        at: new Date(time.now().getTime() - 10000),
         error: 'Error: Stripe 503',
         owner: 'a',
-        startedAt: new Date(time.clock().getTime() - 10000),
+        startedAt: new Date(time.now().getTime() - 10000),
       },
       {
         attempt: 2,
-        at: new Date(time.clock().getTime() - 5000),
+        at: new Date(time.now().getTime() - 5000),
         error: 'Error: Stripe 502',
         owner: 'a',
-        startedAt: new Date(time.clock().getTime() - 5000),
+        startedAt: new Date(time.now().getTime() - 5000),
       },
     ]);
-    expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time.clock })).status).toBe(
+    expect((await claimEvent({ inbox, key, owner: 'c', leaseMs: 60000, clock: time })).status).toBe(
       'already_processed',
     );
   });
 
   it('keeps the errors of the last 33 failed attempts, oldest first', async () => {
     const { key } = await recorded();
-    const time = manualClock();
+    const time = new ManualClock('2030-01-01T00:00:00.000Z');
     for (let n = 1; n <= 35; n += 1) {
-      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time.clock });
+      const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock: time });
       if (claim.status !== 'claimed') throw new Error(`expected a claim, got ${claim.status}`);
       await recordFailure({
         inbox,
         lease: claim.lease,
         attempt: claim.attempt,
         error: new Error(`failure ${n}`),
-        clock: time.clock,
+        clock: time,
       });
       time.advance(1000);
     }
@@ -265,7 +266,7 @@ describe('claimEvent', () => {
 
   it('does not claim a set-aside event or a missing one', async () => {
     const { key } = await recorded();
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const claim = await claimEvent({ inbox, key, owner: 'a', leaseMs: 60000, clock });
     if (claim.status !== 'claimed') throw new Error('expected a claim');
     await recordFailure({
@@ -297,7 +298,7 @@ describe('processInboxEvent', () => {
     const seen: unknown[] = [];
     const handler = async (event: { body: unknown; attempt: number; type: string }) =>
       void seen.push({ body: event.body, attempt: event.attempt, type: event.type });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('processed');
     expect(await processInboxEvent({ ...base, inbox, message, handler, clock })).toBe('already_processed');
     expect(seen).toEqual([
@@ -305,7 +306,7 @@ describe('processInboxEvent', () => {
     ]);
     expect(await inbox.events.findOne({ _id: `stripe:${eventId}` })).toMatchObject({
       attempts: 1,
-      processedAt: clock(),
+      processedAt: clock.now(),
       receivedAt: new Date('2030-01-01T00:00:00.000Z'),
     });
   });
@@ -313,7 +314,7 @@ describe('processInboxEvent', () => {
   it('records the error and rethrows it, so the transport retries', async () => {
     const eventId = `evt_p${++counter}`;
     const message = fakeWebhookMessage({ provider: 'clerk', eventId, type: 'user.updated', body: {} });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const failure = new Error('Mongo write failed');
     await expect(
       processInboxEvent({
@@ -339,7 +340,7 @@ describe('processInboxEvent', () => {
   });
 
   it('sets the event aside on an UnrecoverableError, and on a body that is not JSON', async () => {
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const bad = fakeWebhookMessage({ provider: 'stripe', eventId: `evt_p${++counter}`, type: 'x', body: 'not json{' });
     await expect(
       processInboxEvent({ ...base, inbox, message: bad, clock, handler: async () => undefined }),
@@ -358,7 +359,7 @@ describe('processInboxEvent', () => {
     ).rejects.toBeInstanceOf(UnrecoverableError);
     for (const message of [bad, refused]) {
       const row = (await inbox.events.findOne({ _id: message.msgId! }))!;
-      expect(row.abandonedAt).toEqual(clock());
+      expect(row.abandonedAt).toEqual(clock.now());
       expect(await processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined })).toBe(
         'abandoned',
       );
@@ -368,7 +369,7 @@ describe('processInboxEvent', () => {
   it('asks for a retry after the rest of the lease while another replica runs the event', async () => {
     const eventId = `evt_p${++counter}`;
     const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'x', body: {} });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     let release!: () => void;
     const running = new Promise<void>((resolve) => (release = resolve));
     let started!: () => void;
@@ -400,7 +401,7 @@ describe('processInboxEvent', () => {
       ...fakeWebhookMessage({ provider: 'stripe', eventId: 'evt_nohdr', type: 'x', body: {} }),
       headers: undefined,
     };
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     await expect(
       processInboxEvent({ ...base, inbox, message, clock, handler: async () => undefined }),
     ).rejects.toBeInstanceOf(UnrecoverableError);

@@ -3,7 +3,6 @@
  * stays inside the package (its own tests import the modules themselves).
  */
 export type {
-  Clock,
   EventLease,
   Inbox,
   InboxAlertDocument,
@@ -12,7 +11,6 @@ export type {
   InboxSuccess,
   WebhookEvent,
 } from './types';
-export { systemClock } from './types';
 export { inboxCollections, inboxEventKey, WEBHOOK_EVENTS_COLLECTION } from './collections';
 export { markProcessed } from './mark-processed';
 export type { MarkProcessedOptions } from './mark-processed';

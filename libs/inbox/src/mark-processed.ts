@@ -1,5 +1,6 @@
 import { heldBy, LEASE_RELEASED } from './row-lease';
-import type { Clock, EventLease, Inbox } from './types';
+import type { Clock } from '@berth/contract';
+import type { EventLease, Inbox } from './types';
 
 /** Options for {@link markProcessed}. */
 export interface MarkProcessedOptions {
@@ -22,7 +23,7 @@ export async function markProcessed(options: MarkProcessedOptions): Promise<bool
   const { inbox, lease, clock } = options;
   const processedBy = { attempt: options.attempt, owner: lease.owner, startedAt: lease.takenAt };
   const written = await inbox.eventWrites.updates.updateOne(heldBy(lease), {
-    $set: { processedAt: clock(), processedBy, nextAttemptAt: null, ...LEASE_RELEASED },
+    $set: { processedAt: clock.now(), processedBy, nextAttemptAt: null, ...LEASE_RELEASED },
   });
   if (written !== 'uncertain') return written === 'matched';
   // The group's bulk write matched some of its updates, not saying which: the row shows whether it was this one.

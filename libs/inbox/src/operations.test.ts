@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { createLogger } from '@berth/logger';
 import { describeError, RetryLaterError, UnrecoverableError, type RetryPolicy } from '@berth/messaging';
@@ -76,7 +77,7 @@ async function read(id: string): Promise<InboxEventDocument> {
   return (await inbox.events.findOne({ _id: id }))!;
 }
 
-const at = (ms: number) => () => new Date(T0 + ms);
+const at = (ms: number) => new ManualClock(T0 + ms);
 
 describe('messageState', () => {
   const base = {

@@ -14,7 +14,8 @@ import { extendEventLease } from './extend-event-lease';
 import { markProcessed } from './mark-processed';
 import { isOperationOwner } from './operation-owner';
 import { recordFailure } from './record-failure';
-import type { Clock, EventLease, Inbox, WebhookEvent } from './types';
+import type { Clock } from '@berth/contract';
+import type { EventLease, Inbox, WebhookEvent } from './types';
 import { readWebhookMessage } from './webhook-message';
 
 /** The event handed to a consumer's handler: the inbox row's facts, the parsed body and this attempt's number. */
@@ -205,7 +206,7 @@ async function recordFailureSafely(
       abandon: error instanceof UnrecoverableError,
       next:
         next?.kind === 'retry'
-          ? { retryAt: new Date(clock().getTime() + next.delayMs) }
+          ? { retryAt: new Date(clock.now().getTime() + next.delayMs) }
           : next?.reason === 'exhausted'
             ? 'round-ended'
             : undefined,

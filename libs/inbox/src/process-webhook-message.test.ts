@@ -1,8 +1,9 @@
+import { ManualClock } from '@berth/contract/testing';
 import { createLogger } from '@berth/logger';
 import { exponentialBackoff, RetryLaterError, UnrecoverableError } from '@berth/messaging';
 import { processWebhookMessage, type Inbox, type InboxHandlerEvent } from './index';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
-import { fakeWebhookBatchMessage, fakeWebhookMessage, manualClock } from './testing';
+import { fakeWebhookBatchMessage, fakeWebhookMessage } from './testing';
 
 const logger = createLogger({ service: 'inbox-batch-test', level: 'silent' });
 const retryPolicy = exponentialBackoff({ maxAttempts: 3, baseDelayMs: 5000 });
@@ -23,7 +24,7 @@ describe('processWebhookMessage', () => {
   it('handles a one-event message exactly as processInboxEvent', async () => {
     const [eventId] = ids(1);
     const message = fakeWebhookMessage({ provider: 'stripe', eventId, type: 'invoice.paid', body: { id: eventId } });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual([
       'processed',
     ]);
@@ -34,7 +35,7 @@ describe('processWebhookMessage', () => {
 
   it('hands each event the provider headers its message carried and keeps them on its row', async () => {
     const [single, first, second] = ids(3);
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const seen = new Map<string, Record<string, string> | undefined>();
     const handler = async (event: InboxHandlerEvent) => void seen.set(event.eventId, event.headers);
     const message = fakeWebhookMessage({
@@ -72,7 +73,7 @@ describe('processWebhookMessage', () => {
       type: 'customer.updated',
       events: [...eventIds, eventIds[0]].map((eventId) => ({ eventId, body: { id: eventId } })),
     });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const applied: string[] = [];
     const handler = async (event: InboxHandlerEvent) => void applied.push((event.body as { id: string }).id);
     expect(await processWebhookMessage({ ...base, inbox, message, clock, handler })).toEqual(
@@ -97,7 +98,7 @@ describe('processWebhookMessage', () => {
   it('retries the batch for a failed event with its recorded delay, and runs only that event again', async () => {
     const eventIds = ids(3);
     const events = eventIds.map((eventId) => ({ eventId, body: { id: eventId } }));
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const runs: string[] = [];
     const handler = async (event: InboxHandlerEvent) => {
       runs.push(event.eventId);
@@ -115,7 +116,7 @@ describe('processWebhookMessage', () => {
     expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({
       lastError: 'Error: Stripe API 500',
       processedAt: null,
-      nextAttemptAt: new Date(clock().getTime() + 5000),
+      nextAttemptAt: new Date(clock.now().getTime() + 5000),
     });
     const again = await processWebhookMessage({
       ...base,
@@ -139,13 +140,13 @@ describe('processWebhookMessage', () => {
         { eventId: eventIds[1], body: {} },
       ],
     });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     expect(await processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined })).toEqual([
       'abandoned',
       'processed',
     ]);
     expect(await inbox.events.findOne({ _id: `clerk:${eventIds[0]}` })).toMatchObject({
-      abandonedAt: clock(),
+      abandonedAt: clock.now(),
       processedAt: null,
     });
   });
@@ -158,7 +159,7 @@ describe('processWebhookMessage', () => {
       events: eventIds.map((eventId) => ({ eventId, body: {} })),
       deliveryCount: 3,
     });
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     const failure = new Error('still down');
     const settled = processWebhookMessage({
       ...base,
@@ -175,7 +176,7 @@ describe('processWebhookMessage', () => {
       nextAttemptAt: null,
       processedAt: null,
     });
-    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({ processedAt: clock() });
+    expect(await inbox.events.findOne({ _id: `stripe:${eventIds[1]}` })).toMatchObject({ processedAt: clock.now() });
   });
 
   it('gives up at once on a batch whose data cannot be read', async () => {
@@ -183,7 +184,7 @@ describe('processWebhookMessage', () => {
       ...fakeWebhookBatchMessage({ provider: 'stripe', type: 'x', events: [{ eventId: 'evt_bad', body: {} }] }),
       data: new TextEncoder().encode('{"eventId":1}\n'),
     };
-    const { clock } = manualClock();
+    const clock = new ManualClock('2030-01-01T00:00:00.000Z');
     await expect(
       processWebhookMessage({ ...base, inbox, message, clock, handler: async () => undefined }),
     ).rejects.toBeInstanceOf(UnrecoverableError);

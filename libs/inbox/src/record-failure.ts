@@ -1,6 +1,7 @@
 import { describeError } from '@berth/messaging';
 import { heldBy, LEASE_RELEASED } from './row-lease';
-import { MAX_ATTEMPT_ERRORS, type Clock, type EventLease, type Inbox, type InboxAttemptError } from './types';
+import type { Clock } from '@berth/contract';
+import { MAX_ATTEMPT_ERRORS, type EventLease, type Inbox, type InboxAttemptError } from './types';
 
 /** How much of an error message the inbox keeps. */
 export const MAX_LAST_ERROR_LENGTH = 2000;
@@ -35,7 +36,7 @@ export interface RecordFailureOptions {
  */
 export async function recordFailure(options: RecordFailureOptions): Promise<boolean> {
   const { inbox, lease, clock } = options;
-  const now = clock();
+  const now = clock.now();
   const lastError = describeError(options.error).slice(0, MAX_LAST_ERROR_LENGTH);
   const { next } = options;
   const retryState =

@@ -6,7 +6,8 @@ import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
 import { heldBy } from './row-lease';
 import { DEFAULT_LIVE_MESSAGE_GRACE_MS, messageState } from './round-state';
-import { systemClock, type Clock, type EventLease, type Inbox, type InboxEventDocument } from './types';
+import { systemClock, type Clock } from '@berth/contract';
+import type { EventLease, Inbox, InboxEventDocument } from './types';
 import { raiseSetAsideAlert, type WebhookAlertHook, type WebhookSetAsideMetric } from './webhook-alerts';
 import { withEventLease } from './with-event-lease';
 
@@ -97,7 +98,7 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
   const alertOptions = { inbox, owner, clock, logger, alert: options.alert, metric: options.metric };
 
   // Read first, then act: the list holds the small state fields only, and no cursor stays open while writing.
-  const start = clock();
+  const start = clock.now();
   const candidates = await inbox.events
     .find(
       { processedAt: null, abandonedAt: null, receivedAt: { $lte: new Date(start.getTime() - minAgeMs) } },
@@ -108,7 +109,7 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
   let actions = 0;
   for (const listed of candidates) {
     if (actions >= maxActions) break;
-    if (messageState(listed, clock(), graceMs).live) {
+    if (messageState(listed, clock.now(), graceMs).live) {
       result.leftAlone += 1;
       continue;
     }
@@ -118,14 +119,14 @@ export async function recoverWebhookEvents(options: RecoverWebhookEventsOptions)
       { _id: listed._id },
       { projection: { ...STATE_FIELDS, processedAt: 1, abandonedAt: 1 } },
     );
-    if (!seen || seen.processedAt || seen.abandonedAt || messageState(seen, clock(), graceMs).live) {
+    if (!seen || seen.processedAt || seen.abandonedAt || messageState(seen, clock.now(), graceMs).live) {
       result.leftAlone += 1;
       continue;
     }
     actions += 1;
     try {
       const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock }, async (lease, event) => {
-        const now = clock();
+        const now = clock.now();
         if (event.processedAt || event.abandonedAt) return { kind: 'settled' as const };
         if (messageState(event, now, graceMs).live) return { kind: 'live' as const };
         if (event.attempts >= maxAttempts) {
@@ -205,6 +206,6 @@ async function raiseOwedAlert(
   options: Omit<Parameters<typeof raiseSetAsideAlert>[0], 'event'>,
 ): Promise<boolean> {
   const raised = await raiseSetAsideAlert({ ...options, event });
-  await options.inbox.events.updateOne(heldBy(lease), { $set: { alertedAt: options.clock() } });
+  await options.inbox.events.updateOne(heldBy(lease), { $set: { alertedAt: options.clock.now() } });
   return raised;
 }

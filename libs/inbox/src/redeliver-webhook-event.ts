@@ -3,7 +3,8 @@ import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
-import { systemClock, type Clock, type Inbox } from './types';
+import { toClock, type ClockOption } from '@berth/contract';
+import type { Inbox } from './types';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link redeliverWebhookEvent}. */
@@ -12,8 +13,8 @@ export interface RedeliverWebhookEventOptions {
   messaging: { js: JetStreamClient };
   provider: string;
   eventId: string;
-  /** Defaults to the system clock. */
-  clock?: Clock;
+  /** Defaults to the system clock; a bare `() => Date` is read as the wall clock (see `toClock`). */
+  clock?: ClockOption;
   /** Lease owner id; defaults to `redeliver:<hostname>:<pid>:<random>`. */
   owner?: string;
   leaseMs?: number;
@@ -44,7 +45,7 @@ export async function redeliverWebhookEvent(
   options: RedeliverWebhookEventOptions,
 ): Promise<RedeliverWebhookEventResult> {
   const { inbox } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = toClock(options.clock);
   const key = inboxEventKey(options.provider, options.eventId);
   const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, processedAt: 1 } });
   if (!known) return { status: 'unknown' };
@@ -61,7 +62,7 @@ export async function redeliverWebhookEvent(
     async (lease, event) => {
       if (event.processedAt) return { status: 'processed' as const, processedAt: event.processedAt };
       const reopened = Boolean(event.abandonedAt);
-      const msgId = await recordRequeue({ inbox, event, lease, now: clock(), reopen: reopened });
+      const msgId = await recordRequeue({ inbox, event, lease, now: clock.now(), reopen: reopened });
       return msgId ? { status: 'publish' as const, event, msgId, reopened } : { status: 'unknown' as const };
     },
   );

@@ -2,7 +2,8 @@ import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { reopenFields } from './requeue-state';
 import { heldBy } from './row-lease';
-import { systemClock, type Clock, type Inbox } from './types';
+import { systemClock, type Clock } from '@berth/contract';
+import type { Inbox } from './types';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link reopenResentWebhookEvent}. */
@@ -41,7 +42,7 @@ export async function reopenResentWebhookEvent(
     async (lease, event): Promise<ReopenResentWebhookEventResult> => {
       if (!event.abandonedAt || event.processedAt) return 'not_set_aside';
       if (options.receivedAt.getTime() <= event.abandonedAt.getTime()) return 'not_a_resend';
-      const now = clock();
+      const now = clock.now();
       const updated = await inbox.events.updateOne(heldBy(lease), {
         $set: { ...reopenFields(now), nextAttemptAt: now, roundEndedAt: null },
       });

@@ -3,7 +3,7 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import type { RedeliverWebhookEventOptions } from './redeliver-webhook-event';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
-import { systemClock } from './types';
+import { toClock } from '@berth/contract';
 import { withEventLease } from './with-event-lease';
 
 /** What {@link resendProcessedWebhookEvent} did. */
@@ -30,7 +30,7 @@ export async function resendProcessedWebhookEvent(
   options: RedeliverWebhookEventOptions,
 ): Promise<ResendProcessedWebhookEventResult> {
   const { inbox } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = toClock(options.clock);
   const key = inboxEventKey(options.provider, options.eventId);
   const outcome = await withEventLease(
     {
@@ -43,7 +43,7 @@ export async function resendProcessedWebhookEvent(
     async (lease, event) => {
       const processedAt = event.processedAt;
       if (!processedAt) return { status: 'not_processed' as const };
-      const msgId = await recordRequeue({ inbox, event, lease, now: clock(), reopen: true, forgetSuccess: true });
+      const msgId = await recordRequeue({ inbox, event, lease, now: clock.now(), reopen: true, forgetSuccess: true });
       if (!msgId) return { status: 'unknown' as const };
       return { status: 'publish' as const, event, msgId, processedAt };
     },

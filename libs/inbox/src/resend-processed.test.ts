@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { createLogger } from '@berth/logger';
 import {
@@ -12,7 +13,7 @@ import { fakeWebhookMessage } from './testing';
 import { startTestInbox, type TestInbox } from './test-support/test-inbox';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
-const at = (ms: number) => () => new Date(T0 + ms);
+const at = (ms: number) => new ManualClock(T0 + ms);
 const silent = createLogger({ service: 'inbox-resend-test', level: 'silent' });
 let testInbox: TestInbox;
 let inbox: Inbox;

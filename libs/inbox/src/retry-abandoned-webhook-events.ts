@@ -5,14 +5,15 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue, reopenFields } from './requeue-state';
 import { heldBy } from './row-lease';
-import { systemClock, type Clock, type Inbox } from './types';
+import { toClock, type ClockOption } from '@berth/contract';
+import type { Inbox } from './types';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link retryAbandonedWebhookEvents}. */
 export interface RetryAbandonedWebhookEventsOptions {
   inbox: Inbox;
-  /** Defaults to the system clock. */
-  clock?: Clock;
+  /** Defaults to the system clock; a bare `() => Date` is read as the wall clock (see `toClock`). */
+  clock?: ClockOption;
   /**
    * With a connection, each reopened event is published again at once (the CLI does this). Without, its round is
    * marked ended, so the next recovery run (within 10 minutes) requeues it.
@@ -52,7 +53,7 @@ export async function retryAbandonedWebhookEvents(
   options: RetryAbandonedWebhookEventsOptions,
 ): Promise<RetryAbandonedWebhookEventsResult> {
   const { inbox } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = toClock(options.clock);
   const owner = asOperationOwner(options.owner, 'retry-abandoned');
   const leaseMs = options.leaseMs ?? OPERATION_LEASE_MS;
   const result: RetryAbandonedWebhookEventsResult = { reopened: 0, requeued: 0, publishFailed: 0, busy: 0, events: [] };
@@ -66,7 +67,7 @@ export async function retryAbandonedWebhookEvents(
   for (const seen of abandoned) {
     const outcome = await withEventLease({ inbox, key: seen._id, owner, leaseMs, clock }, async (lease, event) => {
       if (!event.abandonedAt || event.processedAt) return null;
-      const now = clock();
+      const now = clock.now();
       if (options.messaging) {
         const msgId = await recordRequeue({ inbox, event, lease, now, reopen: true });
         return msgId ? { event, msgId } : null;

@@ -17,12 +17,6 @@ import { WEBHOOK_HEADERS } from './webhook-message';
 /** The inbox row of an event not attempted yet, as the consumers insert it: for tests that insert rows directly. */
 export { newInboxRow } from './record-received-event';
 
-/** A manual clock for tests: starts at `start`, moved with `advance`. */
-export function manualClock(start = '2030-01-01T00:00:00.000Z'): { clock: () => Date; advance(ms: number): void } {
-  let now = Date.parse(start);
-  return { clock: () => new Date(now), advance: (ms: number) => void (now += ms) };
-}
-
 /** A `WEBHOOKS` message as the gateway publishes it, for tests that do not go through JetStream. */
 export function fakeWebhookMessage(options: {
   provider: string;

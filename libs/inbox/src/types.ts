@@ -1,9 +1,6 @@
 import type { Collection } from 'mongodb';
 import type { BatchedInserter, BatchedUpdater } from '@berth/store';
 
-/** The current time (`@berth/contract`'s): every operation takes one, so tests can control it. */
-export { systemClock, type Clock } from '@berth/contract';
-
 /**
  * One provider event in the inbox (collection `webhookEvents`). Written at first delivery and never duplicated:
  * `_id` is `<provider>:<eventId>`, and `{provider, eventId}` is also a unique index.

@@ -1,7 +1,8 @@
 import type { BerthLogger } from '@berth/logger';
 import { describeError } from '@berth/messaging';
 import { isDuplicateKeyError } from '@berth/store';
-import type { Clock, Inbox, InboxEventDocument } from './types';
+import type { Clock } from '@berth/contract';
+import type { Inbox, InboxEventDocument } from './types';
 
 /** What an alert about an event set aside says. */
 export interface WebhookEventAlert {
@@ -62,7 +63,7 @@ export function alertIdOf(event: Pick<InboxEventDocument, '_id' | 'setAsideCount
 export async function raiseSetAsideAlert(options: RaiseSetAsideAlertOptions): Promise<boolean> {
   const { inbox, event, owner, clock, logger } = options;
   const alertId = alertIdOf(event);
-  const abandonedAt = event.abandonedAt ?? clock();
+  const abandonedAt = event.abandonedAt ?? clock.now();
   try {
     await inbox.alerts.insertOne({
       _id: alertId,
@@ -72,7 +73,7 @@ export async function raiseSetAsideAlert(options: RaiseSetAsideAlertOptions): Pr
       attempts: event.attempts,
       lastError: event.lastError,
       abandonedAt,
-      raisedAt: clock(),
+      raisedAt: clock.now(),
       raisedBy: owner,
       hookError: null,
     });

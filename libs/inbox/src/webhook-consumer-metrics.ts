@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { Collection } from 'mongodb';
 import type { BerthLogger } from '@berth/logger';
 import type { ConsumerRunnerOptions } from '@berth/messaging';
@@ -25,7 +26,8 @@ export interface WebhookConsumerMetricsOptions {
   /** How long one reading of the consumer info and of the inbox serves scrapes. */
   readCacheMs: number;
   logger: BerthLogger;
-  clock?: () => Date;
+  /** What the backlog's ages are measured against; defaults to the system clock. */
+  clock?: Clock;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { heldBy, leaseFree, leaseHolder, LEASE_RELEASED } from './row-lease';
-import type { Clock, EventLease, Inbox, InboxEventDocument } from './types';
+import type { Clock } from '@berth/contract';
+import type { EventLease, Inbox, InboxEventDocument } from './types';
 
 /** Options for {@link withEventLease}. */
 export interface WithEventLeaseOptions {
@@ -28,7 +29,7 @@ export async function withEventLease<T>(
   work: (lease: EventLease, row: InboxEventDocument) => Promise<T>,
 ): Promise<WithEventLeaseResult<T>> {
   const { inbox, key, owner, leaseMs, clock } = options;
-  const now = clock();
+  const now = clock.now();
   const lease: EventLease = { key, owner, takenAt: now, until: new Date(now.getTime() + leaseMs) };
   const row = await inbox.events.findOneAndUpdate(
     { _id: key, ...leaseFree(now) },

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { Registry } from 'prom-client';
 import {
   cachedRead,
@@ -110,11 +111,11 @@ describe('createQueueDepthMetric', () => {
 describe('createWebhookBacklogMetrics', () => {
   it('reports set-aside events and the age of the oldest unprocessed event, aging between cached reads', async () => {
     const registry = new Registry();
-    let now = new Date('2026-01-01T00:10:00Z');
+    const clock = new ManualClock('2026-01-01T00:10:00Z');
     let reads = 0;
     createWebhookBacklogMetrics(registry, {
       cacheMs: 60_000,
-      clock: () => now,
+      clock,
       read: async () => {
         reads += 1;
         return [
@@ -128,7 +129,7 @@ describe('createWebhookBacklogMetrics', () => {
     expect(sampleValue(text, 'webhook_dlq_depth', { provider: 'clerk' })).toBe(0);
     expect(sampleValue(text, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' })).toBe(600);
     expect(sampleValue(text, 'webhook_oldest_unprocessed_age_seconds', { provider: 'clerk' })).toBe(0);
-    now = new Date('2026-01-01T00:11:00Z');
+    clock.set('2026-01-01T00:11:00Z');
     text = await registry.metrics();
     expect(sampleValue(text, 'webhook_oldest_unprocessed_age_seconds', { provider: 'stripe' })).toBe(660);
     expect(reads).toBe(1);

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import { Gauge, type Registry } from 'prom-client';
 import { cachedRead } from './cached-read';
 import type { MetricsErrorLogger } from './registry-helpers';
@@ -23,8 +24,8 @@ export interface WebhookBacklogMetricsOptions {
    * scrape, so it keeps growing between reads.
    */
   cacheMs?: number;
-  /** Defaults to the system clock. */
-  clock?: () => Date;
+  /** What the ages are measured against; defaults to the system clock. */
+  clock?: Clock;
   /** Told when a read fails; the scrape then has no series of these two metrics. */
   logger?: MetricsErrorLogger;
 }
@@ -42,7 +43,7 @@ export interface WebhookBacklogMetricsOptions {
  */
 export function createWebhookBacklogMetrics(registry: Registry, options: WebhookBacklogMetricsOptions): void {
   const read = cachedRead(options.read, options.cacheMs ?? 15000);
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const readOrNothing = async (): Promise<readonly WebhookBacklogReading[]> => {
     try {
       return await read();
@@ -68,7 +69,7 @@ export function createWebhookBacklogMetrics(registry: Registry, options: Webhook
     registers: [registry],
     async collect() {
       this.reset();
-      const now = clock().getTime();
+      const now = clock.now().getTime();
       for (const reading of await readOrNothing()) {
         const oldest = reading.oldestUnprocessedReceivedAt;
         this.labels(reading.provider).set(oldest ? Math.max(0, (now - oldest.getTime()) / 1000) : 0);

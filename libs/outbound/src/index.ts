@@ -2,8 +2,6 @@
 export {};
 export * from './delivery';
 export * from './outbox';
-export { systemClock } from './clock';
-export type { Clock } from './clock';
 export * from './names';
 export { outboundEventsStream, outboundDeliveriesStream, ensureOutboundStreams } from './streams';
 export { outboundCollections, ensureOutboundIndexes } from './collections';

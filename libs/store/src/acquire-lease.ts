@@ -33,7 +33,7 @@ export async function acquireLease(options: AcquireLeaseOptions): Promise<Acquir
 /** One conditional upsert; `free` when it collided with a lease that had ended by the time it was read. */
 async function tryAcquire(options: AcquireLeaseOptions): Promise<AcquireLeaseResult | 'free'> {
   const { leases, key, owner, leaseMs, clock } = options;
-  const now = clock();
+  const now = clock.now();
   const lease: Lease = { key, owner, until: new Date(now.getTime() + leaseMs) };
   try {
     await leases.updateOne(

@@ -16,7 +16,7 @@ export interface ReleaseLeaseOptions {
  */
 export async function releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
   const { leases, lease } = options;
-  const now = options.clock();
+  const now = options.clock.now();
   const result = await leases.updateOne(
     { _id: lease.key, owner: lease.owner, until: lease.until },
     { $set: { until: now, releasedAt: now } },

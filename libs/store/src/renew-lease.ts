@@ -17,7 +17,7 @@ export interface RenewLeaseOptions {
  */
 export async function renewLease(options: RenewLeaseOptions): Promise<Lease | undefined> {
   const { leases, lease, leaseMs, clock } = options;
-  const now = clock();
+  const now = clock.now();
   if (lease.until.getTime() <= now.getTime()) return undefined;
   const until = new Date(now.getTime() + leaseMs);
   const result = await leases.updateOne(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DynamicModule } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { systemClock, type Clock } from '@berth/inbox';
+import { systemClock, type Clock } from '@berth/contract';
 import { PinoNestLogger, type BerthLogger, type LogContextStore } from '@berth/logger';
 import { WEBHOOK_RETRY_POLICY, type Messaging, type RetryPolicy } from '@berth/messaging';
 import { webhookWorkerApp, type WebhookWorkerApp } from './webhook-worker-app';

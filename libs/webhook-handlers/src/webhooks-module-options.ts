@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { GiveUpReason, Messaging, ReceivedMessage, RetryPolicy } from '@berth/messaging';
 

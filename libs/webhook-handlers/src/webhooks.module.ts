@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { systemClock } from '@berth/inbox';
+import { systemClock } from '@berth/contract';
 import { WebhookRegistry } from './discovery/webhook-registry';
 import { JetStreamWebhookDriver } from './drivers/jetstream-webhook-driver';
 import { SyncWebhookDriver } from './drivers/sync-webhook-driver';

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { signHmacSha256, verifyHmacSha256 } from './hmac-sha256';
+import { ManualClock } from '@berth/contract/testing';
 
 const NOW = new Date('2024-05-01T12:00:00Z');
 const NOW_S = Math.floor(NOW.getTime() / 1000);
@@ -7,7 +8,7 @@ const SECRET = 'berth-shared-secret-1';
 const OTHER_SECRET = 'berth-shared-secret-2';
 const PAYLOAD = { id: 'evt_42', kind: 'order.shipped', note: 'naïve café' };
 const BODY = JSON.stringify(PAYLOAD);
-const clock = () => NOW;
+const clock = new ManualClock(NOW);
 
 function headers(opts: { body?: string; secret?: string; timestamp?: number; encoding?: 'hex' | 'base64' } = {}) {
   const timestamp = opts.timestamp ?? NOW_S;
@@ -36,15 +37,13 @@ describe('signHmacSha256', () => {
 
 describe('verifyHmacSha256', () => {
   it('accepts a valid hex signature and returns id, signed time, secret index and payload', () => {
-    expect(verifyHmacSha256({ rawBody: Buffer.from(BODY), headers: headers(), secrets: [SECRET], now: clock })).toEqual(
-      {
-        ok: true,
-        eventId: 'evt_42',
-        timestamp: NOW,
-        secretIndex: 0,
-        payload: PAYLOAD,
-      },
-    );
+    expect(verifyHmacSha256({ rawBody: Buffer.from(BODY), headers: headers(), secrets: [SECRET], clock })).toEqual({
+      ok: true,
+      eventId: 'evt_42',
+      timestamp: NOW,
+      secretIndex: 0,
+      payload: PAYLOAD,
+    });
   });
 
   it('accepts base64, base64url, unpadded and sha256=-prefixed signatures', () => {
@@ -62,7 +61,7 @@ describe('verifyHmacSha256', () => {
           rawBody: BODY,
           headers: { ...headers(), 'x-signature': signature },
           secrets: [SECRET],
-          now: clock,
+          clock,
         }).ok,
       ).toBe(true);
     }
@@ -74,7 +73,7 @@ describe('verifyHmacSha256', () => {
       rawBody: BODY,
       headers: { 'X-Hub-Signature-256': `sha256=${sig}`, 'X-Hub-Time': ts },
       secrets: [SECRET],
-      now: clock,
+      clock,
       signatureHeaderName: 'x-hub-signature-256',
       timestampHeaderName: 'x-hub-time',
     });
@@ -83,7 +82,7 @@ describe('verifyHmacSha256', () => {
 
   it('rejects a tampered body', () => {
     expect(
-      verifyHmacSha256({ rawBody: BODY.replace('42', '43'), headers: headers(), secrets: [SECRET], now: clock }),
+      verifyHmacSha256({ rawBody: BODY.replace('42', '43'), headers: headers(), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
@@ -93,14 +92,14 @@ describe('verifyHmacSha256', () => {
         rawBody: JSON.stringify(PAYLOAD, null, 2),
         headers: headers(),
         secrets: [SECRET],
-        now: clock,
+        clock,
       }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('rejects a timestamp header changed after signing', () => {
     const moved = { ...headers(), 'x-timestamp': String(NOW_S + 1) };
-    expect(verifyHmacSha256({ rawBody: BODY, headers: moved, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verifyHmacSha256({ rawBody: BODY, headers: moved, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'bad_signature',
     });
@@ -115,7 +114,7 @@ describe('verifyHmacSha256', () => {
         rawBody: BODY,
         headers: headers({ timestamp: NOW_S + offset }),
         secrets: [SECRET],
-        now: clock,
+        clock,
       }),
     ).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
@@ -123,7 +122,9 @@ describe('verifyHmacSha256', () => {
   it('honours the injected clock: a 2020 signature verifies when the clock says 2020', () => {
     const in2020 = new Date('2020-01-01T00:00:00Z');
     const signed = headers({ timestamp: in2020.getTime() / 1000 });
-    expect(verifyHmacSha256({ rawBody: BODY, headers: signed, secrets: [SECRET], now: () => in2020 })).toMatchObject({
+    expect(
+      verifyHmacSha256({ rawBody: BODY, headers: signed, secrets: [SECRET], clock: new ManualClock(in2020) }),
+    ).toMatchObject({
       ok: true,
       timestamp: in2020,
     });
@@ -136,14 +137,14 @@ describe('verifyHmacSha256', () => {
   it.each(['x-signature', 'x-timestamp'])('reports a missing %s header', (name) => {
     const partial: Record<string, string> = headers();
     delete partial[name];
-    expect(verifyHmacSha256({ rawBody: BODY, headers: partial, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verifyHmacSha256({ rawBody: BODY, headers: partial, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'missing_header',
     });
   });
 
   it('rejects a wrong secret', () => {
-    expect(verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [OTHER_SECRET], now: clock })).toMatchObject({
+    expect(verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [OTHER_SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'bad_signature',
     });
@@ -151,7 +152,7 @@ describe('verifyHmacSha256', () => {
 
   it('supports rotation: the second secret in the list verifies and is reported', () => {
     expect(
-      verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [OTHER_SECRET, SECRET], now: clock }),
+      verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [OTHER_SECRET, SECRET], clock }),
     ).toMatchObject({ ok: true, secretIndex: 1 });
   });
 
@@ -163,7 +164,7 @@ describe('verifyHmacSha256', () => {
           rawBody: BODY,
           headers: { ...headers(), 'x-signature': bad },
           secrets: [SECRET],
-          now: clock,
+          clock,
         }),
       ).toMatchObject({ ok: false, reason: 'malformed' });
     }
@@ -171,7 +172,7 @@ describe('verifyHmacSha256', () => {
 
   it('takes the event id from eventIdFrom, and fails as malformed when there is none', () => {
     const body = JSON.stringify({ delivery: { uuid: 'd-1' } });
-    const input = { rawBody: body, headers: headers({ body }), secrets: [SECRET], now: clock };
+    const input = { rawBody: body, headers: headers({ body }), secrets: [SECRET], clock };
     expect(
       verifyHmacSha256({ ...input, eventIdFrom: (p) => (p as { delivery: { uuid: string } }).delivery.uuid }),
     ).toMatchObject({ ok: true, eventId: 'd-1' });
@@ -188,18 +189,18 @@ describe('verifyHmacSha256', () => {
 
   it('reports a correctly signed non-JSON body as malformed', () => {
     expect(
-      verifyHmacSha256({ rawBody: 'a=1&b=2', headers: headers({ body: 'a=1&b=2' }), secrets: [SECRET], now: clock }),
+      verifyHmacSha256({ rawBody: 'a=1&b=2', headers: headers({ body: 'a=1&b=2' }), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('throws for configuration errors, not request content', () => {
-    expect(() => verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [], now: clock })).toThrow(TypeError);
+    expect(() => verifyHmacSha256({ rawBody: BODY, headers: headers(), secrets: [], clock })).toThrow(TypeError);
     expect(() =>
       verifyHmacSha256({
         rawBody: BODY,
         headers: headers(),
         secrets: [SECRET],
-        now: clock,
+        clock,
         toleranceSeconds: Infinity,
       }),
     ).toThrow(RangeError);

@@ -1,14 +1,8 @@
+import type { Clock } from '@berth/contract';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { assertSecrets, decodeUtf8Strict, parseJson, readSingleHeader, topLevelId, type HeaderBag } from './input';
 import { fail, type VerificationResult } from './result';
-import {
-  isWithinTolerance,
-  parseUnixSeconds,
-  readClockMillis,
-  resolveTolerance,
-  toleranceMessage,
-  type Clock,
-} from './timing';
+import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage } from './timing';
 
 /** Default header carrying the signature in the generic scheme. */
 export const DEFAULT_HMAC_SIGNATURE_HEADER = 'x-signature';
@@ -24,7 +18,7 @@ export interface HmacSha256VerifyInput {
   /** Shared secrets, used as UTF-8 HMAC keys; several during rotation, any one may match. */
   readonly secrets: readonly string[];
   /** Clock used for the tolerance check; defaults to the wall clock. */
-  readonly now?: Clock;
+  readonly clock?: Clock;
   /** Maximum distance between the signed timestamp and now, in seconds (default 300). */
   readonly toleranceSeconds?: number;
   /** Header holding the signature (default `x-signature`). */
@@ -74,7 +68,7 @@ export function signHmacSha256(input: HmacSha256SignInput): string {
 export function verifyHmacSha256(input: HmacSha256VerifyInput): VerificationResult {
   assertSecrets(input.secrets, 'HMAC-SHA256');
   const tolerance = resolveTolerance(input.toleranceSeconds);
-  const nowMillis = readClockMillis(input.now);
+  const nowMillis = readClockMillis(input.clock);
   const names = [
     input.signatureHeaderName ?? DEFAULT_HMAC_SIGNATURE_HEADER,
     input.timestampHeaderName ?? DEFAULT_HMAC_TIMESTAMP_HEADER,

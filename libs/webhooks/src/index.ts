@@ -4,7 +4,6 @@
  * body, headers, secrets and an injectable clock, returning a {@link VerificationResult}.
  */
 export type { VerificationResult, VerificationSuccess, VerificationFailure, VerificationFailureReason } from './result';
-export type { Clock } from './timing';
 export { DEFAULT_TOLERANCE_SECONDS } from './timing';
 export { MAX_JSON_NESTING_DEPTH } from './json-depth';
 export type { HeaderBag } from './input';

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { verifyStripeSignature } from './stripe';
+import { ManualClock } from '@berth/contract/testing';
 
 const NOW = new Date('2024-05-01T12:00:00Z');
 const NOW_S = Math.floor(NOW.getTime() / 1000);
@@ -12,7 +13,7 @@ const EVENT = {
   data: { object: { id: 'in_1', amount_paid: 4200 } },
 };
 const BODY = JSON.stringify(EVENT);
-const clock = () => NOW;
+const clock = new ManualClock(NOW);
 
 /** Signs with Stripe's own test helper. */
 function header(opts: { payload?: string; secret?: string; timestamp?: number } = {}): string {
@@ -26,7 +27,7 @@ function header(opts: { payload?: string; secret?: string; timestamp?: number } 
 describe('verifyStripeSignature', () => {
   it('accepts a valid delivery and returns the event id, signed time and payload', () => {
     expect(
-      verifyStripeSignature({ rawBody: Buffer.from(BODY), signatureHeader: header(), secrets: [SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: Buffer.from(BODY), signatureHeader: header(), secrets: [SECRET], clock }),
     ).toEqual({
       ok: true,
       eventId: 'evt_1PxYz',
@@ -37,22 +38,20 @@ describe('verifyStripeSignature', () => {
   });
 
   it('accepts a string body too', () => {
-    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [SECRET], now: clock }).ok).toBe(
-      true,
-    );
+    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [SECRET], clock }).ok).toBe(true);
   });
 
   it('rejects a tampered body', () => {
     const tampered = BODY.replace('4200', '1');
     expect(
-      verifyStripeSignature({ rawBody: tampered, signatureHeader: header(), secrets: [SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: tampered, signatureHeader: header(), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('rejects a pretty-printed re-serialization of the signed body', () => {
     const pretty = JSON.stringify(EVENT, null, 2);
     expect(
-      verifyStripeSignature({ rawBody: pretty, signatureHeader: header(), secrets: [SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: pretty, signatureHeader: header(), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
@@ -63,7 +62,7 @@ describe('verifyStripeSignature', () => {
     ['1s ahead of tolerance', 301],
   ])('rejects a timestamp %s', (_, offset) => {
     const signatureHeader = header({ timestamp: NOW_S + offset });
-    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'timestamp_out_of_tolerance',
     });
@@ -76,14 +75,13 @@ describe('verifyStripeSignature', () => {
 
   it.each([-300, 300])('accepts a timestamp exactly at the tolerance edge (%is)', (offset) => {
     const signatureHeader = header({ timestamp: NOW_S + offset });
-    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], now: clock }).ok).toBe(true);
+    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], clock }).ok).toBe(true);
   });
 
   it('honours toleranceSeconds', () => {
     const signatureHeader = header({ timestamp: NOW_S - 360 });
     expect(
-      verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], now: clock, toleranceSeconds: 600 })
-        .ok,
+      verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], clock, toleranceSeconds: 600 }).ok,
     ).toBe(true);
   });
 
@@ -91,7 +89,7 @@ describe('verifyStripeSignature', () => {
     const in2020 = new Date('2020-01-01T00:00:00Z');
     const signatureHeader = header({ timestamp: in2020.getTime() / 1000 });
     expect(
-      verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], now: () => in2020 }),
+      verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], clock: new ManualClock(in2020) }),
     ).toMatchObject({ ok: true, timestamp: in2020 });
     expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET] })).toMatchObject({
       ok: false,
@@ -100,7 +98,7 @@ describe('verifyStripeSignature', () => {
   });
 
   it.each([undefined, ''])('reports a missing header (%p)', (signatureHeader) => {
-    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verifyStripeSignature({ rawBody: BODY, signatureHeader, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'missing_header',
     });
@@ -108,13 +106,13 @@ describe('verifyStripeSignature', () => {
 
   it('rejects a wrong secret', () => {
     expect(
-      verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [OTHER_SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [OTHER_SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('supports rotation: the second secret in the list verifies and is reported', () => {
     expect(
-      verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [OTHER_SECRET, SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: BODY, signatureHeader: header(), secrets: [OTHER_SECRET, SECRET], clock }),
     ).toMatchObject({ ok: true, secretIndex: 1 });
   });
 
@@ -123,12 +121,13 @@ describe('verifyStripeSignature', () => {
       .split(',')
       .find((part) => part.startsWith('v1='));
     for (const bad of [`${v1}`, `t=${NOW_S}abc,${v1}`, `t=${NOW_S},t=${NOW_S},${v1}`]) {
-      expect(
-        verifyStripeSignature({ rawBody: BODY, signatureHeader: bad, secrets: [SECRET], now: clock }),
-      ).toMatchObject({ ok: false, reason: 'malformed' });
+      expect(verifyStripeSignature({ rawBody: BODY, signatureHeader: bad, secrets: [SECRET], clock })).toMatchObject({
+        ok: false,
+        reason: 'malformed',
+      });
     }
     expect(
-      verifyStripeSignature({ rawBody: BODY, signatureHeader: `t=${NOW_S}`, secrets: [SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: BODY, signatureHeader: `t=${NOW_S}`, secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
@@ -141,7 +140,7 @@ describe('verifyStripeSignature', () => {
     ]) {
       expect({
         signatureHeader,
-        result: verifyStripeSignature({ rawBody: Buffer.from(BODY), signatureHeader, secrets: [SECRET], now: clock }),
+        result: verifyStripeSignature({ rawBody: Buffer.from(BODY), signatureHeader, secrets: [SECRET], clock }),
       }).toEqual({ signatureHeader, result: { ok: false, reason: 'malformed', message: expect.any(String) } });
     }
   });
@@ -153,11 +152,11 @@ describe('verifyStripeSignature', () => {
         rawBody: raw,
         signatureHeader: header({ payload: raw.toString() }),
         secrets: [SECRET],
-        now: clock,
+        clock,
       }),
     ).toMatchObject({ ok: false, reason: 'malformed' });
     expect(
-      verifyStripeSignature({ rawBody: '', signatureHeader: header({ payload: '' }), secrets: [SECRET], now: clock }),
+      verifyStripeSignature({ rawBody: '', signatureHeader: header({ payload: '' }), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
@@ -168,18 +167,18 @@ describe('verifyStripeSignature', () => {
           rawBody: payload,
           signatureHeader: header({ payload }),
           secrets: [SECRET],
-          now: clock,
+          clock,
         }),
       ).toMatchObject({ ok: false, reason: 'malformed' });
     }
   });
 
   it('throws for configuration errors, not request content', () => {
-    const input = { rawBody: BODY, signatureHeader: header(), now: clock };
+    const input = { rawBody: BODY, signatureHeader: header(), clock };
     expect(() => verifyStripeSignature({ ...input, secrets: [] })).toThrow(TypeError);
     expect(() => verifyStripeSignature({ ...input, secrets: [' '] })).toThrow(TypeError);
     expect(() => verifyStripeSignature({ ...input, secrets: [SECRET], toleranceSeconds: -1 })).toThrow(RangeError);
-    expect(() => verifyStripeSignature({ ...input, secrets: [SECRET], now: () => new Date('nope') })).toThrow(
+    expect(() => verifyStripeSignature({ ...input, secrets: [SECRET], clock: new ManualClock('nope') })).toThrow(
       TypeError,
     );
   });

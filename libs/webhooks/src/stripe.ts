@@ -1,14 +1,8 @@
+import type { Clock } from '@berth/contract';
 import Stripe from 'stripe';
 import { decodeUtf8Strict, parseJson, topLevelId, assertSecrets } from './input';
 import { fail, type VerificationResult } from './result';
-import {
-  isWithinTolerance,
-  parseUnixSeconds,
-  readClockMillis,
-  resolveTolerance,
-  toleranceMessage,
-  type Clock,
-} from './timing';
+import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage } from './timing';
 
 /** Input for {@link verifyStripeSignature}. */
 export interface StripeVerifyInput {
@@ -19,7 +13,7 @@ export interface StripeVerifyInput {
   /** Endpoint signing secrets (`whsec_...`); several during rotation, any one may match. */
   readonly secrets: readonly string[];
   /** Clock used for the tolerance check; defaults to the wall clock. */
-  readonly now?: Clock;
+  readonly clock?: Clock;
   /** Maximum distance between the signed timestamp and now, in seconds (default 300). */
   readonly toleranceSeconds?: number;
 }
@@ -35,7 +29,7 @@ export interface StripeVerifyInput {
 export function verifyStripeSignature(input: StripeVerifyInput): VerificationResult {
   assertSecrets(input.secrets, 'Stripe');
   const tolerance = resolveTolerance(input.toleranceSeconds);
-  const nowMillis = readClockMillis(input.now);
+  const nowMillis = readClockMillis(input.clock);
   const header = input.signatureHeader;
   if (header === undefined || header === '') return fail('missing_header', 'Stripe-Signature header is missing');
 

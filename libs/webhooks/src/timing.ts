@@ -1,10 +1,8 @@
 /**
- * Source of "now" for timestamp checks (`@berth/contract`'s `Clock`). Injected so tests and replays of stored
- * deliveries can verify against a fixed time instead of the wall clock.
+ * The timestamp checks, against `@berth/contract`'s `Clock`: injected so tests and replays of stored deliveries can
+ * verify against a fixed time instead of the wall clock.
  */
-import type { Clock } from '@berth/contract';
-
-export type { Clock };
+import { systemClock, type Clock } from '@berth/contract';
 
 /** Default maximum distance, in seconds, between the signed timestamp and now (Stripe's and Svix's 5 minutes). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -19,9 +17,9 @@ export function resolveTolerance(toleranceSeconds: number | undefined): number {
 }
 
 /** Reads the clock once, in milliseconds; an Invalid Date would make every comparison pass, so it throws. */
-export function readClockMillis(now: Clock | undefined): number {
-  const millis = (now ?? (() => new Date()))().getTime();
-  if (!Number.isFinite(millis)) throw new TypeError('now() returned an invalid Date');
+export function readClockMillis(clock: Clock | undefined): number {
+  const millis = (clock ?? systemClock).now().getTime();
+  if (!Number.isFinite(millis)) throw new TypeError('clock.now() returned an invalid Date');
   return millis;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { VerificationResult } from './result';
 import type { V1SchemeVerifyInput } from './v1-scheme';
+import { ManualClock } from '@berth/contract/testing';
 
 /** What a provider-specific test file supplies. */
 export interface V1SchemeCaseConfig {
@@ -22,7 +23,7 @@ export const BODY = JSON.stringify({ type: 'user.created', data: { id: 'user_1',
 /** Registers the common cases. */
 export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   const { headerNames: names, sign, verify } = config;
-  const clock = () => NOW;
+  const clock = new ManualClock(NOW);
   const at = (offsetSeconds: number) => new Date(NOW.getTime() + offsetSeconds * 1000);
 
   function deliver(
@@ -44,7 +45,7 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   }
 
   it('accepts a valid delivery and returns id, signed time, secret index and parsed payload', () => {
-    expect(verify({ rawBody: Buffer.from(BODY), headers: deliver(), secrets: [SECRET], now: clock })).toEqual({
+    expect(verify({ rawBody: Buffer.from(BODY), headers: deliver(), secrets: [SECRET], clock })).toEqual({
       ok: true,
       eventId: 'msg_2abc',
       timestamp: NOW,
@@ -54,7 +55,7 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   });
 
   it('accepts a string body too', () => {
-    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: clock }).ok).toBe(true);
+    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], clock }).ok).toBe(true);
   });
 
   it('rejects a tampered body', () => {
@@ -62,14 +63,14 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
       rawBody: BODY.replace('user_1', 'user_2'),
       headers: deliver(),
       secrets: [SECRET],
-      now: clock,
+      clock,
     });
     expect(result).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
   it('rejects a pretty-printed re-serialization of the signed body', () => {
     const pretty = JSON.stringify(JSON.parse(BODY), null, 2);
-    expect(verify({ rawBody: pretty, headers: deliver(), secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: pretty, headers: deliver(), secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'bad_signature',
     });
@@ -77,7 +78,7 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
 
   it('rejects a swapped message id (the id is signed)', () => {
     const headers = { ...deliver(), [names.id]: 'msg_other' };
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'bad_signature',
     });
@@ -88,25 +89,25 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
     ['6 minutes in the future', 360],
     ['1s past tolerance', -301],
   ])('rejects a timestamp %s', (_, offset) => {
-    const result = verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], now: clock });
+    const result = verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], clock });
     expect(result).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
 
   it.each([-300, 300])('accepts a timestamp exactly at the tolerance edge (%is)', (offset) => {
-    expect(
-      verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], now: clock }).ok,
-    ).toBe(true);
+    expect(verify({ rawBody: BODY, headers: deliver({ signedAt: at(offset) }), secrets: [SECRET], clock }).ok).toBe(
+      true,
+    );
   });
 
   it('honours toleranceSeconds', () => {
     const headers = deliver({ signedAt: at(-360) });
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock, toleranceSeconds: 600 }).ok).toBe(true);
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], clock, toleranceSeconds: 600 }).ok).toBe(true);
   });
 
   it('honours the injected clock: a 2020 signature verifies when the clock says 2020', () => {
     const in2020 = new Date('2020-01-01T00:00:00Z');
     const headers = deliver({ signedAt: in2020 });
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: () => in2020 })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], clock: new ManualClock(in2020) })).toMatchObject({
       ok: true,
       timestamp: in2020,
     });
@@ -119,24 +120,25 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
   it.each([names.id, names.timestamp, names.signature])('reports a missing %s header', (name) => {
     const headers: Record<string, string | undefined> = { ...deliver() };
     delete headers[name];
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'missing_header',
     });
-    expect(verify({ rawBody: BODY, headers: { ...headers, [name]: '' }, secrets: [SECRET], now: clock })).toMatchObject(
-      { ok: false, reason: 'missing_header' },
-    );
+    expect(verify({ rawBody: BODY, headers: { ...headers, [name]: '' }, secrets: [SECRET], clock })).toMatchObject({
+      ok: false,
+      reason: 'missing_header',
+    });
   });
 
   it('rejects a wrong secret', () => {
-    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'bad_signature',
     });
   });
 
   it('supports rotation: the second secret in the list verifies and is reported', () => {
-    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET, SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers: deliver(), secrets: [OTHER_SECRET, SECRET], clock })).toMatchObject({
       ok: true,
       secretIndex: 1,
     });
@@ -146,32 +148,32 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
     const headers = deliver();
     const both = `${deliver({ secret: OTHER_SECRET })[names.signature]} ${headers[names.signature]}`;
     expect(
-      verify({ rawBody: BODY, headers: { ...headers, [names.signature]: both }, secrets: [SECRET], now: clock }).ok,
+      verify({ rawBody: BODY, headers: { ...headers, [names.signature]: both }, secrets: [SECRET], clock }).ok,
     ).toBe(true);
   });
 
   it('reads header names case-insensitively', () => {
     const headers = Object.fromEntries(Object.entries(deliver()).map(([k, v]) => [k.toUpperCase(), v]));
-    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], now: clock }).ok).toBe(true);
+    expect(verify({ rawBody: BODY, headers, secrets: [SECRET], clock }).ok).toBe(true);
   });
 
   it('rejects duplicated headers and non-numeric timestamps as malformed', () => {
     const headers = deliver();
     const dup = { ...headers, [names.signature]: [headers[names.signature], 'v1,xyz'] };
-    expect(verify({ rawBody: BODY, headers: dup, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: BODY, headers: dup, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'malformed',
     });
     const ts = String(Math.floor(NOW.getTime() / 1000));
     expect(
-      verify({ rawBody: BODY, headers: { ...headers, [names.timestamp]: `${ts}abc` }, secrets: [SECRET], now: clock }),
+      verify({ rawBody: BODY, headers: { ...headers, [names.timestamp]: `${ts}abc` }, secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('rejects a body that is not valid UTF-8 before verifying', () => {
     const raw = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('"}')]);
     const headers = deliver({ signedBody: raw });
-    expect(verify({ rawBody: raw, headers, secrets: [SECRET], now: clock })).toMatchObject({
+    expect(verify({ rawBody: raw, headers, secrets: [SECRET], clock })).toMatchObject({
       ok: false,
       reason: 'malformed',
     });
@@ -179,20 +181,20 @@ export function describeV1SchemeCases(config: V1SchemeCaseConfig): void {
 
   it('reports a correctly signed non-JSON body as malformed', () => {
     expect(
-      verify({ rawBody: 'not json', headers: deliver({ body: 'not json' }), secrets: [SECRET], now: clock }),
+      verify({ rawBody: 'not json', headers: deliver({ body: 'not json' }), secrets: [SECRET], clock }),
     ).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('throws for configuration errors, not request content', () => {
-    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [], now: clock })).toThrow(TypeError);
-    expect(() =>
-      verify({ rawBody: BODY, headers: deliver(), secrets: ['whsec_!!!not base64!!!'], now: clock }),
-    ).toThrow(/secrets\[0\]/);
-    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: () => new Date(NaN) })).toThrow(
+    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [], clock })).toThrow(TypeError);
+    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: ['whsec_!!!not base64!!!'], clock })).toThrow(
+      /secrets\[0\]/,
+    );
+    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], clock: new ManualClock(NaN) })).toThrow(
       TypeError,
     );
-    expect(() =>
-      verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], now: clock, toleranceSeconds: 0 }),
-    ).toThrow(RangeError);
+    expect(() => verify({ rawBody: BODY, headers: deliver(), secrets: [SECRET], clock, toleranceSeconds: 0 })).toThrow(
+      RangeError,
+    );
   });
 }

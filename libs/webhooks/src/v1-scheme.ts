@@ -1,14 +1,8 @@
+import type { Clock } from '@berth/contract';
 import { timingSafeEqual } from 'node:crypto';
 import { assertSecrets, decodeUtf8Strict, parseJson, readSingleHeader, type HeaderBag } from './input';
 import { fail, type VerificationResult } from './result';
-import {
-  isWithinTolerance,
-  parseUnixSeconds,
-  readClockMillis,
-  resolveTolerance,
-  toleranceMessage,
-  type Clock,
-} from './timing';
+import { isWithinTolerance, parseUnixSeconds, readClockMillis, resolveTolerance, toleranceMessage } from './timing';
 
 /** Input shared by the Svix and Standard Webhooks verifiers. */
 export interface V1SchemeVerifyInput {
@@ -19,7 +13,7 @@ export interface V1SchemeVerifyInput {
   /** Signing secrets (`whsec_<base64>`); several during rotation, any one may match. */
   readonly secrets: readonly string[];
   /** Clock used for the tolerance check; defaults to the wall clock. */
-  readonly now?: Clock;
+  readonly clock?: Clock;
   /** Maximum distance between the signed timestamp and now, in seconds (default 300). */
   readonly toleranceSeconds?: number;
 }
@@ -47,7 +41,7 @@ export interface V1Scheme {
 export function verifyV1Scheme(scheme: V1Scheme, input: V1SchemeVerifyInput): VerificationResult {
   assertSecrets(input.secrets, scheme.name);
   const tolerance = resolveTolerance(input.toleranceSeconds);
-  const nowMillis = readClockMillis(input.now);
+  const nowMillis = readClockMillis(input.clock);
   const signers = input.secrets.map((secret, index) => createSignerOrThrow(scheme, secret, index));
 
   const names = [scheme.idHeader, scheme.timestampHeader, scheme.signatureHeader];

@@ -9,7 +9,7 @@ import { ClientsModule } from './clients/clients.module';
 import type { AppWorkerConfig } from './config';
 import { DatabaseModule } from './database/database.module';
 import { GithubModule } from './github/github.module';
-import type { Clock } from './database/database.tokens';
+import { toClock, type ClockOption } from '@berth/contract';
 import { LoggerModule } from './logging/logger.module';
 import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
 
@@ -22,7 +22,8 @@ export interface QueueWorkerDependencies {
   /** Required by the `jetstream` driver. */
   messaging?: Messaging;
   db: Db;
-  clock?: Clock;
+  /** The services' clock (default the system clock); a bare `() => Date` is read as the wall clock. */
+  clock?: ClockOption;
   /** Told of every job queued and attempt finished (the worker's metrics). */
   observer?: JobObserver;
   /** Wraps every cron run: the overlap policy (`cronRunLockGuard` of `@berth/cron` on JetStream). */
@@ -42,11 +43,12 @@ export interface QueueWorkerDependencies {
 @Module({})
 export class QueueWorkerModule {
   static register(deps: QueueWorkerDependencies): DynamicModule {
+    const clock = toClock(deps.clock);
     return {
       module: QueueWorkerModule,
       imports: [
         LoggerModule.register(deps.logger),
-        DatabaseModule.register(deps.db, deps.clock),
+        DatabaseModule.register(deps.db, clock),
         MessageQueueModule.forRoot({
           driver: deps.config.messageQueueDriver,
           messaging: deps.messaging,
@@ -65,7 +67,7 @@ export class QueueWorkerModule {
           db: deps.db,
           logger: deps.logger,
           logContext: deps.logContext,
-          clock: deps.clock,
+          clock,
           shutdownGraceMs: deps.config.shutdownGraceMs,
           streamReplicas: deps.config.streamReplicas ?? 1,
           defaults: { concurrency: deps.config.queueConcurrency },

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { Collection } from 'mongodb';
 import { Counter, Gauge } from 'prom-client';
 import { readInboxBacklog, type InboxEventDocument } from '@berth/inbox';
@@ -52,7 +53,10 @@ export function createWorkerMetrics(options: {
   logger: BerthLogger;
   /** How long one reading of the queue depths serves scrapes (default 5000 ms). */
   depthCacheMs?: number;
+  /** What the oldest waiting job's age is measured against; defaults to the system clock. */
+  clock?: Clock;
 }): { registry: Registry; observer: JobObserver } {
+  const clock = options.clock ?? systemClock;
   const registry = options.registry ?? createMetricsRegistry({ processMetrics: true });
   const jobs = createJobMetrics(registry, { consumes: options.queues, produces: options.queues });
   const registers = [registry];
@@ -128,7 +132,8 @@ export function createWorkerMetrics(options: {
       options.logger,
       'job_oldest_waiting_seconds',
       'Age of the oldest job waiting for a worker, per queue (0 when none waits)',
-      (depth) => (depth.oldestWaitingAt ? Math.max(0, (Date.now() - depth.oldestWaitingAt.getTime()) / 1000) : 0),
+      (depth) =>
+        depth.oldestWaitingAt ? Math.max(0, (clock.now().getTime() - depth.oldestWaitingAt.getTime()) / 1000) : 0,
     );
   }
   return {

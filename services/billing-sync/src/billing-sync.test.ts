@@ -1,3 +1,4 @@
+import { ShiftedClock } from '@berth/contract/testing';
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import {
@@ -23,7 +24,7 @@ import {
 const binDir = defaultToolsBinDir(process.env.BERTH_TOOLS_DIR);
 /** Every clock reading of the service is a year ahead, to show the injected clock is the one used. */
 const CLOCK_OFFSET_MS = 365 * 24 * 3600 * 1000;
-const clock = (): Date => new Date(Date.now() + CLOCK_OFFSET_MS);
+const clock = new ShiftedClock(CLOCK_OFFSET_MS);
 
 let nats: NatsServerHandle;
 let ferret: FerretDbHandle;

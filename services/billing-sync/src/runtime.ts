@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import type { BillingSyncHooks } from './hooks';
 import type { BillingCollections } from './workspaces/collections';

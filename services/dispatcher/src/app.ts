@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import { systemClock, type Clock } from '@berth/contract';
 import { createRouter, httpGuard, type GuardRefusal } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
@@ -9,8 +10,6 @@ import {
   EndpointNotFoundError,
   InvalidEndpointError,
   ReplayRefusedError,
-  systemClock,
-  type Clock,
   type Dispatcher,
   type EventCatalog,
 } from '@berth/outbound';

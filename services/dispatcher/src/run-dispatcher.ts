@@ -3,15 +3,10 @@ import type Koa from 'koa';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import { connectMessaging } from '@berth/messaging';
-import {
-  createAddressPolicy,
-  DEFAULT_ALLOWED_PORTS,
-  startDispatcher,
-  type Clock,
-  type Dispatcher,
-} from '@berth/outbound';
+import { createAddressPolicy, DEFAULT_ALLOWED_PORTS, startDispatcher, type Dispatcher } from '@berth/outbound';
 import { startService } from '@berth/service';
 import { createDispatcherApp } from './app';
 import type { DispatcherConfig } from './config';

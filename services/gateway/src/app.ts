@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { createRouter, httpGuard } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
-import type { Clock } from '@berth/webhooks';
+import { systemClock, type Clock } from '@berth/contract';
 import type { GatewayConfig } from './config';
 import { GatewayMetrics } from './metrics';
 import { createProviderEndpoints } from './providers';
@@ -35,7 +35,7 @@ export interface GatewayAppDependencies {
  */
 export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
   const { config, publisher, logger } = dependencies;
-  const clock = dependencies.clock ?? (() => new Date());
+  const clock = dependencies.clock ?? systemClock;
   const metrics = dependencies.metrics ?? new GatewayMetrics({ providerNames: config.knownProviderNames });
   const webhooks = new WebhookRoute({
     providers: createProviderEndpoints(config.providers, clock),

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { readFile } from 'node:fs/promises';
 import Stripe from 'stripe';
 import { waitFor } from '@berth/local-infra/testing';
@@ -67,26 +68,26 @@ describe('gateway: rate limit, JetStream outages and metrics', () => {
   });
 
   it('answers 429 with Retry-After past the per-minute limit, counting rejected requests too, per provider', async () => {
-    let now = new Date('2030-01-01T00:00:00Z');
+    const clock = new ManualClock('2030-01-01T00:00:00Z');
     const limited = await startGateway(nats, {
       env: { STRIPE_WEBHOOK_SECRET: SECRET, WEBHOOK_RATE_LIMIT_PER_MINUTE: '3' },
-      clock: () => now,
+      clock,
     });
     try {
       const at = (date: Date) => unixSeconds(Math.round((date.getTime() - Date.now()) / 1000));
       const send = async (options: { signed?: boolean } = {}) => {
-        const { body, headers } = signedEvent('invoice.paid', at(now));
+        const { body, headers } = signedEvent('invoice.paid', at(clock.now()));
         return limited.post('stripe', body, options.signed === false ? {} : headers);
       };
       expect((await send({ signed: false })).status).toBe(400); // unsigned: counted too
       for (let i = 0; i < 2; i += 1) expect((await send()).status).toBe(200);
-      now = new Date(now.getTime() + 20_000);
+      clock.advance(20_000);
       const refused = await send();
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('40');
       expect(await refused.json()).toEqual({ error: 'rate_limited' });
 
-      now = new Date(now.getTime() + 40_000);
+      clock.advance(40_000);
       expect((await send()).status).toBe(200);
       expect(inboundCount(await limited.metrics.render(), 'stripe', 'rate_limited')).toBe(1);
     } finally {

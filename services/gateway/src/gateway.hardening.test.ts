@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import Stripe from 'stripe';
 import { decodeWebhookBatch, WEBHOOK_HEADERS } from '@berth/messaging';
 import { defaultToolsBinDir } from '@berth/local-infra';
+import { waitFor } from '@berth/local-infra/testing';
 import { signHmacSha256 } from '@berth/webhooks';
 import {
   capturingLogger,
@@ -119,8 +120,13 @@ describe('gateway hardening', () => {
       const gateway = await open({ PUBLISH_TIMEOUT_MS: '1500', WEBHOOK_QUEUE_MAX_EVENTS: '2' });
       expect((await post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })).status).toBe(200);
       const answers = await withNatsStopped(nats, async () => {
+        const published = nats.messaging.nc.stats().outMsgs;
         const inFlight = post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // The first event is in flight once the gateway has written its message to the (stopped) server.
+        await waitFor(() => nats.messaging.nc.stats().outMsgs > published, {
+          what: 'the first event to be published',
+          intervalMs: 5,
+        });
         return Promise.all([
           inFlight,
           ...Array.from({ length: 5 }, () => post(gateway, { id: uniqueId('evt'), type: 'invoice.paid' })),

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { Webhook } from 'standardwebhooks';
 import type { ProviderConfig } from './config';
 import { createProviderEndpoint } from './providers';
@@ -26,13 +27,13 @@ function signed(body: string): Record<string, string> {
 
 describe('provider endpoints', () => {
   it('refuses at boot a secret the provider library cannot use', () => {
-    expect(() => createProviderEndpoint({ ...batchProvider, secrets: ['whsec_!!not base64!!'] }, () => NOW)).toThrow(
-      /provider acme: .*secrets\[0\]/,
-    );
+    expect(() =>
+      createProviderEndpoint({ ...batchProvider, secrets: ['whsec_!!not base64!!'] }, new ManualClock(NOW)),
+    ).toThrow(/provider acme: .*secrets\[0\]/);
   });
 
   it('splits a verified batch into handled events, counting unhandled and unusable items', () => {
-    const endpoint = createProviderEndpoint(batchProvider, () => NOW);
+    const endpoint = createProviderEndpoint(batchProvider, new ManualClock(NOW));
     const events = [
       { id: 'e1', type: 'order.paid' },
       { id: 'e2', type: 'order.viewed' },
@@ -53,7 +54,7 @@ describe('provider endpoints', () => {
   });
 
   it('reports a batch whose events field is not an array as unusable', () => {
-    const endpoint = createProviderEndpoint(batchProvider, () => NOW);
+    const endpoint = createProviderEndpoint(batchProvider, new ManualClock(NOW));
     const body = JSON.stringify({ events: {} });
     const verified = endpoint.verify(Buffer.from(body), signed(body));
     if (!verified.ok) throw new Error(verified.message);
@@ -67,7 +68,7 @@ describe('provider endpoints', () => {
   it('keeps the raw bytes of a single event, and uses the verifier clock', () => {
     const endpoint = createProviderEndpoint(
       { ...batchProvider, batch: undefined, eventTypes: { kind: 'all' } },
-      () => NOW,
+      new ManualClock(NOW),
     );
     const body = '{"type":"order.paid",  "spacing":"kept"}';
     const verified = endpoint.verify(Buffer.from(body), signed(body));
@@ -78,7 +79,7 @@ describe('provider endpoints', () => {
 
     const later = createProviderEndpoint(
       { ...batchProvider, batch: undefined },
-      () => new Date(NOW.getTime() + 301_000),
+      new ManualClock(NOW.getTime() + 301_000),
     );
     expect(later.verify(Buffer.from(body), signed(body))).toMatchObject({
       ok: false,
@@ -98,7 +99,7 @@ describe('provider endpoints', () => {
       typeField: 'type',
       storeOnly: false,
     };
-    const endpoint = createProviderEndpoint(twilio, () => NOW);
+    const endpoint = createProviderEndpoint(twilio, new ManualClock(NOW));
     // Twilio's documented example: the URL, the POST parameters and the signature Twilio computes for them.
     const body = Buffer.from(
       'CallSid=CA1234567890ABCDE&Caller=%2B12349013030&Digits=1234&From=%2B12349013030&To=%2B18005551212',
@@ -128,7 +129,7 @@ describe('provider endpoints', () => {
     ]);
     const statusOnly = createProviderEndpoint(
       { ...twilio, eventTypes: { kind: 'only', types: ['message.delivered'] } },
-      () => NOW,
+      new ManualClock(NOW),
     );
     expect(statusOnly.extract(verified, body)).toEqual({ handled: [], unhandledCount: 1, unusable: [] });
     expect(endpoint.verify(body, { 'x-twilio-signature': 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=' })).toMatchObject({

@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   DEFAULT_HMAC_SIGNATURE_HEADER,
@@ -12,7 +13,6 @@ import {
   verifySvixSignature,
   webhookPreset,
   type PresetVerificationSuccess,
-  type Clock,
   type VerificationResult,
   type VerificationSuccess,
 } from '@berth/webhooks';
@@ -87,16 +87,16 @@ function createVerifier(config: ProviderConfig, clock: Clock): Verifier {
           rawBody,
           signatureHeader: singleHeader(headers['stripe-signature']),
           secrets,
-          now: clock,
+          clock,
         });
     case 'svix':
-      return (rawBody, headers) => verifySvixSignature({ rawBody, headers, secrets, now: clock });
+      return (rawBody, headers) => verifySvixSignature({ rawBody, headers, secrets, clock });
     case 'standard-webhooks':
-      return (rawBody, headers) => verifyStandardWebhook({ rawBody, headers, secrets, now: clock });
+      return (rawBody, headers) => verifyStandardWebhook({ rawBody, headers, secrets, clock });
     case 'preset': {
       const preset = config.preset === undefined ? undefined : webhookPreset(config.preset);
       if (!preset) throw new TypeError(`provider ${config.name}: unknown preset ${String(config.preset)}`);
-      return (rawBody, headers) => preset.verify({ rawBody, headers, secrets, now: clock, url: config.url });
+      return (rawBody, headers) => preset.verify({ rawBody, headers, secrets, clock, url: config.url });
     }
     case 'hmac-sha256': {
       // A batch has no id of its own (its items do); a single event's id is read from `idField`.
@@ -107,7 +107,7 @@ function createVerifier(config: ProviderConfig, clock: Clock): Verifier {
           rawBody,
           headers,
           secrets,
-          now: clock,
+          clock,
           signatureHeaderName: config.signatureHeader,
           timestampHeaderName: config.timestampHeader,
           eventIdFrom,

@@ -11,7 +11,7 @@ import type { StoredMsg } from '@nats-io/jetstream';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
 import { startNatsServer, type NatsServerHandle } from '@berth/local-infra';
-import type { Clock } from '@berth/webhooks';
+import type { Clock } from '@berth/contract';
 import { startHealthServer, type HealthServer } from '@berth/metrics';
 import { createGatewayApp } from './app';
 import { loadConfig, type GatewayConfig } from './config';

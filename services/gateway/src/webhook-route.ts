@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { BerthLogger } from '@berth/logger';
-import type { Clock, VerificationSuccess } from '@berth/webhooks';
+import type { Clock } from '@berth/contract';
+import type { VerificationSuccess } from '@berth/webhooks';
 import { UNKNOWN_PROVIDER_LABEL, type GatewayMetrics, type InboundOutcome } from './metrics';
 import type { DeliveredEvent, ProviderEndpoint } from './providers';
 import type { PublishOutcome, WebhookPublisher } from './publisher';
@@ -102,7 +103,7 @@ export class WebhookRoute {
       );
       return;
     }
-    const receivedAt = this.options.clock();
+    const receivedAt = this.options.clock.now();
     const ip = ctx.ip;
     const limitKey = `${name}|${ip}`;
     if (this.rateLimiter?.isExhausted(limitKey, receivedAt.getTime())) {

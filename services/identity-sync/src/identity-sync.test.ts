@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 import { MongoClient, type Db } from 'mongodb';
 import type { WebhookWorkerApp } from '@berth/webhook-handlers';
 import {
@@ -63,7 +64,7 @@ beforeAll(async () => {
     db,
     logger,
     logContext,
-    clock: () => new Date(),
+    clock: systemClock,
     retryPolicy: exponentialBackoff({ maxAttempts: 4, baseDelayMs: 100 }),
     onOutcome: outcomes.record,
   });

@@ -1,4 +1,4 @@
-import type { Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import type { IdentityCollections } from './collections';
 

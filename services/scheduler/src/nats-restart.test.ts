@@ -1,5 +1,5 @@
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
-import { waitFor, waitForEvent, waitForEvents } from '@berth/local-infra/testing';
+import { holdFault, waitFor, waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { registerCronSchedules } from '@berth/cron';
@@ -8,7 +8,6 @@ import { Scheduler } from './scheduler';
 import { readStoredTicks } from './test-support/stored-ticks';
 
 const silent = createLogger({ service: 'scheduler-test', level: process.env.DEBUG_SCHEDULER ? 'debug' : 'silent' });
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long nats-server stays down: the ticks due meanwhile must be emitted late, once each. */
 const OUTAGE_MS = 1500;
 let server: NatsServerHandle;
@@ -52,7 +51,7 @@ test('a NATS restart: not ready while disconnected, then leads again and the tic
   await waitFor(() => !scheduler.ready, { timeoutMs: 300, intervalMs: 10, what: 'the scheduler to report not ready' });
   expect(scheduler.ready).toBe(false);
   await down;
-  await sleep(OUTAGE_MS);
+  await holdFault(OUTAGE_MS, 'nats-server stays down while ticks fall due');
   const restartedAt = Date.now();
   const resumed = ticks(1, (tick) => tick.getTime() > restartedAt);
   await server.restart();

@@ -1,3 +1,4 @@
+import { clockDelay, type Clock } from '@berth/contract';
 import { KvWatchInclude, type KV } from '@nats-io/kv';
 import {
   compileCronPattern,
@@ -24,6 +25,8 @@ export interface ScheduleWatcherOptions {
   logger: BerthLogger;
   /** Where it reports `schedules:loaded` and each `schedule:applied`. */
   events: SchedulerEvents;
+  /** The timer of the watch's restart after it ends. */
+  clock: Clock;
 }
 
 /**
@@ -81,7 +84,7 @@ export class ScheduleWatcher {
       }
       if (!this.running) return;
       this.options.logger.warn('Schedule watch ended; reading the schedules again in 1 s');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await clockDelay(this.options.clock, 1000);
       if (this.running)
         await this.follow().catch((error: unknown) =>
           this.options.logger.error({ err: error }, 'Could not restart the schedule watch'),

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { waitForEvent, waitForEvents } from '@berth/local-infra/testing';
 import { createLogger, type BerthLogger } from '@berth/logger';
@@ -5,7 +6,6 @@ import { connectMessaging, type Messaging } from '@berth/messaging';
 import {
   LastTickStore,
   LEADER_KEY,
-  ManualClock,
   registerCronSchedules,
   type CronBucketOptions,
   type CronDefinition,

@@ -1,12 +1,5 @@
-import {
-  LastTickStore,
-  LeaderLease,
-  openCronBuckets,
-  systemClock,
-  type CronClock,
-  type CronBucketOptions,
-  type CronBuckets,
-} from '@berth/cron';
+import { LastTickStore, LeaderLease, openCronBuckets, type CronBucketOptions, type CronBuckets } from '@berth/cron';
+import { systemClock, type Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import { ensureStream, jobsStream, type Messaging } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
@@ -26,7 +19,7 @@ export interface SchedulerOptions {
   /** Ticks later than this are collapsed (catch up once); 2 × lease TTL + tick interval by default. */
   graceMs?: number;
   /** Time and the timers of the lease rounds and the tick loop; a `ManualClock` lets a test run them. */
-  clock?: CronClock;
+  clock?: Clock;
   /** Where the replica reports what it does (see {@link Scheduler.events}); a new emitter by default. */
   events?: SchedulerEvents;
   /** Bucket names and replicas (tests use their own names); the replicas also size JOBS when it has to be created. */
@@ -46,7 +39,7 @@ export class Scheduler {
   private readonly lease: LeaderLease;
   private readonly watcher: ScheduleWatcher;
   private readonly emitter: TickEmitter;
-  private readonly clock: CronClock;
+  private readonly clock: Clock;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -62,7 +55,7 @@ export class Scheduler {
     this.lease.events.on('lease:change', (event) => this.events.emit('lease:change', event));
     this.lease.events.on('lease:renewed', (event) => this.events.emit('lease:renewed', event));
     this.lease.events.on('lease:round', (event) => this.events.emit('lease:round', event));
-    this.watcher = new ScheduleWatcher({ kv: buckets.schedules, logger, events: this.events });
+    this.watcher = new ScheduleWatcher({ kv: buckets.schedules, logger, events: this.events, clock: this.clock });
     this.events.on('lease:change', ({ holder: who, leading }) => {
       if (who !== holder) return;
       metrics.setLeader(leading);

@@ -1,5 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { cronTickMessage, planDueTicks, scheduleCursor, type CronClock, type LastTickStore } from '@berth/cron';
+import { cronTickMessage, planDueTicks, scheduleCursor, type LastTickStore } from '@berth/cron';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import { publishMessage } from '@berth/messaging';
 import type { SchedulerMetrics } from './metrics';
@@ -17,7 +18,7 @@ export interface TickEmitterOptions {
   metrics: SchedulerMetrics;
   /** Where it reports each `tick:emitted`. */
   events: SchedulerEvents;
-  clock: CronClock;
+  clock: Clock;
   /** See `planDueTicks`: ticks later than this are collapsed into the latest (catch up once). */
   graceMs: number;
   /** How long one publish may wait for its PubAck. */

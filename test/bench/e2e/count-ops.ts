@@ -7,16 +7,11 @@
  *
  * Env: COUNT_OPS_EVENTS (50 per case), MONGO_URL (count against that MongoDB instead).
  */
+import { systemClock } from '@berth/contract';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb } from '@berth/local-infra';
 import { createLogger } from '@berth/logger';
-import {
-  applyInboxEvent,
-  ensureInboxIndexes,
-  inboxCollections,
-  systemClock,
-  type InboxEventHandler,
-} from '@berth/inbox';
+import { applyInboxEvent, ensureInboxIndexes, inboxCollections, type InboxEventHandler } from '@berth/inbox';
 import { BillingSyncService } from '../../../services/billing-sync/src/billing-sync.service';
 import { ensureBillingSyncIndexes } from '../../../services/billing-sync/src/indexes';
 import { billingCollections } from '../../../services/billing-sync/src/workspaces/collections';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
+import { holdFault } from '@berth/local-infra/testing';
 import { handleControlRequest } from './control-api';
 import { send } from './http';
 import {
@@ -214,7 +214,7 @@ export class StripeStandIn {
         this.requestWaiters.splice(this.requestWaiters.indexOf(waiter), 1);
         waiter.resolve(recorded);
       }
-      if (this.latencyMs > 0) await sleep(this.latencyMs);
+      if (this.latencyMs > 0) await holdFault(this.latencyMs, 'Stripe answers slowly (the configured latency)');
       const [status, body] = this.answer(request, url.pathname, recorded.query);
       recorded.status = status;
       send(response, status, body);

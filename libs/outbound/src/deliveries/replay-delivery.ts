@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { isDuplicateKeyError } from '@berth/store';
-import type { Clock } from '../clock';
+import { toClock, type ClockOption } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 import { publishDelivery } from './delivery-message';
 import { getDeliveryView } from './load-delivery-views';
@@ -9,7 +9,11 @@ import { getDeliveryView } from './load-delivery-views';
 export interface ReplayDependencies {
   js: JetStreamClient;
   collections: Pick<OutboundCollections, 'deliveries' | 'attempts' | 'events'>;
-  clock?: Clock;
+  /**
+   * Time for the stored timestamps; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
+   * system clock.
+   */
+  clock?: ClockOption;
 }
 
 /** Raised when a delivery can't be replayed: unknown, still pending, or its event is past retention. */
@@ -55,7 +59,7 @@ export async function replayDelivery(dependencies: ReplayDependencies, deliveryI
     round,
     roundAttempt: 1,
   });
-  const now = (dependencies.clock ?? (() => new Date()))();
+  const now = toClock(dependencies.clock).now();
   try {
     await dependencies.collections.attempts.insertOne({
       _id: `${deliveryId}:r${round}:replay`,

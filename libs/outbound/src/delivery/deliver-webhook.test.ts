@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { Webhook } from 'standardwebhooks';
 import { createAddressPolicy } from './address-policy';
 import { REFUSED_ADDRESSES } from './test-support/address-cases';
@@ -231,7 +232,7 @@ describe('deliverWebhook', () => {
       response.writeHead(status, { 'retry-after': status === 503 ? 'Tue, 01 Jan 2030 00:01:00 GMT' : '7' }).end();
     });
     const at = (status: number) =>
-      deliverWebhook(message(`${busy.url}/${status}`), { policy: loopback, clock: () => now });
+      deliverWebhook(message(`${busy.url}/${status}`), { policy: loopback, clock: new ManualClock(now) });
     expect(await at(429)).toMatchObject({ outcome: 'retry', statusCode: 429, retryAfterMs: 7_000, startedAt: now });
     expect(await at(503)).toMatchObject({ outcome: 'retry', statusCode: 503, retryAfterMs: 60_000 });
     expect((await at(500)).retryAfterMs).toBeUndefined();

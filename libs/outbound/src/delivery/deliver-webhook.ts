@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 import { performance } from 'node:perf_hooks';
 import { isDeliveryTarget, resolveDeliveryTarget } from './delivery-target';
 import {
@@ -22,9 +23,9 @@ import { signWebhook } from './sign-webhook';
  * read. Never throws for anything the endpoint or the network does: every failure is an attempt with an outcome.
  */
 export async function deliverWebhook(request: DeliveryRequest, options: DeliveryOptions): Promise<DeliveryAttempt> {
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
-  const startedAt = clock();
+  const startedAt = clock.now();
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const deadline = new AbortController();
@@ -64,7 +65,7 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       const reason = deadline.signal.aborted ? `timed out after ${timeoutMs} ms` : describeError(error);
       return { outcome: 'retry', startedAt, durationMs: elapsed(), address: target.address, error: reason };
     }
-    return { ...judgeResponse(response, clock()), startedAt, durationMs: elapsed(), address: target.address };
+    return { ...judgeResponse(response, clock.now()), startedAt, durationMs: elapsed(), address: target.address };
   } finally {
     clearTimeout(timer);
   }

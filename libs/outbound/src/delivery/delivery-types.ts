@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { AddressPolicy } from './address-policy';
 import type { ResolveHost } from './resolve-host';
 
@@ -28,7 +29,7 @@ export interface DeliveryOptions {
   /** How much of the response body is read and kept; 4096 bytes by default. The rest is never read. */
   maxResponseBytes?: number;
   /** The current time, for `startedAt` and HTTP-date `Retry-After` values. */
-  clock?: () => Date;
+  clock?: Clock;
   /**
    * The root certificates (PEM) `https:` endpoints are verified against, instead of node's bundled Mozilla store:
    * for endpoints behind a private CA, and tests. Verification itself is never turned off.

@@ -72,13 +72,13 @@ export async function attemptDelivery(
       redelivery,
       undefined,
       { status: 'skipped', nextAttemptAt: null },
-      dependencies.clock(),
+      dependencies.clock.now(),
     );
     dependencies.metrics.deliveries.labels('skipped').inc();
     return;
   }
   await lane.limiter?.take();
-  const now = dependencies.clock();
+  const now = dependencies.clock.now();
   const attempt = await deliverWebhook(
     {
       url: endpoint.url,
@@ -140,6 +140,8 @@ export async function attemptDelivery(
       `Attempt ${roundAttempt} of ${message.deliveryId} failed (${describeAttempt(attempt)}); the endpoint waits for it`,
       delayMs,
     );
+  // nats-server fires the schedule on its own wall clock, so the due time is the process's real time plus the
+  // delay, not the injected clock (which a test may have moved days ahead).
   await scheduleDeliveryRetry(
     dependencies.js,
     { ...message, roundAttempt: roundAttempt + 1 },

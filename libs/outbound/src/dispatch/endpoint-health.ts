@@ -1,7 +1,7 @@
 import type { BerthLogger } from '@berth/logger';
 import { isDuplicateKeyError } from '@berth/store';
 import type { Filter } from 'mongodb';
-import type { Clock } from '../clock';
+import type { Clock } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 import type { DisabledReason, EndpointDocument } from '../endpoints/endpoint-document';
 import type { DispatcherMetrics } from './dispatcher-metrics';
@@ -81,7 +81,7 @@ async function autoDisableEndpoint(
   endpoint: EndpointDocument,
   failingSince: Date,
 ): Promise<boolean> {
-  const now = dependencies.clock();
+  const now = dependencies.clock.now();
   const won = await markDisabled(dependencies, { _id: endpoint._id, disabledAt: null, failingSince }, 'failing', {
     autoDisableAlertedAt: now,
   });
@@ -129,7 +129,7 @@ export async function disableEndpoint(
 ): Promise<void> {
   if (!(await markDisabled(dependencies, { _id: endpointId, disabledAt: null }, reason))) {
     // Disabled already (by another attempt or replica): this process stops delivering to it too.
-    dependencies.endpoints.patch(endpointId, { disabledAt: dependencies.clock(), disabledReason: reason });
+    dependencies.endpoints.patch(endpointId, { disabledAt: dependencies.clock.now(), disabledReason: reason });
     return;
   }
   if (reason === 'gone') dependencies.logger.warn({ endpointId }, `Endpoint ${endpointId} answered 410 Gone: disabled`);
@@ -147,7 +147,7 @@ async function markDisabled(
   reason: Exclude<DisabledReason, 'manual'>,
   extra: Partial<EndpointDocument> = {},
 ): Promise<boolean> {
-  const now = dependencies.clock();
+  const now = dependencies.clock.now();
   const result = await dependencies.collections.endpoints.updateOne(filter, {
     $set: { disabledAt: now, disabledReason: reason, updatedAt: now, ...extra },
   });

@@ -4,7 +4,7 @@ import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging, StreamSizing } from '@berth/messaging';
 import { cachedRead, type Registry } from '@berth/metrics';
 import { SVIX_RETRY_SCHEDULE_MS, type AddressPolicy, type ResolveHost } from '../delivery';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { ensureOutboundIndexes, outboundCollections, type OutboundCollections } from '../collections';
 import { announceEndpointChange } from '../endpoints/announce-endpoint-change';
 import { endpointConsumerName, ENDPOINT_CHANGED_SUBJECT, OUTBOUND_DELIVERIES_STREAM } from '../names';

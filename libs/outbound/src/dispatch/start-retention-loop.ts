@@ -1,5 +1,5 @@
 import type { BerthLogger } from '@berth/logger';
-import type { Clock } from '../clock';
+import type { Clock } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 import { deleteOldDeliveries } from '../deliveries/delete-old-deliveries';
 
@@ -15,7 +15,7 @@ export function startRetentionLoop(options: {
   intervalMs: number;
 }): () => void {
   const timer = setInterval(() => {
-    const before = new Date(options.clock().getTime() - options.maxAgeMs);
+    const before = new Date(options.clock.now().getTime() - options.maxAgeMs);
     deleteOldDeliveries({ collections: options.collections }, before).then(
       (deleted) => {
         if (deleted.deliveries + deleted.attempts + deleted.events > 0)

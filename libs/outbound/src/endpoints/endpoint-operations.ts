@@ -1,10 +1,14 @@
-import type { Clock } from '../clock';
+import type { ClockOption } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 
 /** What the endpoint operations use. */
 export interface EndpointOperationDependencies {
   collections: Pick<OutboundCollections, 'endpoints'>;
-  clock?: Clock;
+  /**
+   * Time for the stored timestamps; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
+   * system clock.
+   */
+  clock?: ClockOption;
   /**
    * Called after an endpoint changed, to tell the dispatchers (see `announceEndpointChange`); they also reload on
    * their own every few seconds.

@@ -1,3 +1,4 @@
+import { toClock } from '@berth/contract';
 import { toEndpointView, type EndpointView } from './endpoint-document';
 import { EndpointNotFoundError, type EndpointOperationDependencies } from './endpoint-operations';
 
@@ -13,7 +14,7 @@ export async function setEndpointEnabled(
   endpointId: string,
   enabled: boolean,
 ): Promise<EndpointView> {
-  const now = (dependencies.clock ?? (() => new Date()))();
+  const now = toClock(dependencies.clock).now();
   const set = enabled
     ? { disabledAt: null, disabledReason: null, failingSince: null, autoDisableAlertedAt: null, updatedAt: now }
     : { disabledAt: now, disabledReason: 'manual' as const, updatedAt: now };

@@ -1,3 +1,4 @@
+import { toClock } from '@berth/contract';
 import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
 import {
   assertEndpointUrl,
@@ -29,7 +30,7 @@ export async function updateEndpoint(
   if (changes.url !== undefined) assertEndpointUrl(changes.url);
   if (changes.eventTypes !== undefined) assertEventTypes(changes.eventTypes);
   if (changes.rateLimitPerSecond !== undefined) assertRateLimit(changes.rateLimitPerSecond);
-  const now = (dependencies.clock ?? (() => new Date()))();
+  const now = toClock(dependencies.clock).now();
   const set: Partial<EndpointDocument> = { updatedAt: now };
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.description !== undefined) set.description = changes.description;

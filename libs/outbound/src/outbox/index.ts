@@ -1,13 +1,6 @@
 /** The outbox for product writes: a business change and its events stored in one document write, then relayed. */
 export { OUTBOX_FIELD } from './outbox-types';
-export type {
-  OutboxClock,
-  OutboxCollection,
-  OutboxDocument,
-  OutboxEntry,
-  OutboxEvent,
-  OutboxSend,
-} from './outbox-types';
+export type { OutboxCollection, OutboxDocument, OutboxEntry, OutboxEvent, OutboxSend } from './outbox-types';
 export { createOutboxEntry } from './outbox-entry';
 export type { OutboxEntryOptions } from './outbox-entry';
 export { withOutboxDocument, withOutboxUpdate } from './with-outbox';

@@ -1,10 +1,11 @@
+import { systemClock, type Clock } from '@berth/contract';
 import { randomUUID } from 'node:crypto';
 import { assertEventType, assertWorkspaceId } from '../names';
-import type { OutboxClock, OutboxEntry, OutboxEvent } from './outbox-types';
+import type { OutboxEntry, OutboxEvent } from './outbox-types';
 
 /** How entries get their id and time; both injectable for tests. */
 export interface OutboxEntryOptions {
-  clock?: OutboxClock;
+  clock?: Clock;
   newId?: () => string;
 }
 
@@ -26,6 +27,6 @@ export function createOutboxEntry(event: OutboxEvent, options: OutboxEntryOption
     workspaceId: event.workspaceId,
     eventType: event.eventType,
     payload,
-    createdAt: (options.clock ?? (() => new Date()))(),
+    createdAt: (options.clock ?? systemClock).now(),
   };
 }

@@ -1,7 +1,8 @@
+import { systemClock, type Clock } from '@berth/contract';
 import { Gauge } from 'prom-client';
 import { cachedRead, getOrCreateMetric, type MetricsErrorLogger, type Registry } from '@berth/metrics';
 import { readOutboxBacklog, type OutboxBacklogReading } from './read-outbox-backlog';
-import type { OutboxClock, OutboxCollection } from './outbox-types';
+import type { OutboxCollection } from './outbox-types';
 
 /** Options of {@link createOutboxMetrics}. */
 export interface OutboxMetricsOptions {
@@ -9,7 +10,7 @@ export interface OutboxMetricsOptions {
   collections: readonly OutboxCollection[];
   /** How long one reading serves scrapes; 15 000 ms by default. The age keeps growing between readings. */
   cacheMs?: number;
-  clock?: OutboxClock;
+  clock?: Clock;
   /** Told when a reading fails; the scrape then has no series of these metrics. */
   logger?: MetricsErrorLogger;
 }
@@ -23,7 +24,7 @@ export interface OutboxMetricsOptions {
  */
 export function createOutboxMetrics(registry: Registry, options: OutboxMetricsOptions): void {
   const read = cachedRead(() => readOutboxBacklog(options.collections), options.cacheMs ?? 15_000);
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const readOrNothing = async (): Promise<OutboxBacklogReading[]> => {
     try {
       return await read();
@@ -59,7 +60,7 @@ export function createOutboxMetrics(registry: Registry, options: OutboxMetricsOp
         registers,
         async collect() {
           this.reset();
-          const now = clock().getTime();
+          const now = clock.now().getTime();
           for (const reading of await readOrNothing()) {
             this.labels(reading.collection).set(
               reading.oldestPendingAt ? Math.max(0, (now - reading.oldestPendingAt.getTime()) / 1000) : 0,

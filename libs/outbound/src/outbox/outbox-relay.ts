@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 import { createRelayLease, type RelayLeaseOptions } from './relay-lease';
 import { relayOutbox, type RelayOutboxOptions, type RelayOutboxResult } from './relay-outbox';
 
@@ -33,7 +34,7 @@ export interface OutboxRelay {
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const lease = options.lease ? createRelayLease(options.lease) : undefined;
   let running = false;
   let timer: NodeJS.Timeout | undefined;

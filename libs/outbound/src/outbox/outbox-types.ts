@@ -1,4 +1,3 @@
-import type { Clock } from '@berth/contract';
 import type { Collection, Document } from 'mongodb';
 
 /** The array field of a business document that holds its pending events. */
@@ -50,6 +49,3 @@ export type OutboxSend = (
   payload: unknown,
   options: { idempotencyKey: string },
 ) => Promise<unknown>;
-
-/** The current time: `@berth/contract`'s `Clock`, under the name the outbox has always exported. */
-export type OutboxClock = Clock;

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import type { Collection, Db, Document, UpdateFilter } from 'mongodb';
 import { createLogger } from '@berth/logger';
 import { createMetricsRegistry } from '@berth/metrics';
@@ -299,7 +300,7 @@ describe('relayOutbox', () => {
         collection,
         document: { _id: id, status: 'open', total: 0 },
         events: [{ ...paid, payload: id }],
-        clock: () => new Date(Date.UTC(2030, 0, day)),
+        clock: new ManualClock(Date.UTC(2030, 0, day)),
       });
     }
     const { send, calls } = recordingSend();
@@ -515,17 +516,21 @@ describe('createOutboxMetrics', () => {
       filter: { _id: 'in_1' },
       update: { $set: { status: 'paid' } },
       events: [paid],
-      clock: () => new Date('2030-01-01T00:00:00Z'),
+      clock: new ManualClock('2030-01-01T00:00:00Z'),
     });
     await insertWithOutbox({
       collection,
       document: { _id: 'in_2', status: 'open', total: 1 },
       events: [paid],
-      clock: () => new Date('2030-01-01T00:05:00Z'),
+      clock: new ManualClock('2030-01-01T00:05:00Z'),
     });
     const empty = await invoices();
     const registry = createMetricsRegistry();
-    createOutboxMetrics(registry, { collections: asCollections(collection, empty), clock: () => now, cacheMs: 0 });
+    createOutboxMetrics(registry, {
+      collections: asCollections(collection, empty),
+      clock: new ManualClock(now),
+      cacheMs: 0,
+    });
     const text = await registry.metrics();
     expect(text).toContain(`webhook_outbox_pending{collection="${collection.collectionName}"} 2`);
     expect(text).toContain(`webhook_outbox_oldest_pending_age_seconds{collection="${collection.collectionName}"} 600`);

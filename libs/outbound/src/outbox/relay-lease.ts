@@ -1,5 +1,5 @@
 import { acquireLease, releaseLease, renewLease, type Lease, type LeaseCollection } from '@berth/store';
-import type { OutboxClock } from './outbox-types';
+import type { Clock } from '@berth/contract';
 
 /** Options of {@link createRelayLease}: which lease collection, and who this relay is. */
 export interface RelayLeaseOptions {
@@ -16,9 +16,9 @@ export interface RelayLeaseOptions {
 /** The relay's hold on its lease. */
 export interface RelayLease {
   /** Renews the lease if held, else tries to take it; true when this relay may run a pass now. */
-  hold(clock: OutboxClock): Promise<boolean>;
+  hold(clock: Clock): Promise<boolean>;
   /** Lets go, so a standby relay takes over at its next poll instead of after `leaseMs`. */
-  release(clock: OutboxClock): Promise<void>;
+  release(clock: Clock): Promise<void>;
 }
 
 /**

@@ -1,9 +1,9 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import type { UpdateFilter } from 'mongodb';
 import { OUTBOX_SCAN_PATH, pendingOutboxScanFilter } from './outbox-index';
 import {
   OUTBOX_FIELD,
-  type OutboxClock,
   type OutboxCollection,
   type OutboxDocument,
   type OutboxEntry,
@@ -19,7 +19,7 @@ export interface RelayOutboxOptions {
   collections: readonly OutboxCollection[];
   send: OutboxSend;
   logger: BerthLogger;
-  clock?: OutboxClock;
+  clock?: Clock;
   /** Documents read per collection and pass; 100 by default. */
   batchSize?: number;
   /** Documents relayed at the same time; 8 by default. Entries of one document are always sent in order. */
@@ -107,7 +107,7 @@ async function relayDocument(
     sent += 1;
     // Already removed: another relay sent it too and goes on with this document; leave the rest to it.
     if (!removed) return { sent, failed: 0 };
-    const ageMs = (options.clock ?? (() => new Date()))().getTime() - entry.createdAt.getTime();
+    const ageMs = (options.clock ?? systemClock).now().getTime() - entry.createdAt.getTime();
     options.logger.debug({ ...log, ageMs }, 'outbox entry sent');
   }
   return { sent, failed: 0 };

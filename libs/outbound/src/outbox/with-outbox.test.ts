@@ -1,10 +1,11 @@
+import { ManualClock } from '@berth/contract/testing';
 import { createOutboxEntry } from './outbox-entry';
 import { withOutboxDocument, withOutboxUpdate } from './with-outbox';
 
 const at = new Date('2030-01-01T00:00:00Z');
 const entry = createOutboxEntry(
   { workspaceId: 'ws_1', eventType: 'invoice.paid', payload: { invoiceId: 'in_1' } },
-  { clock: () => at, newId: () => 'e1' },
+  { clock: new ManualClock(at), newId: () => 'e1' },
 );
 
 describe('createOutboxEntry', () => {

@@ -1,14 +1,17 @@
-import { OUTBOUND_HEADERS } from '@berth/contract';
+import { OUTBOUND_HEADERS, toClock, type ClockOption } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { publishMessage } from '@berth/messaging';
-import type { Clock } from '../clock';
 import { assertEventType, assertWorkspaceId, eventIdFor, eventSubject, OUTBOUND_EVENTS_STREAM } from '../names';
 import type { OutboundEvent } from './event-document';
 
 /** What {@link sendEvent} needs. */
 export interface SendEventDependencies {
   js: JetStreamClient;
-  clock?: Clock;
+  /**
+   * Time for `sentAt`; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
+   * system clock.
+   */
+  clock?: ClockOption;
   /** PubAck timeout in ms (the connection's default when unset). */
   timeoutMs?: number;
 }
@@ -52,7 +55,7 @@ export async function sendEvent(
   ) {
     throw new TypeError('send needs an idempotencyKey of 1-256 characters');
   }
-  const sentAt = (dependencies.clock ?? (() => new Date()))();
+  const sentAt = toClock(dependencies.clock).now();
   const data = JSON.stringify(payload ?? null);
   if (data === undefined) throw new TypeError('payload must be serialisable as JSON');
   const eventId = eventIdFor(workspaceId, options.idempotencyKey);

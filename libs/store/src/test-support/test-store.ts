@@ -1,6 +1,5 @@
 import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
-import type { Clock } from '@berth/contract';
 
 /** A store for one test file: the embedded one, with a fresh database per test through {@link TestStore.db}. */
 export interface TestStore {
@@ -23,10 +22,4 @@ export async function startTestStore(prefix: string): Promise<TestStore> {
       await ferret.stop();
     },
   };
-}
-
-/** A clock tests move by hand. */
-export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')): { clock: Clock; advance(ms: number): void } {
-  let now = start;
-  return { clock: () => new Date(now), advance: (ms) => void (now += ms) };
 }

@@ -1,5 +1,6 @@
 import { STREAMS } from '@berth/contract';
-import { inboxCollections, webhookLogContext, webhookMessageWeight, type Clock, type Inbox } from '@berth/inbox';
+import { inboxCollections, webhookLogContext, webhookMessageWeight, type Inbox } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import {
   ensureConsumer,
   ensureWebhooksStreamExists,

@@ -2,11 +2,11 @@ import {
   applyInboxEvent,
   inboxCollections,
   reopenResentWebhookEvent,
-  type Clock,
   type Inbox,
   type ProcessInboxEventResult,
   type WebhookEvent,
 } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import { decideRetry, failureOf, WEBHOOK_RETRY_POLICY } from '@berth/messaging';
 import type { WebhookRegistry } from '../discovery/webhook-registry';
 import { dispatchWebhook } from '../dispatch-webhook';
@@ -81,7 +81,7 @@ export class SyncWebhookDriver implements WebhookDriver {
       provider: input.provider,
       eventId: input.id,
       type: input.type,
-      receivedAt: input.receivedAt ?? this.options.clock(),
+      receivedAt: input.receivedAt ?? this.options.clock.now(),
       payload,
       ...headers,
     };

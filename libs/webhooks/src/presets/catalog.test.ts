@@ -8,8 +8,10 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { createHmac } from 'node:crypto';
 import { WEBHOOK_PRESETS, webhookPreset, type PresetVerifyInput } from '../index';
+import { systemClock } from '@berth/contract';
+import { ManualClock } from '@berth/contract/testing';
 
-const at = (seconds: number) => () => new Date(seconds * 1000);
+const at = (seconds: number) => new ManualClock(seconds * 1000);
 const verify = (preset: string, input: Omit<PresetVerifyInput, 'rawBody'> & { rawBody: string | Buffer }) =>
   webhookPreset(preset)!.verify({ ...input, rawBody: Buffer.from(input.rawBody) });
 
@@ -145,7 +147,7 @@ describe('slack', () => {
   };
 
   it("verifies Slack's documented vector; a slash command has no id, so the id hashes the signed content", () => {
-    const result = verify('slack', { rawBody: body, headers, secrets: [secret], now: at(1531420618 + 10) });
+    const result = verify('slack', { rawBody: body, headers, secrets: [secret], clock: at(1531420618 + 10) });
     expect(result).toMatchObject({
       ok: true,
       type: 'slash_command',
@@ -153,11 +155,11 @@ describe('slack', () => {
       payload: { command: '/webhook-collect', team_id: 'T1DC2JH3J' },
     });
     expect(result.ok && JSON.parse(result.storedBody.toString())).toMatchObject({ user_name: 'roadrunner' });
-    expect(verify('slack', { rawBody: body, headers, secrets: [secret], now: at(1531420618 + 10) })).toEqual(result);
+    expect(verify('slack', { rawBody: body, headers, secrets: [secret], clock: at(1531420618 + 10) })).toEqual(result);
   });
 
   it('refuses a timestamp outside 5 minutes, and a tampered body', () => {
-    expect(verify('slack', { rawBody: body, headers, secrets: [secret], now: at(1531420618 + 301) })).toMatchObject({
+    expect(verify('slack', { rawBody: body, headers, secrets: [secret], clock: at(1531420618 + 301) })).toMatchObject({
       ok: false,
       reason: 'timestamp_out_of_tolerance',
     });
@@ -166,7 +168,7 @@ describe('slack', () => {
         rawBody: body.replace('roadrunner', 'coyote'),
         headers,
         secrets: [secret],
-        now: at(1531420618),
+        clock: at(1531420618),
       }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
@@ -183,7 +185,7 @@ describe('slack', () => {
         rawBody: json,
         headers: { ...headers, 'x-slack-signature': signature },
         secrets: [secret],
-        now: at(1531420618),
+        clock: at(1531420618),
       }),
     ).toMatchObject({ ok: true, eventId: 'Ev08MFMKH6', type: 'app_mention' });
   });
@@ -270,7 +272,7 @@ describe('paddle', () => {
         rawBody: body,
         headers: { 'paddle-signature': header },
         secrets: [secret],
-        now: () => new Date((ts + 301) * 1000),
+        clock: new ManualClock((ts + 301) * 1000),
       }),
     ).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
@@ -302,7 +304,7 @@ describe('linear', () => {
     jest.useFakeTimers({ now: sentAt + 30_000 });
     expect(linearAccepts(body, vector)).toBe(true);
     expect(
-      verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], now: () => new Date() }),
+      verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], clock: systemClock }),
     ).toMatchObject({
       ok: true,
       eventId: '234d1a4e-b617-4388-90fe-adc3633d6b72',
@@ -312,12 +314,12 @@ describe('linear', () => {
     const tampered = body.replace('Bug', 'Bog');
     expect(linearAccepts(tampered, vector)).toBe(false);
     expect(
-      verify('linear', { rawBody: tampered, headers: headers(vector), secrets: [secret], now: () => new Date() }),
+      verify('linear', { rawBody: tampered, headers: headers(vector), secrets: [secret], clock: systemClock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
     const otherSecret = 'lin_wh_another-secret-0123456789';
     expect(linearAccepts(body, vector, otherSecret)).toBe(false);
     expect(
-      verify('linear', { rawBody: body, headers: headers(vector), secrets: [otherSecret], now: () => new Date() }),
+      verify('linear', { rawBody: body, headers: headers(vector), secrets: [otherSecret], clock: systemClock }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
@@ -326,7 +328,7 @@ describe('linear', () => {
       jest.useFakeTimers({ now: sentAt + offset });
       expect([offset, linearAccepts(body, vector)]).toEqual([offset, false]);
       expect(
-        verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], now: () => new Date() }),
+        verify('linear', { rawBody: body, headers: headers(vector), secrets: [secret], clock: systemClock }),
       ).toMatchObject({ ok: false, reason: 'timestamp_out_of_tolerance' });
     }
   });

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { readSingleHeader, type HeaderBag } from '../input';
 import type { VerificationFailure, VerificationSuccess } from '../result';
-import type { Clock } from '../timing';
+import type { Clock } from '@berth/contract';
 
 /** What a preset verifies: one request, exactly as received. */
 export interface PresetVerifyInput {
@@ -9,7 +9,8 @@ export interface PresetVerifyInput {
   readonly headers: HeaderBag;
   /** Every secret that may have signed it (several during a rotation). */
   readonly secrets: readonly string[];
-  readonly now?: Clock;
+  /** Clock used for the tolerance check and the event time when none is signed; defaults to the wall clock. */
+  readonly clock?: Clock;
   /** The public URL the provider posts to; Twilio signs it. */
   readonly url?: string;
 }

@@ -42,7 +42,7 @@ function jsonEvent(
   if (fields.sentAt) {
     const name = fields.sentAt.body.join('.');
     const sentAt = Number(stringField(payload, ...fields.sentAt.body));
-    const nowMillis = readClockMillis(input.now);
+    const nowMillis = readClockMillis(input.clock);
     if (!Number.isFinite(sentAt)) return fail('malformed', `verified body has no ${name}`);
     if (Math.abs(nowMillis - sentAt) > fields.sentAt.toleranceMs)
       return fail(
@@ -66,7 +66,7 @@ function jsonEvent(
     ok: true,
     eventId,
     type: action ? `${base}.${action}` : base,
-    timestamp: timestamp ?? new Date(readClockMillis(input.now)),
+    timestamp: timestamp ?? new Date(readClockMillis(input.clock)),
     secretIndex: signed.secretIndex,
     payload,
     storedBody: input.rawBody,
@@ -86,7 +86,7 @@ function slackFormEvent(input: PresetVerifyInput, signed: SignedRequest, text: s
     ok: true,
     eventId: signedContentId(...signed.signedParts, text),
     type,
-    timestamp: signed.signedAt ?? new Date(readClockMillis(input.now)),
+    timestamp: signed.signedAt ?? new Date(readClockMillis(input.clock)),
     secretIndex: signed.secretIndex,
     payload: fields,
     storedBody: Buffer.from(JSON.stringify(fields)),
@@ -104,7 +104,7 @@ export function readEvent(row: PresetRow, input: PresetVerifyInput, signed: Sign
       ok: true,
       eventId: headerValue(input.headers, body.idHeader) ?? signedContentId(content),
       type: typed ? `${typed.prefix}${fields[typed.field]}` : body.typeFallback,
-      timestamp: new Date(readClockMillis(input.now)),
+      timestamp: new Date(readClockMillis(input.clock)),
       secretIndex: signed.secretIndex,
       payload: fields,
       storedBody: Buffer.from(JSON.stringify(fields)),

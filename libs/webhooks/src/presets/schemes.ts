@@ -99,7 +99,7 @@ function verifyTimestampedHmac(
   const timestamp = timestampText === undefined ? undefined : parseUnixSeconds(timestampText);
   if (timestamp === undefined || offered.length === 0 || offered.some((value) => value === undefined))
     return fail('malformed', scheme.format);
-  const nowMillis = readClockMillis(input.now);
+  const nowMillis = readClockMillis(input.clock);
   if (!isWithinTolerance(timestamp, nowMillis, scheme.toleranceSeconds))
     return fail('timestamp_out_of_tolerance', toleranceMessage(timestamp, nowMillis, scheme.toleranceSeconds));
   const signedPrefix = scheme.signedPrefix.replace('{ts}', timestampText!);

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { billingCollections, type WorkspaceMemberDocument } from './billing.collections';
@@ -48,7 +49,7 @@ const seats = (quantity: number): WorkspaceBillingState => ({
 });
 
 describe('WorkspaceMemberLimitService', () => {
-  const service = () => new WorkspaceMemberLimitService(db, () => now, 1);
+  const service = () => new WorkspaceMemberLimitService(db, new ManualClock(now), 1);
 
   it('suspends the members beyond the seats paid for, owners first and then the earliest kept; twice changes nothing', async () => {
     await seed('ws-a', seats(2), [{}, {}, { role: 'owner' }, {}, { deletedAt: now }]);

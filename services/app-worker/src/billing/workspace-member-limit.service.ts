@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { CLOCK, MONGO_DB, type Clock } from '../database/database.tokens';
+import type { Clock } from '@berth/contract';
+import { CLOCK, MONGO_DB } from '../database/database.tokens';
 import { billingCollections, type BillingCollections, type WorkspaceMemberDocument } from './billing.collections';
 import { seatLimitOf } from './seat-limit';
 
@@ -48,7 +49,7 @@ export class WorkspaceMemberLimitService {
     if (toSuspend.length > 0) {
       await this.collections.members.updateMany(
         { _id: { $in: toSuspend }, suspended: { $ne: true } },
-        { $set: { suspended: true, suspendedReason: 'seat-limit', suspendedAt: this.clock() } },
+        { $set: { suspended: true, suspendedReason: 'seat-limit', suspendedAt: this.clock.now() } },
       );
     }
     if (toReactivate.length > 0) {

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Db } from 'mongodb';
 import { InjectMessageQueue, MessageQueueService } from '@berth/jobs';
-import { CLOCK, MONGO_DB, type Clock } from '../database/database.tokens';
+import type { Clock } from '@berth/contract';
+import { CLOCK, MONGO_DB } from '../database/database.tokens';
 import { clientsCollections, type ClientsCollections } from './clients.collections';
 import { isoWeek } from './iso-week';
 import { SendClientSummaryJob, type SendClientSummaryJobData } from './jobs/send-client-summary.job';
@@ -31,7 +32,7 @@ export class ClientSummaryRequests {
     await this.clientQueue.add<SendClientSummaryJobData>(
       SendClientSummaryJob.name,
       { workspaceId },
-      { deduplicationId: `${workspaceId}:${isoWeek(this.clock())}` },
+      { deduplicationId: `${workspaceId}:${isoWeek(this.clock.now())}` },
     );
   }
 

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { MongoClient, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import { ClientSummaryService } from './client-summary.service';
@@ -6,7 +7,7 @@ import { clientsCollections } from './clients.collections';
 let ferret: FerretDbHandle;
 let client: MongoClient;
 let db: Db;
-let now = new Date('2026-11-30T08:00:00Z');
+const clock = new ManualClock('2026-11-30T08:00:00Z');
 
 beforeAll(async () => {
   ferret = await startFerretDb({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 describe('ClientSummaryService', () => {
   it('writes one summary per workspace and week; a second run changes nothing', async () => {
-    const service = new ClientSummaryService(db, () => now);
+    const service = new ClientSummaryService(db, clock);
     await service.onModuleInit();
     expect(await service.sendSummary('ws-1')).toBe('written');
     expect(await service.sendSummary('ws-1')).toBe('already-written');
@@ -48,16 +49,16 @@ describe('ClientSummaryService', () => {
         week: '2026-W49',
         clientCount: 2,
         newClientCount: 1,
-        createdAt: now,
+        createdAt: clock.now(),
       },
     ]);
-    now = new Date('2026-12-07T08:00:00Z');
+    clock.set('2026-12-07T08:00:00Z');
     expect(await service.sendSummary('ws-1')).toBe('written');
     expect(await clientsCollections(db).summaries.countDocuments({ workspaceId: 'ws-1' })).toBe(2);
   });
 
   it('skips a deleted or unknown workspace', async () => {
-    const service = new ClientSummaryService(db, () => now);
+    const service = new ClientSummaryService(db, clock);
     expect(await service.sendSummary('ws-gone')).toBe('no-workspace');
     expect(await service.sendSummary('ws-unknown')).toBe('no-workspace');
   });

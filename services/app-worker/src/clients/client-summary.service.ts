@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Db } from 'mongodb';
 import { isDuplicateKeyError } from '@berth/store';
-import { CLOCK, MONGO_DB, type Clock } from '../database/database.tokens';
+import type { Clock } from '@berth/contract';
+import { CLOCK, MONGO_DB } from '../database/database.tokens';
 import { clientsCollections, type ClientsCollections } from './clients.collections';
 import { isoWeek } from './iso-week';
 
@@ -34,7 +35,7 @@ export class ClientSummaryService implements OnModuleInit {
 
   /** Summarizes this week's clients of one workspace, reading them fresh. */
   async sendSummary(workspaceId: string): Promise<SummaryOutcome> {
-    const now = this.clock();
+    const now = this.clock.now();
     const week = isoWeek(now);
     const workspace = await this.collections.workspaces.findOne({ _id: workspaceId, deletedAt: null });
     if (!workspace) return 'no-workspace';

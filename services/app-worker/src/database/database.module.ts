@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { Db } from 'mongodb';
-import { CLOCK, MONGO_DB, systemClock, type Clock } from './database.tokens';
+import { systemClock, type Clock } from '@berth/contract';
+import { CLOCK, MONGO_DB } from './database.tokens';
 
 /** Provides the MongoDB database (`@Inject(MONGO_DB)`) and the clock (`@Inject(CLOCK)`) to every module. */
 @Module({})

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Db } from 'mongodb';
 import { UnrecoverableError } from '@berth/webhook-handlers';
-import { CLOCK, MONGO_DB, type Clock } from '../database/database.tokens';
+import type { Clock } from '@berth/contract';
+import { CLOCK, MONGO_DB } from '../database/database.tokens';
 import { pullRequestsCollection } from './pull-requests.collections';
 
 /** The part of GitHub's `pull_request` payload this feature reads. */
@@ -35,7 +36,7 @@ export class PullRequestActivityService {
           author: payload.pull_request?.user?.login ?? null,
           lastAction: payload.action,
           lastDeliveryId: deliveryId,
-          updatedAt: this.clock(),
+          updatedAt: this.clock.now(),
         },
       },
       { upsert: true },

@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -25,7 +26,7 @@ beforeAll(async () => {
     {
       module: class TestRoot {},
       imports: [
-        DatabaseModule.register(db, () => NOW),
+        DatabaseModule.register(db, new ManualClock(NOW)),
         WebhooksModule.forRoot({ driver: 'sync', db, logger }),
         GithubModule,
       ],

@@ -29,7 +29,7 @@ export async function syncStripeObject<T>(options: SyncStripeObjectOptions<T>): 
     collection: options.collection,
     id: options.id,
     versionField: 'stripeFetchedAt',
-    version: options.clock(),
+    version: options.clock.now(),
     set: options.summarize(object),
   });
 }

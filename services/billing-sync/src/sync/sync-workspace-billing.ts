@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { Collection } from 'mongodb';
-import type { Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import { callStripe } from '../stripe/call-stripe';
 import type { CustomerLinkDocument, WorkspaceBilling, WorkspaceDocument } from '../workspaces/collections';
 import { linkCustomer } from '../workspaces/find-workspace';
@@ -39,7 +39,7 @@ export async function syncWorkspaceBilling(options: SyncWorkspaceBillingOptions)
       .autoPagingToArray({ limit: MAX_SUBSCRIPTIONS }),
   );
   const summaries = subscriptions.map(summarizeSubscription);
-  const syncedAt = options.clock();
+  const syncedAt = options.clock.now();
   const billing: WorkspaceBilling = {
     customerId,
     subscriptions: summaries,

@@ -45,8 +45,8 @@ export async function findWorkspaceByCustomer(
     return workspace?.billing?.customerId === customerId ? workspace : null;
   }
   const workspace = await collections.workspaces.findOne({ 'billing.customerId': customerId });
-  if (workspace) await linkCustomer(collections.customers, customerId, workspace._id, collections.clock());
-  else await markUnlinked(collections.customers, customerId, collections.clock());
+  if (workspace) await linkCustomer(collections.customers, customerId, workspace._id, collections.clock.now());
+  else await markUnlinked(collections.customers, customerId, collections.clock.now());
   return workspace;
 }
 

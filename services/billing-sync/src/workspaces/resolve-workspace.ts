@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { Collection } from 'mongodb';
-import type { Clock } from '@berth/inbox';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import { callStripe } from '../stripe/call-stripe';
 import type { BillingCollections, CustomerLinkDocument, WorkspaceDocument } from './collections';

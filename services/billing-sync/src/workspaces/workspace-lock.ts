@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '@berth/contract';
+import { clockDelay, type Clock } from '@berth/contract';
 import { RetryLaterError } from '@berth/messaging';
 import { acquireLease, releaseLease, type LeaseCollection } from '@berth/store';
 
@@ -13,6 +12,7 @@ export interface WorkspaceLockOptions {
   leaseMs: number;
   /** How long to wait for a lock another sync holds before giving the message back to JetStream. */
   waitMs: number;
+  /** The leases' time, the wait's deadline (on its monotonic reading) and the polls' timer. */
   clock: Clock;
 }
 
@@ -26,7 +26,7 @@ const POLL_MS = 50;
  */
 export async function withWorkspaceLock<T>(options: WorkspaceLockOptions, sync: () => Promise<T>): Promise<T> {
   const key = `billing:${options.workspaceId}`;
-  const deadline = Date.now() + options.waitMs;
+  const deadline = options.clock.monotonic() + options.waitMs;
   for (;;) {
     const result = await acquireLease({
       leases: options.locks,
@@ -42,12 +42,12 @@ export async function withWorkspaceLock<T>(options: WorkspaceLockOptions, sync: 
         await releaseLease({ leases: options.locks, lease: result.lease, clock: options.clock });
       }
     }
-    if (Date.now() + POLL_MS > deadline) {
+    if (options.clock.monotonic() + POLL_MS > deadline) {
       throw new RetryLaterError(
         `Workspace ${options.workspaceId} billing is being synced by ${result.holder}`,
         Math.max(result.remainingMs, POLL_MS),
       );
     }
-    await sleep(Math.min(POLL_MS, result.remainingMs + 1));
+    await clockDelay(options.clock, Math.min(POLL_MS, result.remainingMs + 1));
   }
 }

@@ -13,7 +13,7 @@ import {
   type EndpointOperationDependencies,
   type ReplayDependencies,
 } from '@berth/outbound';
-import type { Clock } from '@berth/outbound';
+import type { Clock } from '@berth/contract';
 import { readJsonBody } from './read-json-body';
 import { createEndpointBody, recoverBody, rotateSecretBody, updateEndpointBody } from './request-schemas';
 import { parseWith } from './parse-with';
@@ -37,11 +37,11 @@ export function endpointRoutes(
   router.get('/v1/endpoints', async (ctx) => {
     const workspaceId = typeof ctx.query.workspaceId === 'string' ? ctx.query.workspaceId : undefined;
     ctx.body = {
-      data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock())),
+      data: (await listEndpoints(operations, { workspaceId })).map((endpoint) => toEndpointView(endpoint, clock.now())),
     };
   });
   router.get('/v1/endpoints/:id', async (ctx) => {
-    ctx.body = toEndpointView(await getEndpoint(operations, ctx.params.id), clock());
+    ctx.body = toEndpointView(await getEndpoint(operations, ctx.params.id), clock.now());
   });
   router.patch('/v1/endpoints/:id', async (ctx) => {
     ctx.body = await updateEndpoint(operations, ctx.params.id, parseWith(updateEndpointBody, await readJsonBody(ctx)));

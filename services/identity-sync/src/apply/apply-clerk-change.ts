@@ -21,6 +21,6 @@ export function applyClerkChange<T extends ClerkSyncedFields>(
 ): Promise<UpsertIfNewerResult> {
   return writeClerkVersion(options, {
     version: options.updatedAt,
-    set: { ...options.fields, clerkSyncedAt: options.clock() },
+    set: { ...options.fields, clerkSyncedAt: options.clock.now() },
   });
 }

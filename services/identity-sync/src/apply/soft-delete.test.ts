@@ -1,3 +1,4 @@
+import { systemClock } from '@berth/contract';
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import { defaultToolsBinDir, startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import type { ClerkSyncedFields } from '../collections';
@@ -5,7 +6,7 @@ import { applyClerkChange } from './apply-clerk-change';
 import { softDelete } from './soft-delete';
 
 const T = Date.parse('2030-01-01T00:00:00Z');
-const clock = (): Date => new Date();
+const clock = systemClock;
 let ferret: FerretDbHandle;
 let client: MongoClient;
 let db: Db;

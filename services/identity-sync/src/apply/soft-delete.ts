@@ -30,7 +30,7 @@ export async function softDelete<T extends ClerkSyncedFields>(
   const result = await writeClerkVersion(options, {
     version: options.deletedAt,
     anyStoredVersion: true,
-    set: { deletedAt: options.deletedAt, clerkSyncedAt: options.clock() },
+    set: { deletedAt: options.deletedAt, clerkSyncedAt: options.clock.now() },
     setOnInsert: Object.fromEntries(Object.entries(options.tombstoneFields).filter(([, value]) => value !== undefined)),
   });
   return result === 'inserted' ? 'tombstoned' : result === 'updated' ? 'deleted' : 'already_deleted';

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { Db } from 'mongodb';
 import type { HealthTarget } from '@berth/config';
 import { inboxCollections } from '@berth/inbox';
@@ -189,7 +190,8 @@ export async function readMeshStatus(options: {
   source: string;
   messaging: () => Promise<Messaging>;
   db: () => Promise<Db>;
-  now?: () => Date;
+  /** What the inbox's ages are measured against; defaults to the system clock. */
+  clock?: Clock;
 }): Promise<MeshStatus> {
   const orError = <T>(work: Promise<T>): Promise<T | { error: string }> =>
     work.catch((error: unknown) => ({ error: describeError(error) }));
@@ -198,7 +200,7 @@ export async function readMeshStatus(options: {
   const [services, consumers, inbox, cluster] = await Promise.all([
     readServiceHealth(options.targets),
     orError(messaging.then(readConsumerLag)),
-    orError(options.db().then((db) => readInboxStatus(db, (options.now ?? (() => new Date()))()))),
+    orError(options.db().then((db) => readInboxStatus(db, (options.clock ?? systemClock).now()))),
     orError(messaging.then(readClusterStatus)),
   ]);
   // A stream without a leader (an election, a lost quorum) or a follower offline is not healthy.

@@ -1,4 +1,5 @@
-import { inboxCollections, readWebhookAttemptLog, systemClock, type AttemptLogEntry } from '@berth/inbox';
+import { systemClock } from '@berth/contract';
+import { inboxCollections, readWebhookAttemptLog, type AttemptLogEntry } from '@berth/inbox';
 import { UsageError, type Command } from '../../command';
 import { formatJson, formatTable, truncate } from '../../output';
 import { isoOrDash } from './format';

@@ -1,5 +1,5 @@
 import { EventEmitter, once } from 'node:events';
-import { ManualClock } from './index';
+import { ManualClock, ShiftedClock } from './index';
 
 describe('ManualClock timers', () => {
   it('fires each timer that falls due, in order, with the clocks at its due time; a cancelled one never', () => {
@@ -49,5 +49,41 @@ describe('ManualClock timers', () => {
     expect(rounds).toEqual([100, 200, 300]);
     expect(clock.monotonic()).toBe(350);
     expect(clock.nextTimerInMs()).toBe(50);
+  });
+
+  it('advanceAsync() lets a loop that re-arms its timer after an await see every tick that falls due', async () => {
+    const clock = new ManualClock();
+    const ticks: number[] = [];
+    const loop = async (): Promise<void> => {
+      await Promise.resolve();
+      ticks.push(clock.monotonic());
+      clock.setTimer(100, () => void loop());
+    };
+    clock.setTimer(100, () => void loop());
+    await clock.advanceAsync(350);
+    expect(ticks).toEqual([100, 200, 300]);
+    expect(clock.now().getTime()).toBe(350);
+  });
+
+  it('set() lets time pass up to a date and stepWall() moves the wall clock alone', () => {
+    const clock = new ManualClock('2025-01-01T00:00:00Z');
+    const fired: string[] = [];
+    clock.setTimer(60_000, () => fired.push(clock.now().toISOString()));
+    clock.set('2025-01-01T00:02:00Z');
+    expect(fired).toEqual(['2025-01-01T00:01:00.000Z']);
+    clock.stepWall(-3_600_000);
+    expect(clock.now().toISOString()).toBe('2024-12-31T23:02:00.000Z');
+    expect(clock.monotonic()).toBe(120_000);
+    clock.set('2024-12-31T23:00:00Z');
+    expect(clock.monotonic()).toBe(120_000);
+  });
+});
+
+describe('ShiftedClock', () => {
+  it('reads the system wall clock moved by the offset it is advanced by', () => {
+    const clock = new ShiftedClock(60_000);
+    expect(Math.abs(clock.now().getTime() - (Date.now() + 60_000))).toBeLessThan(1000);
+    clock.advance(24 * 60 * 60_000);
+    expect(Math.abs(clock.now().getTime() - (Date.now() + 60_000 + 24 * 60 * 60_000))).toBeLessThan(1000);
   });
 });

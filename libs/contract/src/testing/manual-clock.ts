@@ -1,31 +1,4 @@
-/**
- * The clocks and the timer the cron code reads. Every function and class of this library takes one, so tests move
- * time by hand instead of waiting for wall-clock minutes, and a {@link ManualClock} fires the timers of the lease
- * rounds and the tick loop when a test lets time pass (as Temporal's time-skipping test environment does).
- * More than `@berth/contract`'s `Clock` (a plain `() => Date`): leases need a monotonic reading and timers.
- */
-export interface CronClock {
-  /** Wall-clock time: what cron patterns and tick times are about. */
-  now(): Date;
-  /**
-   * A monotonic reading in milliseconds (any origin): what lease validity is measured with, so a wall-clock jump
-   * (NTP step, manual change) never extends a lease. On Linux `performance.now()` keeps counting while the process
-   * is stopped (SIGSTOP), which is what makes a paused leader notice, when it wakes, that its lease ran out.
-   */
-  monotonic(): number;
-  /** Calls `callback` once `ms` have passed on the monotonic clock; the returned function cancels it. */
-  setTimer(ms: number, callback: () => void): () => void;
-}
-
-/** The process's real clocks and timers: `new Date()`, `performance.now()` and `setTimeout`. */
-export const systemClock: CronClock = {
-  now: () => new Date(),
-  monotonic: () => performance.now(),
-  setTimer: (ms, callback) => {
-    const timer = setTimeout(callback, ms);
-    return () => clearTimeout(timer);
-  },
-};
+import type { Clock } from '../clock';
 
 interface PendingTimer {
   dueAt: number;
@@ -34,17 +7,21 @@ interface PendingTimer {
 }
 
 /**
- * A clock that only moves when told to, for tests: `advance(ms)` lets time pass (firing the timers that fall due,
- * in order, each at its own time), `set(date)` lets time pass up to a wall-clock date, `stepWall(ms)` moves the
- * wall clock alone (an NTP step, which no lease may be fooled by).
+ * A {@link Clock} that moves only when a test tells it to, so the test skips time instead of waiting for it (as
+ * Temporal's time-skipping test environment does): `advance(ms)` lets time pass, firing the timers that fall due in
+ * order, each with the clocks at its own due time; `advanceAsync(ms)` does the same and lets what each timer starts
+ * run up to its next wait before time moves on; `skip(ms, settled)` waits for a named event between timers;
+ * `set(date)` lets time pass up to a wall-clock date; `stepWall(ms)` moves the wall clock alone (an NTP step, which
+ * no lease or duration may be fooled by).
  */
-export class ManualClock implements CronClock {
+export class ManualClock implements Clock {
   private wall: number;
   private mono = 0;
   private timers: PendingTimer[] = [];
   private created = 0;
 
-  constructor(start: Date | string | number) {
+  /** Starts the wall clock at `start` (epoch 0 when none is given) and the monotonic clock at 0. */
+  constructor(start: Date | string | number = 0) {
     this.wall = new Date(start).getTime();
   }
 
@@ -75,13 +52,32 @@ export class ManualClock implements CronClock {
     return next === undefined ? undefined : next.dueAt - this.mono;
   }
 
-  /** Moves both clocks forward by `ms`, firing each timer that falls due with the clocks at its due time. */
+  /**
+   * Moves both clocks forward by `ms`, firing each timer that falls due (a timer set by one that fires included)
+   * with the clocks at its due time.
+   */
   advance(ms: number): void {
     const target = this.mono + ms;
     for (let next = this.earliest(); next !== undefined && next.dueAt <= target; next = this.earliest()) {
       this.timers = this.timers.filter((pending) => pending !== next);
       this.move(next.dueAt - this.mono);
       next.callback();
+    }
+    this.move(target - this.mono);
+  }
+
+  /**
+   * Lets `ms` pass like {@link advance}, and after each timer fires lets the work it started run up to its next
+   * wait (one turn of the event loop) before time moves on, so a loop that re-arms its timer after an `await` sees
+   * every tick that falls in `ms`.
+   */
+  async advanceAsync(ms: number): Promise<void> {
+    const target = this.mono + ms;
+    for (let next = this.earliest(); next !== undefined && next.dueAt <= target; next = this.earliest()) {
+      this.timers = this.timers.filter((pending) => pending !== next);
+      this.move(next.dueAt - this.mono);
+      next.callback();
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     this.move(target - this.mono);
   }

@@ -1,0 +1,2 @@
+export { ManualClock } from './manual-clock';
+export { ShiftedClock } from './shifted-clock';
