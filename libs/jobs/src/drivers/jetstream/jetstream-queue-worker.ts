@@ -105,14 +105,14 @@ export class JetStreamQueueWorker {
 
   /** True while every one of the queue's consumers pulls ({@link ConsumerRunner.healthy}). */
   get healthy(): boolean {
-    const expected = 2 + (this.options.settings.priorities ? PRIORITY_LEVELS : 0);
-    return this.runners.length === expected && this.runners.every((runner) => runner.healthy);
+    return this.runners.length === 2 && this.runners.every((runner) => runner.healthy);
   }
 
   /**
    * Provisions the queue's durable consumers and starts pulling. With `priorities`, also one consumer per priority
-   * band, and every consumer of `JOBS` may hold twice the concurrency: up to `concurrency` jobs of each band wait in
-   * hand for a slot, so the slot that frees next goes to the most urgent of them, not to whichever pull came back.
+   * band, pulled by one runner in order of urgency (`startPrioritizedConsumer`): a slot that frees takes a job of a
+   * band only once every more urgent band had none waiting, and only as many jobs as there are free slots are
+   * taken. So no worker holds a less urgent job while a more urgent one waits in the stream for any worker.
    */
   async start(): Promise<void> {
     const { queue, settings } = this.options;
@@ -127,21 +127,14 @@ export class JetStreamQueueWorker {
     const limited =
       settings.rateLimit !== undefined ||
       this.options.registry.jobsOf(queue).some((job) => job.concurrency || job.rateLimit);
-    const inHand =
-      (settings.priorities ? settings.concurrency * 2 : settings.concurrency) * this.batchSize * (limited ? 8 : 1);
-    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
-    if (settings.priorities) {
-      for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
-        this.runners.push(
-          await this.startRunner(
-            JOBS_STREAM_NAME,
-            priorityFilterSubject(queue, priority),
-            priorityConsumerName(queue, priority),
-            inHand,
-          ),
-        );
-      }
-    }
+    const inHand = settings.concurrency * this.batchSize * (limited ? 8 : 1);
+    const bands = settings.priorities
+      ? Array.from({ length: PRIORITY_LEVELS }, (_, index) => ({
+          durable: priorityConsumerName(queue, index + 1),
+          filterSubject: priorityFilterSubject(queue, index + 1),
+        }))
+      : undefined;
+    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand, bands));
     this.runners.push(
       await this.startRunner(
         DELAYED_JOBS_STREAM_NAME,
@@ -195,10 +188,11 @@ export class JetStreamQueueWorker {
     filterSubject: string,
     durable = queueConsumerName(this.options.queue),
     inHand = this.options.settings.concurrency,
+    then?: { durable: string; filterSubject: string }[],
   ): Promise<ConsumerRunner> {
     return startJobRunner(
       this.options,
-      { stream, filterSubject, durable, inHand },
+      { stream, filterSubject, durable, inHand, then },
       {
         messages: this.messages,
         deliveries: this.deliveries,
