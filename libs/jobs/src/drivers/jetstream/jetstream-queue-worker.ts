@@ -160,6 +160,7 @@ export class JetStreamQueueWorker {
         leases,
         queue,
         owner: `${queue}:${randomUUID()}`,
+        saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
         logger: this.options.logger,
       });
     }
