@@ -122,6 +122,21 @@ export class JetStreamQueueWorker {
         `Queue ${queue} has a rateLimit, which counts jobs one by one: its batch job ${batchJob.name} cannot run there`,
       );
     this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
+    // Before the runners: once they pull, a job may run (and a poison one end the process) while start still awaits.
+    if (settings.fairness) {
+      const leases = this.options.infrastructure.windows.kv;
+      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
+      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
+      this.fairFeeder = startFairFeeder({
+        js: this.options.messaging.js,
+        jsm: this.options.messaging.jsm,
+        leases,
+        queue,
+        owner: `${queue}:${randomUUID()}`,
+        saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
+        logger: this.options.logger,
+      });
+    }
     // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue with per-key limits
     // holds eight times its concurrency, so jobs pass their admission (a group-committed KV change) while others run.
     const limited =
@@ -150,20 +165,6 @@ export class JetStreamQueueWorker {
       limitOf: (record, name) => keyLimitOf(this.options.registry.find(queue, name), record),
       logger: this.options.logger,
     });
-    if (settings.fairness) {
-      const leases = this.options.infrastructure.windows.kv;
-      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
-      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
-      this.fairFeeder = startFairFeeder({
-        js: this.options.messaging.js,
-        jsm: this.options.messaging.jsm,
-        leases,
-        queue,
-        owner: `${queue}:${randomUUID()}`,
-        saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
-        logger: this.options.logger,
-      });
-    }
   }
 
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
