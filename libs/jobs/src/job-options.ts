@@ -61,9 +61,9 @@ export interface AddJobOptions {
    * waiting does not hold up one with 10. `add` throws if no worker of the queue serves fairness (queue option
    * `fairness`, on by default). Not with `delayInMilliseconds` or `debounce` (a delayed job runs when due).
    *
-   * Keyed jobs are fair by default: a job added with a `concurrency` (or else a `rateLimit`) key and no `fair` is
-   * served as `fair: { key: <that key> }` when the queue's workers serve fairness (else in arrival order), unless
-   * it is delayed, debounced or a singleton. `fair: false` opts a job out: it is served in arrival order.
+   * Keyed jobs are fair by default: a job added with a `concurrency` key and no `fair` is served as
+   * `fair: { key: <that key> }` when the queue's workers serve fairness (else in arrival order), unless it is
+   * delayed, debounced or a singleton. `fair: false` opts a job out: it is served in arrival order.
    */
   fair?: { key: string; weight?: number } | false;
 }

@@ -15,13 +15,13 @@ import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairSubject } from './fair
 const FAIRNESS_RECHECK_MS = 5000;
 
 /**
- * The key a job is fair on without `fair`: its `concurrency` key, else its `rateLimit` key; none for a job that
- * opted out (`fair: false`), waits first (delayed, debounced: fair jobs are not delayed) or is a singleton (it
- * travels alone in its message, and a fair message is group committed).
+ * The key a job is fair on without `fair`: its `concurrency` key; none when it opted out (`fair: false`), waits
+ * first (delayed, debounced) or is a singleton (alone in its message; fair messages are group committed). Not a
+ * `rateLimit` key: the feeder can't tell a used-up rate, and would feed that key's backlog in to be delayed.
  */
 function defaultFairKey(options: AddJobOptions): string | undefined {
   if (options.fair === false || options.delayInMilliseconds || options.debounce || options.singleton) return undefined;
-  return options.concurrency?.key ?? options.rateLimit?.key;
+  return options.concurrency?.key;
 }
 
 /** Options the library's own callers (replay) add to {@link AddJobOptions}. */
