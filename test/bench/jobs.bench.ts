@@ -17,6 +17,10 @@
  * not to throttle: it has no per-group limit, that is BullMQ Pro). `berth-rate` runs them with a per-key rate limit
  * instead (`@Process(…, { rateLimit: { key: workspaceId, limit: 1000, perMs: 1000 } })`, the same 1,000
  * workspaces), set high enough never to refuse: the cost of taking a start, not of waiting.
+ *
+ * `berth-keyed-add` (not in the default set) gives the same key and limit to `add` instead (`{ concurrency: { key,
+ * limit: 2 } }`), which makes the jobs fair by default (moved to the queue by the fair feeder, key after key);
+ * `berth-keyed-add-unfair` the same with `fair: false`, for the cost of the feeder.
  */
 import { parseArgs } from 'node:util';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
@@ -37,7 +41,9 @@ type Variant =
   | 'berth-rate'
   | 'bullmq-limiter'
   | 'berth-priority'
-  | 'berth-priority-queue';
+  | 'berth-priority-queue'
+  | 'berth-keyed-add'
+  | 'berth-keyed-add-unfair';
 
 const LABELS: Record<Variant, string> = {
   berth: 'Berth (JetStream), add',
@@ -49,6 +55,8 @@ const LABELS: Record<Variant, string> = {
   'bullmq-limiter': 'BullMQ 6, global limiter (OSS)',
   'berth-priority': 'Berth, priorities 1-10 (queue option priorities)',
   'berth-priority-queue': 'Berth, queue option priorities, jobs without priority',
+  'berth-keyed-add': 'Berth, per-key concurrency 2 given to add (fair by default)',
+  'berth-keyed-add-unfair': 'Berth, per-key concurrency 2 given to add, fair: false',
 };
 
 async function main(): Promise<void> {
@@ -113,7 +121,12 @@ async function main(): Promise<void> {
                 jobs,
                 addWindow,
                 batching: variant === 'berth-unbatched' ? { maxJobsPerMessage: 1 } : undefined,
-                keyed: variant === 'berth-keyed' ? { keys: 1000, limit: 2 } : undefined,
+                keyed:
+                  variant === 'berth-keyed'
+                    ? { keys: 1000, limit: 2 }
+                    : variant.startsWith('berth-keyed-add')
+                      ? { keys: 1000, limit: 2, atAdd: variant === 'berth-keyed-add' ? 'fair' : 'unfair' }
+                      : undefined,
                 rateLimited: variant === 'berth-rate' ? { keys: 1000, limit: 1000, perMs: 1000 } : undefined,
                 prioritized:
                   variant === 'berth-priority' ? 'every-job' : variant === 'berth-priority-queue' ? 'queue' : undefined,
@@ -167,7 +180,7 @@ async function main(): Promise<void> {
           );
       }
       const limiter = median(results.get(`${concurrency}:bullmq-limiter`) ?? [NaN]);
-      for (const variant of ['berth-keyed', 'berth-rate'] as const) {
+      for (const variant of ['berth-keyed', 'berth-rate', 'berth-keyed-add', 'berth-keyed-add-unfair'] as const) {
         const rate = median(results.get(`${concurrency}:${variant}`) ?? [NaN]);
         if (Number.isNaN(rate)) continue;
         process.stdout.write(

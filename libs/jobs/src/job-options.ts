@@ -58,10 +58,14 @@ export interface AddJobOptions {
   /**
    * Fair queueing: jobs of one queue added with a `fair.key` (a workspace, a tenant) are served round-robin between
    * keys, a key of `weight` w (default 1, at most 100) getting w turns to another's one, so a key with 10,000 jobs
-   * waiting does not hold up one with 10. Only on queues whose workers set `fairness: true` (`add` throws otherwise).
-   * Not with `delayInMilliseconds` or `debounce` (a delayed job runs when due).
+   * waiting does not hold up one with 10. `add` throws if no worker of the queue serves fairness (queue option
+   * `fairness`, on by default). Not with `delayInMilliseconds` or `debounce` (a delayed job runs when due).
+   *
+   * Keyed jobs are fair by default: a job added with a `concurrency` key and no `fair` is served as
+   * `fair: { key: <that key> }` when the queue's workers serve fairness (else in arrival order), unless it is
+   * delayed, debounced or a singleton. `fair: false` opts a job out: it is served in arrival order.
    */
-  fair?: { key: string; weight?: number };
+  fair?: { key: string; weight?: number } | false;
 }
 
 /** A per-key rate limit, as `add` takes it. */
@@ -122,13 +126,15 @@ export interface QueueOptions {
   poisonLimit?: number;
   /**
    * Serve `add(…, { priority })` on this queue (default false): the workers then also pull from one consumer per
-   * priority band (`jobs-<queue>~p1` … `~p10`) and keep up to `concurrency` jobs of each in hand ahead of their
-   * running ones, so a freed slot goes to the most urgent job waiting.
+   * priority band (`jobs-<queue>~p1` … `~p10`), in order of urgency and only for their free slots, so across every
+   * worker a job waiting is started before any less urgent one still waiting.
    */
   priorities?: boolean;
   /**
-   * Serve `add(…, { fair })` on this queue (default false): one worker at a time (a lease) feeds the queue's fair
-   * jobs into `JOBS` key after key, keeping only a few messages waiting there.
+   * Serve fair jobs on this queue (default true): one worker at a time (a lease) feeds the queue's fair jobs, those
+   * added with `fair` and keyed jobs (see `AddJobOptions.fair`), into `JOBS` key after key, keeping only a few
+   * messages waiting there. `false` turns the feeder off: keyed jobs are then served in arrival order, and `add`
+   * with `fair` throws.
    */
   fairness?: boolean;
 }
@@ -160,7 +166,7 @@ export const DEFAULT_QUEUE_OPTIONS: ResolvedQueueOptions = {
   maxAckPending: 1000,
   poisonLimit: 3,
   priorities: false,
-  fairness: false,
+  fairness: true,
 };
 
 /** Fills a queue's options from the module's defaults, then Berth's. */
@@ -218,7 +224,9 @@ export function assertAddJobOptions(options: AddJobOptions): void {
     (!Number.isInteger(options.priority) || options.priority < 1 || options.priority > PRIORITY_LEVELS)
   )
     throw new Error(`priority must be an integer from 1 to ${PRIORITY_LEVELS}, got ${options.priority}`);
-  if (options.fair !== undefined) {
+  if (options.fair !== undefined && options.fair !== false) {
+    if (typeof options.fair !== 'object' || options.fair === null)
+      throw new Error('fair must be { key, weight? } or false');
     assertKeyConcurrency({ key: options.fair.key, limit: 1 });
     const weight = options.fair.weight;
     if (weight !== undefined && (!Number.isInteger(weight) || weight < 1 || weight > 100))

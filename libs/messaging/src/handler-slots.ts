@@ -23,6 +23,11 @@ export class HandlerSlots {
     return this.running;
   }
 
+  /** True while every slot is taken (by count or by the weight in hand): nothing more may be pulled. */
+  get full(): boolean {
+    return this.running >= this.concurrency || this.weightInHand >= this.concurrency;
+  }
+
   /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
   pullSize(): number {
     const free = this.concurrency - this.running;
@@ -31,8 +36,7 @@ export class HandlerSlots {
 
   /** Resolves once a slot is free, or when `stopped()` is true after a {@link wake}. */
   async waitForFree(stopped: () => boolean): Promise<void> {
-    while ((this.running >= this.concurrency || this.weightInHand >= this.concurrency) && !stopped())
-      await new Promise<void>((resolve) => (this.waiter = resolve));
+    while (this.full && !stopped()) await new Promise<void>((resolve) => (this.waiter = resolve));
   }
 
   /** A message of `weight` starts running. */

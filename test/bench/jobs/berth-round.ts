@@ -26,8 +26,11 @@ export interface BerthRoundOptions {
   jobs: number;
   addWindow: number;
   batching?: BatchingOptions;
-  /** Per-key concurrency: job i belongs to workspace `i % keys`, at most `limit` of a workspace run at once. */
-  keyed?: { keys: number; limit: number };
+  /**
+   * Per-key concurrency: job i belongs to workspace `i % keys`, at most `limit` of a workspace run at once. Declared
+   * on `@Process`, or with `atAdd` given to `add` (fair by default, or with `fair: false`).
+   */
+  keyed?: { keys: number; limit: number; atAdd?: 'fair' | 'unfair' };
   /** Per-key rate limit: job i belongs to workspace `i % keys`, at most `limit` of a workspace start per `perMs`. */
   rateLimited?: { keys: number; limit: number; perMs: number };
   /** Priorities: the queue serves them (`queue`), and job i has priority `i % 10 + 1` (`every-job`, every band). */
@@ -45,11 +48,12 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const finished = new Promise<void>((resolve) => (allDone = resolve));
 
   const workspaceOf = (data: { workspaceId: string }): string => data.workspaceId;
-  const processOptions = options.keyed
-    ? { concurrency: { key: workspaceOf, limit: options.keyed.limit } }
-    : options.rateLimited
-      ? { rateLimit: { key: workspaceOf, limit: options.rateLimited.limit, perMs: options.rateLimited.perMs } }
-      : {};
+  const processOptions =
+    options.keyed && !options.keyed.atAdd
+      ? { concurrency: { key: workspaceOf, limit: options.keyed.limit } }
+      : options.rateLimited
+        ? { rateLimit: { key: workspaceOf, limit: options.rateLimited.limit, perMs: options.rateLimited.perMs } }
+        : {};
   @Processor({ queueName: options.queue })
   class EmptyJob {
     @Process(EmptyJob.name, processOptions)
@@ -81,11 +85,19 @@ export async function runBerthRound(options: BerthRoundOptions): Promise<number>
   const queue = app.get<MessageQueueService>(getMessageQueueToken(options.queue));
   const started = performance.now();
   const keys = options.keyed?.keys ?? options.rateLimited?.keys;
+  const { keyed } = options;
   await addAll(options.jobs, options.addWindow, (index) =>
     queue.add(
       EmptyJob.name,
       keys ? { workspaceId: `ws_${index % keys}` } : {},
-      options.prioritized === 'every-job' ? { priority: (index % PRIORITY_LEVELS) + 1 } : undefined,
+      options.prioritized === 'every-job'
+        ? { priority: (index % PRIORITY_LEVELS) + 1 }
+        : keyed?.atAdd
+          ? {
+              concurrency: { key: `ws_${index % keyed.keys}`, limit: keyed.limit },
+              ...(keyed.atAdd === 'unfair' ? { fair: false as const } : {}),
+            }
+          : undefined,
     ),
   );
   await finished;

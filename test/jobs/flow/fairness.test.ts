@@ -3,6 +3,7 @@ import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@
 import type { FlowJobData } from '../fixtures/flow-events';
 import { collectFlowEvents, flowWorkerFixture } from '../support/flow-worker-process';
 import { uniqueQueue } from '../support/infra';
+import { maxConcurrentByKey } from './concurrency-stats';
 
 const flow = flowWorkerFixture('error');
 const { logs } = flow;
@@ -97,6 +98,45 @@ describe('fair queueing across two worker processes', () => {
     expect(heavy / lights).toBeGreaterThan(2);
     expect(heavy / lights).toBeLessThan(4.5);
   }, 120000);
+
+  it('starts the first job of a key with 10 within a second while a key has 10,000 waiting, none added with fair', async () => {
+    const queue = uniqueQueue('flow-fair-keyed');
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
+    // Workers with the default queue options: fairness is on unless turned off.
+    const env = { FLOW_QUEUE: queue, WORKER_CONCURRENCY: '8' };
+    const BIG = 10000;
+    const keyed = (key: string) => () =>
+      producer.add(queue, 'FlowJob', { key, workMs: 5 } satisfies FlowJobData, { concurrency: { key, limit: 2 } });
+    // As above: a first worker provisions the queue and stops, so the big key's jobs all wait before any runs.
+    await flow.startWorkers(1, env);
+    await flow.workers[flow.workers.length - 1].stop(5000);
+    await addMany(BIG, 1000, keyed('big'));
+    await flow.startWorkers(3, env);
+    const starts = () => collected.events.filter((event) => event.type === 'start');
+    await waitFor(() => starts().length >= 1, { what: 'the big key to be running', timeoutMs: 30000 });
+    const addedAt = performance.timeOrigin + performance.now();
+    const small = new Set((await addMany(10, 10, keyed('small'))).map((job) => job.id));
+    const smallEvents = (type: string) =>
+      collected.events.filter((event) => event.type === type && small.has(event.jobId));
+    await waitFor(() => smallEvents('end').length >= small.size, { what: "the small key's jobs", timeoutMs: 30000 });
+    const bigStarted = starts().filter((event) => event.key === 'big').length;
+    collected.close();
+
+    const firstSmallMs = Math.min(...smallEvents('start').map((event) => event.at)) - addedAt;
+    const lastSmallMs = Math.max(...smallEvents('start').map((event) => event.at)) - addedAt;
+    process.stdout.write(
+      `fairness: keyed jobs without fair: the small key's first job started ${Math.round(firstSmallMs)} ms after its add, ` +
+        `its last ${Math.round(lastSmallMs)} ms, while ${BIG - bigStarted} of the big key's ${BIG} still waited\n`,
+    );
+    // In arrival order the small key's jobs would wait for the big key's 10,000 (at 2 at a time).
+    expect(BIG - bigStarted).toBeGreaterThan(9000);
+    expect(firstSmallMs).toBeLessThanOrEqual(1000);
+    // Per-key concurrency stays exact through the feeder.
+    const max = maxConcurrentByKey(collected.events);
+    expect(max.get('big')).toBeLessThanOrEqual(2);
+    expect(max.get('small')).toBeLessThanOrEqual(2);
+  }, 180000);
 
   it('refuses a fair job on a queue whose workers do not serve fairness', async () => {
     const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });

@@ -16,7 +16,7 @@ export interface FlowWorkerEnv {
   QUEUE_RATE_LIMIT?: string;
   /** `1`: the queue serves priorities. */
   QUEUE_PRIORITIES?: '0' | '1';
-  /** `1`: the queue serves fair jobs. */
+  /** `0`: the queue does not serve fair jobs (`fairness: false`); unset, the default: it does. */
   QUEUE_FAIRNESS?: '0' | '1';
 }
 

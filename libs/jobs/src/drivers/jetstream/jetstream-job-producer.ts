@@ -11,6 +11,19 @@ import { jobGroupCommitOptions, type BatchingOptions } from './job-batch-publish
 import { publishScheduledJob } from './publish-scheduled-job';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairSubject } from './fair-jobs-stream';
 
+/** How long a producer trusts "this queue has no fair feeder" before it looks again. */
+const FAIRNESS_RECHECK_MS = 5000;
+
+/**
+ * The key a job is fair on without `fair`: its `concurrency` key; none when it opted out (`fair: false`), waits
+ * first (delayed, debounced) or is a singleton (alone in its message; fair messages are group committed). Not a
+ * `rateLimit` key: the feeder can't tell a used-up rate, and would feed that key's backlog in to be delayed.
+ */
+function defaultFairKey(options: AddJobOptions): string | undefined {
+  if (options.fair === false || options.delayInMilliseconds || options.debounce || options.singleton) return undefined;
+  return options.concurrency?.key;
+}
+
 /** Options the library's own callers (replay) add to {@link AddJobOptions}. */
 export interface ProducerAddOptions extends AddJobOptions {
   /** A chosen job id (a replay derives it from the dead letter, so replaying twice queues once). */
@@ -44,6 +57,8 @@ export class JetStreamJobProducer {
   private readonly fairBatcher: GroupCommitQueue<{ id: string; encoded: string; name: string }, PublishResult>;
   /** Queues known to have a fair feeder. */
   private readonly fairQueues = new Set<string>();
+  /** Queues found without one, and when (monotonic ms): asked again after a while. */
+  private readonly unfairQueues = new Map<string, number>();
 
   private readonly clock: JobClock;
 
@@ -98,12 +113,16 @@ export class JetStreamJobProducer {
       ...(options.debounce !== undefined ? { debounceKey: options.debounce.key } : {}),
       ...(options.singleton !== undefined ? { singletonKey: options.singleton.key } : {}),
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      ...(options.fair !== undefined
+      ...(options.fair
         ? { fairKey: options.fair.key, ...(options.fair.weight ? { fairWeight: options.fair.weight } : {}) }
         : {}),
     };
     if (record.priority !== undefined) await this.assertPriorityBand(queue, record.priority);
     if (record.fairKey !== undefined) await this.assertFairFeeder(queue, infrastructure);
+    else {
+      const key = defaultFairKey(options);
+      if (key !== undefined && (await this.servesFairness(queue, infrastructure))) record.fairKey = key;
+    }
     if (options.throttle) {
       const window = await infrastructure.windows.throttle(queue, options.throttle.key, options.throttle.ms, record.id);
       if (!window.admitted) return { id: window.jobId, deduplicated: false, dropped: 'throttled' };
@@ -185,12 +204,28 @@ export class JetStreamJobProducer {
 
   /** Throws unless a worker of the queue ever fed fair jobs (its lease `f.<queue>` exists): none would run. */
   private async assertFairFeeder(queue: string, infrastructure: JobInfrastructure): Promise<void> {
-    if (this.fairQueues.has(queue)) return;
-    if (!(await infrastructure.windows.kv.get(`f.${queue}`)))
+    if (!(await this.servesFairness(queue, infrastructure)))
       throw new Error(
-        `Queue ${queue} does not serve fair jobs: its workers must set queueOptions: { '${queue}': { fairness: true } }`,
+        `Queue ${queue} does not serve fair jobs: its workers turned fairness off (queueOptions: { '${queue}': { fairness: false } }), or none ever started`,
       );
-    this.fairQueues.add(queue);
+  }
+
+  /**
+   * Whether a worker of the queue ever fed fair jobs (its lease `f.<queue>` exists). Remembered once true; a
+   * false answer is asked again after {@link FAIRNESS_RECHECK_MS}, so keyed jobs become fair soon after the queue's
+   * first worker started.
+   */
+  private async servesFairness(queue: string, infrastructure: JobInfrastructure): Promise<boolean> {
+    if (this.fairQueues.has(queue)) return true;
+    const checkedAt = this.unfairQueues.get(queue);
+    if (checkedAt !== undefined && this.clock.monotonic() - checkedAt < FAIRNESS_RECHECK_MS) return false;
+    if (await infrastructure.windows.kv.get(`f.${queue}`)) {
+      this.fairQueues.add(queue);
+      this.unfairQueues.delete(queue);
+      return true;
+    }
+    this.unfairQueues.set(queue, this.clock.monotonic());
+    return false;
   }
 
   /** Frees the singleton key claimed for a job that was not stored after all. */

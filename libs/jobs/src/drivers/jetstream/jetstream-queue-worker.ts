@@ -106,14 +106,14 @@ export class JetStreamQueueWorker {
 
   /** True while every one of the queue's consumers pulls ({@link ConsumerRunner.healthy}). */
   get healthy(): boolean {
-    const expected = 2 + (this.options.settings.priorities ? PRIORITY_LEVELS : 0);
-    return this.runners.length === expected && this.runners.every((runner) => runner.healthy);
+    return this.runners.length === 2 && this.runners.every((runner) => runner.healthy);
   }
 
   /**
    * Provisions the queue's durable consumers and starts pulling. With `priorities`, also one consumer per priority
-   * band, and every consumer of `JOBS` may hold twice the concurrency: up to `concurrency` jobs of each band wait in
-   * hand for a slot, so the slot that frees next goes to the most urgent of them, not to whichever pull came back.
+   * band, pulled by one runner in order of urgency (`startPrioritizedConsumer`): a slot that frees takes a job of a
+   * band only once every more urgent band had none waiting, and only as many jobs as there are free slots are
+   * taken. So no worker holds a less urgent job while a more urgent one waits in the stream for any worker.
    */
   async start(): Promise<void> {
     const { queue, settings } = this.options;
@@ -123,26 +123,34 @@ export class JetStreamQueueWorker {
         `Queue ${queue} has a rateLimit, which counts jobs one by one: its batch job ${batchJob.name} cannot run there`,
       );
     this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
+    // Before the runners: once they pull, a job may run (and a poison one end the process) while start still awaits.
+    if (settings.fairness) {
+      const leases = this.options.infrastructure.windows.kv;
+      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
+      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
+      this.fairFeeder = startFairFeeder({
+        js: this.options.messaging.js,
+        jsm: this.options.messaging.jsm,
+        leases,
+        queue,
+        owner: `${queue}:${randomUUID()}`,
+        saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
+        logger: this.options.logger,
+      });
+    }
     // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue with per-key limits
     // holds eight times its concurrency, so jobs pass their admission (a group-committed KV change) while others run.
     const limited =
       settings.rateLimit !== undefined ||
       this.options.registry.jobsOf(queue).some((job) => job.concurrency || job.rateLimit);
-    const inHand =
-      (settings.priorities ? settings.concurrency * 2 : settings.concurrency) * this.batchSize * (limited ? 8 : 1);
-    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand));
-    if (settings.priorities) {
-      for (let priority = 1; priority <= PRIORITY_LEVELS; priority++) {
-        this.runners.push(
-          await this.startRunner(
-            JOBS_STREAM_NAME,
-            priorityFilterSubject(queue, priority),
-            priorityConsumerName(queue, priority),
-            inHand,
-          ),
-        );
-      }
-    }
+    const inHand = settings.concurrency * this.batchSize * (limited ? 8 : 1);
+    const bands = settings.priorities
+      ? Array.from({ length: PRIORITY_LEVELS }, (_, index) => ({
+          durable: priorityConsumerName(queue, index + 1),
+          filterSubject: priorityFilterSubject(queue, index + 1),
+        }))
+      : undefined;
+    this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand, bands));
     this.runners.push(
       await this.startRunner(
         DELAYED_JOBS_STREAM_NAME,
@@ -158,19 +166,6 @@ export class JetStreamQueueWorker {
       limitOf: (record, name) => keyLimitOf(this.options.registry.find(queue, name), record),
       logger: this.options.logger,
     });
-    if (settings.fairness) {
-      const leases = this.options.infrastructure.windows.kv;
-      // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
-      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
-      this.fairFeeder = startFairFeeder({
-        js: this.options.messaging.js,
-        jsm: this.options.messaging.jsm,
-        leases,
-        queue,
-        owner: `${queue}:${randomUUID()}`,
-        logger: this.options.logger,
-      });
-    }
   }
 
   /** Stops taking jobs and lets running ones finish, up to `graceMs`. */
@@ -196,10 +191,11 @@ export class JetStreamQueueWorker {
     filterSubject: string,
     durable = queueConsumerName(this.options.queue),
     inHand = this.options.settings.concurrency,
+    then?: { durable: string; filterSubject: string }[],
   ): Promise<ConsumerRunner> {
     return startJobRunner(
       this.options,
-      { stream, filterSubject, durable, inHand },
+      { stream, filterSubject, durable, inHand, then },
       {
         messages: this.messages,
         deliveries: this.deliveries,

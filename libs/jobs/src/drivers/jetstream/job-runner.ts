@@ -1,4 +1,11 @@
-import { ensureConsumer, startConsumer, type ConsumerRunner, type ReceivedMessage } from '@berth/messaging';
+import {
+  ensureConsumer,
+  startConsumer,
+  startPrioritizedConsumer,
+  type ConsumerRunner,
+  type ConsumerRunnerOptions,
+  type ReceivedMessage,
+} from '@berth/messaging';
 import type { DeliveryChecks } from './delivery-checks';
 import type { JetStreamQueueWorkerOptions, JobMessages } from './job-messages';
 import type { JobSettlement } from './job-settlement';
@@ -9,6 +16,11 @@ export interface JobRunnerSpec {
   filterSubject: string;
   durable: string;
   inHand: number;
+  /**
+   * Less urgent consumers of the same stream (the priority bands, most urgent first), pulled after `durable` in
+   * that order: a job of one is taken only once every consumer before it had none waiting.
+   */
+  then?: { durable: string; filterSubject: string }[];
 }
 
 /** What a runner calls back into its worker for. */
@@ -21,7 +33,8 @@ export interface JobRunnerHooks {
 }
 
 /**
- * Provisions one durable consumer of a queue and starts the messaging runner on it, with the job semantics as its
+ * Provisions one durable consumer of a queue (or several, pulled in order of urgency) and starts the messaging
+ * runner on it, with the job semantics as its
  * callbacks: log fields and attempt from the message, the job's retry policy, dead letters on giving up, the
  * delivery ledger before a nak and after a settlement.
  */
@@ -32,18 +45,19 @@ export async function startJobRunner(
 ): Promise<ConsumerRunner> {
   const { messaging, queue, settings } = options;
   const { stream, durable } = spec;
-  await ensureConsumer(messaging.jsm, {
-    stream,
-    durable,
-    filterSubjects: [spec.filterSubject],
-    ackWaitMs: settings.ackWaitMs,
-    maxAckPending: settings.maxAckPending,
-    description: `Workers of queue ${queue}`,
-  });
-  return startConsumer({
+  const consumers = [{ durable, filterSubject: spec.filterSubject }, ...(spec.then ?? [])];
+  for (const consumer of consumers)
+    await ensureConsumer(messaging.jsm, {
+      stream,
+      durable: consumer.durable,
+      filterSubjects: [consumer.filterSubject],
+      ackWaitMs: settings.ackWaitMs,
+      maxAckPending: settings.maxAckPending,
+      description: `Workers of queue ${queue}`,
+    });
+  const runnerOptions: Omit<ConsumerRunnerOptions, 'consumer'> = {
     js: messaging.js,
     stream,
-    consumer: durable,
     concurrency: spec.inHand,
     ackWaitMs: settings.ackWaitMs,
     logger: options.logger,
@@ -59,5 +73,11 @@ export async function startJobRunner(
       if (outcome !== 'retried') hooks.deliveries.forgetDeliveries(message, stream);
       hooks.observe(message, outcome, durationMs);
     },
+  };
+  if (consumers.length === 1) return startConsumer({ ...runnerOptions, consumer: durable });
+  return startPrioritizedConsumer({
+    ...runnerOptions,
+    nc: messaging.nc,
+    consumers: consumers.map((consumer) => consumer.durable),
   });
 }

@@ -172,6 +172,20 @@ export class KeySlots {
     return subjects.length;
   }
 
+  /**
+   * The keys (base64url) of a queue whose slots are all held and with at least as many jobs parked as slots: a
+   * job more of one of them would only be parked too. The fair feeder leaves their fair jobs where they are.
+   */
+  async saturated(queue: string): Promise<Set<string>> {
+    const keys = new Set<string>();
+    for (let partition = 0; partition < KEY_SLOT_PARTITIONS; partition++) {
+      const { state } = await this.commits.read(`${queue}._slots.${partition}`);
+      for (const [encoded, slot] of Object.entries(state.keys))
+        if (Object.keys(slot.holders).length >= slot.limit && slot.waiting >= slot.limit) keys.add(encoded);
+    }
+    return keys;
+  }
+
   /** The keys of a queue (or every queue) with a job running or waiting. */
   async list(queue?: string): Promise<KeySlotState[]> {
     const states: KeySlotState[] = [];
