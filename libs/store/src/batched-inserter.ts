@@ -1,5 +1,5 @@
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
-import { writeErrorsByIndex } from './bulk-write-errors';
+import { assertAccounted, writeErrorsByIndex } from './bulk-write-errors';
 import { isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit, type GroupOutcome } from './group-commit';
 
@@ -34,6 +34,8 @@ async function insertAll<T extends Document>(
     return documents.map(() => ({ ok: true, value: 'inserted' }));
   } catch (error) {
     const errors = writeErrorsByIndex(error);
+    const inserted = (error as { result?: { insertedCount?: number } }).result?.insertedCount ?? 0;
+    assertAccounted(error, inserted + errors.size, documents.length);
     return documents.map((_, index): GroupOutcome<InsertResult> => {
       const failed = errors.get(index);
       if (failed === undefined) return { ok: true, value: 'inserted' };

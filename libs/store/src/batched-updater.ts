@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Document, Filter, UpdateFilter } from 'mongodb';
-import { writeErrorsByIndex, type BulkOperationError } from './bulk-write-errors';
+import { assertAccounted, writeErrorsByIndex, type BulkOperationError } from './bulk-write-errors';
 import { documentIdKey } from './document-id';
 import { isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit, type GroupOutcome } from './group-commit';
@@ -50,11 +50,13 @@ async function updateAll<T extends Document>(
   }));
   let result: BulkWriteResult;
   let errors = new Map<number, BulkOperationError>();
+  let thrown: unknown;
   try {
     result = await collection.bulkWrite(writes, { ordered: false });
   } catch (error) {
     errors = writeErrorsByIndex(error);
     result = (error as { result: BulkWriteResult }).result;
+    thrown = error;
   }
   const upserted = new Set(Object.keys(result.upsertedIds ?? {}).map(Number));
   // An upsert that neither failed nor inserted matched; the rest of the group's matches are the plain updates'.
@@ -62,6 +64,10 @@ async function updateAll<T extends Document>(
   const upsertsMatched = ops.filter((op, index) => op.upsert && settled(index)).length;
   const updates = ops.filter((op, index) => !op.upsert && settled(index)).length;
   const updatesMatched = result.matchedCount - upsertsMatched;
+  // A write that threw part-way may have run only some operations: the upserts taken as matched must all be among
+  // the matches counted, or nothing about the group is known. (A plain update that never ran reads as unmatched or
+  // uncertain, which its caller already treats as not applied or reads back.)
+  if (thrown !== undefined) assertAccounted(thrown, result.matchedCount, upsertsMatched);
   const update: UpdateResult =
     updatesMatched === updates ? 'matched' : updatesMatched === 0 ? 'unmatched' : 'uncertain';
   return ops.map((op, index): GroupOutcome<UpdateResult> => {

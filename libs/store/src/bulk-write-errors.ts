@@ -22,8 +22,11 @@ export class BulkOperationError extends Error {
 
 /**
  * The per-operation errors of an unordered bulk write (`insertMany`, `bulkWrite`), by the operation's index. Throws
- * the error back when it is not a bulk write error (the whole write failed: a network error, say), so no operation
- * is taken as written when nothing was.
+ * the error back when it names no refused operation, so no operation is taken as written when the write as a whole
+ * failed: a network error, or a bulk write error without write errors, which the driver raises for a command that
+ * failed part-way (the store going away mid-write) or for a write concern error, where nothing says which
+ * operations were applied. Callers also check that the result accounts for every operation (see
+ * {@link assertAccounted}).
  */
 export function writeErrorsByIndex(error: unknown): Map<number, BulkOperationError> {
   const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
@@ -33,10 +36,20 @@ export function writeErrorsByIndex(error: unknown): Map<number, BulkOperationErr
     code?: number;
     errmsg?: string;
   }[];
+  if (list.length === 0) throw error;
   return new Map(
     list.map((entry) => [
       entry.index,
       new BulkOperationError(entry.index, entry.code, entry.errmsg ?? 'write refused', { cause: error }),
     ]),
   );
+}
+
+/**
+ * Throws `error` back unless the `accounted` operations of a bulk write that threw (the result's counts plus its
+ * write errors) cover the `operations` about to be taken as written: a command that failed part-way can come back
+ * with write errors for some operations and nothing at all for those it never ran.
+ */
+export function assertAccounted(error: unknown, accounted: number, operations: number): void {
+  if (accounted < operations) throw error;
 }
