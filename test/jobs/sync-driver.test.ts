@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MongoClient, type Db } from 'mongodb';
+import { ManualClock } from '@berth/contract/testing';
 import { startFerretDb, type FerretDbHandle } from '@berth/local-infra';
 import {
   InMemoryDeadLetters,
@@ -36,7 +37,7 @@ beforeAll(async () => {
       logger: logs.logger,
       logContext: logs.logContext,
       db,
-      clock: () => now,
+      clock: new ManualClock(now),
     }),
     { logger: false },
   );

@@ -1,28 +1,19 @@
+import { systemClock } from '@berth/contract';
+
 /**
- * The one clock of `@berth/jobs`: wall time (epoch ms) for what is stored (`addedAt`, `cancelledAt`, due times),
- * a monotonic reading for durations, and timers. Every driver, store and loop of the library takes one through its
- * options (`clock`), so a test moves time with a `ManualJobClock` (`@berth/jobs/testing`) instead of waiting.
+ * The fair feeder's clock, wall time as epoch ms, until it takes the contract's `Clock` (`@berth/contract`) as the
+ * rest of the library does; internal, not exported. Delete this file once `fair-feeder.ts` reads
+ * `clock.now().getTime()`.
  */
 export interface JobClock {
-  /** Wall-clock time, epoch ms. */
   now(): number;
-  /** A monotonic reading in ms (any origin), never moved by a wall-clock step. */
   monotonic(): number;
-  /** Calls `callback` once `ms` have passed; the returned function cancels it. */
   setTimer(ms: number, callback: () => void): () => void;
 }
 
-/** The process's clocks and timers: `Date.now()`, `performance.now()` and `setTimeout`. */
+/** {@link systemClock} read as epoch ms. */
 export const systemJobClock: JobClock = {
-  now: () => Date.now(),
-  monotonic: () => performance.now(),
-  setTimer: (ms, callback) => {
-    const timer = setTimeout(callback, ms);
-    return () => clearTimeout(timer);
-  },
+  now: () => systemClock.now().getTime(),
+  monotonic: () => systemClock.monotonic(),
+  setTimer: (ms, callback) => systemClock.setTimer(ms, callback),
 };
-
-/** The clock's wall time as an ISO 8601 string. */
-export function isoNow(clock: JobClock): string {
-  return new Date(clock.now()).toISOString();
-}

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { JobInfo } from './discovery/job-registry';
 
 /** One run of a cron job, as a {@link CronRunGuard} sees it. */
@@ -23,8 +24,8 @@ export interface CronRun {
  */
 export type CronRunGuard = (cron: CronRun, run: (signal?: AbortSignal) => Promise<void>) => Promise<unknown>;
 
-/** The tick a cron job's data names (`{ scheduledAt }`), else when the job was added. */
-export function cronTickOf(data: unknown, info: JobInfo): Date {
+/** The tick a cron job's data names (`{ scheduledAt }`), else when the job was added (else `clock`'s now). */
+export function cronTickOf(data: unknown, info: JobInfo, clock: Clock = systemClock): Date {
   const scheduledAt =
     typeof data === 'object' && data !== null ? (data as { scheduledAt?: unknown }).scheduledAt : undefined;
   if (typeof scheduledAt === 'string') {
@@ -32,5 +33,5 @@ export function cronTickOf(data: unknown, info: JobInfo): Date {
     if (!Number.isNaN(tick.getTime())) return tick;
   }
   const added = new Date(info.addedAt);
-  return Number.isNaN(added.getTime()) ? new Date() : added;
+  return Number.isNaN(added.getTime()) ? clock.now() : added;
 }

@@ -96,8 +96,6 @@ export { provisionJobInfrastructure } from './drivers/jetstream/job-infrastructu
 export type { JobInfrastructure, JobInfrastructureOptions } from './drivers/jetstream/job-infrastructure';
 export type { KvDeduplicationOptions } from './drivers/jetstream/kv-deduplication-registry';
 export { SyncQueueDriver } from './drivers/sync/sync-queue-driver';
-export { systemJobClock } from './clock';
-export type { JobClock } from './clock';
 export { createWorkerEvents } from './flow/worker-events';
 export type { WorkerEventMap, WorkerEvents, WorkerJobRef } from './flow/worker-events';
 export { runJobAttempt } from './flow/run-job-attempt';

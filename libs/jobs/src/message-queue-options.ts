@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { CronRunGuard } from './cron-run-guard';
@@ -28,6 +29,11 @@ export interface MessageQueueModuleOptions {
   batching?: BatchingOptions;
   /** Stream provisioning and the deduplication bucket (JetStream driver). */
   infrastructure?: JobInfrastructureOptions;
+  /**
+   * The clock jobs are stamped, delayed and leased by (`addedAt`, due times, dead letters, throttle windows);
+   * `systemClock` by default, a `ManualClock` in a test that moves time.
+   */
+  clock?: Clock;
   /** Random source for backoff jitter; tests pass a fixed one. */
   random?: () => number;
   /** Told of every job queued and every attempt finished (metrics). */

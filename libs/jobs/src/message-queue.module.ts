@@ -104,6 +104,7 @@ function createDriver(
       logger: options.logger,
       logContext: options.logContext,
       observer: options.observer,
+      clock: options.clock,
     });
   }
   if (options.driver !== 'jetstream')
@@ -120,5 +121,6 @@ function createDriver(
     infrastructure: options.infrastructure,
     random: options.random,
     observer: options.observer,
+    clock: options.clock,
   });
 }

@@ -38,6 +38,7 @@ export class MessageQueueRuntime implements OnModuleInit, OnApplicationBootstrap
       new Set(this.queueNames),
       this.options.logger,
       this.options.cronRunGuard,
+      this.options.clock,
     );
   }
 

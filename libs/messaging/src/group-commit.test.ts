@@ -1,3 +1,4 @@
+import { ManualClock } from '@berth/contract/testing';
 import { GroupCommitFullError, GroupCommitQueue, GroupCommitTimeoutError } from './group-commit';
 import type { PublishResult } from './publisher';
 
@@ -87,14 +88,15 @@ describe('GroupCommitQueue', () => {
 
   it("rejects items still waiting after maxWaitMs, and commits a message with its oldest item's deadline", async () => {
     const { calls, publish, deadlines } = fakePublish();
-    let now = 1000;
-    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxWaitMs: 100, now: () => now });
+    const clock = new ManualClock();
+    clock.advance(1000);
+    const batcher = new GroupCommitQueue(publish, { maxInFlightPerKey: 1, maxWaitMs: 100, clock });
     const first = batcher.enqueue('k', 'a', 1);
     await endOfTurn();
     expect(deadlines).toEqual([1100]);
-    now = 1050;
+    clock.advance(50);
     const waiting = batcher.enqueue('k', 'b', 1);
-    now = 1151;
+    clock.advance(101);
     await expect(waiting).rejects.toBeInstanceOf(GroupCommitTimeoutError);
     expect(batcher.waiting).toBe(0);
     calls[0].release();

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '@berth/contract';
+
 /** How a {@link GroupCommitQueue} groups items into messages. */
 export interface GroupCommitOptions {
   /** Most items one message carries (default 100). `1` gives every item its own message. */
@@ -16,13 +18,13 @@ export interface GroupCommitOptions {
   maxPendingItemsPerKey?: number;
   /** Most bytes of items waiting for a message per key (default: no limit); past it `enqueue` rejects at once. */
   maxPendingBytesPerKey?: number;
-  /** Monotonic milliseconds; `performance.now` by default. */
-  now?: () => number;
+  /** Times the waits (its monotonic reading) and the sweep of overdue items; {@link systemClock} by default. */
+  clock?: Clock;
 }
 
 /**
  * Stores one message made of `items` (all of one key) and resolves once it is durably stored. `deadline` (on the
- * `now` clock of the queue, `Infinity` without `maxWaitMs`) is when its oldest item's wait runs out.
+ * monotonic reading of the queue's clock, `Infinity` without `maxWaitMs`) is when its oldest item's wait runs out.
  */
 export type CommitItems<Item, Result> = (key: string, items: Item[], deadline: number) => Promise<Result>;
 
@@ -84,8 +86,8 @@ export class GroupCommitQueue<Item, Result> {
   private readonly maxWaitMs: number;
   private readonly maxPendingItems: number;
   private readonly maxPendingBytes: number;
-  private readonly now: () => number;
-  private sweepTimer?: NodeJS.Timeout;
+  private readonly clock: Clock;
+  private cancelSweep?: () => void;
 
   constructor(
     private readonly commit: CommitItems<Item, Result>,
@@ -97,7 +99,7 @@ export class GroupCommitQueue<Item, Result> {
     this.maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;
     this.maxPendingItems = options.maxPendingItemsPerKey ?? Number.POSITIVE_INFINITY;
     this.maxPendingBytes = options.maxPendingBytesPerKey ?? Number.POSITIVE_INFINITY;
-    this.now = options.now ?? (() => performance.now());
+    this.clock = options.clock ?? systemClock;
   }
 
   /**
@@ -120,10 +122,10 @@ export class GroupCommitQueue<Item, Result> {
         reject(new GroupCommitFullError(key));
         return;
       }
-      state.pending.push({ item, size, deadline: this.now() + this.maxWaitMs, resolve, reject });
+      state.pending.push({ item, size, deadline: this.clock.monotonic() + this.maxWaitMs, resolve, reject });
       state.pendingBytes += size;
       this.scheduleFlush(key, state);
-      if (this.sweepTimer === undefined && this.maxWaitMs !== Number.POSITIVE_INFINITY) this.startSweep();
+      if (this.cancelSweep === undefined && this.maxWaitMs !== Number.POSITIVE_INFINITY) this.startSweep();
     });
   }
 
@@ -185,13 +187,18 @@ export class GroupCommitQueue<Item, Result> {
   }
 
   private startSweep(): void {
-    this.sweepTimer = setInterval(() => this.expireOverdue(), Math.min(EXPIRY_SWEEP_MS, this.maxWaitMs));
-    this.sweepTimer.unref();
+    this.cancelSweep = this.clock.setTimer(Math.min(EXPIRY_SWEEP_MS, this.maxWaitMs), () => {
+      this.cancelSweep = undefined;
+      if (this.expireOverdue() > 0) this.startSweep();
+    });
   }
 
-  /** Rejects the items whose wait ran out; a key's items share one wait and are in order, so each key stops early. */
-  private expireOverdue(): void {
-    const now = this.now();
+  /**
+   * Rejects the items whose wait ran out (a key's items share one wait and are in order, so each key stops early);
+   * returns how many still wait, so the sweep goes on only while some do.
+   */
+  private expireOverdue(): number {
+    const now = this.clock.monotonic();
     let waiting = 0;
     for (const [key, state] of this.keys) {
       while (state.pending.length > 0 && state.pending[0].deadline <= now) {
@@ -202,10 +209,7 @@ export class GroupCommitQueue<Item, Result> {
       if (state.inFlight === 0 && state.pending.length === 0) this.keys.delete(key);
       waiting += state.pending.length;
     }
-    if (waiting === 0) {
-      clearInterval(this.sweepTimer);
-      this.sweepTimer = undefined;
-    }
+    return waiting;
   }
 }
 

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { isWrongLastSequence } from './streams';
 
@@ -14,7 +15,7 @@ export interface KvDecision<T, R> {
 export interface KvReading<T> {
   value: T | undefined;
   entry: KvEntry | null;
-  /** The clock's reading (epoch ms) taken after the read. */
+  /** The clock's wall time (epoch ms) read after the entry. */
   now: number;
 }
 
@@ -26,8 +27,8 @@ export interface KvCompareAndSetOptions<T> {
   encode?: (value: T) => string;
   /** Read-decide-write rounds before {@link KvContentionError}; 100 by default. */
   rounds?: number;
-  /** The time each decision is given (epoch ms); `Date.now` by default. */
-  clock?: { now(): number };
+  /** Gives each decision its time (`now`, epoch ms); {@link systemClock} by default. */
+  clock?: Clock;
   /** Names the entry in the error thrown when contention persists. */
   what?: string;
 }
@@ -60,11 +61,11 @@ export async function compareAndSetKv<T, R>(
 ): Promise<R> {
   const rounds = options.rounds ?? 100;
   const encode = options.encode ?? ((value: T) => JSON.stringify(value));
-  const now = options.clock ? () => options.clock!.now() : Date.now;
+  const clock = options.clock ?? systemClock;
   for (let round = 0; round < rounds; round++) {
     const entry = await kv.get(key);
     const value = entry && entry.operation === 'PUT' ? safeDecode(options.decode, entry) : undefined;
-    const decision = await decide({ value, entry, now: now() });
+    const decision = await decide({ value, entry, now: clock.now().getTime() });
     const write = decision.write;
     if (!write) return decision.result;
     try {

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { compareAndSetKv } from './kv-compare-and-set';
 import { takeStart, type RateLimit, type RateWindow } from './rate-window';
@@ -10,7 +11,7 @@ export type KvRateDecision = { allowed: true } | { allowed: false; retryAt: numb
  * entry (a {@link RateWindow} as JSON) is read, decided on with {@link takeStart}, and written back by compare-and-set
  * on the revision read, so of two processes racing for the last start of a window one gets it and the other reads
  * again and is refused. A refusal is written too (it moves `nextReserved`), so waiting callers everywhere are spread
- * one interval apart. `now` stamps the start (epoch ms): on several machines the guarantee is as good as their
+ * one interval apart. `clock`'s wall time stamps the start: on several machines the guarantee is as good as their
  * clocks agree (NTP: milliseconds).
  * @throws the KV error when NATS fails, or `KvContentionError` when the entry keeps changing under 100 rounds.
  */
@@ -18,7 +19,7 @@ export async function takeKvRateStart(
   kv: KV,
   key: string,
   limit: RateLimit,
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): Promise<KvRateDecision> {
   return compareAndSetKv<RateWindow, KvRateDecision>(
     kv,
@@ -30,7 +31,7 @@ export async function takeKvRateStart(
         result: decision.allowed ? { allowed: true } : { allowed: false, retryAt: decision.retryAt },
       };
     },
-    { decode: decodeRateWindow, clock: { now }, what: `The rate window ${key}` },
+    { decode: decodeRateWindow, clock, what: `The rate window ${key}` },
   );
 }
 

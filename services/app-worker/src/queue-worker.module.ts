@@ -9,7 +9,7 @@ import { ClientsModule } from './clients/clients.module';
 import type { AppWorkerConfig } from './config';
 import { DatabaseModule } from './database/database.module';
 import { GithubModule } from './github/github.module';
-import { toClock, type ClockOption } from '@berth/contract';
+import { systemClock, type Clock } from '@berth/contract';
 import { LoggerModule } from './logging/logger.module';
 import { MESSAGE_QUEUE_NAMES } from './message-queue-names';
 
@@ -22,8 +22,8 @@ export interface QueueWorkerDependencies {
   /** Required by the `jetstream` driver. */
   messaging?: Messaging;
   db: Db;
-  /** The services' clock (default the system clock); a bare `() => Date` is read as the wall clock. */
-  clock?: ClockOption;
+  /** The clock of the jobs, the webhooks and the database's stamps; `systemClock` by default. */
+  clock?: Clock;
   /** Told of every job queued and attempt finished (the worker's metrics). */
   observer?: JobObserver;
   /** Wraps every cron run: the overlap policy (`cronRunLockGuard` of `@berth/cron` on JetStream). */
@@ -43,7 +43,7 @@ export interface QueueWorkerDependencies {
 @Module({})
 export class QueueWorkerModule {
   static register(deps: QueueWorkerDependencies): DynamicModule {
-    const clock = toClock(deps.clock);
+    const clock = deps.clock ?? systemClock;
     return {
       module: QueueWorkerModule,
       imports: [
@@ -60,6 +60,7 @@ export class QueueWorkerModule {
           observer: deps.observer,
           infrastructure: { sizing: { replicas: deps.config.streamReplicas ?? 1 } },
           cronRunGuard: deps.cronRunGuard,
+          clock,
         }),
         WebhooksModule.forRoot({
           driver: deps.config.messageQueueDriver,

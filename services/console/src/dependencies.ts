@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { Db } from 'mongodb';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
@@ -19,7 +20,8 @@ export interface ConsoleDependencies {
   /** Queues jobs again (dead-letter replay); never provisions streams (the services own their sizing). */
   jobProducer: JetStreamJobProducer;
   logger: BerthLogger;
-  clock: () => Date;
+  /** The console's clock: what it stamps (audit entries, issue statuses) and judges by (tokens, charts). */
+  clock: Clock;
   consoleTokens: ConsoleTokenVerifier;
   signedTokens: SignedTokens;
   audit: AuditLog;

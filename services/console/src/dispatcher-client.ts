@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import type { EventTypeDefinition } from '@berth/outbound';
 import { ConsoleError } from './errors';
 
@@ -17,14 +18,14 @@ export interface DispatcherClient {
 export function createDispatcherClient(options: {
   baseUrl: string;
   apiToken?: string;
-  clock: () => Date;
+  clock: Clock;
   cacheMs?: number;
   timeoutMs?: number;
 }): DispatcherClient {
   let cached: { at: number; types: readonly EventTypeDefinition[] } | undefined;
   const cacheMs = options.cacheMs ?? 30_000;
   const eventTypes = async (): Promise<readonly EventTypeDefinition[]> => {
-    const now = options.clock().getTime();
+    const now = options.clock.now().getTime();
     if (cached && now - cached.at < cacheMs) return cached.types;
     let response: Response;
     try {

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import { createServer } from 'node:http';
 import type Koa from 'koa';
 import { once } from 'node:events';
@@ -34,8 +35,8 @@ export interface RunningConsole {
  * queues, and serves the app on `PORT`. Logs "Console listening" with the port once it serves. Never provisions a
  * stream: the services own their sizing.
  */
-export async function runConsole(config: ConsoleConfig, options: { clock?: () => Date } = {}): Promise<RunningConsole> {
-  const clock = options.clock ?? (() => new Date());
+export async function runConsole(config: ConsoleConfig, options: { clock?: Clock } = {}): Promise<RunningConsole> {
+  const clock = options.clock ?? systemClock;
   const running = await startService<StartedService & { port: number; app: Koa }>({
     name: 'console',
     log: { level: config.logLevel, format: config.logFormat },

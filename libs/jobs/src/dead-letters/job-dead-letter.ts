@@ -1,4 +1,4 @@
-import { isoNow, systemJobClock, type JobClock } from '../clock';
+import { systemClock, type Clock } from '@berth/contract';
 import type { ReceivedMessage } from '@berth/messaging';
 import type { JobRecord } from '../job-record';
 import { describeJobError, type DeadLetter, type DeadLetterReason } from './dead-letter';
@@ -17,7 +17,7 @@ export function jobDeadLetter(
   error: unknown,
   reason: DeadLetterReason,
   attempts: number,
-  clock: JobClock = systemJobClock,
+  clock: Clock = systemClock,
 ): DeadLetter {
   return {
     jobId: record.id,
@@ -30,7 +30,7 @@ export function jobDeadLetter(
     retryLimit: record.retryLimit,
     deduplicationId: record.deduplicationId,
     addedAt: record.addedAt,
-    failedAt: isoNow(clock),
+    failedAt: clock.now().toISOString(),
     originalSubject: origin.message.subject,
     originalStreamSequence: origin.message.streamSequence,
     originalMessageId: origin.message.msgId,
@@ -39,11 +39,7 @@ export function jobDeadLetter(
 }
 
 /** The dead letter of a message that could not be read as jobs: its raw body is kept, and it can't be replayed. */
-export function unreadableDeadLetter(
-  origin: FailedJobOrigin,
-  error: unknown,
-  clock: JobClock = systemJobClock,
-): DeadLetter {
+export function unreadableDeadLetter(origin: FailedJobOrigin, error: unknown, clock: Clock = systemClock): DeadLetter {
   const { message } = origin;
   return {
     jobId: message.msgId ?? `seq-${message.streamSequence}`,
@@ -54,7 +50,7 @@ export function unreadableDeadLetter(
     error: describeJobError(error),
     attempts: message.deliveryCount,
     retryLimit: 0,
-    failedAt: isoNow(clock),
+    failedAt: clock.now().toISOString(),
     originalSubject: message.subject,
     originalStreamSequence: message.streamSequence,
     originalMessageId: message.msgId,

@@ -1,4 +1,5 @@
 import { CronTime } from 'cron';
+import { systemClock } from '@berth/contract';
 
 /** A scheduled job found at start-up: what a scheduler registers. */
 export interface CronDefinition {
@@ -30,7 +31,7 @@ export const DEFAULT_CRON_TIME_ZONE = 'UTC';
 export function validateCronPattern(
   pattern: string,
   timeZone: string = DEFAULT_CRON_TIME_ZONE,
-  from: Date = new Date(),
+  from: Date = systemClock.now(),
 ): Date {
   const fields = pattern.trim().split(/\s+/);
   if (fields.length !== 5 && fields.length !== 6) {

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import type { DiscoveryService } from '@nestjs/core';
 import { cronOptionsOf, processMethodsOf, processorOptionsOf } from '../decorators/read-metadata';
@@ -20,6 +21,7 @@ export function exploreJobs(
   declaredQueues: ReadonlySet<string>,
   logger: BerthLogger,
   cronRunGuard?: CronRunGuard,
+  clock: Clock = systemClock,
 ): void {
   for (const wrapper of discovery.getProviders()) {
     const metatype = wrapper.metatype as (abstract new (...args: never[]) => unknown) | undefined;
@@ -42,7 +44,7 @@ export function exploreJobs(
     if (cron && methods.length !== 1)
       throw new Error(`${className}: a @CronProcessor class has exactly one @Process method, it has ${methods.length}`);
     const timeZone = cron?.timeZone ?? DEFAULT_CRON_TIME_ZONE;
-    if (cron) validateCronPattern(cron.pattern, timeZone);
+    if (cron) validateCronPattern(cron.pattern, timeZone, clock.now());
     for (const { methodName, jobName, options = {} } of methods) {
       assertJobName(jobName);
       if (options.timeoutMs !== undefined) assertTimeout(options.timeoutMs);
@@ -75,7 +77,7 @@ export function exploreJobs(
         className,
         run: guard
           ? async (data, info) => {
-              await guard({ name: jobName, queue, tick: cronTickOf(data, info), job: info }, (signal) =>
+              await guard({ name: jobName, queue, tick: cronTickOf(data, info, clock), job: info }, (signal) =>
                 handle(
                   data,
                   signal ? { ...info, signal: info.signal ? AbortSignal.any([info.signal, signal]) : signal } : info,

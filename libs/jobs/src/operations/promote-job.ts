@@ -1,7 +1,6 @@
-import { JOB_HEADERS, NATS_HEADERS } from '@berth/contract';
+import { JOB_HEADERS, NATS_HEADERS, systemClock, type Clock } from '@berth/contract';
 import { isNotFound, isWrongLastSequence, publishMessage, type Messaging } from '@berth/messaging';
 import type { StoredMsg } from '@nats-io/jetstream';
-import { systemJobClock, type JobClock } from '../clock';
 import { assertQueueName, DELAYED_JOBS_STREAM_NAME, delayedJobSubject, parseJobSubject } from '../names';
 
 /** What {@link promoteJob} did. */
@@ -20,8 +19,8 @@ export interface PromotedJob {
 
 /** Options for {@link promoteJob}. */
 export interface PromoteJobOptions {
-  /** The new due time is this clock's now (`systemJobClock` by default). */
-  clock?: JobClock;
+  /** The new due time is this clock's now (`systemClock` by default). */
+  clock?: Clock;
 }
 
 /** Headers of the stored schedule that are the server's or this call's to set, not copied to the new one. */
@@ -64,7 +63,7 @@ export async function promoteJob(
     return { queue, jobId, promoted: false, reason: `job ${jobId} of ${queue} is not delayed (not in JOBS_DELAYED)` };
   const name = parseJobSubject(target)?.name;
   const previousNotBefore = stored.header?.get(JOB_HEADERS.notBefore) || undefined;
-  const now = new Date((options.clock ?? systemJobClock).now()).toISOString();
+  const now = (options.clock ?? systemClock).now().toISOString();
   const headers: Record<string, string> = {};
   for (const key of stored.header?.keys() ?? []) {
     if (!NOT_COPIED.has(key.toLowerCase())) headers[key] = stored.header?.get(key) ?? '';

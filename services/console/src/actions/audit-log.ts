@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { BerthLogger } from '@berth/logger';
@@ -32,13 +33,13 @@ export interface AuditLog {
  * and an inserted document for the console's own Audit page. A failed insert is logged, never hidden: the log line
  * was written first.
  */
-export function createAuditLog(db: Db, logger: BerthLogger, clock: () => Date): AuditLog {
+export function createAuditLog(db: Db, logger: BerthLogger, clock: Clock): AuditLog {
   const entries: Collection<AuditEntry> = db.collection<AuditEntry>(CONSOLE_AUDIT_COLLECTION);
   return {
     async record(actor, entry) {
       const document: AuditEntry = {
         _id: randomUUID(),
-        at: clock(),
+        at: clock.now(),
         actor: actorName(actor),
         actorKind: actor.kind,
         role: actor.kind === 'console' ? actor.role : 'portal',

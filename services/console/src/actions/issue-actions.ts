@@ -41,7 +41,7 @@ export const setIssueStatusAction = defineAction({
   },
   async execute(input, dependencies, actor) {
     const issue = await issueOf(dependencies, input.issueId);
-    await setIssueStatus(dependencies.db, issue, input.status, actorName(actor), dependencies.clock());
+    await setIssueStatus(dependencies.db, issue, input.status, actorName(actor), dependencies.clock.now());
     return {
       summary: `Issue ${issue.scope}: ${issue.errorClass} is ${input.status}`,
       result: { status: input.status },

@@ -7,7 +7,6 @@ import {
   promoteJob,
   replayAllDeadLetters,
   replayDeadLetter,
-  systemJobClock,
 } from '@berth/jobs';
 import { publishMessage } from '@berth/messaging';
 import { actorName } from '../auth/roles';
@@ -83,7 +82,7 @@ export const runCronNowAction = defineAction({
     const cron = (await listCrons({ messaging: dependencies.messaging })).find((row) => row.name === params.name);
     if (!cron) throw new ConsoleError(404, 'not_found', `No cron ${params.name} is registered`);
     // Whole seconds: the tick id is then the one a scheduler would give a tick at that second.
-    const tick = new Date(Math.floor(dependencies.clock().getTime() / 1000) * 1000);
+    const tick = new Date(Math.floor(dependencies.clock.now().getTime() / 1000) * 1000);
     const message = cronTickMessage({ name: cron.name, queue: cron.queue }, tick);
     const ack = await publishMessage(dependencies.messaging.js, message);
     return {
@@ -153,7 +152,7 @@ export const promoteJobAction = defineAction({
   },
   async execute(params, dependencies) {
     const promoted = await promoteJob(dependencies.messaging, params.queue, params.jobId, {
-      clock: { ...systemJobClock, now: () => dependencies.clock().getTime() },
+      clock: dependencies.clock,
     });
     return {
       summary: promoted.promoted

@@ -139,7 +139,7 @@ const setEnabledActions = forBoth('set-enabled', {
       summary: change
         ? `${params.enabled ? 'Enables' : 'Disables'} ${endpoint.url}${params.enabled ? '' : ': deliveries are skipped until it is enabled again'}`
         : `${endpoint.url} is already ${params.enabled ? 'enabled' : 'disabled'}`,
-      items: [describeEndpoint(endpoint, dependencies.clock())],
+      items: [describeEndpoint(endpoint, dependencies.clock.now())],
     };
   },
   async execute(params, dependencies, actor) {
@@ -156,7 +156,7 @@ const rotateActions = forBoth('rotate-secret', {
     return {
       count: 1,
       summary: `Makes a new signing secret for ${endpoint.url}; the current one keeps signing beside it for ${params.overlapHours ?? 24} h`,
-      items: [describeEndpoint(endpoint, dependencies.clock())],
+      items: [describeEndpoint(endpoint, dependencies.clock.now())],
     };
   },
   async execute(params, dependencies, actor) {
@@ -241,7 +241,7 @@ const deleteEndpointAction = defineAction({
     return {
       count: 1,
       summary: `Deletes ${endpoint.url}: it receives nothing more, and deliveries still queued for it are dropped`,
-      items: [describeEndpoint(endpoint, dependencies.clock())],
+      items: [describeEndpoint(endpoint, dependencies.clock.now())],
     };
   },
   async execute(params, dependencies, actor) {
@@ -273,7 +273,7 @@ const sendTestAction = defineAction({
     const entry = await dependencies.dispatcher.eventType(params.eventType);
     const data =
       entry.type === 'webhook.test'
-        ? { message: 'This is a test event from Berth.', sentAt: dependencies.clock().toISOString() }
+        ? { message: 'This is a test event from Berth.', sentAt: dependencies.clock.now().toISOString() }
         : entry.example;
     const sent = await sendEvent(
       { js: dependencies.messaging.js, clock: dependencies.clock },

@@ -58,7 +58,7 @@ export function actionRoutes(options: {
             params,
             actorName(actor),
             preview.count,
-            dependencies.clock(),
+            dependencies.clock.now(),
           )
         : null;
     ctx.body = { ...preview, confirmation };
@@ -72,7 +72,7 @@ export function actionRoutes(options: {
       action.name,
       params,
       actorName(actor),
-      dependencies.clock(),
+      dependencies.clock.now(),
     );
     if (refused) {
       await dependencies.audit.record(actor, { action: action.name, params, outcome: 'refused', summary: refused });

@@ -36,14 +36,14 @@ export function outboundRoutes(dependencies: ConsoleDependencies): Router {
   const router = createRouter({ prefix: '/api/outbound' });
   router.get('/endpoints', async (ctx) => {
     const { workspaceId } = queryOf(ctx, z.object({ workspaceId: optional }));
-    const now = dependencies.clock();
+    const now = dependencies.clock.now();
     const endpoints = await listEndpoints({ collections: dependencies.outbound }, { workspaceId });
     ctx.body = { endpoints: endpoints.map((endpoint) => toEndpointView(endpoint, now)) };
   });
   router.get('/endpoints/:id', async (ctx) => {
     const endpoint = await dependencies.outbound.endpoints.findOne({ _id: ctx.params.id });
     if (!endpoint) throw new ConsoleError(404, 'not_found', `No endpoint ${ctx.params.id}`);
-    ctx.body = toEndpointView(endpoint, dependencies.clock());
+    ctx.body = toEndpointView(endpoint, dependencies.clock.now());
   });
   router.get('/deliveries', async (ctx) => {
     const query = queryOf(ctx, deliveriesQuery.extend({ workspaceId: optional }));

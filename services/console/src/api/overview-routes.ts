@@ -17,7 +17,7 @@ export function overviewRoutes(dependencies: ConsoleDependencies): Router {
   const router = createRouter();
   router.get('/api/overview', async (ctx) => {
     const { window: name } = queryOf(ctx, z.object({ window: z.enum(['hour', 'day']).default('hour') }));
-    const now = dependencies.clock();
+    const now = dependencies.clock.now();
     const window = chartWindow(name, now);
     const [webhooks, health, lag, leader] = await Promise.all([
       webhookSeries(dependencies.inbox, window, now),

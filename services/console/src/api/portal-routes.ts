@@ -46,7 +46,7 @@ export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
     const { token, expiresAt } = issuePortalToken(
       dependencies.signedTokens,
       { ...parsed.data, ttlSeconds },
-      dependencies.clock(),
+      dependencies.clock.now(),
     );
     await dependencies.audit.record(actorOf(ctx), {
       action: 'portal.issue-session',
@@ -70,7 +70,7 @@ export function portalRoutes(dependencies: ConsoleDependencies): Router[] {
     ctx.body = { eventTypes: await dependencies.dispatcher.eventTypes() };
   });
   portal.get('/endpoints', async (ctx) => {
-    const now = dependencies.clock();
+    const now = dependencies.clock.now();
     ctx.body = {
       endpoints: (await listEndpoints({ collections: dependencies.outbound }, { workspaceId: workspaceOf(ctx) })).map(
         (endpoint) => toEndpointView(endpoint, now),

@@ -38,7 +38,7 @@ export function requireConsoleRole(dependencies: ConsoleDependencies, roles: rea
 export function requirePortalSession(dependencies: ConsoleDependencies) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const token = bearerOf(ctx);
-    const session = token ? verifyPortalToken(dependencies.signedTokens, token, dependencies.clock()) : undefined;
+    const session = token ? verifyPortalToken(dependencies.signedTokens, token, dependencies.clock.now()) : undefined;
     if (!session)
       throw new ConsoleError(
         401,

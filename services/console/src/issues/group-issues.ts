@@ -57,7 +57,7 @@ export async function groupIssues(
   dependencies: ConsoleDependencies,
   options: { days?: number } = {},
 ): Promise<Issue[]> {
-  const since = new Date(dependencies.clock().getTime() - (options.days ?? 7) * 24 * 60 * 60 * 1000);
+  const since = new Date(dependencies.clock.now().getTime() - (options.days ?? 7) * 24 * 60 * 60 * 1000);
   const [events, letters, deliveries, endpoints] = await Promise.all([
     dependencies.inbox.events
       .find({ processedAt: null, lastError: { $ne: null } }, { projection: { payload: 0 } })

@@ -1,3 +1,4 @@
+import type { Clock } from '@berth/contract';
 import { getQueueDepths, JOBS_STREAM_NAME, queueConsumerName, type QueueDepth } from '@berth/jobs';
 import { isNotFound, type Messaging } from '@berth/messaging';
 import type { BerthLogger } from '@berth/logger';
@@ -42,13 +43,13 @@ export interface QueueSampler {
 export function createQueueSampler(options: {
   messaging: Messaging;
   logger: BerthLogger;
-  clock: () => Date;
+  clock: Clock;
   intervalMs: number;
 }): QueueSampler {
   const readings: QueueReading[] = [];
   const keepMs = 24 * 60 * 60 * 1000 + 15 * 60 * 1000;
   let timer: NodeJS.Timeout | undefined;
-  let since = options.clock();
+  let since = options.clock.now();
   const ackFloors = async (): Promise<Map<string, number>> => {
     const floors = new Map<string, number>();
     try {
@@ -60,7 +61,7 @@ export function createQueueSampler(options: {
     return floors;
   };
   const sample = async (): Promise<void> => {
-    const at = options.clock().getTime();
+    const at = options.clock.now().getTime();
     const [depths, floors] = await Promise.all([getQueueDepths(options.messaging), ackFloors()]);
     for (const depth of depths)
       readings.push({ ...depth, at, acked: floors.get(queueConsumerName(depth.queue)) ?? null });
@@ -71,7 +72,7 @@ export function createQueueSampler(options: {
       return since;
     },
     start() {
-      since = options.clock();
+      since = options.clock.now();
       const tick = () =>
         sample().catch((error: unknown) => options.logger.warn({ err: error }, 'Could not sample the queue depths'));
       void tick();

@@ -1,4 +1,4 @@
-import type { JobClock } from '../../clock';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import { resolveQueueOptions, type QueueOptions } from '../../job-options';
@@ -19,7 +19,7 @@ export interface CreateJobProducerOptions {
   batching?: BatchingOptions;
   infrastructure?: JobInfrastructureOptions;
   /** Stamps `addedAt`, times delays, and is the stores' clock; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isoNow, systemJobClock, type JobClock } from '../../clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger } from '@berth/logger';
 import { GroupCommitQueue, isNotFound, publishMessage, type Messaging, type PublishResult } from '@berth/messaging';
@@ -41,7 +41,7 @@ export interface JetStreamJobProducerOptions {
   batching?: BatchingOptions;
   logger: BerthLogger;
   /** Stamps `addedAt` and times delays; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
 }
 
 /**
@@ -60,10 +60,10 @@ export class JetStreamJobProducer {
   /** Queues found without one, and when (monotonic ms): asked again after a while. */
   private readonly unfairQueues = new Map<string, number>();
 
-  private readonly clock: JobClock;
+  private readonly clock: Clock;
 
   constructor(private readonly options: JetStreamJobProducerOptions) {
-    this.clock = options.clock ?? systemJobClock;
+    this.clock = options.clock ?? systemClock;
     this.batcher = new GroupCommitQueue(
       (subject, jobs) =>
         publishMessage(options.messaging.js, {
@@ -100,7 +100,7 @@ export class JetStreamJobProducer {
       data: data === undefined ? null : data,
       retryLimit: options.retryLimit ?? this.options.retryLimitOf(queue),
       attemptsMade: 0,
-      addedAt: isoNow(this.clock),
+      addedAt: this.clock.now().toISOString(),
       ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
       ...(options.replayOf !== undefined ? { replayOf: options.replayOf } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -249,7 +249,7 @@ export class JetStreamJobProducer {
       queue,
       name,
       record,
-      new Date(this.clock.now() + delayMs),
+      new Date(this.clock.now().getTime() + delayMs),
       `retry:${record.id}:${record.attemptsMade}`,
       'retry',
     );
@@ -263,7 +263,7 @@ export class JetStreamJobProducer {
         queue,
         name,
         record,
-        new Date(this.clock.now() + delayMs),
+        new Date(this.clock.now().getTime() + delayMs),
         `delayed:${record.id}`,
       );
       return { stream: ack.stream, seq: ack.seq, scheduled: true };

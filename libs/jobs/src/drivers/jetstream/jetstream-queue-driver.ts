@@ -1,4 +1,4 @@
-import type { JobClock } from '../../clock';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
@@ -32,7 +32,7 @@ export interface JetStreamQueueDriverOptions {
   random?: () => number;
   observer?: JobObserver;
   /** The clock of the producer, the workers and the stores; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Where every queue's worker reports its jobs' passage (`WorkerEventMap`); one new emitter by default. */
   events?: WorkerEvents;
 }

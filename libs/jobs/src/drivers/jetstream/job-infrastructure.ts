@@ -18,7 +18,7 @@ import { parkedJobsStream } from './parked-jobs-stream';
 import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
 import { ServerClock } from './server-clock';
-import type { JobClock } from '../../clock';
+import type { Clock } from '@berth/contract';
 import { completedJobsStream, type CompletedJobsOptions } from '../../completed-jobs/completed-job';
 
 /** What jobs need in JetStream besides the connection. */
@@ -46,8 +46,8 @@ export interface JobInfrastructureOptions {
   rateLimits?: KvRateLimitOptions;
   windows?: KvJobWindowOptions;
   singletons?: KvSingletonOptions;
-  /** The clock of every store that stamps or judges time by this process (`systemJobClock` by default). */
-  clock?: JobClock;
+  /** The clock of every store that stamps or judges time by this process (`systemClock` by default). */
+  clock?: Clock;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { JobClock } from '../../clock';
+import type { Clock } from '@berth/contract';
 import type { BerthLogger, LogContext, LogContextStore } from '@berth/logger';
 import type { Messaging, ReceivedMessage, RetryPolicy } from '@berth/messaging';
 import type { JobRegistry } from '../../discovery/job-registry';
@@ -24,7 +24,7 @@ export interface JetStreamQueueWorkerOptions {
   random?: () => number;
   observer?: JobObserver;
   /** Stamps what the worker stores (dead letters); the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Where the worker reports its jobs' passage (`WorkerEventMap`); a new emitter by default. */
   events?: WorkerEvents;
 }

@@ -1,4 +1,4 @@
-import { isoNow, systemJobClock } from '../../clock';
+import { systemClock } from '@berth/contract';
 import { CompletionRecorder } from '../../completed-jobs/record-completed-job';
 import { decideRetry, describeError, type GiveUpReason, type ReceivedMessage } from '@berth/messaging';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter';
@@ -100,7 +100,7 @@ export class JobSettlement {
       attempt: record.attemptsMade + message.deliveryCount,
       retryLimit: record.retryLimit,
       addedAt: record.addedAt ?? null,
-      completedAt: isoNow(this.options.clock ?? systemJobClock),
+      completedAt: (this.options.clock ?? systemClock).now().toISOString(),
       durationMs: Math.round(durationMs),
       outcome: 'completed',
       ...(record.replayOf ? { replayOf: record.replayOf } : {}),

@@ -1,5 +1,4 @@
-import { isoNow, systemJobClock, type JobClock } from '../../clock';
-import { BUCKETS } from '@berth/contract';
+import { BUCKETS, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { CancellationSet, type CancellationRecord, type Cancellations, type CancellationWatch } from '../cancellations';
@@ -7,7 +6,7 @@ import { CancellationSet, type CancellationRecord, type Cancellations, type Canc
 /** Options for {@link openKvCancellations}. */
 export interface KvCancellationOptions {
   /** Stamps `cancelledAt`; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Bucket name; default `berth_job_cancel`. */
   bucket?: string;
   /** How long a cancellation is remembered, in ms (default 15 days, past the JOBS stream's 14). */
@@ -35,20 +34,20 @@ export async function openKvCancellations(
     replicas: options.replicas ?? 1,
     description: 'Cancelled Berth jobs (key: <queue>.<base64url job id>)',
   });
-  return new KvCancellations(kv, options.clock ?? systemJobClock);
+  return new KvCancellations(kv, options.clock ?? systemClock);
 }
 
 class KvCancellations implements Cancellations {
   constructor(
     private readonly kv: KV,
-    private readonly clock: JobClock,
+    private readonly clock: Clock,
   ) {}
 
   async cancel(queue: string, jobId: string, reason?: string): Promise<CancellationRecord> {
     const record: CancellationRecord = {
       queue,
       jobId,
-      cancelledAt: isoNow(this.clock),
+      cancelledAt: this.clock.now().toISOString(),
       ...(reason ? { reason } : {}),
     };
     await this.kv.put(cancellationKey(queue, jobId), JSON.stringify(record));

@@ -1,5 +1,4 @@
-import { isoNow, systemJobClock, type JobClock } from '../../clock';
-import { BUCKETS } from '@berth/contract';
+import { BUCKETS, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { compareAndSetKv, ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
@@ -9,7 +8,7 @@ import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocatio
 /** Options for {@link openKvDeduplicationRegistry}. */
 export interface KvDeduplicationOptions {
   /** Stamps `claimedAt`; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Bucket name; default `berth_job_dedup`. */
   bucket?: string;
   /**
@@ -57,7 +56,7 @@ export async function openKvDeduplicationRegistry(
     replicas: options.replicas ?? 1,
     description: 'In-flight deduplicationIds of Berth jobs (key: <queue>.<base64url id>)',
   });
-  return new KvDeduplicationRegistry(kv, jsm, claimTtlMs, options.clock ?? systemJobClock);
+  return new KvDeduplicationRegistry(kv, jsm, claimTtlMs, options.clock ?? systemClock);
 }
 
 class KvDeduplicationRegistry implements DeduplicationRegistry {
@@ -65,12 +64,12 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
     private readonly claimTtlMs: number,
-    private readonly clock: JobClock,
+    private readonly clock: Clock,
   ) {}
 
   async claim(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult> {
     const key = entryKey(queue, deduplicationId);
-    const value = encode({ jobId, claimedAt: isoNow(this.clock) });
+    const value = encode({ jobId, claimedAt: this.clock.now().toISOString() });
     const ttl = `${Math.max(1, Math.ceil(this.claimTtlMs / 1000))}s`;
     for (let round = 0; round < 5; round++) {
       try {
@@ -97,7 +96,7 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
 
   async confirm(claim: DeduplicationClaim, location: JobLocation): Promise<void> {
     const key = entryKey(claim.queue, claim.deduplicationId);
-    const value = encode({ jobId: claim.jobId, claimedAt: isoNow(this.clock), ...location });
+    const value = encode({ jobId: claim.jobId, claimedAt: this.clock.now().toISOString(), ...location });
     await this.kv.update(key, value, claim.revision);
   }
 

@@ -1,9 +1,8 @@
-import { BUCKETS } from '@berth/contract';
+import { BUCKETS, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { compareAndSetKv } from '@berth/messaging';
 import { encodeKey } from './kv-key-slots';
-import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvJobWindows}. */
 export interface KvJobWindowOptions {
@@ -11,7 +10,7 @@ export interface KvJobWindowOptions {
   bucket?: string;
   replicas?: number;
   /** Times throttle windows; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
 }
 
 /**
@@ -29,7 +28,7 @@ export async function openKvJobWindows(js: JetStreamClient, options: KvJobWindow
     replicas: options.replicas ?? 1,
     description: 'Throttle and debounce windows of Berth jobs',
   });
-  return new JobWindows(kv, options.clock ?? systemJobClock);
+  return new JobWindows(kv, options.clock ?? systemClock);
 }
 
 /** See {@link openKvJobWindows}. */
@@ -37,7 +36,7 @@ export class JobWindows {
   /** The bucket, also holding the fair feeders' leases (`f.<queue>`). */
   constructor(
     readonly kv: KV,
-    private readonly clock: JobClock = systemJobClock,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Opens a throttle window for this job, or returns the job holding the open one. */
@@ -46,7 +45,6 @@ export class JobWindows {
     key: string,
     ms: number,
     jobId: string,
-    now: () => number = () => this.clock.now(),
   ): Promise<{ admitted: true } | { admitted: false; jobId: string }> {
     type Window = { jobId: string; openedAt: number };
     return compareAndSetKv<Window, { admitted: true } | { admitted: false; jobId: string }>(
@@ -58,7 +56,7 @@ export class JobWindows {
           : { write: { put: { jobId, openedAt: at } }, result: { admitted: true } },
       {
         decode: (entry) => entry.json<Window>(),
-        clock: { now },
+        clock: this.clock,
         what: `The throttle window of ${key} on ${queue}`,
       },
     );

@@ -1,15 +1,14 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
-import { BUCKETS } from '@berth/contract';
+import { BUCKETS, systemClock, type Clock } from '@berth/contract';
 import { compareAndSetKv, KvContentionError } from '@berth/messaging';
 import type { JobLocation } from '../deduplication-registry';
 import { encodeKey } from './kv-key-slots';
-import { systemJobClock, type JobClock } from '../../clock';
 
 /** Options for {@link openKvSingletons}. */
 export interface KvSingletonOptions {
   /** Judges leases held by `holder`; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Bucket name; default `berth_job_singletons`. */
   bucket?: string;
   /** How long an `add` may take between claiming a key and storing its job, in ms (default 30 s). */
@@ -54,7 +53,7 @@ export async function openKvSingletons(
     replicas: options.replicas ?? 1,
     description: 'Singleton keys of Berth jobs: the one job waiting or running per key (key: <queue>.<base64url key>)',
   });
-  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000, options.clock ?? systemJobClock);
+  return new Singletons(kv, jsm, options.claimLeaseMs ?? 30000, options.clock ?? systemClock);
 }
 
 /** See {@link openKvSingletons}. */
@@ -63,7 +62,7 @@ export class Singletons {
     private readonly kv: KV,
     private readonly jsm: JetStreamManager,
     private readonly claimLeaseMs: number,
-    private readonly clock: JobClock = systemJobClock,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** At `add`: takes the key for a job about to be stored, unless a live job holds it (returned). */
@@ -132,7 +131,7 @@ export class Singletons {
   async holder(queue: string, key: string): Promise<SingletonEntry | undefined> {
     const current = await this.kv.get(entryKey(queue, key));
     const entry = current && current.operation === 'PUT' ? decode(current) : undefined;
-    return entry && (await this.isHeld(entry, this.clock.now())) ? entry : undefined;
+    return entry && (await this.isHeld(entry, this.clock.now().getTime())) ? entry : undefined;
   }
 
   private async takeUnlessHeld(

@@ -1,4 +1,4 @@
-import { isoNow, systemJobClock, type JobClock } from '../../clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { randomUUID } from 'node:crypto';
 import type { BerthLogger, LogContextStore } from '@berth/logger';
 import { decideRetry, describeError, type RetryPolicy } from '@berth/messaging';
@@ -31,7 +31,7 @@ export interface SyncQueueDriverOptions {
   logContext?: LogContextStore;
   observer?: JobObserver;
   /** Stamps `addedAt`, `failedAt`, `cancelledAt`; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
   /** Where the driver reports each attempt (`WorkerEventMap`, as the JetStream worker does); a new emitter by default. */
   events?: WorkerEvents;
 }
@@ -59,10 +59,10 @@ export class SyncQueueDriver implements QueueDriver {
   /** What happens to each job's attempts (the same events as the JetStream worker's). */
   readonly events: WorkerEvents;
 
-  private readonly clock: JobClock;
+  private readonly clock: Clock;
 
   constructor(private readonly options: SyncQueueDriverOptions) {
-    this.clock = options.clock ?? systemJobClock;
+    this.clock = options.clock ?? systemClock;
     this.events = options.events ?? createWorkerEvents();
   }
 
@@ -88,7 +88,7 @@ export class SyncQueueDriver implements QueueDriver {
       delayAfter: () => 0,
     };
     const payload = JSON.stringify(data === undefined ? null : data);
-    const addedAt = isoNow(this.clock);
+    const addedAt = this.clock.now().toISOString();
     try {
       for (let attempt = 1; ; attempt++) {
         const run = () =>
@@ -147,7 +147,7 @@ export class SyncQueueDriver implements QueueDriver {
             retryLimit,
             deduplicationId: options.deduplicationId,
             addedAt,
-            failedAt: isoNow(this.clock),
+            failedAt: this.clock.now().toISOString(),
             originalSubject: jobSubject(queue, name),
             originalStreamSequence: 0,
           });
@@ -164,7 +164,7 @@ export class SyncQueueDriver implements QueueDriver {
     const record: CancellationRecord = {
       queue,
       jobId,
-      cancelledAt: isoNow(this.clock),
+      cancelledAt: this.clock.now().toISOString(),
       ...(reason ? { reason } : {}),
     };
     this.cancellationsOf(queue).add(record);

@@ -1,1 +1,0 @@
-export { ManualJobClock } from './manual-job-clock';
