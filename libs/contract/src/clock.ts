@@ -27,22 +27,6 @@ export const systemClock: Clock = {
   },
 };
 
-/**
- * A {@link Clock}, or a bare reading of the wall clock (`() => Date`), as `services/console` passes to the inbox and
- * outbound operations it calls and `test/jobs` to app-worker's module; {@link toClock} turns either into a `Clock`.
- */
-export type ClockOption = Clock | (() => Date);
-
-/**
- * The `Clock` an option names: the clock itself, a bare `() => Date` read as the wall clock beside the system's
- * monotonic reading and timers, or {@link systemClock} when none is given.
- */
-export function toClock(option: ClockOption | undefined): Clock {
-  if (option === undefined) return systemClock;
-  if (typeof option !== 'function') return option;
-  return { now: option, monotonic: systemClock.monotonic, setTimer: systemClock.setTimer };
-}
-
 /** Resolves once `ms` have passed on `clock` (a manual clock resolves it when a test lets that time pass). */
 export function clockDelay(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimer(ms, resolve));

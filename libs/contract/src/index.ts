@@ -40,5 +40,5 @@ export {
 } from './consumers';
 export { BUCKETS } from './buckets';
 export { NATS_HEADERS, WEBHOOK_HEADERS, JOB_HEADERS, OUTBOUND_HEADERS } from './headers';
-export { systemClock, toClock, clockDelay } from './clock';
-export type { Clock, ClockOption } from './clock';
+export { systemClock, clockDelay } from './clock';
+export type { Clock } from './clock';

@@ -1,5 +1,5 @@
 import { inboxEventKey } from './collections';
-import { toClock, type ClockOption } from '@berth/contract';
+import type { Clock } from '@berth/contract';
 import type { Inbox, InboxEventDocument } from './types';
 
 /**
@@ -117,11 +117,11 @@ export async function readWebhookAttemptLog(options: {
   inbox: Inbox;
   provider: string;
   eventId: string;
-  /** What "now" the log's due times are read against; a bare `() => Date` is read as the wall clock. */
-  clock: ClockOption;
+  /** What "now" the log's due times are read against. */
+  clock: Clock;
 }): Promise<{ row: InboxEventDocument; attemptLog: AttemptLogEntry[] } | null> {
   const key = inboxEventKey(options.provider, options.eventId);
   const row: InboxEventDocument | null = await options.inbox.events.findOne({ _id: key });
   if (!row) return null;
-  return { row, attemptLog: webhookAttemptLog(row, toClock(options.clock).now()) };
+  return { row, attemptLog: webhookAttemptLog(row, options.clock.now()) };
 }

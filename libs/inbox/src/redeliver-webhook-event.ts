@@ -3,7 +3,7 @@ import { inboxEventKey } from './collections';
 import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
-import { toClock, type ClockOption } from '@berth/contract';
+import { systemClock, type Clock } from '@berth/contract';
 import type { Inbox } from './types';
 import { withEventLease } from './with-event-lease';
 
@@ -13,8 +13,8 @@ export interface RedeliverWebhookEventOptions {
   messaging: { js: JetStreamClient };
   provider: string;
   eventId: string;
-  /** Defaults to the system clock; a bare `() => Date` is read as the wall clock (see `toClock`). */
-  clock?: ClockOption;
+  /** Defaults to the system clock. */
+  clock?: Clock;
   /** Lease owner id; defaults to `redeliver:<hostname>:<pid>:<random>`. */
   owner?: string;
   leaseMs?: number;
@@ -45,7 +45,7 @@ export async function redeliverWebhookEvent(
   options: RedeliverWebhookEventOptions,
 ): Promise<RedeliverWebhookEventResult> {
   const { inbox } = options;
-  const clock = toClock(options.clock);
+  const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
   const known = await inbox.events.findOne({ _id: key }, { projection: { _id: 1, processedAt: 1 } });
   if (!known) return { status: 'unknown' };

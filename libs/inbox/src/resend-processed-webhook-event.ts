@@ -3,7 +3,7 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import type { RedeliverWebhookEventOptions } from './redeliver-webhook-event';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue } from './requeue-state';
-import { toClock } from '@berth/contract';
+import { systemClock } from '@berth/contract';
 import { withEventLease } from './with-event-lease';
 
 /** What {@link resendProcessedWebhookEvent} did. */
@@ -30,7 +30,7 @@ export async function resendProcessedWebhookEvent(
   options: RedeliverWebhookEventOptions,
 ): Promise<ResendProcessedWebhookEventResult> {
   const { inbox } = options;
-  const clock = toClock(options.clock);
+  const clock = options.clock ?? systemClock;
   const key = inboxEventKey(options.provider, options.eventId);
   const outcome = await withEventLease(
     {

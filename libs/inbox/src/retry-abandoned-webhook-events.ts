@@ -5,15 +5,15 @@ import { asOperationOwner, OPERATION_LEASE_MS } from './operation-owner';
 import { republishWebhookEvent } from './republish-webhook-event';
 import { recordRequeue, reopenFields } from './requeue-state';
 import { heldBy } from './row-lease';
-import { toClock, type ClockOption } from '@berth/contract';
+import { systemClock, type Clock } from '@berth/contract';
 import type { Inbox } from './types';
 import { withEventLease } from './with-event-lease';
 
 /** Options for {@link retryAbandonedWebhookEvents}. */
 export interface RetryAbandonedWebhookEventsOptions {
   inbox: Inbox;
-  /** Defaults to the system clock; a bare `() => Date` is read as the wall clock (see `toClock`). */
-  clock?: ClockOption;
+  /** Defaults to the system clock. */
+  clock?: Clock;
   /**
    * With a connection, each reopened event is published again at once (the CLI does this). Without, its round is
    * marked ended, so the next recovery run (within 10 minutes) requeues it.
@@ -53,7 +53,7 @@ export async function retryAbandonedWebhookEvents(
   options: RetryAbandonedWebhookEventsOptions,
 ): Promise<RetryAbandonedWebhookEventsResult> {
   const { inbox } = options;
-  const clock = toClock(options.clock);
+  const clock = options.clock ?? systemClock;
   const owner = asOperationOwner(options.owner, 'retry-abandoned');
   const leaseMs = options.leaseMs ?? OPERATION_LEASE_MS;
   const result: RetryAbandonedWebhookEventsResult = { reopened: 0, requeued: 0, publishFailed: 0, busy: 0, events: [] };

@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { isDuplicateKeyError } from '@berth/store';
-import { toClock, type ClockOption } from '@berth/contract';
+import { systemClock, type Clock } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 import { publishDelivery } from './delivery-message';
 import { getDeliveryView } from './load-delivery-views';
@@ -10,10 +10,9 @@ export interface ReplayDependencies {
   js: JetStreamClient;
   collections: Pick<OutboundCollections, 'deliveries' | 'attempts' | 'events'>;
   /**
-   * Time for the stored timestamps; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
-   * system clock.
+   * Time for the stored timestamps; the system clock by default.
    */
-  clock?: ClockOption;
+  clock?: Clock;
 }
 
 /** Raised when a delivery can't be replayed: unknown, still pending, or its event is past retention. */
@@ -59,7 +58,7 @@ export async function replayDelivery(dependencies: ReplayDependencies, deliveryI
     round,
     roundAttempt: 1,
   });
-  const now = toClock(dependencies.clock).now();
+  const now = (dependencies.clock ?? systemClock).now();
   try {
     await dependencies.collections.attempts.insertOne({
       _id: `${deliveryId}:r${round}:replay`,

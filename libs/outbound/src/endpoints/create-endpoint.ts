@@ -1,4 +1,4 @@
-import { toClock } from '@berth/contract';
+import { systemClock } from '@berth/contract';
 import { generateWebhookSecret } from '../delivery';
 import { assertWorkspaceId, newEndpointId } from '../names';
 import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
@@ -44,7 +44,7 @@ export async function createEndpoint(
   assertRateLimit(input.rateLimitPerSecond ?? null);
   if (input.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(input.secret))
     throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
-  const now = toClock(dependencies.clock).now();
+  const now = (dependencies.clock ?? systemClock).now();
   const secret = input.secret ?? generateWebhookSecret();
   const document: EndpointDocument = {
     _id: newEndpointId(),

@@ -1,14 +1,13 @@
-import type { ClockOption } from '@berth/contract';
+import type { Clock } from '@berth/contract';
 import type { OutboundCollections } from '../collections';
 
 /** What the endpoint operations use. */
 export interface EndpointOperationDependencies {
   collections: Pick<OutboundCollections, 'endpoints'>;
   /**
-   * Time for the stored timestamps; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
-   * system clock.
+   * Time for the stored timestamps; the system clock by default.
    */
-  clock?: ClockOption;
+  clock?: Clock;
   /**
    * Called after an endpoint changed, to tell the dispatchers (see `announceEndpointChange`); they also reload on
    * their own every few seconds.

@@ -1,4 +1,4 @@
-import { toClock } from '@berth/contract';
+import { systemClock } from '@berth/contract';
 import { generateWebhookSecret } from '../delivery';
 import { toEndpointView, type EndpointSecret, type EndpointView } from './endpoint-document';
 import { InvalidEndpointError, type EndpointOperationDependencies } from './endpoint-operations';
@@ -32,7 +32,7 @@ export async function rotateEndpointSecret(
     throw new InvalidEndpointError('overlap must be 0 to 7 days');
   if (options.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{24,}$/.test(options.secret))
     throw new InvalidEndpointError('secret must be whsec_ and base64 of at least 18 bytes');
-  const now = toClock(dependencies.clock).now();
+  const now = (dependencies.clock ?? systemClock).now();
   const previousExpiresAt = new Date(now.getTime() + overlapMs);
   const secret = options.secret ?? generateWebhookSecret();
   for (;;) {

@@ -1,4 +1,4 @@
-import { toClock } from '@berth/contract';
+import { systemClock } from '@berth/contract';
 import { toEndpointView, type EndpointView } from './endpoint-document';
 import { EndpointNotFoundError, type EndpointOperationDependencies } from './endpoint-operations';
 
@@ -14,7 +14,7 @@ export async function setEndpointEnabled(
   endpointId: string,
   enabled: boolean,
 ): Promise<EndpointView> {
-  const now = toClock(dependencies.clock).now();
+  const now = (dependencies.clock ?? systemClock).now();
   const set = enabled
     ? { disabledAt: null, disabledReason: null, failingSince: null, autoDisableAlertedAt: null, updatedAt: now }
     : { disabledAt: now, disabledReason: 'manual' as const, updatedAt: now };

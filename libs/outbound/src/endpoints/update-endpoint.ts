@@ -1,4 +1,4 @@
-import { toClock } from '@berth/contract';
+import { systemClock } from '@berth/contract';
 import { toEndpointView, type EndpointDocument, type EndpointView } from './endpoint-document';
 import {
   assertEndpointUrl,
@@ -30,7 +30,7 @@ export async function updateEndpoint(
   if (changes.url !== undefined) assertEndpointUrl(changes.url);
   if (changes.eventTypes !== undefined) assertEventTypes(changes.eventTypes);
   if (changes.rateLimitPerSecond !== undefined) assertRateLimit(changes.rateLimitPerSecond);
-  const now = toClock(dependencies.clock).now();
+  const now = (dependencies.clock ?? systemClock).now();
   const set: Partial<EndpointDocument> = { updatedAt: now };
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.description !== undefined) set.description = changes.description;

@@ -1,4 +1,4 @@
-import { OUTBOUND_HEADERS, toClock, type ClockOption } from '@berth/contract';
+import { OUTBOUND_HEADERS, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { publishMessage } from '@berth/messaging';
 import { assertEventType, assertWorkspaceId, eventIdFor, eventSubject, OUTBOUND_EVENTS_STREAM } from '../names';
@@ -8,10 +8,9 @@ import type { OutboundEvent } from './event-document';
 export interface SendEventDependencies {
   js: JetStreamClient;
   /**
-   * Time for `sentAt`; a bare `() => Date` is read as the wall clock (see `toClock`). Default: the
-   * system clock.
+   * Time for `sentAt`; the system clock by default.
    */
-  clock?: ClockOption;
+  clock?: Clock;
   /** PubAck timeout in ms (the connection's default when unset). */
   timeoutMs?: number;
 }
@@ -55,7 +54,7 @@ export async function sendEvent(
   ) {
     throw new TypeError('send needs an idempotencyKey of 1-256 characters');
   }
-  const sentAt = toClock(dependencies.clock).now();
+  const sentAt = (dependencies.clock ?? systemClock).now();
   const data = JSON.stringify(payload ?? null);
   if (data === undefined) throw new TypeError('payload must be serialisable as JSON');
   const eventId = eventIdFor(workspaceId, options.idempotencyKey);
