@@ -36,15 +36,6 @@ const fixedSleeps = [
   // The system clock's timer is real time too.
   { selector: "CallExpression[callee.name='clockDelay'][arguments.0.name='systemClock']", message: fixedSleepMessage },
 ];
-/**
- * Files that still sleep a fixed time, each to be converted and then struck from its list (the lists only shrink).
- */
-const fixedSleepAllowedInJobs = [
-  // Job handlers that stand for work taking time: the sleep is the job, not a wait in a test.
-  'test/jobs/fixtures/effect-jobs.ts',
-  'test/jobs/fixtures/flow-worker.ts',
-];
-
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '**/.turbo/**', '**/.data/**'] },
   js.configs.recommended,
@@ -114,7 +105,7 @@ export default tseslint.config(
     // Benchmarks and the soak run pace traffic on purpose; they are not tests.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     // The benchmarks, the soak and the cluster tests' provider stand-in pace their traffic on purpose.
-    ignores: ['test/bench/**', 'test/soak/**', 'test/cluster/stripe-burst.ts', ...fixedSleepAllowedInJobs],
+    ignores: ['test/bench/**', 'test/soak/**', 'test/cluster/stripe-burst.ts'],
     rules: { 'no-restricted-syntax': ['error', ...fixedSleeps] },
   },
 );
