@@ -21,7 +21,7 @@ export { takeStart } from './rate-window';
 export type { RateDecision, RateLimit, RateWindow } from './rate-window';
 export { decodeRateWindow, takeKvRateStart } from './kv-rate-window';
 export { compareAndSetKv, KvContentionError } from './kv-compare-and-set';
-export type { KvCompareAndSetOptions, KvDecision, KvReading, KvWrite } from './kv-compare-and-set';
+export type { KvCompareAndSetOptions, KvDecision, KvKnownEntry, KvPut, KvReading, KvWrite } from './kv-compare-and-set';
 export { KvLease, createWithTtl, updateWithTtl, ttlHeaderValue, effectiveTtlMs } from './kv-lease';
 export type { KvLeaseOptions } from './kv-lease';
 export type { KvRateDecision } from './kv-rate-window';

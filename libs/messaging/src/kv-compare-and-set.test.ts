@@ -66,6 +66,36 @@ it('writes nothing when the decision leaves the entry, and deletes only at the r
   expect((await buckets[0].get('k'))!.operation).toBe('DEL');
 });
 
+it('decides first on a known entry, reads again on a conflict, and gives the revision it wrote', async () => {
+  const json = { decode: (entry: { json<T>(): T }) => entry.json<{ n: number }>() };
+  await buckets[1].put('known', JSON.stringify({ n: 5 }));
+  const seen: string[] = [];
+  const written = await compareAndSetKv<{ n: number }, number>(
+    buckets[0],
+    'known',
+    ({ value, known }) => {
+      seen.push(`${known ? 'known' : 'read'} ${value?.n ?? 'absent'}`);
+      return { write: { put: { n: (value?.n ?? 0) + 1 } }, resultOf: (revision) => revision };
+    },
+    { ...json, known: { value: undefined, revision: 0 } },
+  );
+  expect(seen).toEqual(['known absent', 'read 5']);
+  expect((await buckets[0].get('known'))!.revision).toBe(written);
+
+  // A decision may clear the entry at the revision read and decide again on what is stored then.
+  const taken = await compareAndSetKv<{ n: number }, number>(
+    buckets[2],
+    'known',
+    ({ value }) =>
+      value
+        ? { write: { delete: true }, reread: true }
+        : { write: { put: { n: 1 }, ttl: '60s' }, resultOf: (revision) => revision },
+    json,
+  );
+  const entry = (await buckets[0].get('known'))!;
+  expect([entry.revision, decode(entry)]).toEqual([taken, 1]);
+});
+
 it('gives up with KvContentionError when the entry moves on under every round', async () => {
   let n = 0;
   const attempt = compareAndSetKv<{ n: number }, void>(
