@@ -1,7 +1,7 @@
 import { BUCKETS, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { compareAndSetKv, ensureKvBucket, isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, ensureKvBucket } from '@berth/messaging';
 import { JOBS_STREAM_NAME } from '../../names';
 import type { ClaimResult, DeduplicationClaim, DeduplicationRegistry, JobLocation } from '../deduplication-registry';
 
@@ -67,30 +67,36 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Takes the id for `jobId` by compare-and-set, first as a create (the id is usually new: one round trip), with a
+   * TTL so a claim whose `add` never confirmed it expires. A stale confirmed entry (its job message is gone) is
+   * deleted at the revision read and the id taken on a fresh read.
+   */
   async claim(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult> {
     const key = entryKey(queue, deduplicationId);
-    const value = encode({ jobId, claimedAt: this.clock.now().toISOString() });
+    const claimed: DeduplicationEntry = { jobId, claimedAt: this.clock.now().toISOString() };
     const ttl = `${Math.max(1, Math.ceil(this.claimTtlMs / 1000))}s`;
-    for (let round = 0; round < 5; round++) {
-      try {
-        const revision = await this.kv.create(key, value, ttl);
-        return { claimed: true, claim: { queue, deduplicationId, jobId, revision } };
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-      }
-      const entry = await this.kv.get(key);
-      if (!entry || entry.operation !== 'PUT') continue;
-      const current = decode(entry);
-      if (!current) continue;
-      if (!(await this.isStale(current))) return { claimed: false, existingJobId: current.jobId };
-      try {
-        await this.kv.delete(key, { previousSeq: entry.revision });
-      } catch {
-        // Another caller replaced or removed it first: look again.
-      }
-    }
-    throw new Error(
-      `Could not claim deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}: the entry keeps changing`,
+    return compareAndSetKv<DeduplicationEntry, ClaimResult>(
+      this.kv,
+      key,
+      async ({ value: current, entry }) => {
+        // An entry this registry cannot read: wait for it to be replaced (or expire) rather than write over it.
+        if (!current && entry?.operation === 'PUT') return { reread: true };
+        if (current && !(await this.isStale(current)))
+          return { result: { claimed: false, existingJobId: current.jobId } };
+        if (current) return { write: { delete: true }, reread: true };
+        return {
+          write: { put: claimed, ttl },
+          resultOf: (revision) => ({ claimed: true, claim: { queue, deduplicationId, jobId, revision } }),
+        };
+      },
+      {
+        decode,
+        encode,
+        rounds: 5,
+        known: { value: undefined, revision: 0 },
+        what: `The deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}`,
+      },
     );
   }
 

@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import { isWrongLastSequence, KvContentionError } from '@berth/messaging';
+import { compareAndSetKv } from '@berth/messaging';
 import type { ServerClock } from './server-clock';
 
 /** How a partition's state is read from its KV entry and written back. */
@@ -27,6 +27,9 @@ interface Base {
   revision: number;
   writtenAt: number;
 }
+
+/** What one change gave: its result, or the error it threw (it then fails alone). */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Pending<S> {
   change: PartitionChange<S, unknown>;
@@ -119,58 +122,64 @@ export class KvGroupCommit<S> {
     }
   }
 
+  /**
+   * Applies the batch to the entry and writes it back by compare-and-set ({@link compareAndSetKv}), starting from
+   * this process's last write of it when there is one; the changes' own results are given once the write is stored.
+   */
   private async commit(kvKey: string, batch: Pending<S>[]): Promise<void> {
-    for (let round = 0; round < 100; round++) {
-      const cached = this.written.get(kvKey);
-      this.written.delete(kvKey);
-      let base: Base;
-      try {
-        base = cached ?? (await this.readBase(kvKey));
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
-        return;
-      }
-      const state = this.codec.decode(base.value, base.writtenAt);
-      const now = this.clock.now(base.writtenAt);
-      this.codec.prune?.(state, now);
-      const baseline = this.codec.encode(state);
-      const results = batch.map((pending) => {
-        try {
-          return { ok: true as const, value: pending.change(state, now) };
-        } catch (error) {
-          return { ok: false as const, error };
-        }
-      });
-      const next = this.codec.encode(state);
-      // A decision to change nothing must rest on the entry as it is, not as this process last wrote it.
-      if (next === baseline && cached) continue;
-      try {
-        if (next !== baseline) {
-          const revision =
-            base.revision > 0 ? await this.kv.update(kvKey, next, base.revision) : await this.kv.create(kvKey, next);
-          // Without a reading of the server's clock yet, the next write reads the entry (and its timestamp) again.
-          if (this.clock.calibrated)
-            this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(base.writtenAt) });
-          this.stats.writes += 1;
-          this.stats.changes += batch.length;
-        }
-      } catch (error) {
-        if (isWrongLastSequence(error)) {
-          this.stats.conflicts += 1;
-          continue;
-        }
-        for (const pending of batch) pending.reject(error);
-        return;
-      }
-      batch.forEach((pending, index) => {
-        const result = results[index];
-        if (result.ok) pending.resolve(result.value);
-        else pending.reject(result.error);
-      });
+    const cached = this.written.get(kvKey);
+    this.written.delete(kvKey);
+    let results: Outcome[] = [];
+    try {
+      await compareAndSetKv<string, void>(
+        this.kv,
+        kvKey,
+        (reading) => {
+          const writtenAt = reading.known ? cached!.writtenAt : (reading.entry?.created.getTime() ?? 0);
+          if (reading.entry) this.clock.observe(writtenAt);
+          const state = this.codec.decode(reading.value, writtenAt);
+          const now = this.clock.now(writtenAt);
+          this.codec.prune?.(state, now);
+          const baseline = this.codec.encode(state);
+          results = batch.map((pending) => {
+            try {
+              return { ok: true as const, value: pending.change(state, now) };
+            } catch (error) {
+              return { ok: false as const, error };
+            }
+          });
+          const next = this.codec.encode(state);
+          // A decision to change nothing must rest on the entry as it is, not as this process last wrote it.
+          if (next === baseline) return reading.known ? { reread: true } : { result: undefined };
+          return {
+            write: { put: next },
+            resultOf: (revision) => {
+              // Without a reading of the server's clock yet, the next write reads the entry (and its timestamp) again.
+              if (this.clock.calibrated)
+                this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(writtenAt) });
+              this.stats.writes += 1;
+              this.stats.changes += batch.length;
+            },
+          };
+        },
+        {
+          decode: (entry) => entry.string(),
+          encode: (value) => value,
+          known: cached,
+          onConflict: () => {
+            this.stats.conflicts += 1;
+          },
+        },
+      );
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
       return;
     }
-    const error = new KvContentionError(kvKey, 100);
-    for (const pending of batch) pending.reject(error);
+    batch.forEach((pending, index) => {
+      const result = results[index];
+      if (result.ok) pending.resolve(result.value);
+      else pending.reject(result.error);
+    });
   }
 }
 
