@@ -2,7 +2,7 @@ import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jet
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import { compareAndSetKv, publishMessage } from '@berth/messaging';
-import { systemJobClock, type JobClock } from '../../clock';
+import { systemClock, type Clock } from '@berth/contract';
 import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
@@ -34,7 +34,7 @@ export interface FairFeederOptions {
   leaseMs?: number;
   logger: BerthLogger;
   /** Times the lease and the waits between turns; the system clock by default. */
-  clock?: JobClock;
+  clock?: Clock;
 }
 
 /** A running feeder; `stop` ends its loop and gives its lease up (the key stays: producers look for it). */
@@ -58,7 +58,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const listMs = options.listMs ?? 100;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = `f.${options.queue}`;
-  const clock = options.clock ?? systemJobClock;
+  const clock = options.clock ?? systemClock;
   const weights = new Map<string, number>();
   let cursor = '';
   /** Messages the key at `cursor` moved in its current turn. */
@@ -76,7 +76,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
 
   let heldUntil = 0;
   const holdLease = async (): Promise<boolean> => {
-    const now = clock.now();
+    const now = clock.now().getTime();
     if (heldUntil - now > leaseMs / 2) return true;
     type Lease = { owner: string; until: number };
     const held = await compareAndSetKv<Lease, boolean>(
@@ -194,7 +194,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       stopping = true;
       wake?.();
       await loop;
-      if (heldUntil > clock.now()) {
+      if (heldUntil > clock.now().getTime()) {
         const current = await options.leases.get(leaseKey).catch(() => null);
         if (current && current.operation === 'PUT' && current.json<{ owner: string }>().owner === options.owner)
           await options.leases

@@ -136,6 +136,7 @@ export class JetStreamQueueWorker {
         owner: `${queue}:${randomUUID()}`,
         saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
         logger: this.options.logger,
+        clock: this.options.clock,
       });
     }
     // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue with per-key limits
