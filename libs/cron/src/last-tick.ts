@@ -1,6 +1,6 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { systemClock, type Clock } from '@berth/contract';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv } from '@berth/messaging';
 
 /** The last tick emitted for a schedule, as stored under its name in the last-tick bucket. */
 export interface LastTickRecord {
@@ -28,7 +28,7 @@ export function lastTickFromEntry(entry: KvEntry | null): LastTickRecord | undef
  * written with compare-and-set, so it never moves backwards even if a deposed leader records late.
  */
 export class LastTickStore {
-  private readonly cache = new Map<string, { tick?: Date; revision: number }>();
+  private readonly cache = new Map<string, { record?: LastTickRecord; revision: number }>();
 
   constructor(
     private readonly kv: KV,
@@ -38,35 +38,43 @@ export class LastTickStore {
 
   /** The last emitted tick of `name`, if any (read from the bucket the first time). */
   async get(name: string): Promise<Date | undefined> {
-    return (await this.load(name)).tick;
+    const { record } = await this.load(name);
+    return record ? new Date(record.tick) : undefined;
   }
 
   /**
-   * Records `tick` as emitted, unless a later one is already recorded. Compare-and-set on the cached revision; on a
-   * conflict it re-reads and tries again.
+   * Records `tick` as emitted, unless a later one is already recorded: compare-and-set starting from the cached
+   * entry (one round trip while this leader is the only writer); a conflict reads the entry again and decides again.
    */
   async record(name: string, tick: Date): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const known = await this.load(name);
-      if (known.tick && known.tick >= tick) return;
-      const value: LastTickRecord = {
-        tick: tick.toISOString(),
-        emittedAt: this.clock.now().toISOString(),
-        by: this.by,
-      };
-      try {
-        const revision =
-          known.revision > 0
-            ? await this.kv.update(name, JSON.stringify(value), known.revision)
-            : await this.kv.create(name, JSON.stringify(value));
-        this.cache.set(name, { tick, revision });
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
-        this.cache.delete(name);
-      }
-    }
-    throw new Error(`Could not record the last tick of ${name}: the entry kept changing`);
+    const known = await this.load(name);
+    await compareAndSetKv<LastTickRecord, void>(
+      this.kv,
+      name,
+      ({ value, revision }) => {
+        if (value && new Date(value.tick) >= tick) {
+          this.cache.set(name, { record: value, revision });
+          return { result: undefined };
+        }
+        const record: LastTickRecord = {
+          tick: tick.toISOString(),
+          emittedAt: this.clock.now().toISOString(),
+          by: this.by,
+        };
+        return {
+          write: { put: record },
+          resultOf: (stored) => void this.cache.set(name, { record, revision: stored }),
+        };
+      },
+      {
+        decode: lastTickFromEntry,
+        known: { value: known.record, revision: known.revision },
+        rounds: 5,
+        clock: this.clock,
+        what: `The last tick of ${name}`,
+        onConflict: () => this.cache.delete(name),
+      },
+    );
   }
 
   /** Forgets what was read, so the next {@link get} reads the bucket again (on becoming leader). */
@@ -74,13 +82,12 @@ export class LastTickStore {
     this.cache.clear();
   }
 
-  private async load(name: string): Promise<{ tick?: Date; revision: number }> {
+  private async load(name: string): Promise<{ record?: LastTickRecord; revision: number }> {
     let known = this.cache.get(name);
     if (!known) {
       const entry = await this.kv.get(name);
-      const record = lastTickFromEntry(entry);
       known = {
-        tick: record ? new Date(record.tick) : undefined,
+        record: lastTickFromEntry(entry),
         revision: entry && entry.operation === 'PUT' ? entry.revision : 0,
       };
       this.cache.set(name, known);

@@ -3,7 +3,7 @@ import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
 import { openCronBuckets, type CronBuckets } from './buckets';
 import { systemClock, type Clock } from '@berth/contract';
-import { isWrongLastSequence } from '@berth/messaging';
+import { compareAndSetKv, isWrongLastSequence } from '@berth/messaging';
 import { DEFAULT_TIME_ZONE } from './pattern';
 import {
   CRON_QUEUE,
@@ -115,42 +115,39 @@ async function putDefinition(
   const pattern = definition.pattern.trim();
   const timeZone = definition.timeZone ?? DEFAULT_TIME_ZONE;
   const queue = definition.queue ?? CRON_QUEUE;
-  for (let attempt = 0; ; attempt++) {
-    const entry = await kv.get(definition.name);
-    const current = scheduleFromEntry(entry);
-    if (
-      current &&
-      current.pattern === pattern &&
-      current.timeZone === timeZone &&
-      current.queue === queue &&
-      current.owner === owner
-    )
-      return 'unchanged';
-    const now = clock.now().toISOString();
-    const sameTimes = current !== undefined && current.pattern === pattern && current.timeZone === timeZone;
-    const next: CronSchedule = {
-      name: definition.name,
-      pattern,
-      timeZone,
-      queue,
-      owner,
-      since: sameTimes ? current.since : now,
-      updatedAt: now,
-    };
-    if (current && current.owner !== owner) {
-      logger.warn(
-        { cron: definition.name, previousOwner: current.owner, owner },
-        `Cron ${definition.name} was registered by ${current.owner}; ${owner} registers it now`,
-      );
-    }
-    try {
-      if (entry && entry.operation === 'PUT') await kv.update(definition.name, JSON.stringify(next), entry.revision);
-      else await kv.create(definition.name, JSON.stringify(next));
-      return current ? 'updated' : 'added';
-    } catch (error) {
-      if (!isWrongLastSequence(error) || attempt >= 5) throw error;
-    }
-  }
+  return compareAndSetKv<CronSchedule, Change>(
+    kv,
+    definition.name,
+    ({ value: current }) => {
+      if (
+        current &&
+        current.pattern === pattern &&
+        current.timeZone === timeZone &&
+        current.queue === queue &&
+        current.owner === owner
+      )
+        return { result: 'unchanged' };
+      const now = clock.now().toISOString();
+      const sameTimes = current !== undefined && current.pattern === pattern && current.timeZone === timeZone;
+      const next: CronSchedule = {
+        name: definition.name,
+        pattern,
+        timeZone,
+        queue,
+        owner,
+        since: sameTimes ? current.since : now,
+        updatedAt: now,
+      };
+      if (current && current.owner !== owner) {
+        logger.warn(
+          { cron: definition.name, previousOwner: current.owner, owner },
+          `Cron ${definition.name} was registered by ${current.owner}; ${owner} registers it now`,
+        );
+      }
+      return { write: { put: next }, result: current ? 'updated' : 'added' };
+    },
+    { decode: scheduleFromEntry, rounds: 6, clock, what: `The schedule of cron ${definition.name}` },
+  );
 }
 
 /** Every key of a bucket (empty for an empty bucket). */
