@@ -1,7 +1,8 @@
 import type { BerthLogger } from '@berth/logger';
 import type { CronBuckets } from './buckets';
 import { systemClock, type Clock } from '@berth/contract';
-import { isWrongLastSequence, ttlHeaderValue, updateWithTtl } from '@berth/messaging';
+import { compareAndSetKv, ttlHeaderValue, updateWithTtl } from '@berth/messaging';
+import type { KvEntry } from '@nats-io/kv';
 
 /** Who holds a cron's run lock, as stored under the cron's name in the run-lock bucket. */
 export interface CronRunLockHolder {
@@ -60,22 +61,26 @@ export async function withCronRunLock<T>(
     tick: options.tick.toISOString(),
     startedAt: clock.now().toISOString(),
   };
-  let revision = 0;
-  for (let attempt = 0; revision === 0; attempt++) {
-    try {
-      revision = await buckets.runLocks.create(name, JSON.stringify(record), ttlHeaderValue(ttlMs));
-    } catch (error) {
-      if (!isWrongLastSequence(error)) throw error;
-      const heldBy = await readRunLock(buckets.runLocks, name);
-      // Released between the two calls: try once more.
-      if (heldBy === null && attempt === 0) continue;
-      logger.info(
-        { cron: name, tick: record.tick, heldBy },
-        `Cron ${name}: tick ${record.tick} skipped, the run of tick ${heldBy?.tick ?? '(unknown)'} is still going${heldBy ? ` on ${heldBy.holder} since ${heldBy.startedAt}` : ''}.`,
-      );
-      return { ran: false, heldBy };
-    }
+  // Taken only when no run holds it: a create with the lock's TTL; a conflict reads it again (released meanwhile:
+  // take it; held: skip this tick). An entry that is there but unreadable counts as held.
+  const taken = await compareAndSetKv<CronRunLockHolder, { revision: number } | { heldBy: CronRunLockHolder | null }>(
+    buckets.runLocks,
+    name,
+    ({ value, entry }) =>
+      value || entry?.operation === 'PUT'
+        ? { result: { heldBy: value ?? null } }
+        : { write: { put: record, ttl: ttlHeaderValue(ttlMs) }, resultOf: (stored) => ({ revision: stored }) },
+    { decode: decodeRunLock, rounds: 2, clock, what: `The run lock of cron ${name}` },
+  );
+  if ('heldBy' in taken) {
+    const { heldBy } = taken;
+    logger.info(
+      { cron: name, tick: record.tick, heldBy },
+      `Cron ${name}: tick ${record.tick} skipped, the run of tick ${heldBy?.tick ?? '(unknown)'} is still going${heldBy ? ` on ${heldBy.holder} since ${heldBy.startedAt}` : ''}.`,
+    );
+    return { ran: false, heldBy };
   }
+  let revision = taken.revision;
 
   const controller = new AbortController();
   let renewal: Promise<void> = Promise.resolve();
@@ -113,10 +118,13 @@ export async function withCronRunLock<T>(
 /** The current holder of a cron's run lock, or null when no run of it is going. */
 export async function readRunLock(kv: CronBuckets['runLocks'], name: string): Promise<CronRunLockHolder | null> {
   const entry = await kv.get(name);
-  if (!entry || entry.operation !== 'PUT') return null;
+  return entry && entry.operation === 'PUT' ? (decodeRunLock(entry) ?? null) : null;
+}
+
+function decodeRunLock(entry: KvEntry): CronRunLockHolder | undefined {
   try {
     return entry.json<CronRunLockHolder>();
   } catch {
-    return null;
+    return undefined;
   }
 }
