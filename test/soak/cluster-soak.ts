@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsClusterHandle } from '@berth/local-infra';
 import { waitFor } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
@@ -37,7 +38,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { WebhookSender } from '../support/webhook-senders';
 import { retryUntilAccepted, sendPaced, stripeEvent, summarize, type Answered } from '../cluster/stripe-burst';
 import { CronTickCounter, registerSoakCron } from './cron-ticks';
-import { rowFailures, waitForEffects, type LedgerRow } from './ledger';
+import { readRows, rowFailures, waitForEffects, type KindLedgers, type LedgerRow } from './ledger';
 import { createReceiverEndpoint, MeshLog, soakMeshEnv, waitUntilReady } from './soak-mesh';
 import { createSoakWorkspaces, Traffic, type TrafficLedger } from './traffic';
 
@@ -60,30 +61,49 @@ interface FaultCase {
   /** Seconds of traffic. */
   seconds: number;
   /** Runs 2 s into the burst; resolves when the fault is over (the node back, or left to the end of the case). */
-  fault(mesh: LocalMeshHandle, cluster: NatsClusterHandle): Promise<void>;
+  fault(mesh: LocalMeshHandle, cluster: NatsClusterHandle, jsm: JetStreamManager): Promise<void>;
+}
+
+/**
+ * What `node` leads now (the meta group, WEBHOOKS, JOBS): on three nodes one often leads several, and a case's 503
+ * share depends on whether the killed node led WEBHOOKS.
+ */
+async function leads(cluster: NatsClusterHandle, node: string): Promise<string> {
+  const led: string[] = [];
+  if ((await cluster.metaLeader().catch(() => undefined))?.name === node) led.push('meta leader');
+  for (const stream of ['WEBHOOKS', 'JOBS'])
+    if ((await cluster.streamLeader(stream).catch(() => undefined))?.name === node) led.push(`leads ${stream}`);
+  return led.join(', ') || 'leads none of them';
 }
 
 const killLeaderOf = (stream: string): FaultCase['fault'] =>
   async function killLeader(_mesh, cluster) {
     const leader = await cluster.streamLeader(stream);
-    note(`  SIGKILL ${leader.name} (leads ${stream})`);
+    note(`  SIGKILL ${leader.name} (${await leads(cluster, leader.name)})`);
     await leader.kill();
     // How long the node stays dead: the fault's length, not a wait for state.
     await pause(8000);
     await leader.restart();
   };
 
-/** Resolves once `stream` has a leader and every follower is current (a restarted node has caught up). */
-async function caughtUp(cluster: NatsClusterHandle, stream: string): Promise<void> {
-  await waitFor(() => cluster.streamState(stream), {
-    what: `${stream} with a leader and every follower current`,
-    timeoutMs: 60_000,
+/**
+ * Resolves true once `stream`'s leader sees every follower current (a restarted node has caught up), as the leader
+ * itself answers the stream's info; false after `timeoutMs`. Under load the info of `JOBS` was seen naming its
+ * leader and no replicas at all for a minute, so this bounds the rollout's wait rather than failing it.
+ */
+async function caughtUp(jsm: JetStreamManager, size: number, stream: string, timeoutMs: number): Promise<boolean> {
+  return waitFor(() => jsm.streams.info(stream).then((info) => info.cluster), {
+    what: `${stream}'s leader to see every follower current`,
+    timeoutMs,
     intervalMs: 250,
-    until: (state) =>
-      Boolean(state?.leader) &&
-      state!.replicas.length === cluster.nodes.length - 1 &&
-      state!.replicas.every((replica) => replica.current && !replica.offline),
-  });
+    until: (cluster) =>
+      Boolean(cluster?.leader) &&
+      cluster!.replicas?.length === size - 1 &&
+      cluster!.replicas.every((peer) => peer.current && !peer.offline),
+  }).then(
+    () => true,
+    () => false,
+  );
 }
 
 const CASES: FaultCase[] = [
@@ -94,7 +114,7 @@ const CASES: FaultCase[] = [
     seconds: 20,
     async fault(_mesh, cluster) {
       const leader = await cluster.metaLeader();
-      note(`  SIGKILL ${leader.name} (meta leader)`);
+      note(`  SIGKILL ${leader.name} (${await leads(cluster, leader.name)})`);
       await leader.kill();
       await pause(8000);
       await leader.restart();
@@ -115,16 +135,21 @@ const CASES: FaultCase[] = [
   },
   {
     name: 'rolling restart (SIGTERM, one at a time)',
-    seconds: 40,
-    async fault(_mesh, cluster) {
+    seconds: 60,
+    async fault(_mesh, cluster, jsm) {
       for (const node of cluster.nodes) {
         note(`  restart ${node.name}`);
         await node.stop();
         await node.restart();
-        // As a StatefulSet's rollout waits for readiness: the next node goes once this one has caught up.
+        // As a StatefulSet's rollout waits for readiness: the next node goes once this one is back in the cluster
+        // and, as far as the leaders tell, caught up.
         await cluster.waitForMetaLeader(60_000);
-        for (const stream of ['WEBHOOKS', 'JOBS']) await caughtUp(cluster, stream);
-        note(`  ${node.name} back, WEBHOOKS and JOBS current on every node`);
+        const current: string[] = [];
+        for (const stream of ['WEBHOOKS', 'JOBS']) {
+          await cluster.streamLeader(stream, 60_000);
+          if (await caughtUp(jsm, cluster.nodes.length, stream, 20_000)) current.push(stream);
+        }
+        note(`  ${node.name} back; followers seen current by the leader of: ${current.join(', ') || 'none'}`);
         // Each step of the rollout runs under traffic for a while: the rollout's pace, not a wait for state.
         await pause(5000);
       }
@@ -160,6 +185,10 @@ const CASES: FaultCase[] = [
 /** One case's result. */
 interface CaseResult {
   name: string;
+  run: string;
+  ledgers: KindLedgers;
+  /** Accepted items still without effect once every case had run (a late effect, or lost for good). */
+  missingAtEnd?: number;
   rows: LedgerRow[];
   ticks: { stored: number; storedTwice: number };
   burst: string;
@@ -231,6 +260,10 @@ export async function runClusterSoak(): Promise<number> {
     const mongo = await MongoClient.connect(started.mesh.mongoUrl);
     const db = mongo.db(started.mesh.mongoDb);
     const messaging = await connectMessaging({ servers: started.mesh.natsUrl, name: 'soak', logger });
+    const streams = (await messaging.jsm.streams.list().next()).map(
+      (info) => `${info.config.name} R${info.config.num_replicas}`,
+    );
+    note(`streams: ${streams.join(', ')}`);
     const endpoint = await createReceiverEndpoint(started, receiver.url, run);
     const ticks = await CronTickCounter.start(messaging, logger, run);
     await registerSoakCron(messaging, logger, run);
@@ -272,7 +305,7 @@ export async function runClusterSoak(): Promise<number> {
       })();
       const answers = await sendPaced(sendStripe, ids, rate, (count) => {
         if (count === rate * 2)
-          fault = faultCase.fault(started, cluster).catch((error: unknown) => {
+          fault = faultCase.fault(started, cluster, messaging.jsm).catch((error: unknown) => {
             faultFailed = String(error);
             note(`  fault failed: ${faultFailed}`);
           });
@@ -290,22 +323,36 @@ export async function runClusterSoak(): Promise<number> {
         duplicates: 0,
         ids: [...new Set(all.filter((answer) => answer.status === 200).map((answer) => answer.eventId))],
       };
+      const ledgers = {
+        stripe,
+        clerk: traffic.clerk,
+        github: traffic.github,
+        jobs: traffic.jobs,
+        outbound: traffic.outbound,
+      };
       await cluster.waitForMetaLeader(60_000).catch((error: unknown) => note(`  ${String(error)}`));
       const { rows, drainedInSeconds } = await waitForEffects({
         db,
         receiver,
         run: caseRun,
-        ledgers: {
-          stripe,
-          clerk: traffic.clerk,
-          github: traffic.github,
-          jobs: traffic.jobs,
-          outbound: traffic.outbound,
-        },
+        ledgers,
         processedCount: processedLines.count,
         drainEnds: Date.now() + drainSeconds * 1000,
         consumerLag: () => readConsumerLag(messaging),
       });
+      const missingJobs = rows.find((r) => r.kind === 'jobs')?.missing ?? [];
+      if (traffic.jobsDeduplicated.length > 0)
+        note(
+          `  jobs: ${traffic.jobsDeduplicated.length} adds answered "deduplicated" after an earlier add of the same job failed; ${missingJobs.filter((id) => traffic.jobsDeduplicated.includes(id)).length} of the ${missingJobs.length} missing jobs among them`,
+        );
+      if (rows.some((r) => r.missing.length > 0)) {
+        // What the consumers hold when something is missing: undelivered, unacked, and whether anyone still pulls.
+        const lag = await readConsumerLag(messaging).catch(() => []);
+        for (const consumer of lag.filter((entry) => entry.lag > 0 && !entry.consumer.startsWith('soak-')))
+          note(
+            `  ${consumer.stream}/${consumer.consumer}: ${consumer.pending} pending, ${consumer.ackPending} unacked, ${consumer.redelivered} redelivered, ${consumer.waitingPulls} pulls waiting`,
+          );
+      }
       const health = await waitUntilReady(started, 120_000).catch(() => readServiceHealth(started.mesh.health));
       const notReady = health
         .filter((service) => service.state !== 'ready')
@@ -313,6 +360,8 @@ export async function runClusterSoak(): Promise<number> {
       const caseTicks = [...ticks.stored].filter(([id]) => !ticksBefore.has(id));
       const result: CaseResult = {
         name: faultCase.name,
+        run: caseRun,
+        ledgers,
         rows,
         ticks: {
           stored: caseTicks.length,
@@ -339,6 +388,14 @@ export async function runClusterSoak(): Promise<number> {
       if (result.ticks.storedTwice > 0) result.failures.push(`cron: ${result.ticks.storedTwice} ticks stored twice`);
       results.push(result);
       printCase(result);
+    }
+    // A case that ended with items missing: read them again now, after every later case had its drain.
+    for (const result of results.filter((r) => r.rows.some((row) => row.missing.length > 0))) {
+      const again = await readRows({ db, receiver, run: result.run, ledgers: result.ledgers });
+      result.missingAtEnd = again.reduce((sum, row) => sum + row.missing.length, 0);
+      note(
+        `${result.name}: still missing at the end of the run: ${again.map((row) => `${row.kind} ${row.missing.length}`).join(', ')}`,
+      );
     }
     // Ticks are counted by the soak's own consumer: a second copy may arrive after its case, so count them all again.
     const twiceInAll = [...ticks.stored.values()].filter((sequences) => sequences.size > 1).length;

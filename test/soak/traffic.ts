@@ -71,6 +71,11 @@ export class Traffic {
   readonly github = newLedger();
   readonly jobs = newLedger();
   readonly outbound = newLedger();
+  /**
+   * Jobs whose `add` answered "deduplicated" (an id already claimed): each soak job has an id of its own, so only
+   * an earlier failed `add` of the same job can have claimed it.
+   */
+  readonly jobsDeduplicated: string[] = [];
   private readonly sender: WebhookSender;
   private readonly jobProducer;
   private readonly send;
@@ -203,12 +208,13 @@ export class Traffic {
   private async offerJob(n: number): Promise<void> {
     const workspaceId = Traffic.workspaceId(this.options.run, n);
     const add = async (): Promise<boolean> => {
-      await this.jobProducer.add(
+      const added = await this.jobProducer.add(
         'client-queue',
         'SendClientSummaryJob',
         { workspaceId },
         { deduplicationId: workspaceId },
       );
+      if (added.deduplicated) this.jobsDeduplicated.push(workspaceId);
       return true;
     };
     if (await this.untilAccepted(this.jobs, add)) this.jobs.ids.push(workspaceId);
