@@ -180,14 +180,3 @@ export async function caseLedger(
     twiceIds,
   };
 }
-
-/** The ledger as a table, one row a case. */
-export function formatLedger(rows: readonly LedgerRow[]): string {
-  const header = ['case', 'offered', 'accepted', 'applied once', 'missing', 'twice'];
-  const lines = [
-    header,
-    ...rows.map((row) => [row.case, row.offered, row.accepted, row.appliedOnce, row.missing, row.twice].map(String)),
-  ];
-  const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column].length)));
-  return lines.map((line) => line.map((cell, column) => cell.padEnd(widths[column])).join('  ')).join('\n');
-}

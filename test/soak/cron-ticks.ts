@@ -1,10 +1,15 @@
 /**
- * The soak's cron: a schedule of its own (every 10 s, on queue `soak-cron-queue`, which no service runs), whose tick
- * jobs the soak consumes itself and counts by job id, so a tick stored twice or a scheduler that stopped emitting
- * shows in the ledger.
+ * The soak's cron: a schedule of its own (`SoakTick_<run>`, every 10 s) on the product cron queue `cron-queue`, the
+ * only one besides the platform's that the scheduler's NATS user may publish ticks to (deploy/nats/auth.conf).
+ * `JOBS` is a work queue whose `cron-queue` subjects the app-worker's consumer owns, so the soak cannot read the
+ * ticks there: the app-worker knows no job of that name and sets each tick aside in `DEAD_LETTERS` at once (reason
+ * `invalid`, with the tick's job id and its sequence in `JOBS`). The soak counts those dead letters: two `JOBS`
+ * sequences for one tick id is a tick stored twice; a tick set aside twice from one message (a worker killed
+ * between the dead letter and the ack) is one tick.
  */
-import { CRON_JOB_HEADERS, registerCronSchedules } from '@berth/cron';
 import type { BerthLogger } from '@berth/logger';
+import { registerCronSchedules } from '@berth/cron';
+import { CRON_QUEUE_NAME, DEAD_LETTERS_STREAM_NAME, type DeadLetter } from '@berth/jobs';
 import {
   ensureConsumer,
   exponentialBackoff,
@@ -13,8 +18,9 @@ import {
   type Messaging,
 } from '@berth/messaging';
 
-const QUEUE = 'soak-cron-queue';
 export const SOAK_CRON_INTERVAL_MS = 10_000;
+
+const tickName = (run: string): string => `SoakTick_${run}`;
 
 /** Registers the schedule; the schedulers emit its ticks from their next reload. */
 export async function registerSoakCron(messaging: Messaging, logger: BerthLogger, run: string): Promise<void> {
@@ -22,15 +28,15 @@ export async function registerSoakCron(messaging: Messaging, logger: BerthLogger
     messaging,
     owner: `soak-${run}`,
     logger,
-    definitions: [{ name: `SoakTick_${run}`, pattern: '*/10 * * * * *', queue: QUEUE }],
+    definitions: [{ name: tickName(run), pattern: '*/10 * * * * *', queue: CRON_QUEUE_NAME }],
   });
 }
 
-/** Counts the ticks as they arrive. */
+/** Counts the ticks as they arrive (as the app-worker's dead letters). */
 export class CronTickCounter {
-  /** Stream sequences per tick id: more than one means the tick was stored twice. */
+  /** `JOBS` sequences per tick id: more than one means the tick was stored twice. */
   readonly stored = new Map<string, Set<number>>();
-  /** Arrival times (ms) of the first delivery of each tick, in order. */
+  /** Arrival times (ms) of the first dead letter of each tick, in order. */
   readonly arrivals: number[] = [];
 
   private constructor(private runner?: ConsumerRunner) {}
@@ -39,25 +45,25 @@ export class CronTickCounter {
     const counter = new CronTickCounter();
     const durable = `soak-${run}`;
     await ensureConsumer(messaging.jsm, {
-      stream: 'JOBS',
+      stream: DEAD_LETTERS_STREAM_NAME,
       durable,
-      filterSubjects: [`jobs.${QUEUE}.SoakTick_${run}`],
+      filterSubjects: [`dead.jobs.${CRON_QUEUE_NAME}.${tickName(run)}`],
       ackWaitMs: 30_000,
     });
     counter.runner = await startConsumer({
       js: messaging.js,
-      stream: 'JOBS',
+      stream: DEAD_LETTERS_STREAM_NAME,
       consumer: durable,
       concurrency: 4,
       ackWaitMs: 30_000,
       logger,
       retryPolicy: exponentialBackoff({ maxAttempts: 100, baseDelayMs: 1000 }),
       handler: async (message) => {
-        const id = message.headers?.get(CRON_JOB_HEADERS.jobId) ?? message.msgId ?? `seq:${message.streamSequence}`;
-        const sequences = counter.stored.get(id) ?? new Set<number>();
+        const letter = message.json<DeadLetter>();
+        const sequences = counter.stored.get(letter.jobId) ?? new Set<number>();
         if (sequences.size === 0) counter.arrivals.push(Date.now());
-        sequences.add(message.streamSequence);
-        counter.stored.set(id, sequences);
+        sequences.add(letter.originalStreamSequence);
+        counter.stored.set(letter.jobId, sequences);
       },
     });
     return counter;

@@ -6,7 +6,7 @@ import type { Db } from 'mongodb';
 import type { ConsumerLag, ServiceHealth } from '../../services/cli/src/commands/status/read-status';
 import type { WebhookReceiver } from '../support/webhook-receiver';
 import { SOAK_CRON_INTERVAL_MS, type CronTickCounter } from './cron-ticks';
-import type { Traffic, TrafficLedger } from './traffic';
+import { soakRepository, type Traffic, type TrafficLedger } from './traffic';
 
 /** One line of the ledger. */
 export interface LedgerRow {
@@ -36,18 +36,44 @@ export interface LedgerResult {
   failures: string[];
 }
 
-interface CheckOptions {
-  db: Db;
-  receiver: WebhookReceiver;
+interface CheckOptions extends Omit<DrainOptions, 'ledgers'> {
   traffic: Traffic;
   ticks: CronTickCounter;
-  drainEnds: number;
   services: () => Promise<ServiceHealth[]>;
-  /** The durable consumers' lag: the drain waits on it (cheap, in NATS) before reading the stores. */
-  consumerLag: () => Promise<ConsumerLag[]>;
   restarts: Record<string, number>;
   faults: string[];
+}
+
+/** What was accepted, kind by kind (a {@link Traffic}'s ledgers, or the cluster soak's own Stripe bursts). */
+export interface KindLedgers {
+  stripe: TrafficLedger;
+  clerk: TrafficLedger;
+  /** GitHub deliveries (the `github` preset), when the traffic sent any. */
+  github?: TrafficLedger;
+  jobs: TrafficLedger;
+  outbound: TrafficLedger;
+}
+
+/** Where {@link readRows} reads the effects of one run's traffic. */
+export interface EffectOptions {
+  db: Db;
+  receiver: WebhookReceiver;
+  ledgers: KindLedgers;
+  /** The run id in every id the traffic made. */
   run: string;
+  /**
+   * How many times the consumers logged "Webhook event processed" for an event id, over every replica and
+   * restart: more than one is an event applied twice, which the inbox row alone (one `processedAt`) cannot show.
+   * Without it, a processed inbox row counts once.
+   */
+  processedCount?: (eventId: string) => number;
+}
+
+/** {@link EffectOptions} and how long to wait for the effects. */
+export interface DrainOptions extends EffectOptions {
+  drainEnds: number;
+  /** The durable consumers' lag: the drain waits on it (cheap, in NATS) before reading the stores. */
+  consumerLag: () => Promise<ConsumerLag[]>;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
@@ -68,8 +94,9 @@ function row(kind: string, ledger: TrafficLedger, effects: Map<string, number>, 
   };
 }
 
-async function readRows(options: CheckOptions): Promise<LedgerRow[]> {
-  const { db, traffic, receiver, run } = options;
+/** Reads, once per store, the effect of everything the ledgers say was accepted: one row per kind. */
+export async function readRows(options: EffectOptions): Promise<LedgerRow[]> {
+  const { db, ledgers, receiver, run } = options;
   const inbox = await db
     .collection('webhookEvents')
     .find({}, { projection: { _id: 1, processedAt: 1, abandonedAt: 1, attempts: 1 } })
@@ -77,7 +104,10 @@ async function readRows(options: CheckOptions): Promise<LedgerRow[]> {
   const processed = new Map<string, number>();
   let retriedRows = 0;
   for (const event of inbox) {
-    if (event.processedAt && !event.abandonedAt) processed.set(String(event._id), 1);
+    const id = String(event._id);
+    // A log line lost to a SIGKILL right after `processedAt` was written still leaves the row: it counts once.
+    const times = options.processedCount ? Math.max(1, options.processedCount(id.slice(id.indexOf(':') + 1))) : 1;
+    if (event.processedAt && !event.abandonedAt) processed.set(id, times);
     if ((event.attempts ?? 0) > 1) retriedRows += 1;
   }
   const byPrefix = (prefix: string): Map<string, number> =>
@@ -90,9 +120,26 @@ async function readRows(options: CheckOptions): Promise<LedgerRow[]> {
     .toArray();
   const userNames = new Map(users.map((user) => [String(user._id), user.firstName as string]));
   const clerkEffects = new Map<string, number>();
-  for (const [msgId] of byPrefix('clerk:')) {
+  for (const [msgId, count] of byPrefix('clerk:')) {
     const n = msgId.split('_').pop();
-    if (userNames.get(`user_soak_${run}_${n}`) === `Soak${n}`) clerkEffects.set(msgId, 1);
+    if (userNames.get(`user_soak_${run}_${n}`) === `Soak${n}`) clerkEffects.set(msgId, count);
+  }
+  const githubRows: LedgerRow[] = [];
+  if (ledgers.github) {
+    const pullRequests = await db
+      .collection('pullRequests')
+      .find({ repository: soakRepository(run) }, { projection: { _id: 1, lastDeliveryId: 1 } })
+      .toArray();
+    const delivered = new Set(pullRequests.map((pr) => String(pr.lastDeliveryId)));
+    const githubEffects = new Map([...byPrefix('github:')].filter(([delivery]) => delivered.has(delivery)));
+    githubRows.push(
+      row(
+        'github (preset)',
+        ledgers.github,
+        githubEffects,
+        'inbox row processed and the pull request holds the delivery (app-worker)',
+      ),
+    );
   }
   const summaries = await db
     .collection('clientSummaries')
@@ -111,27 +158,34 @@ async function readRows(options: CheckOptions): Promise<LedgerRow[]> {
     deliveredIds.set(match[1], ids);
     delivered.set(match[1], ids.size);
   }
-  const outboundRequests = receiver.requests.length;
+  const outboundRequests = receiver.requests.filter((request) => request.body.includes(`"soakRun":"${run}"`)).length;
+  const counted = options.processedCount ? ', "processed" log lines counted per event' : '';
   return [
     row(
       'stripe webhooks',
-      traffic.stripe,
+      ledgers.stripe,
       byPrefix('stripe:'),
-      `inbox rows processed; ${retriedRows} inbox rows needed more than one attempt (all providers)`,
+      `inbox rows processed${counted}; ${retriedRows} inbox rows needed more than one attempt (all providers, all runs)`,
     ),
-    row('clerk webhooks', traffic.clerk, clerkEffects, "inbox row processed and the user holds the event's data"),
-    row('jobs', traffic.jobs, jobEffects, 'one clientSummaries document per workspace'),
+    row('clerk webhooks', ledgers.clerk, clerkEffects, "inbox row processed and the user holds the event's data"),
+    ...githubRows,
+    row('jobs', ledgers.jobs, jobEffects, 'one clientSummaries document per workspace'),
     row(
       'outbound events',
-      traffic.outbound,
+      ledgers.outbound,
       delivered,
       `distinct webhook-id per event reaching the receiver; ${outboundRequests} requests in all (redeliveries of one webhook-id are the receiver's to dedupe)`,
     ),
   ];
 }
 
-/** Waits until everything accepted took effect or the drain time is up, then checks every service is ready. */
-export async function checkLedger(options: CheckOptions): Promise<LedgerResult> {
+/**
+ * Waits until the consumers have no lag and everything accepted took effect, or `drainEnds` passes; resolves with
+ * the rows and how long it took (null: not drained in time).
+ */
+export async function waitForEffects(
+  options: DrainOptions,
+): Promise<{ rows: LedgerRow[]; drainedInSeconds: number | null }> {
   const drainStarted = Date.now();
   // Reading the stores is a full scan on FerretDB, which would slow the consumers it waits for: wait on NATS first.
   const busy = (lag: ConsumerLag[]): boolean =>
@@ -140,20 +194,17 @@ export async function checkLedger(options: CheckOptions): Promise<LedgerResult> 
     await pause(5000);
   let rows = await readRows(options);
   while (rows.some((r) => r.missing.length > 0) && Date.now() < options.drainEnds) {
-    await pause(15000);
+    await pause(5000);
     rows = await readRows(options);
   }
   const drainedInSeconds = rows.every((r) => r.missing.length === 0)
     ? Math.round((Date.now() - drainStarted) / 1000)
     : null;
-  const services = await options.services();
-  const arrivals = options.ticks.arrivals;
-  const gaps = arrivals.slice(1).map((at, index) => at - arrivals[index]);
-  const ticks = {
-    stored: options.ticks.stored.size,
-    storedTwice: [...options.ticks.stored.values()].filter((sequences) => sequences.size > 1).length,
-    longestGapSeconds: Math.round(Math.max(0, ...gaps) / 1000),
-  };
+  return { rows, drainedInSeconds };
+}
+
+/** The ledger's failures: accepted without effect, applied twice, offered and never accepted. */
+export function rowFailures(rows: readonly LedgerRow[]): string[] {
   const failures: string[] = [];
   for (const r of rows) {
     if (r.missing.length > 0)
@@ -162,6 +213,22 @@ export async function checkLedger(options: CheckOptions): Promise<LedgerResult> 
       failures.push(`${r.kind}: ${r.twice.length} took effect twice (${r.twice.slice(0, 5).join(', ')}…)`);
     if (r.accepted < r.offered) failures.push(`${r.kind}: ${r.offered - r.accepted} offered were never accepted`);
   }
+  return failures;
+}
+
+/** Waits until everything accepted took effect or the drain time is up, then checks every service is ready. */
+export async function checkLedger(options: CheckOptions): Promise<LedgerResult> {
+  const { stripe, clerk, jobs, outbound } = options.traffic;
+  const { rows, drainedInSeconds } = await waitForEffects({ ...options, ledgers: { stripe, clerk, jobs, outbound } });
+  const services = await options.services();
+  const arrivals = options.ticks.arrivals;
+  const gaps = arrivals.slice(1).map((at, index) => at - arrivals[index]);
+  const ticks = {
+    stored: options.ticks.stored.size,
+    storedTwice: [...options.ticks.stored.values()].filter((sequences) => sequences.size > 1).length,
+    longestGapSeconds: Math.round(Math.max(0, ...gaps) / 1000),
+  };
+  const failures = rowFailures(rows);
   for (const service of services)
     if (service.state !== 'ready') failures.push(`${service.name} is ${service.state} at the end: ${service.detail}`);
   if (ticks.storedTwice > 0) failures.push(`cron: ${ticks.storedTwice} ticks stored twice`);

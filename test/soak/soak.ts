@@ -10,7 +10,7 @@
  * drains about that, with the faults), at most
  * `SOAK_DRAIN_SECONDS` (600) of draining. Logs of the mesh go to `<data>/mesh.log`; `SOAK_KEEP_DATA=1` keeps them.
  */
-import { mkdtemp, rm, appendFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -23,6 +23,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { CronTickCounter, registerSoakCron } from './cron-ticks';
 import { runClusterSoak } from './cluster-soak';
 import { checkLedger, printLedger } from './ledger';
+import { createReceiverEndpoint, MeshLog, soakMeshEnv, waitUntilReady } from './soak-mesh';
 import { createSoakWorkspaces, Traffic } from './traffic';
 
 const env = process.env;
@@ -39,13 +40,7 @@ const note = (line: string): void =>
 async function main(): Promise<number> {
   const run = Date.now().toString(36);
   const dataDir = await mkdtemp(join(tmpdir(), 'berth-soak-'));
-  const meshLog = join(dataDir, 'mesh.log');
-  let pendingLog = '';
-  const flushLog = setInterval(() => {
-    const text = pendingLog;
-    pendingLog = '';
-    if (text) void appendFile(meshLog, text);
-  }, 500);
+  const meshLog = new MeshLog(join(dataDir, 'mesh.log'));
   // The soak's own clients see every fault (disconnects, refused publishes); they retry, so only errors are shown.
   const logger = createLogger({ service: 'soak', level: 'error' });
   note(`${seconds} s of traffic, a round every ${roundMs} ms, data and logs in ${dataDir}`);
@@ -55,23 +50,11 @@ async function main(): Promise<number> {
   let exitCode = 1;
   try {
     mesh = await startLocalMesh({
-      env: {
-        PATH: env.PATH,
-        HOME: env.HOME,
-        BERTH_TOOLS_DIR: env.BERTH_TOOLS_DIR,
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: env.SOAK_LOG_LEVEL ?? 'warn',
-        OUTBOUND_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
-        // Deliveries go to ports 80 and 443 only unless listed: the receiver listens on a free port.
-        OUTBOUND_ALLOWED_PORTS: new URL(receiver.url).port,
-        OUTBOUND_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000,30000,60000',
-        WEBHOOK_RATE_LIMIT_PER_MINUTE: '100000',
-        METRICS_READ_CACHE_MS: '0',
-      },
+      env: soakMeshEnv(receiver.url),
       dataDir,
       freePorts: true,
       supervisor: { initialBackoffMs: 500, maxBackoffMs: 5000 },
-      write: (line) => void (pendingLog += `${line}\n`),
+      write: (line) => meshLog.write(line),
     });
     const started = mesh;
     note(
@@ -136,45 +119,11 @@ async function main(): Promise<number> {
   } finally {
     await mesh?.stop();
     await receiver.stop();
-    clearInterval(flushLog);
-    await appendFile(meshLog, pendingLog);
+    await meshLog.close();
     if (env.SOAK_KEEP_DATA !== '1' && exitCode === 0) await rm(dataDir, { recursive: true, force: true });
     else note(`kept ${dataDir} (mesh.log has every service's output)`);
   }
   return exitCode;
-}
-
-async function waitUntilReady(mesh: LocalMeshHandle, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const health = await readServiceHealth(mesh.mesh.health);
-    if (health.every((service) => service.state === 'ready')) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `not ready: ${health
-          .filter((service) => service.state !== 'ready')
-          .map((service) => `${service.name} ${service.state} ${service.detail}`)
-          .join('; ')}`,
-      );
-    await pause(1000);
-  }
-}
-
-/** Creates the receiver's endpoint through the dispatcher's API, with the token npm start generated. */
-async function createReceiverEndpoint(
-  mesh: LocalMeshHandle,
-  url: string,
-  run: string,
-): Promise<{ workspaceId: string }> {
-  const workspaceId = `soak_${run}_outbound`;
-  const response = await fetch(`${mesh.mesh.dispatcherUrl}/v1/endpoints`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${mesh.mesh.dispatcherApiToken}` },
-    body: JSON.stringify({ workspaceId, url, eventTypes: ['soak.event'] }),
-  });
-  if (response.status !== 201)
-    throw new Error(`could not create the endpoint: ${response.status} ${await response.text()}`);
-  return { workspaceId };
 }
 
 /**

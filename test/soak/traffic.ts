@@ -47,7 +47,20 @@ export interface TrafficOptions {
   /** Until when a rejected try is tried again (a provider retries for days; the soak until its drain ends). */
   retryUntil: () => number;
   outbound: { workspaceId: string; eventType: string };
+  /**
+   * Send GitHub deliveries too (`pull_request.opened`, one pull request per round), to the gateway's `github`
+   * provider (a `WEBHOOK_PROVIDERS` entry of the `github` preset with this secret), handled by the app-worker.
+   */
+  github?: { secret: string };
+  /** Leave Stripe out of the rounds (the cluster soak sends its Stripe events in paced bursts of its own). */
+  withoutStripe?: boolean;
 }
+
+/** The repository of the soak's pull requests (`pullRequests` `_id` `<repository>#<n>`). */
+export const soakRepository = (run: string): string => `berth-soak/${run}`;
+
+/** The GitHub delivery id of round `n`. */
+export const soakDelivery = (run: string, n: number): string => `gh_soak_${run}_${n}`;
 
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
@@ -55,8 +68,14 @@ const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
 export class Traffic {
   readonly stripe = newLedger();
   readonly clerk = newLedger();
+  readonly github = newLedger();
   readonly jobs = newLedger();
   readonly outbound = newLedger();
+  /**
+   * Jobs whose `add` answered "deduplicated" (an id already claimed): each soak job has an id of its own, so only
+   * an earlier failed `add` of the same job can have claimed it.
+   */
+  readonly jobsDeduplicated: string[] = [];
   private readonly sender: WebhookSender;
   private readonly jobProducer;
   private readonly send;
@@ -73,8 +92,9 @@ export class Traffic {
   offerRound(): void {
     this.sequence += 1;
     const n = this.sequence;
-    this.track(this.offerStripe(n));
+    if (!this.options.withoutStripe) this.track(this.offerStripe(n));
     this.track(this.offerClerk(n));
+    if (this.options.github) this.track(this.offerGithub(n, this.options.github.secret));
     this.track(this.offerJob(n));
     this.track(this.offerOutbound(n));
   }
@@ -167,15 +187,34 @@ export class Traffic {
     }
   }
 
+  private async offerGithub(n: number, secret: string): Promise<void> {
+    const delivery = soakDelivery(this.options.run, n);
+    const body = {
+      action: 'opened',
+      number: n,
+      pull_request: { title: `Soak ${n}`, user: { login: 'berth-soak' } },
+      repository: { full_name: soakRepository(this.options.run) },
+    };
+    const post = async (): Promise<boolean | Refused> =>
+      answerOf((await this.sender.sendGithub(delivery, 'pull_request', body, secret)).status);
+    if (!(await this.untilAccepted(this.github, post))) return;
+    this.github.ids.push(delivery);
+    if (n % 10 === 3) {
+      this.github.duplicates += 1;
+      await post().catch(() => false);
+    }
+  }
+
   private async offerJob(n: number): Promise<void> {
     const workspaceId = Traffic.workspaceId(this.options.run, n);
     const add = async (): Promise<boolean> => {
-      await this.jobProducer.add(
+      const added = await this.jobProducer.add(
         'client-queue',
         'SendClientSummaryJob',
         { workspaceId },
         { deduplicationId: workspaceId },
       );
+      if (added.deduplicated) this.jobsDeduplicated.push(workspaceId);
       return true;
     };
     if (await this.untilAccepted(this.jobs, add)) this.jobs.ids.push(workspaceId);

@@ -1,9 +1,12 @@
 /**
  * Sends webhooks to a running gateway over HTTP, signed as the providers sign them: Stripe with the `stripe`
- * library's `generateTestHeaderString`, Clerk with the `svix` library's `Webhook.sign`. Each send signs afresh (as a
- * provider's retry does), and options spoil the signature in the ways providers and attackers do.
+ * library's `generateTestHeaderString`, Clerk with the `svix` library's `Webhook.sign`, a GitHub delivery (the
+ * `github` preset of `WEBHOOK_PROVIDERS`) as GitHub documents it, `sha256=` and the hex HMAC-SHA256 of the body
+ * (`@octokit/webhooks-methods` ships as an ES module only, which the soak's CommonJS runtime cannot load). Each
+ * send signs afresh (as a provider's retry does), and options spoil the signature in the ways providers and
+ * attackers do.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { Webhook } from 'svix';
 
@@ -100,6 +103,26 @@ export class WebhookSender {
     };
     for (const omitted of options.omitHeaders ?? []) delete headers[omitted];
     return this.post('clerk', payload, headers);
+  }
+
+  /**
+   * Posts a GitHub delivery to `/webhooks/<name>` (the name of its `WEBHOOK_PROVIDERS` entry, `github` by default),
+   * signed with `secret` as GitHub signs it (`X-Hub-Signature-256`, HMAC-SHA256 of the body).
+   */
+  async sendGithub(
+    delivery: string,
+    event: string,
+    body: object,
+    secret: string,
+    name = 'github',
+  ): Promise<GatewayAnswer> {
+    const payload = JSON.stringify(body);
+    return this.post(name, payload, {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(payload).digest('hex')}`,
+    });
   }
 
   private async post(provider: string, payload: string, headers: Record<string, string>): Promise<GatewayAnswer> {
