@@ -1,4 +1,4 @@
-import { BUCKETS, systemClock, type Clock } from '@berth/contract';
+import { BUCKETS, clockDelay, systemClock, type Clock } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { compareAndSetKv, ensureKvBucket } from '@berth/messaging';
@@ -34,9 +34,12 @@ interface DeduplicationEntry {
 /**
  * Opens (creating it if needed) the KV bucket of in-flight deduplication ids: key `<queue>.<base64url(id)>`.
  *
- * - `claim` is an atomic create: of 50 concurrent `add`s with one id, one creates the key, the others read it and
- *   return its job id. The claim carries a per-key TTL (`claimTtlMs`) until `confirm` records the job's stream
- *   sequence, so a producer that dies between claiming and publishing blocks the id only that long.
+ * - `claim` is an atomic create: of 50 concurrent `add`s with one id, one creates the key, the others wait for its
+ *   job to be stored and return its job id. The claim carries a per-key TTL (`claimTtlMs`) until `confirm` records
+ *   the job's stream sequence, so a producer that dies between claiming and publishing blocks the id only that
+ *   long; an `add` is never told "deduplicated" by a claim whose job may never be stored (a store that failed
+ *   while the claim could not be freed, a frozen node, say). The price: an `add` whose job was stored but whose
+ *   confirm failed leaves the id to be taken again once the claim's TTL has run out.
  * - The worker releases the key (compare-and-delete on the job id) when the job completes or is dead-lettered,
  *   before it acks the message, so a crash leaves the key to a job that will run again and release it.
  * - Belt and braces: a confirmed entry whose message is gone from `JOBS` (acked while the release failed, purged
@@ -70,18 +73,32 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
   /**
    * Takes the id for `jobId` by compare-and-set, first as a create (the id is usually new: one round trip), with a
    * TTL so a claim whose `add` never confirmed it expires. A stale confirmed entry (its job message is gone) is
-   * deleted at the revision read and the id taken on a fresh read.
+   * deleted at the revision read and the id taken on a fresh read. An id is answered as taken only once its job is
+   * known stored: a claim not yet confirmed is waited for (its `add` is storing the job, or failed to and could not
+   * free it), until it is confirmed, freed, or past its TTL, when it is taken over.
    */
   async claim(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult> {
+    for (let wait = 0; ; wait++) {
+      const outcome = await this.claimOnce(queue, deduplicationId, jobId);
+      if (outcome !== 'unconfirmed') return outcome;
+      await clockDelay(this.clock, Math.min(500, 25 * 2 ** wait));
+    }
+  }
+
+  private claimOnce(queue: string, deduplicationId: string, jobId: string): Promise<ClaimResult | 'unconfirmed'> {
     const key = entryKey(queue, deduplicationId);
     const claimed: DeduplicationEntry = { jobId, claimedAt: this.clock.now().toISOString() };
     const ttl = `${Math.max(1, Math.ceil(this.claimTtlMs / 1000))}s`;
-    return compareAndSetKv<DeduplicationEntry, ClaimResult>(
+    return compareAndSetKv<DeduplicationEntry, ClaimResult | 'unconfirmed'>(
       this.kv,
       key,
-      async ({ value: current, entry }) => {
+      async ({ value: current, entry, now }) => {
         // An entry this registry cannot read: wait for it to be replaced (or expire) rather than write over it.
         if (!current && entry?.operation === 'PUT') return { reread: true };
+        if (current && current.seq === undefined) {
+          const expired = now > Date.parse(current.claimedAt) + this.claimTtlMs;
+          return expired ? { write: { delete: true }, reread: true } : { result: 'unconfirmed' };
+        }
         if (current && !(await this.isStale(current)))
           return { result: { claimed: false, existingJobId: current.jobId } };
         if (current) return { write: { delete: true }, reread: true };
@@ -94,6 +111,7 @@ class KvDeduplicationRegistry implements DeduplicationRegistry {
         decode,
         encode,
         rounds: 5,
+        clock: this.clock,
         known: { value: undefined, revision: 0 },
         what: `The deduplicationId ${JSON.stringify(deduplicationId)} on ${queue}`,
       },
