@@ -54,7 +54,17 @@ describe('startNatsCluster', () => {
     await leader.restart();
     expect(leader.pid).not.toBe(pid);
     await cluster.waitForMetaLeader();
-    const info = await jsm.streams.info(stream);
+    // The rejoined node catches up on what it missed; until its leader answers with every replica current, a stream
+    // info taken mid-catch-up may show an older state. An acked message that never came back would time this out.
+    const info = await waitFor(() => jsm.streams.info(stream), {
+      what: `${stream} with all 11 messages and every replica current`,
+      timeoutMs: 30000,
+      intervalMs: 250,
+      until: (state) =>
+        state.state.messages === 11 &&
+        (state.cluster?.replicas ?? []).length === 2 &&
+        (state.cluster?.replicas ?? []).every((replica) => replica.current),
+    });
     expect(info.state.messages).toBe(11);
     expect(info.cluster?.replicas?.map((replica) => replica.name).sort()).toEqual(
       cluster.nodes
