@@ -4,7 +4,7 @@ import type { ConsumerRunner, ConsumerRunnerOptions } from './consumer-runner-op
 import { describeError } from './errors';
 import { HandlerSlots } from './handler-slots';
 import { MessageProcessor } from './message-processor';
-import { UNHEALTHY_AFTER_FAILED_PULLS } from './pull-consumer-runner';
+import { runnerProblem } from './pull-consumer-runner';
 import { toReceivedMessage } from './received-message';
 import { pullWaiting, type WaitingPullOptions } from './waiting-pull';
 
@@ -63,11 +63,8 @@ class PrioritizedPullRunner implements ConsumerRunner {
   }
 
   get problem(): string | undefined {
-    if (this.died) return this.died;
-    if (this.stopping) return 'stopped';
-    if (this.failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS)
-      return `${this.failedPulls} pulls in a row failed, last: ${this.lastPullError}`;
-    return undefined;
+    const { died, stopping, failedPulls, lastPullError } = this;
+    return runnerProblem({ died, stopping, failedPulls, lastPullError });
   }
 
   get healthy(): boolean {

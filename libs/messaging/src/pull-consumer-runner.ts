@@ -8,6 +8,23 @@ import { toReceivedMessage } from './received-message';
 /** Pulls failing in a row after which a runner no longer counts as healthy (about 3 s: a failed pull waits 1 s). */
 export const UNHEALTHY_AFTER_FAILED_PULLS = 3;
 
+/**
+ * Why a consumer runner is unhealthy, or undefined when it is healthy: it died, it is stopping, or its last
+ * {@link UNHEALTHY_AFTER_FAILED_PULLS} pulls failed. Both runners (plain and prioritized) decide it here.
+ */
+export function runnerProblem(state: {
+  died?: string;
+  stopping: boolean;
+  failedPulls: number;
+  lastPullError?: string;
+}): string | undefined {
+  if (state.died) return state.died;
+  if (state.stopping) return 'stopped';
+  if (state.failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS)
+    return `${state.failedPulls} pulls in a row failed, last: ${state.lastPullError}`;
+  return undefined;
+}
+
 /** How long the loop waits after a failed pull before pulling again. */
 const PULL_RETRY_MS = 1000;
 
@@ -43,11 +60,8 @@ export class PullConsumerRunner implements ConsumerRunner {
   }
 
   get problem(): string | undefined {
-    if (this.died) return this.died;
-    if (this.stopping) return 'stopped';
-    if (this.failedPulls >= UNHEALTHY_AFTER_FAILED_PULLS)
-      return `${this.failedPulls} pulls in a row failed, last: ${this.lastPullError}`;
-    return undefined;
+    const { died, stopping, failedPulls, lastPullError } = this;
+    return runnerProblem({ died, stopping, failedPulls, lastPullError });
   }
 
   get healthy(): boolean {
