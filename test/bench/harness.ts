@@ -1,11 +1,12 @@
 /**
- * Load driver for the webhook benchmarks: unique, correctly Stripe-signed requests fired with autocannon at a
- * gateway on 127.0.0.1, plus peak-RSS sampling of the processes under test.
+ * Load driver for the webhook benchmarks: unique, correctly Stripe-signed requests fired with autocannon (or wrk,
+ * see wrk-load.ts) at a gateway on 127.0.0.1, plus peak-RSS sampling of the processes under test.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import Stripe from 'stripe';
+import { fireWrk, writeWrkPool, type WrkPool } from './wrk-load';
 
 /** One request body with the headers that go with it. */
 export interface SignedRequest {
@@ -40,10 +41,17 @@ export interface LoadResult {
   clientCpuMsPerKRequests: number;
   /** CPU ms per 1,000 requests of the timed run of each process of `processes` (with its descendants). */
   cpuMsPerKByProcess?: Record<string, number>;
-  /** Requests signed before the timed run, and requests signed during it because the pool ran out. */
+  /** Requests signed before the timed run, and requests signed during it because the pool ran out (autocannon). */
   pooled: number;
   signedLive: number;
+  /** Requests wrk sent a second time because its pool ran out: duplicates, so the figures are not valid. */
+  reused: number;
+  /** The load generator used. */
+  client: LoadClient;
 }
+
+/** Which load generator {@link runLoad} drives. */
+export type LoadClient = 'autocannon' | 'wrk';
 
 /** Options for {@link runLoad}. */
 export interface LoadOptions {
@@ -65,6 +73,11 @@ export interface LoadOptions {
   rate?: number;
   /** Upper bound on pre-signed requests held in memory; default 300 000 (about 0.5 GB). */
   maxPool?: number;
+  /**
+   * The load generator: autocannon in this process (default), or wrk in a child process, which takes a fraction of
+   * autocannon's CPU per request from the cores the targets share; wrk offers no fixed rate.
+   */
+  client?: LoadClient;
   /**
    * Every process of the system under test by name, whose CPU (with its descendants') is counted per request;
    * read after the warm-up, when pools have opened their connections (a database backend is a process).
@@ -205,6 +218,16 @@ export function treeCpuSeconds(pid: number): number {
   return total(pid) + reaped;
 }
 
+/** CPU seconds of the children `pid` has reaped (`cutime` + `cstime`): a load generator run as a child, once it exited. */
+export function reapedChildrenCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / clockTicksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
 /** USER_HZ: 100 on Linux for every architecture Node runs on. */
 const clockTicksPerSecond = 100;
 
@@ -232,13 +255,37 @@ export function sampleRss(pids: number[], intervalMs = 200): { stop(): number[] 
   };
 }
 
-function countStatuses(results: (autocannon.Result | undefined)[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const result of results) {
-    for (const [status, { count }] of Object.entries(result?.statusCodeStats ?? {}))
-      counts[status] = (counts[status] ?? 0) + count;
-  }
-  return counts;
+/** What one run of either load generator measured. */
+interface Shot {
+  total: number;
+  requestsPerSec: number;
+  /** Requests of the best second (autocannon), or the mean rate (wrk, which reports no seconds). */
+  bestSecondRate: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  ok2xx: number;
+  statusCodes: Record<string, number>;
+  /** Requests sent again because the pool ran out (wrk), or signed on the fly for the same reason (autocannon). */
+  beyondPool: number;
+}
+
+function autocannonShot(result: autocannon.Result, beyondPool: number): Shot {
+  const statusCodes: Record<string, number> = {};
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[status] = count;
+  return {
+    total: result.requests.total,
+    requestsPerSec: Math.round(result.requests.average),
+    bestSecondRate: result.requests.max,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    ok2xx: result['2xx'],
+    statusCodes,
+    beyondPool,
+  };
 }
 
 /** One autocannon run taking every request body from `next`; stopped forcibly if it overruns by 30 s. */
@@ -273,57 +320,121 @@ async function fire(
   }
 }
 
+/** The requests of one run, as the chosen client takes them: in memory (autocannon) or in a file (wrk). */
+type PreparedPool = { client: 'autocannon'; requests: SignedRequest[] } | { client: 'wrk'; file: WrkPool };
+
+async function preparePool(client: LoadClient, requests: SignedRequest[]): Promise<PreparedPool> {
+  return client === 'wrk' ? { client, file: await writeWrkPool(requests) } : { client, requests };
+}
+
+/** Sends the requests of `pool` in order with its client, each once while they last. */
+async function shoot(options: LoadOptions, durationS: number, pool: PreparedPool): Promise<Shot> {
+  if (pool.client === 'wrk') {
+    const result = await fireWrk(options.url, options.connections, durationS, pool.file);
+    return {
+      total: result.requests,
+      requestsPerSec: result.requestsPerSec,
+      bestSecondRate: result.requestsPerSec,
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      ok2xx: result.requests - result.non2xx,
+      statusCodes: result.non2xx > 0 ? { '2xx/3xx': result.requests - result.non2xx, '4xx/5xx': result.non2xx } : {},
+      beyondPool: result.reused,
+    };
+  }
+  const { requests } = pool;
+  let used = 0;
+  let signedLive = 0;
+  const result = await fire(
+    options.url,
+    options.connections,
+    durationS,
+    () => {
+      if (used < requests.length) return requests[used++];
+      signedLive += 1;
+      return options.makeRequest();
+    },
+    options.rate,
+  );
+  return autocannonShot(result, signedLive);
+}
+
+/** Requests a warm-up of wrk is given (it cannot sign on the fly): more than this machine has ever served. */
+const WRK_WARMUP_REQUESTS_PER_SECOND = 15_000;
+
 /**
- * Warm-up (requests signed on the fly), then a timed run fed from a pool of requests signed beforehand, each
- * used once, so signing does not compete with the target for CPU. The pool is sized from the best warm-up second
- * with 2x headroom; should it run out, requests are signed on the fly and counted in `signedLive`.
+ * Warm-up, then a timed run fed from a pool of requests signed beforehand, each used once, so signing does not
+ * compete with the target for CPU. The pool is sized from the best warm-up second with 2x headroom (wrk: its mean
+ * rate with 2.5x); should it run out, autocannon signs on the fly (counted in `signedLive`) and wrk sends the pool
+ * again, duplicates counted in `reused`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (new URL(options.url).hostname !== '127.0.0.1') throw new Error(`refusing non-loopback target ${options.url}`);
+  const client = options.client ?? 'autocannon';
+  if (client === 'wrk' && options.rate !== undefined) throw new Error('wrk offers no fixed rate: unset BENCH_RATE');
   const { makeRequest, connections, durationS, warmupS } = options;
+  const maxPool = options.maxPool ?? 300000;
   const rss = sampleRss(options.infraPid ? [options.pid, options.infraPid] : [options.pid]);
   try {
-    const warmup = warmupS > 0 ? await fire(options.url, connections, warmupS, makeRequest, options.rate) : undefined;
-    const expectedRps = warmup ? Math.max(warmup.requests.max, 4000) : 10000;
-    const poolSize = Math.min(options.maxPool ?? 300000, Math.ceil(expectedRps * durationS * 2) + connections);
-    let pool: SignedRequest[] = Array.from({ length: poolSize }, makeRequest);
-    let used = 0;
-    let signedLive = 0;
+    let warmup: Shot | undefined;
+    if (warmupS > 0) {
+      // autocannon signs its warm-up on the fly; wrk cannot, so it gets more than this machine has ever served.
+      const warmupPool = await preparePool(
+        client,
+        client === 'wrk'
+          ? Array.from({ length: Math.min(maxPool, warmupS * WRK_WARMUP_REQUESTS_PER_SECOND) }, makeRequest)
+          : [],
+      );
+      try {
+        warmup = await shoot(options, warmupS, warmupPool);
+      } finally {
+        if (warmupPool.client === 'wrk') await warmupPool.file.dispose();
+      }
+    }
+    const headroom = client === 'wrk' ? 2.5 : 2;
+    const expectedRps = warmup ? Math.max(warmup.bestSecondRate, 4000) : 10000;
+    const poolSize = Math.min(maxPool, Math.ceil(expectedRps * durationS * headroom) + connections);
+    let pool: PreparedPool | undefined = await preparePool(client, Array.from({ length: poolSize }, makeRequest));
     const pids = [options.pid, options.infraPid ?? 0, process.pid];
     const cpuBefore = pids.map(cpuSeconds);
+    const reapedBefore = reapedChildrenCpuSeconds(process.pid);
     const named = Object.entries((await options.processes?.()) ?? {});
     const namedBefore = named.map(([, pid]) => treeCpuSeconds(pid));
-    const timed = await fire(
-      options.url,
-      connections,
-      durationS,
-      () => {
-        if (used < pool.length) return pool[used++];
-        signedLive += 1;
-        return makeRequest();
-      },
-      options.rate,
+    const timed = await shoot(options, durationS, pool).finally(async () => {
+      if (pool?.client === 'wrk') await pool.file.dispose();
+    });
+    const served = Math.max(1, timed.total);
+    const perK = (seconds: number): number => Math.round((seconds * 1e7) / served) / 10;
+    const [cpuMsPerKRequests, infraCpuMsPerKRequests, ownCpuMsPerKRequests] = pids.map((pid, i) =>
+      perK(cpuSeconds(pid) - cpuBefore[i]),
     );
-    const served = Math.max(1, timed.requests.total);
-    const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map(
-      (pid, i) => Math.round(((cpuSeconds(pid) - cpuBefore[i]) * 1e7) / served) / 10,
-    );
+    // wrk is a child: its CPU is counted once it has exited and been reaped.
+    const clientCpuMsPerKRequests =
+      client === 'wrk'
+        ? Math.round((ownCpuMsPerKRequests + perK(reapedChildrenCpuSeconds(process.pid) - reapedBefore)) * 10) / 10
+        : ownCpuMsPerKRequests;
     const cpuMsPerKByProcess = options.processes
       ? Object.fromEntries(
           named.map(([name, pid], i) => [name, Math.round(((treeCpuSeconds(pid) - namedBefore[i]) * 1e6) / served)]),
         )
       : undefined;
-    pool = [];
+    pool = undefined;
     const [peakRssMb, infraPeakRssMb] = rss.stop();
+    const statusCodes: Record<string, number> = { ...warmup?.statusCodes };
+    for (const [status, count] of Object.entries(timed.statusCodes))
+      statusCodes[status] = (statusCodes[status] ?? 0) + count;
     return {
-      requestsPerSec: Math.round(timed.requests.average),
-      p50Ms: timed.latency.p50,
-      p99Ms: timed.latency.p99,
+      client,
+      requestsPerSec: timed.requestsPerSec,
+      p50Ms: timed.p50Ms,
+      p99Ms: timed.p99Ms,
       non2xx: timed.non2xx + (warmup?.non2xx ?? 0),
       errors: timed.errors + (warmup?.errors ?? 0),
-      ok2xx: timed['2xx'] + (warmup?.['2xx'] ?? 0),
-      statusCodes: countStatuses([timed, warmup]),
-      warmupRequestsPerSec: Math.round(warmup?.requests.average ?? 0),
+      ok2xx: timed.ok2xx + (warmup?.ok2xx ?? 0),
+      statusCodes,
+      warmupRequestsPerSec: warmup?.requestsPerSec ?? 0,
       peakRssMb,
       infraPeakRssMb,
       cpuMsPerKRequests,
@@ -331,7 +442,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       clientCpuMsPerKRequests,
       cpuMsPerKByProcess,
       pooled: poolSize,
-      signedLive,
+      signedLive: client === 'autocannon' ? timed.beyondPool : 0,
+      reused: client === 'wrk' ? timed.beyondPool + (warmup?.beyondPool ?? 0) : 0,
     };
   } finally {
     rss.stop();

@@ -12,7 +12,8 @@
  *
  * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
  * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts),
- * BENCH_RATE (offered requests/s; unlimited by default), BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_RATE (offered requests/s; unlimited by default), BENCH_CLIENT (`autocannon`, the default, or `wrk`: a C
+ * client taking a fraction of autocannon's CPU from the cores both targets share), BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Results go to test/bench/results/ingest-<timestamp>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -23,7 +24,7 @@ import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { berthGatewayMain, startBerthGatewayForBench, type BenchTarget } from './berth-target';
 import { envInt } from './env-int';
-import { runLoad, stripeRequestFactory, type LoadResult } from './harness';
+import { runLoad, stripeRequestFactory, type LoadClient, type LoadResult } from './harness';
 import { installCleanup, stopAll, trackStop } from './lifecycle';
 import { benchLogDir } from './e2e/processes';
 import { startMeshTargets } from './ingest-mesh';
@@ -112,9 +113,15 @@ function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
+function loadClient(value: string | undefined): LoadClient {
+  if (value === undefined || value === '' || value === 'autocannon') return 'autocannon';
+  if (value === 'wrk') return 'wrk';
+  throw new Error(`BENCH_CLIENT must be autocannon or wrk, not ${value}`);
+}
+
 async function runRound(
   start: () => Promise<BenchTarget>,
-  config: { connections: number; durationS: number; warmupS: number; rate?: number },
+  config: { connections: number; durationS: number; warmupS: number; rate?: number; client: LoadClient },
   secret: string,
 ): Promise<RoundResult> {
   const target = await start();
@@ -140,13 +147,14 @@ function describe(r: RoundResult): string {
   const accepted = r.accepted === undefined ? '' : `, accepted ${r.accepted} for ${r.ok2xx} 2xx`;
   const statuses = r.non2xx ? ` (statuses ${JSON.stringify(r.statusCodes)}: figures not valid)` : '';
   const live = r.signedLive ? `, ${r.signedLive} signed live (pool of ${r.pooled} ran out)` : '';
+  const reused = r.reused ? `, ${r.reused} sent twice (pool of ${r.pooled} ran out: figures not valid)` : '';
   const system = r.cpuMsPerKByProcess
     ? `; CPU ms per 1k requests by process: ${Object.entries(r.cpuMsPerKByProcess)
         .filter(([, ms]) => ms > 0)
         .map(([name, ms]) => `${name} ${ms}`)
         .join(', ')}`
     : '';
-  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}, load generator ${r.clientCpuMsPerKRequests}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}${system}`;
+  return `${r.requestsPerSec} req/s (warm-up ${r.warmupRequestsPerSec}), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS ${r.peakRssMb} MB (store ${r.infraPeakRssMb ?? '-'} MB), CPU ${r.cpuMsPerKRequests} ms per 1k requests (store ${r.infraCpuMsPerKRequests ?? '-'}, load generator ${r.clientCpuMsPerKRequests}), non-2xx ${r.non2xx}${statuses}, errors ${r.errors}${accepted}${live}${reused}${system}`;
 }
 
 async function main(): Promise<void> {
@@ -156,6 +164,7 @@ async function main(): Promise<void> {
     warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60),
     connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
     rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined,
+    client: loadClient(process.env.BENCH_CLIENT),
   };
   const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
   const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 720) + 600) * 1000);
@@ -203,7 +212,7 @@ async function main(): Promise<void> {
     throw new Error('nothing to run: BENCH_TARGETS selects neither peer nor an existing Berth gateway');
 
   console.log(
-    `ingest bench (${gatewayOnly ? 'each gateway alone' : 'each gateway in its whole system'}): ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs`,
+    `ingest bench (${gatewayOnly ? 'each gateway alone' : 'each gateway in its whole system'}): ${rounds} round(s), ${config.connections} connections${config.rate ? ` at ${config.rate} req/s offered` : ''}, ${config.warmupS} s warm-up + ${config.durationS} s timed, ${cpus().length} CPUs, load from ${config.client}`,
   );
   const results: Partial<Record<TargetName, RoundResult[]>> = {};
   for (let round = 1; round <= rounds; round++) {
