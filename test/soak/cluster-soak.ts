@@ -3,9 +3,10 @@
  * every stream and bucket R3) with every service and `SOAK_CLUSTER_SCALE` replicas of each consumer service
  * (billing-sync, identity-sync, app-worker, dispatcher ×2; the scheduler's two), under traffic of every kind, one
  * fault case after the other:
- * SIGKILL of the WEBHOOKS leader, of the JOBS leader, of the meta leader; SIGSTOP of a node for `SOAK_PAUSE_SECONDS`
- * (30); a rolling restart of the three nodes; SIGKILL of one replica of each consumer service (and of a scheduler);
- * two of three nodes down for `SOAK_NO_QUORUM_SECONDS` (20).
+ * SIGKILL of the WEBHOOKS leader, of the JOBS leader, of the meta leader; SIGSTOP for `SOAK_PAUSE_SECONDS` (30) of
+ * the node holding the gateway's connection, made the WEBHOOKS leader first; a rolling restart of the three nodes;
+ * SIGKILL of one replica of each consumer service (and of a scheduler); two of three nodes down for
+ * `SOAK_NO_QUORUM_SECONDS` (20).
  *
  * Each case: a paced Stripe burst of `SOAK_RATE` (40) events/s through the gateway (every 503 sent again, as a
  * provider does), and every `SOAK_ROUND_MS` (500) one of each other kind: a Clerk event, a GitHub delivery (the
@@ -27,10 +28,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import type { NatsClusterHandle } from '@berth/local-infra';
+import type { NatsClusterHandle, NatsClusterNode } from '@berth/local-infra';
 import { waitFor } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
-import { connectMessaging } from '@berth/messaging';
+import { connectMessaging, type Messaging } from '@berth/messaging';
+import { GATEWAY_NATS_CONNECTION_NAME } from '../../services/gateway/src/run-gateway';
 import { readConsumerLag, readServiceHealth } from '../../services/cli/src/commands/status/read-status';
 import { startLocalMesh, type LocalMeshHandle } from '../../deploy/local/local-mesh';
 import { localSecrets } from '../../deploy/local/local-secrets';
@@ -61,7 +63,37 @@ interface FaultCase {
   /** Seconds of traffic. */
   seconds: number;
   /** Runs 2 s into the burst; resolves when the fault is over (the node back, or left to the end of the case). */
-  fault(mesh: LocalMeshHandle, cluster: NatsClusterHandle, jsm: JetStreamManager): Promise<void>;
+  fault(mesh: LocalMeshHandle, cluster: NatsClusterHandle, messaging: Messaging): Promise<void>;
+}
+
+/** The node holding the client connection named `name`, as each node's `/connz` lists its clients. */
+async function nodeServing(cluster: NatsClusterHandle, name: string): Promise<NatsClusterNode> {
+  for (const node of cluster.nodes) {
+    if (!node.running || node.server.monitoringUrl === undefined) continue;
+    const connz = (await (await fetch(`${node.server.monitoringUrl}/connz?limit=4096`)).json()) as {
+      connections?: { name?: string }[];
+    };
+    if (connz.connections?.some((connection) => connection.name === name)) return node;
+  }
+  throw new Error(`no node holds a connection named ${name}`);
+}
+
+/** Hands `stream`'s leadership to `node` (a stepdown with JetStream's preferred placement); resolves once it leads. */
+async function moveLeader(messaging: Messaging, cluster: NatsClusterHandle, stream: string, node: NatsClusterNode) {
+  if ((await cluster.streamLeader(stream)).name === node.name) return;
+  const reply = await messaging.nc.request(
+    `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
+    JSON.stringify({ placement: { preferred: node.name } }),
+    { timeout: 10_000 },
+  );
+  const answer = reply.json<{ success?: boolean; error?: { description?: string } }>();
+  if (!answer.success) throw new Error(`${stream} stepdown to ${node.name}: ${answer.error?.description ?? 'refused'}`);
+  await waitFor(() => cluster.streamLeader(stream, 20_000), {
+    what: `${node.name} to lead ${stream}`,
+    timeoutMs: 20_000,
+    intervalMs: 250,
+    until: (leader) => leader.name === node.name,
+  });
 }
 
 /**
@@ -123,10 +155,12 @@ const CASES: FaultCase[] = [
   {
     name: `SIGSTOP a node ${pauseSeconds} s`,
     seconds: pauseSeconds + 10,
-    async fault(_mesh, cluster) {
-      // The WEBHOOKS leader: the node whose freeze the gateway feels most.
-      const node = await cluster.streamLeader('WEBHOOKS');
-      note(`  SIGSTOP ${node.name}`);
+    async fault(_mesh, cluster, messaging) {
+      // The worst node to freeze for the gateway: the one its connection is on (the TCP connection stays open, and
+      // only unanswered pings tell), made the WEBHOOKS leader first (every write waits for an election too).
+      const node = await nodeServing(cluster, GATEWAY_NATS_CONNECTION_NAME);
+      await moveLeader(messaging, cluster, 'WEBHOOKS', node);
+      note(`  SIGSTOP ${node.name} (holds the gateway's connection; ${await leads(cluster, node.name)})`);
       node.pause();
       await pause(pauseSeconds * 1000);
       node.resume();
@@ -136,7 +170,7 @@ const CASES: FaultCase[] = [
   {
     name: 'rolling restart (SIGTERM, one at a time)',
     seconds: 60,
-    async fault(_mesh, cluster, jsm) {
+    async fault(_mesh, cluster, { jsm }) {
       for (const node of cluster.nodes) {
         note(`  restart ${node.name}`);
         await node.stop();
@@ -305,7 +339,7 @@ export async function runClusterSoak(): Promise<number> {
       })();
       const answers = await sendPaced(sendStripe, ids, rate, (count) => {
         if (count === rate * 2)
-          fault = faultCase.fault(started, cluster, messaging.jsm).catch((error: unknown) => {
+          fault = faultCase.fault(started, cluster, messaging).catch((error: unknown) => {
             faultFailed = String(error);
             note(`  fault failed: ${faultFailed}`);
           });

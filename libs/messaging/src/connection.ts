@@ -18,7 +18,32 @@ export interface MessagingConnectionOptions {
   logger: BerthLogger;
   /** How long a JetStream API call or publish may wait for its answer, in ms. */
   timeoutMs?: number;
+  /**
+   * How often the client pings its server, in ms (default {@link DEFAULT_PING_INTERVAL_MS}). A frozen server (SIGSTOP,
+   * a stalled VM) keeps the TCP connection open and answers nothing: only a ping that goes unanswered tells, after
+   * `maxPingsOut` intervals, and the client then moves to another server of the cluster.
+   */
+  pingIntervalMs?: number;
+  /** Pings without a pong after which the connection is taken for dead (default {@link DEFAULT_MAX_PINGS_OUT}). */
+  maxPingsOut?: number;
+  /**
+   * Longest wait for a server to greet a new connection, in ms (default {@link DEFAULT_CONNECT_TIMEOUT_MS}). A frozen
+   * server's kernel still accepts the TCP connection, so a reconnect that tries it first waits this long before the
+   * next server.
+   */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * Every 2 s, dead after 2 unanswered: a frozen server is left 4 to 6 s after it stopped answering (the NATS client's
+ * own default, 2 minutes and 2 pings, would hold every publish on it for up to 6 minutes), while a server or client
+ * briefly slowed by load still has 4 s to answer.
+ */
+export const DEFAULT_PING_INTERVAL_MS = 2_000;
+/** See {@link DEFAULT_PING_INTERVAL_MS}. */
+export const DEFAULT_MAX_PINGS_OUT = 2;
+/** A greeting takes milliseconds on a working server, even over TLS across zones. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 
 /** A NATS connection with its JetStream client and manager. */
 export interface Messaging {
@@ -57,7 +82,9 @@ export async function connectMessaging(options: MessagingConnectionOptions): Pro
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    timeout: options.timeoutMs ?? 5000,
+    timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    pingInterval: options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
+    maxPingOut: options.maxPingsOut ?? DEFAULT_MAX_PINGS_OUT,
   });
   let connected = true;
   void (async () => {

@@ -1,4 +1,10 @@
-export { connectMessaging, inboxPrefixFor } from './connection';
+export {
+  connectMessaging,
+  inboxPrefixFor,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_PINGS_OUT,
+  DEFAULT_PING_INTERVAL_MS,
+} from './connection';
 export { splitServerCredentials } from './server-credentials';
 export type { ServersAndCredentials } from './server-credentials';
 export type { Messaging, MessagingConnectionOptions } from './connection';

@@ -27,6 +27,9 @@ export interface StartedGateway extends StartedService {
  */
 export type RunningGateway = RunningService<StartedGateway>;
 
+/** The name of the gateway's NATS connection, as `nats server report connections` and `/connz` show it. */
+export const GATEWAY_NATS_CONNECTION_NAME = 'berth-gateway';
+
 /**
  * Runs the gateway through the service shell (`startService`: logger, health server, owned connections): serves
  * `/healthz`, `/readyz` and `/metrics` on `config.healthHost:config.healthPort` (ready once NATS is connected and the
@@ -48,7 +51,7 @@ export function runGateway(config: GatewayConfig): Promise<RunningGateway> {
     stoppedMessage: 'Gateway stopped',
     async start({ logger, registry, own }) {
       const messaging = own(
-        await connectMessaging({ servers: config.natsUrl, name: 'berth-gateway', logger }),
+        await connectMessaging({ servers: config.natsUrl, name: GATEWAY_NATS_CONNECTION_NAME, logger }),
         async (connection) => {
           try {
             await connection.close();
