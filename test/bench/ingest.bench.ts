@@ -12,8 +12,9 @@
  *
  * Env: BENCH_DURATION_S (10), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
  * BENCH_TARGETS (peer,berth), BENCH_BERTH_PATH (/webhooks/stripe), BENCH_BERTH_MAIN (services/gateway/src/main.ts),
- * BENCH_RATE (offered requests/s; unlimited by default), BENCH_CLIENT (`autocannon`, the default, or `wrk`: a C
- * client taking a fraction of autocannon's CPU from the cores both targets share), BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_RATE (offered requests/s, with autocannon; unlimited by default), BENCH_CLIENT (`wrk`, the default when it
+ * is installed and no rate is set: a C client taking a fraction of autocannon's CPU from the cores both targets
+ * share; or `autocannon`), BENCH_GATEWAY_NODE_ARGS (extra Node flags for Berth's gateway, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Results go to test/bench/results/ingest-<timestamp>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -113,10 +114,21 @@ function printTable(summaries: Partial<Record<TargetName, Summary>>): void {
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
-function loadClient(value: string | undefined): LoadClient {
-  if (value === undefined || value === '' || value === 'autocannon') return 'autocannon';
-  if (value === 'wrk') return 'wrk';
-  throw new Error(`BENCH_CLIENT must be autocannon or wrk, not ${value}`);
+/** BENCH_CLIENT, else wrk when it is installed and no fixed rate is asked for (wrk offers none), else autocannon. */
+function loadClient(value: string | undefined, rate: number | undefined): LoadClient {
+  if (value === 'autocannon' || value === 'wrk') return value;
+  if (value !== undefined && value !== '') throw new Error(`BENCH_CLIENT must be autocannon or wrk, not ${value}`);
+  if (rate !== undefined) return 'autocannon';
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk --version prints its banner and exits 1; only a missing binary fails to spawn.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      console.log('wrk is not installed (apt-get install wrk): load from autocannon, which takes more of the CPU');
+      return 'autocannon';
+    }
+  }
+  return 'wrk';
 }
 
 async function runRound(
@@ -159,12 +171,13 @@ function describe(r: RoundResult): string {
 
 async function main(): Promise<void> {
   process.chdir(resolve(__dirname, '..', '..')); // children resolve swc and tsconfig from the repo root
+  const rate = process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined;
   const config = {
     durationS: envInt('BENCH_DURATION_S', 10, 1, 240),
     warmupS: envInt('BENCH_WARMUP_S', 3, 0, 60),
     connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
-    rate: process.env.BENCH_RATE ? envInt('BENCH_RATE', 0, 1, 1_000_000) : undefined,
-    client: loadClient(process.env.BENCH_CLIENT),
+    rate,
+    client: loadClient(process.env.BENCH_CLIENT, rate),
   };
   const rounds = envInt('BENCH_ROUNDS', 3, 1, 20);
   const disarm = installCleanup((rounds * 2 * (config.warmupS + config.durationS + 720) + 600) * 1000);
