@@ -1,12 +1,13 @@
 /**
  * A worker's completed jobs in `JOBS_COMPLETED` (recorded before the job's message is acked, with the attempt that
- * succeeded), and `MessageQueueService.promote` running a delayed job now, through a real worker.
+ * succeeded, and what `explainJob` says of them), and `MessageQueueService.promote` running a delayed job now, through a real worker.
  */
 import { waitFor } from '@berth/local-infra/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   Process,
   Processor,
+  explainJob,
   getMessageQueueToken,
   listCompletedJobs,
   type MessageQueueService,
@@ -76,6 +77,19 @@ describe('completed jobs and promote (JetStream worker)', () => {
     const record = await waitFor(() => completedOf(retried.id), { what: 'the retried job to complete' });
     expect(record).toMatchObject({ attempt: 2, data: { key: 'retried' } });
     expect(runs.get('retried')).toBe(2);
+  });
+
+  it('explains a completed job from its record: when, on which attempt, how long', async () => {
+    failFirst.add('explained');
+    const job = await queueService().add<ReportData>(ReportJob.name, { key: 'explained' });
+    const record = await waitFor(() => completedOf(job.id), { what: 'the job to complete' });
+    expect(await explainJob(nats.messaging, queue, job.id)).toEqual({
+      queue,
+      jobId: job.id,
+      state: 'completed',
+      reason: `completed at ${record!.completedAt} on attempt 2 of ${record!.retryLimit + 1}, in ${record!.durationMs} ms`,
+    });
+    expect(await explainJob(nats.messaging, queue, 'no-such-job')).toMatchObject({ state: 'not-found' });
   });
 
   it('promote runs a job delayed by an hour now, once; a second promote changes nothing', async () => {

@@ -1,6 +1,7 @@
 import { JOB_HEADERS, NATS_HEADERS, parkedFilter } from '@berth/contract';
 import type { MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import { isNotFound, type Messaging } from '@berth/messaging';
+import { listCompletedJobs } from '../completed-jobs/list-completed-jobs';
 import { listDeadLetters } from '../dead-letters/list-dead-letters';
 import { openKvCancellations } from '../drivers/jetstream/kv-cancellations';
 import { openKvKeySlots } from '../drivers/jetstream/kv-key-slots';
@@ -23,20 +24,23 @@ import {
 export interface JobExplanation {
   queue: string;
   jobId: string;
-  state: 'cancelled' | 'delayed' | 'parked' | 'waiting' | 'delivered' | 'dead-lettered' | 'not-found';
+  state: 'cancelled' | 'delayed' | 'parked' | 'waiting' | 'delivered' | 'dead-lettered' | 'completed' | 'not-found';
   /** One sentence for a person. */
   reason: string;
 }
 
 /** Messages of a queue looked through for a job, at most (a job further back is reported not found). */
 const SCAN_LIMIT = 10000;
+/** Completion records looked through: all `listCompletedJobs` reads of a queue. */
+const COMPLETED_LOOKUP_LIMIT = 1000;
 
 /**
  * Finds a job and says why it waits: cancelled; delayed (and why: a delay, a retry's backoff, a rate limit) until
  * when; parked for a slot of its concurrency key (how many of the key run, how many are ahead); waiting for a worker
- * (messages ahead, free pulls); delivered (running, or between two attempts); dead-lettered; or not found (done, or
- * unknown: it looks only where jobs wait; `listCompletedJobs` has the last completed ones). Reads JetStream only;
- * looks through at most 10,000 messages per place.
+ * (messages ahead, free pulls); delivered (running, or between two attempts); dead-lettered; completed (among the
+ * records `JOBS_COMPLETED` keeps, see `listCompletedJobs`: when, on which attempt, how long); or not found (unknown,
+ * or completed longer ago than those records go back). Reads JetStream only; looks through at most 10,000 messages
+ * per place.
  */
 export async function explainJob(messaging: Messaging, queue: string, jobId: string): Promise<JobExplanation> {
   const base = { queue, jobId };
@@ -131,10 +135,20 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
       state: 'dead-lettered',
       reason: `dead-lettered (${letter.reason}) at ${letter.failedAt}: ${letter.error.name}: ${letter.error.message}; replay with berth jobs dead replay ${letter.id}`,
     };
+  const completed = (await listCompletedJobs(messaging, queue, { limit: COMPLETED_LOOKUP_LIMIT })).find(
+    (record) => record.jobId === jobId,
+  );
+  if (completed)
+    return {
+      ...base,
+      state: 'completed',
+      reason: `completed at ${completed.completedAt} on attempt ${completed.attempt} of ${completed.retryLimit + 1}, in ${completed.durationMs} ms`,
+    };
   return {
     ...base,
     state: 'not-found',
-    reason: 'not waiting anywhere: it completed, or no job of this queue has that id',
+    reason:
+      'not waiting anywhere and not among the completed jobs kept: no job of this queue has that id, or it completed longer ago',
   };
 }
 

@@ -7,12 +7,21 @@ import {
   promoteJob,
   replayAllDeadLetters,
   replayDeadLetter,
+  type JobExplanation,
 } from '@berth/jobs';
 import { publishMessage } from '@berth/messaging';
 import { actorName } from '../auth/roles';
 import { ConsoleError } from '../errors';
 import { cronInWords } from '../jobs/cron-in-words';
 import { counted, defineAction } from './console-action';
+
+/** Where a job is past cancelling: already over, or never found. */
+const NOT_CANCELLABLE: ReadonlySet<JobExplanation['state']> = new Set([
+  'not-found',
+  'cancelled',
+  'dead-lettered',
+  'completed',
+]);
 
 const replayParams = z.union([
   z.object({ ids: z.array(z.number().int().positive()).min(1).max(500) }).strict(),
@@ -108,7 +117,7 @@ export const cancelJobAction = defineAction({
     .strict(),
   async preview(params, dependencies) {
     const where = await explainJob(dependencies.messaging, params.queue, params.jobId);
-    const cancellable = where.state !== 'not-found' && where.state !== 'cancelled' && where.state !== 'dead-lettered';
+    const cancellable = !NOT_CANCELLABLE.has(where.state);
     return {
       count: cancellable ? 1 : 0,
       summary: cancellable

@@ -183,7 +183,8 @@ export interface CompletedJobs {
 }
 
 /** Where a job stands, as `explainJob` finds it. */
-export type JobPlace = 'cancelled' | 'delayed' | 'parked' | 'waiting' | 'delivered' | 'dead-lettered' | 'not-found';
+export type JobPlace =
+  'cancelled' | 'delayed' | 'parked' | 'waiting' | 'delivered' | 'dead-lettered' | 'completed' | 'not-found';
 
 /** What `jobs.promote` did (its `result`). */
 export interface PromotedJob {
@@ -207,7 +208,7 @@ export interface Cron {
   error?: string;
   /** The pattern in words, with its zone. */
   words: string;
-  /** Where the last tick's job is: `not-found` once it finished (`explainJob` looks only where jobs wait). */
+  /** Where the last tick's job is: `completed` once it ran (while `JOBS_COMPLETED` keeps its record), `not-found` after. */
   lastRun: { state: JobPlace; reason: string } | null;
 }
 

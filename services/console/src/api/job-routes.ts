@@ -58,8 +58,8 @@ export function jobRoutes(dependencies: ConsoleDependencies): Router {
       listCrons(source),
       resolveBuckets(source).then((buckets) => readLease(buckets.lease)),
     ]);
-    // The last tick's job, where `explainJob` finds it: waiting, with a worker, dead-lettered, or no longer held
-    // where jobs wait, which is a run that finished (the cron queue's completed list says how).
+    // The last tick's job, where `explainJob` finds it: waiting, with a worker, dead-lettered, completed, or not
+    // found (a run that finished before the completed records kept go back).
     const lastRuns = await Promise.all(
       crons.map((cron) =>
         cron.lastTick
