@@ -7,7 +7,13 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { SignedRequest } from './harness';
+
+/** One signed request as the pool holds it (the shape of harness.ts's `SignedRequest`, named here so the two files
+ * do not import each other). */
+export interface PooledRequest {
+  readonly body: Buffer;
+  readonly headers: Readonly<Record<string, string>>;
+}
 
 /** What one wrk run measured. */
 export interface WrkResult {
@@ -55,7 +61,7 @@ function done(summary, latency, requests)
 end
 `;
 
-function poolLine(request: SignedRequest): string {
+function poolLine(request: PooledRequest): string {
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\x01');
@@ -81,7 +87,7 @@ export interface WrkPool {
 }
 
 /** Writes `pool` where wrk's script reads it, before any timing starts (about 1.6 KB per request). */
-export async function writeWrkPool(pool: readonly SignedRequest[]): Promise<WrkPool> {
+export async function writeWrkPool(pool: readonly PooledRequest[]): Promise<WrkPool> {
   if (pool.length === 0) throw new Error('wrk needs at least one request in its pool');
   const dir = await mkdtemp(join(tmpdir(), 'berth-bench-wrk-'));
   const file = join(dir, 'pool.txt');
