@@ -205,17 +205,9 @@ export function treeCpuSeconds(pid: number): number {
       // The process exited while the list was read.
     }
   }
-  const reaped = (() => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[13]) + Number(fields[14])) / clockTicksPerSecond;
-    } catch {
-      return 0;
-    }
-  })();
   const total = (id: number): number =>
     cpuSeconds(id) + (children.get(id) ?? []).reduce((sum, child) => sum + total(child), 0);
-  return total(pid) + reaped;
+  return total(pid) + reapedChildrenCpuSeconds(pid);
 }
 
 /** CPU seconds of the children `pid` has reaped (`cutime` + `cstime`): a load generator run as a child, once it exited. */
@@ -407,14 +399,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     });
     const served = Math.max(1, timed.total);
     const perK = (seconds: number): number => Math.round((seconds * 1e7) / served) / 10;
-    const [cpuMsPerKRequests, infraCpuMsPerKRequests, ownCpuMsPerKRequests] = pids.map((pid, i) =>
-      perK(cpuSeconds(pid) - cpuBefore[i]),
+    // The load generator is this process and, for wrk, its child: counted once it has exited and been reaped.
+    const [cpuMsPerKRequests, infraCpuMsPerKRequests, clientCpuMsPerKRequests] = pids.map((pid, i) =>
+      perK(cpuSeconds(pid) - cpuBefore[i] + (pid === process.pid ? reapedChildrenCpuSeconds(pid) - reapedBefore : 0)),
     );
-    // wrk is a child: its CPU is counted once it has exited and been reaped.
-    const clientCpuMsPerKRequests =
-      client === 'wrk'
-        ? Math.round((ownCpuMsPerKRequests + perK(reapedChildrenCpuSeconds(process.pid) - reapedBefore)) * 10) / 10
-        : ownCpuMsPerKRequests;
     const cpuMsPerKByProcess = options.processes
       ? Object.fromEntries(
           named.map(([name, pid], i) => [name, Math.round(((treeCpuSeconds(pid) - namedBefore[i]) * 1e6) / served)]),

@@ -61,6 +61,9 @@ function done(summary, latency, requests)
 end
 `;
 
+/** The script's name beside its pool file. */
+const SCRIPT_FILE = 'pool.lua';
+
 function poolLine(request: PooledRequest): string {
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `${name}: ${value}`)
@@ -86,11 +89,12 @@ export interface WrkPool {
   dispose(): Promise<void>;
 }
 
-/** Writes `pool` where wrk's script reads it, before any timing starts (about 1.6 KB per request). */
+/** Writes `pool` and the script that reads it, before any timing starts (about 1.6 KB per request). */
 export async function writeWrkPool(pool: readonly PooledRequest[]): Promise<WrkPool> {
   if (pool.length === 0) throw new Error('wrk needs at least one request in its pool');
   const dir = await mkdtemp(join(tmpdir(), 'berth-bench-wrk-'));
   const file = join(dir, 'pool.txt');
+  await writeFile(join(dir, SCRIPT_FILE), SCRIPT);
   await writeFile(file, pool.map(poolLine).join(''));
   return { file, size: pool.length, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
@@ -101,8 +105,7 @@ export async function writeWrkPool(pool: readonly PooledRequest[]): Promise<WrkP
  * @throws when wrk is not installed (`apt-get install wrk`) or prints no result.
  */
 export async function fireWrk(url: string, connections: number, durationS: number, pool: WrkPool): Promise<WrkResult> {
-  const script = join(dirname(pool.file), 'pool.lua');
-  await writeFile(script, SCRIPT);
+  const script = join(dirname(pool.file), SCRIPT_FILE);
   const stdout = await run(
     'wrk',
     ['-t1', `-c${connections}`, `-d${durationS}s`, '--timeout', '10s', '-s', script, url, '--', pool.file],
