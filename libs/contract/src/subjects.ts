@@ -109,12 +109,15 @@ export function parkedSubject(queue: string, encodedKey: string): string {
   return `parked.${queue}.${encodedKey}`;
 }
 
-/** `fair.<queue>.<base64url key>.<name>`: the fair jobs of one key and job name of a queue, oldest first. */
-export function fairSubject(queue: string, encodedKey: string, name: string): string {
-  return `fair.${queue}.${encodedKey}.${name}`;
+/**
+ * `fair.<queue>.<name>`: a queue's fair jobs of one job name, oldest first, each record naming its fair key (messages
+ * of many keys' jobs, as `add` groups them).
+ */
+export function fairSubject(queue: string, name: string): string {
+  return `fair.${queue}.${name}`;
 }
 
-/** `fair.<queue>.>`: every key's fair jobs of a queue. */
+/** `fair.<queue>.>`: every fair job of a queue. */
 export function fairQueueFilter(queue: string): string {
   return `fair.${queue}.>`;
 }

@@ -5,6 +5,8 @@ import { listCompletedJobs } from '../completed-jobs/list-completed-jobs';
 import { listDeadLetters } from '../dead-letters/list-dead-letters';
 import { openKvCancellations } from '../drivers/jetstream/kv-cancellations';
 import { openKvKeySlots } from '../drivers/jetstream/kv-key-slots';
+import { openKvJobWindows } from '../drivers/jetstream/kv-job-windows';
+import { movedByFairFeeder } from '../drivers/jetstream/fair-feeder';
 import { PARKED_JOBS_STREAM_NAME } from '../drivers/jetstream/parked-jobs-stream';
 import { FAIR_JOBS_STREAM_NAME, fairQueueFilter } from '../drivers/jetstream/fair-jobs-stream';
 import { WAIT_REASON_HEADER } from '../drivers/jetstream/publish-scheduled-job';
@@ -81,17 +83,6 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
     };
   }
 
-  const fair = await scan(messaging, FAIR_JOBS_STREAM_NAME, fairQueueFilter(queue), 0, jobId);
-  if (fair) {
-    const key = Buffer.from(fair.message.subject.split('.')[2], 'base64url').toString('utf8');
-    const ahead = await scanCount(messaging, FAIR_JOBS_STREAM_NAME, fair.message.subject, fair.message.seq);
-    return {
-      ...base,
-      state: 'waiting',
-      reason: `waits for the fair turn of key ${key} in JOBS_FAIR: ${ahead} message(s) of the key ahead of it`,
-    };
-  }
-
   // The queue's jobs without priority, then each priority band (queues with `priorities`).
   const places = [
     { consumerName: queueConsumerName(queue), filter: queueFilterSubject(queue), band: '' },
@@ -126,6 +117,22 @@ export async function explainJob(messaging: Messaging, queue: string, jobId: str
       state: 'waiting',
       reason: `waits for a worker${band}: ${inQueue.index} message(s) of the queue ahead of it, ${consumer.num_waiting} idle pull(s), ${consumer.num_ack_pending} running or retrying (max ${consumer.config.max_ack_pending})`,
     };
+  }
+
+  const fair = await scan(messaging, FAIR_JOBS_STREAM_NAME, fairQueueFilter(queue), 0, jobId);
+  if (fair) {
+    const records = fair.message.json<JobRecord[]>();
+    const index = records.findIndex((record) => record.id === jobId);
+    const leases = (await openKvJobWindows(messaging.js)).kv;
+    // Its message stays in JOBS_FAIR until all of its jobs moved: the feeder's plan says whether this one did.
+    if (!(await movedByFairFeeder(leases, queue, fair.message.seq, index))) {
+      const key = records[index]?.fairKey ?? '';
+      return {
+        ...base,
+        state: 'waiting',
+        reason: `waits for the fair turn of key ${key} in JOBS_FAIR: ${fair.index} message(s) of the queue's fair jobs ahead of it`,
+      };
+    }
   }
 
   const letter = (await listDeadLetters(messaging, { queue, limit: SCAN_LIMIT })).find((l) => l.jobId === jobId);

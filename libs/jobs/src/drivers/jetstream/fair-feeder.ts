@@ -1,11 +1,13 @@
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
-import { compareAndSetKv, publishMessage } from '@berth/messaging';
+import { isWrongLastSequence, publishMessage } from '@berth/messaging';
 import { systemClock, type Clock } from '@berth/contract';
-import { JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
+import { JOB_COUNT_HEADER, joinEncodedRecords } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
+import { decodeEmitted, FairWindow, type FairJobRef, type FairWindowLimits } from './fair-window';
+import { encodeKey } from './kv-key-slots';
 
 /** Options for {@link startFairFeeder}. */
 export interface FairFeederOptions {
@@ -17,17 +19,20 @@ export interface FairFeederOptions {
   /** This process, in the lease. */
   owner: string;
   /**
-   * Messages the feeder lets wait in `JOBS` for the queue's workers before it moves more: at least `ahead` (default
-   * 4), and more when the messages it moves are small, up to `aheadJobs` jobs (default 256, at most 64 messages).
-   * Small messages (one job each, as keys with few jobs make) would otherwise starve the workers between turns.
+   * Jobs the feeder lets wait in `JOBS` for the queue's workers before it moves more: from 4, doubled each time the
+   * workers took all of them before the feeder looked again, shrinking back while they do not, up to `aheadJobs`
+   * (default 1,024). So slow workers see few jobs ahead (a new key's job waits behind few) and fast ones are not starved.
    */
-  ahead?: number;
   aheadJobs?: number;
-  /** How long the list of keys with fair jobs is used before it is read again (default 100 ms). */
+  /** Most jobs one message it writes to `JOBS` carries (default 100; a quarter of the jobs it lets wait, at most). */
+  jobsPerMessage?: number;
+  /** How much of `JOBS_FAIR` the feeder holds in memory to deal turns from (see {@link FairWindowLimits}). */
+  window?: FairWindowLimits;
+  /** How long the feeder waits before it looks for new fair jobs again once it read them all (default 100 ms). */
   listMs?: number;
   /**
    * The encoded keys whose jobs would only be parked now (`KeySlots.saturated`): their fair jobs wait their turn in
-   * `JOBS_FAIR` instead of going round `JOBS` and `JOBS_PARKED`. Without it every key is fed.
+   * the window instead of going round `JOBS` and `JOBS_PARKED`. Without it every key is fed.
    */
   saturatedKeys?: () => Promise<Set<string>>;
   /** How long a feeder's lease lasts without renewal (default 5 s): a dead feeder is replaced after it. */
@@ -42,138 +47,277 @@ export interface FairFeeder {
   stop(): Promise<void>;
 }
 
+/** One round's messages to `JOBS`: each a subject and the jobs it carries. */
+interface FairRound {
+  id: string;
+  messages: { subject: string; refs: FairJobRef[] }[];
+}
+
 /**
- * Feeds a queue's fair jobs (`JOBS_FAIR`, one subject per key) into `JOBS`, round-robin over the keys that have jobs
- * waiting, a key of weight w moving w messages a turn, and only while few messages of the queue wait (`ahead`)
- * in `JOBS`: so a job of a key with 10 jobs waits behind at most a turn of each other key, not behind another key's
- * 10,000. Every worker of the queue runs one; a lease in KV lets one of them feed at a time, and another takes over
- * when it stops renewing. A move publishes the job to `JOBS` (message id `fair:<seq>`, so two feeders moving the
- * same message store it once) and then deletes it from `JOBS_FAIR`.
+ * The lease entry `f.<queue>`: who feeds and until when, and what it moved that is still in `JOBS_FAIR`: the last
+ * round (published, or about to be) and, per message of `JOBS_FAIR` held, which of its jobs were moved.
+ */
+interface FairPlan {
+  owner: string;
+  until: number;
+  round?: FairRound;
+  emitted?: Record<string, string>;
+}
+
+/** Jobs the feeder lets wait in `JOBS` at least. */
+const MIN_AHEAD_JOBS = 4;
+
+/** Bytes at most in one message the feeder writes to `JOBS` (a bigger job still goes, alone). */
+const MAX_BYTES_PER_MESSAGE = 256 * 1024;
+
+/**
+ * Feeds a queue's fair jobs (`JOBS_FAIR`) into `JOBS`: it reads the queue's messages there in order into a
+ * {@link FairWindow}, and while fewer than `aheadJobs` jobs wait in `JOBS` it deals the next jobs round-robin over
+ * their keys (a key of weight w takes w jobs a turn) and writes them to `JOBS` in messages of many keys' jobs. So a
+ * job of a key with 10 waits behind at most a turn of each other key, not behind another key's 10,000.
+ *
+ * Every worker of the queue runs one; the lease `f.<queue>` lets one of them feed at a time, and another takes over
+ * when it stops renewing. Each round is first written to the lease (a compare-and-set on its revision, which also
+ * proves the lease is still held) with the jobs moved from every message still in `JOBS_FAIR`, then published with
+ * message ids `fair:<round>:<n>`; a message of `JOBS_FAIR` is deleted once all its jobs moved. A feeder taking over
+ * publishes the last round again (the ids make a second copy a duplicate) and skips the jobs the lease says moved:
+ * no job is lost or moved twice.
  */
 export function startFairFeeder(options: FairFeederOptions): FairFeeder {
-  const ahead = options.ahead ?? 4;
-  const aheadJobs = options.aheadJobs ?? 256;
-  /** Jobs per message moved, a moving average (starting at a full message, so the first turns are small). */
-  let jobsPerMessage = 100;
+  const aheadJobs = options.aheadJobs ?? 1024;
+  const jobsPerMessage = options.jobsPerMessage ?? 100;
   const listMs = options.listMs ?? 100;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = `f.${options.queue}`;
   const clock = options.clock ?? systemClock;
-  const weights = new Map<string, number>();
-  let cursor = '';
-  /** Messages the key at `cursor` moved in its current turn. */
-  let used = 0;
+  /** Jobs per message in `JOBS` the feeder wrote, a moving average: the jobs its pending messages hold. */
+  let averageJobs = 1;
+  /** Jobs it lets wait in `JOBS` now (see `aheadJobs`). */
+  let targetAhead = MIN_AHEAD_JOBS;
+  let rounds = 0;
   let stopping = false;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const cancel = clock.setTimer(ms, resolve);
-      wake = () => {
-        cancel();
-        resolve();
-      };
-    });
+  /** The turns' waits, and the reader's: each cut short by `wake` (new jobs read, or `stop`). */
+  const turns = napper(clock);
+  const reads = napper(clock);
 
-  let heldUntil = 0;
-  const holdLease = async (): Promise<boolean> => {
+  /** What the holder of the lease knows; none while another feeds. */
+  interface Held {
+    revision: number;
+    until: number;
+    window: FairWindow;
+    /** The next sequence of `JOBS_FAIR` to read. */
+    readSeq: number;
+    /** The loop reading `JOBS_FAIR` into the window (see `startReader`). */
+    reader?: Promise<void>;
+    /** The moved jobs of messages not read yet, from the plan taken over. */
+    inherited: Record<string, string>;
+    /** A round written to the plan, not yet known published. */
+    pending?: FairRound;
+    /** Deletes under way, by sequence. */
+    removing: Map<number, Promise<void>>;
+    saturated: { keys: Set<string>; at: number };
+  }
+  let held: Held | undefined;
+
+  const newWindow = () =>
+    new FairWindow((name, priority) => jobSubjectOf(options.queue, name, priority), options.window);
+
+  /** Takes the lease if it is free (or ours), with the plan it holds; false while another feeder holds it. */
+  const acquire = async (): Promise<boolean> => {
+    const entry = await options.leases.get(leaseKey);
+    const plan: FairPlan | undefined = entry && entry.operation === 'PUT' ? entry.json<FairPlan>() : undefined;
     const now = clock.now().getTime();
-    if (heldUntil - now > leaseMs / 2) return true;
-    type Lease = { owner: string; until: number };
-    const held = await compareAndSetKv<Lease, boolean>(
-      options.leases,
-      leaseKey,
-      ({ value: lease }) =>
-        lease && lease.owner !== options.owner && lease.until > now
-          ? { result: false }
-          : { write: { put: { owner: options.owner, until: now + leaseMs } }, result: true },
-      { decode: (entry) => entry.json<Lease>(), what: `The fair feeder lease of ${options.queue}` },
-    );
-    if (held) heldUntil = now + leaseMs;
-    return held;
-  };
-
-  /** Moves the oldest message of one key's subject to `JOBS`; false when the key has none left. */
-  const moveOldest = async (subject: string): Promise<boolean> => {
-    // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
-    const oldest = await options.jsm.streams.getMessage(FAIR_JOBS_STREAM_NAME, {
-      seq: 0,
-      next_by_subj: subject,
-    } as unknown as MsgRequest);
-    if (!oldest) return false;
-    const records = oldest.json<JobRecord[]>();
-    if (records[0]?.fairWeight) weights.set(subject, records[0].fairWeight);
-    jobsPerMessage = (jobsPerMessage * 7 + Math.max(1, records.length)) / 8;
-    await publishMessage(options.js, {
-      subject: jobSubjectOf(options.queue, oldest.header.get(FAIR_JOB_NAME_HEADER), records[0]?.priority),
-      data: oldest.data,
-      msgId: `fair:${oldest.seq}`,
-      expectedStream: JOBS_STREAM_NAME,
-      headers: { [JOB_COUNT_HEADER]: String(records.length) },
-    });
-    await options.jsm.streams.deleteMessage(FAIR_JOBS_STREAM_NAME, oldest.seq, false).catch(() => false);
+    if (plan && plan.owner !== options.owner && plan.owner !== '' && plan.until > now) return false;
+    const next: FairPlan = { ...plan, owner: options.owner, until: now + leaseMs };
+    let revision: number;
+    try {
+      revision = entry
+        ? await options.leases.update(leaseKey, JSON.stringify(next), entry.revision)
+        : await options.leases.create(leaseKey, JSON.stringify(next));
+    } catch (error) {
+      if (isWrongLastSequence(error)) return false;
+      throw error;
+    }
+    held = {
+      revision,
+      until: next.until,
+      window: newWindow(),
+      readSeq: 0,
+      inherited: plan?.emitted ?? {},
+      pending: plan?.round,
+      removing: new Map(),
+      saturated: { keys: new Set(), at: -Infinity },
+    };
+    held.reader = startReader(held);
     return true;
   };
 
-  /** The keys' subjects with fair jobs, less the saturated keys, as last listed (at most `listMs` ago). */
-  let listed: { subjects: string[]; at: number } | undefined;
-  const listSubjects = async (): Promise<string[]> => {
-    if (listed && clock.monotonic() - listed.at < listMs) return listed.subjects;
-    const info = await options.jsm.streams.info(FAIR_JOBS_STREAM_NAME, {
-      subjects_filter: fairQueueFilter(options.queue),
-    });
-    const stored = Object.keys((info.state.subjects as Record<string, number> | undefined) ?? {});
-    // `fair.<queue>.<encoded key>.<name>`: a key whose slots are all held with jobs parked behind them skips its turn.
-    const saturated = stored.length > 0 ? ((await options.saturatedKeys?.()) ?? new Set<string>()) : new Set();
-    const subjects = stored.filter((subject) => !saturated.has(subject.split('.')[2])).sort();
-    listed = { subjects, at: clock.monotonic() };
-    return subjects;
+  /** Writes the plan (renewing the lease); on any failure the state is dropped and the lease taken again. */
+  const writePlan = async (state: Held, round: FairRound | undefined, until: number, owner = options.owner) => {
+    const emitted = { ...state.inherited, ...state.window.emitted() };
+    const plan: FairPlan = { owner, until, ...(round ? { round } : {}), emitted };
+    try {
+      state.revision = await options.leases.update(leaseKey, JSON.stringify(plan), state.revision);
+      state.until = until;
+    } catch (error) {
+      held = undefined; // taken over, or not known written: acquiring again reads what the lease holds
+      throw error;
+    }
   };
 
-  /** Moves up to `count` messages of one key, oldest first; a key found empty leaves the list until it is read again. */
-  const moveMany = async (subject: string, count: number): Promise<void> => {
-    for (let moved = 0; moved < count && !stopping; moved++) {
-      if (await moveOldest(subject)) continue;
-      if (listed) listed.subjects = listed.subjects.filter((other) => other !== subject);
-      return;
+  /** Reads the queue's next message of `JOBS_FAIR` into the window; false when there is none yet. */
+  const readNext = async (state: Held): Promise<boolean> => {
+    // STREAM.MSG.GET takes `next_by_subj`; nats.js types name only `seq` and `last_by_subj`.
+    const next = await options.jsm.streams.getMessage(FAIR_JOBS_STREAM_NAME, {
+      seq: state.readSeq,
+      next_by_subj: fairQueueFilter(options.queue),
+    } as unknown as MsgRequest);
+    if (!next) {
+      state.inherited = {}; // the messages it named that were not read are gone: all their jobs moved
+      return false;
     }
+    for (const seq of Object.keys(state.inherited)) if (Number(seq) < next.seq) delete state.inherited[seq];
+    state.readSeq = next.seq + 1;
+    const wasIdle = state.window.waiting === 0;
+    addToWindow(state, next.seq, next.string(), next.header?.get(FAIR_JOB_NAME_HEADER), next.subject);
+    if (wasIdle) turns.wake();
+    return true;
+  };
+
+  /** Keeps the window filled beside the rounds, while this state holds the lease: a round never waits for reads. */
+  const startReader = (state: Held): Promise<void> =>
+    (async () => {
+      while (held === state && !stopping) {
+        let waitMs = 0;
+        try {
+          if (!state.window.hasRoom()) waitMs = 10;
+          else if (!(await readNext(state))) waitMs = listMs;
+        } catch (error) {
+          options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a read failed; trying again');
+          waitMs = 1000;
+        }
+        if (waitMs > 0 && held === state && !stopping) await reads.sleep(waitMs);
+      }
+    })();
+
+  const addToWindow = (state: Held, seq: number, body: string, name: string | undefined, subject: string) => {
+    const mark = state.inherited[String(seq)];
+    delete state.inherited[String(seq)];
+    state.window.add(seq, body, name || subject.split('.').pop()!, decodeEmitted(mark));
+  };
+
+  /** Publishes a round to `JOBS`, each message with its id, reading any message of `JOBS_FAIR` it needs. */
+  const publishRound = async (state: Held, round: FairRound): Promise<void> => {
+    for (const seq of new Set(round.messages.flatMap((message) => message.refs.map(([s]) => s)))) {
+      if (state.window.has(seq)) continue;
+      const stored = await options.jsm.streams.getMessage(FAIR_JOBS_STREAM_NAME, { seq });
+      // Gone: every job of it was moved and published before it was deleted.
+      if (stored) addToWindow(state, seq, stored.string(), stored.header?.get(FAIR_JOB_NAME_HEADER), stored.subject);
+    }
+    await Promise.all(
+      round.messages.map(async (message, n) => {
+        const records = message.refs.flatMap((ref) => state.window.job(ref)?.record ?? []);
+        if (records.length === 0) return;
+        await publishMessage(options.js, {
+          subject: message.subject,
+          data: joinEncodedRecords(records),
+          msgId: `fair:${round.id}:${n}`,
+          expectedStream: JOBS_STREAM_NAME,
+          headers: { [JOB_COUNT_HEADER]: String(records.length) },
+        });
+      }),
+    );
   };
 
   /**
-   * One turn: hands the room left in `JOBS` out key after key from the cursor on, then moves every key's share at
-   * once (a key's own messages one after another); the time to wait after it.
+   * Starts deleting the messages of `JOBS_FAIR` all of whose jobs were moved and published, beside the next rounds:
+   * a message leaves the window (and the plan's marks) only once it is deleted.
    */
+  const removeFinished = (state: Held): void => {
+    for (const seq of state.window.finished()) {
+      if (state.removing.has(seq)) continue;
+      const removal = options.jsm.streams
+        .deleteMessage(FAIR_JOBS_STREAM_NAME, seq, false)
+        .catch((error: unknown) => {
+          if (!/no message found|not found/i.test(String(error))) throw error;
+          return true;
+        })
+        .then(
+          () => state.window.drop(seq),
+          (error: unknown) =>
+            options.logger.warn(
+              { err: error, queue: options.queue, seq },
+              'Fair feeder: a delete failed; trying again',
+            ),
+        )
+        .finally(() => state.removing.delete(seq));
+      state.removing.set(seq, removal);
+    }
+  };
+
+  /** Groups the jobs taken into messages per `JOBS` subject, at most `perMessage` jobs and 256 KiB each. */
+  const makeRound = (window: FairWindow, refs: FairJobRef[], perMessage: number): FairRound => {
+    const messages: FairRound['messages'] = [];
+    const open = new Map<string, { subject: string; refs: FairJobRef[]; bytes: number }>();
+    for (const ref of refs) {
+      const job = window.job(ref)!;
+      let message = open.get(job.subject);
+      if (!message || message.refs.length >= perMessage || message.bytes + job.record.length > MAX_BYTES_PER_MESSAGE) {
+        message = { subject: job.subject, refs: [], bytes: 0 };
+        open.set(job.subject, message);
+        messages.push(message);
+      }
+      message.refs.push(ref);
+      message.bytes += job.record.length + 1;
+    }
+    return {
+      id: `${options.owner}:${++rounds}`,
+      messages: messages.map(({ subject, refs: taken }) => ({ subject, refs: taken })),
+    };
+  };
+
+  /** Settles what a taken-over or failed round left, then removes what is finished. */
+  const settle = async (state: Held): Promise<void> => {
+    if (state.pending) {
+      await publishRound(state, state.pending);
+      state.pending = undefined;
+    }
+    removeFinished(state);
+  };
+
+  /** One turn: deals the room left in `JOBS`, writes the round to the plan, publishes it; the time to wait after. */
   const turn = async (): Promise<number> => {
-    if (!(await holdLease())) return leaseMs / 2;
-    // The fair subjects first: a queue without fair jobs (most of the time, on most queues) costs one small stream
-    // info every 100 ms, not a look at its busy consumer every 10.
-    const subjects = await listSubjects();
-    if (subjects.length === 0) {
-      listed = undefined;
-      return 100;
+    if (!held && !(await acquire())) return leaseMs / 2;
+    const state = held!;
+    await settle(state);
+    const now = clock.now().getTime();
+    if (state.window.waiting === 0) {
+      if (state.until - now < leaseMs / 2) await writePlan(state, undefined, now + leaseMs);
+      return listMs;
     }
     const consumer = await options.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
-    let room = Math.max(ahead, Math.min(64, Math.floor(aheadJobs / jobsPerMessage))) - consumer.num_pending;
-    if (room <= 0) return 10;
-    // The key whose turn it is keeps it until it moved its weight's worth of messages (over several turns when the
-    // room in JOBS is small), then the next key, in key order, takes it.
-    const weightOf = (subject: string): number => weights.get(subject) ?? 1;
-    const resume = subjects.indexOf(cursor) >= 0 && used < weightOf(cursor);
-    const start = resume ? subjects.indexOf(cursor) : subjects.findIndex((subject) => subject > cursor);
-    const order = [...subjects.slice(Math.max(0, start)), ...(start > 0 ? subjects.slice(0, start) : [])];
-    const shares: [string, number][] = [];
-    for (const [index, subject] of order.entries()) {
-      if (room <= 0) break;
-      if (!(resume && index === 0)) {
-        cursor = subject;
-        used = 0;
-      }
-      const share = Math.min(weightOf(subject) - used, room);
-      shares.push([subject, share]);
-      used += share;
-      room -= share;
+    // The workers took all it let wait: let more wait. They left it all there: let less wait.
+    if (consumer.num_pending === 0) targetAhead = Math.min(aheadJobs, targetAhead * 2);
+    const room = Math.floor(targetAhead - consumer.num_pending * averageJobs);
+    if (room <= 0) {
+      targetAhead = Math.max(MIN_AHEAD_JOBS, targetAhead * 0.95);
+      if (state.until - now < leaseMs / 2) await writePlan(state, undefined, now + leaseMs);
+      return 10;
     }
-    await Promise.all(shares.map(([subject, share]) => moveMany(subject, share)));
-    return room > 0 ? 20 : 0;
+    if (options.saturatedKeys && clock.monotonic() - state.saturated.at >= listMs)
+      state.saturated = { keys: await options.saturatedKeys(), at: clock.monotonic() };
+    const saturated = state.saturated.keys;
+    const refs = state.window.take(room, saturated.size > 0 ? (key) => saturated.has(encodeKey(key)) : undefined);
+    if (refs.length === 0) {
+      if (state.until - now < leaseMs / 2) await writePlan(state, undefined, now + leaseMs);
+      return listMs;
+    }
+    const round = makeRound(state.window, refs, Math.min(jobsPerMessage, Math.ceil(targetAhead / 4)));
+    state.pending = round;
+    await writePlan(state, round, now + leaseMs);
+    await settle(state);
+    averageJobs = (averageJobs * 7 + refs.length / round.messages.length) / 8;
+    return refs.length < room ? 20 : 0;
   };
 
   const loop = (async () => {
@@ -185,22 +329,56 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
         options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a turn failed; trying again');
         waitMs = 1000;
       }
-      if (waitMs > 0 && !stopping) await sleep(waitMs);
+      if (waitMs > 0 && !stopping) await turns.sleep(waitMs);
     }
   })();
 
   return {
     async stop() {
       stopping = true;
-      wake?.();
+      turns.wake();
+      reads.wake();
       await loop;
-      if (heldUntil > clock.now().getTime()) {
-        const current = await options.leases.get(leaseKey).catch(() => null);
-        if (current && current.operation === 'PUT' && current.json<{ owner: string }>().owner === options.owner)
-          await options.leases
-            .update(leaseKey, JSON.stringify({ owner: '', until: 0 }), current.revision)
-            .catch(() => undefined);
-      }
+      await held?.reader;
+      await Promise.all([...(held?.removing.values() ?? [])]);
+      // Gives the lease up and keeps the plan: the next feeder skips what this one moved.
+      const state = held;
+      if (state && state.until > clock.now().getTime())
+        await writePlan(state, state.pending, 0, '').catch(() => undefined);
+      held = undefined;
     },
   };
+}
+
+/** A wait on the clock that `wake` cuts short. */
+function napper(clock: Clock): { sleep(ms: number): Promise<void>; wake(): void } {
+  let wake: (() => void) | undefined;
+  return {
+    sleep: (ms) =>
+      new Promise((resolve) => {
+        const cancel = clock.setTimer(ms, () => {
+          wake = undefined;
+          resolve();
+        });
+        wake = () => {
+          wake = undefined;
+          cancel();
+          resolve();
+        };
+      }),
+    wake: () => wake?.(),
+  };
+}
+
+/**
+ * Whether the queue's feeder moved the job at `index` of the `JOBS_FAIR` message `seq` to `JOBS`: a message stays
+ * there until all of its jobs moved, and the feeder's lease names the moved ones.
+ */
+export async function movedByFairFeeder(leases: KV, queue: string, seq: number, index: number): Promise<boolean> {
+  const entry = await leases.get(`f.${queue}`);
+  if (!entry || entry.operation !== 'PUT') return false;
+  const plan = entry.json<FairPlan>();
+  const marks = decodeEmitted(plan.emitted?.[String(seq)]);
+  const inRound = plan.round?.messages.some((message) => message.refs.some(([s, i]) => s === seq && i === index));
+  return inRound === true || (marks !== undefined && ((marks[index >> 3] ?? 0) & (1 << (index & 7))) !== 0);
 }

@@ -1,14 +1,7 @@
 import { RetentionPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { StreamSizing, StreamSpec } from '@berth/messaging';
-import {
-  fairQueueFilter,
-  fairSubject as encodedFairSubject,
-  JOB_HEADERS,
-  STREAMS,
-  STREAM_SUBJECTS,
-} from '@berth/contract';
-import { encodeKey } from './kv-key-slots';
+import { fairQueueFilter, fairSubject, JOB_HEADERS, STREAMS, STREAM_SUBJECTS } from '@berth/contract';
 
 /** The stream of fair jobs waiting for their key's turn. */
 export const FAIR_JOBS_STREAM_NAME: string = STREAMS.fairJobs;
@@ -16,18 +9,14 @@ export const FAIR_JOBS_STREAM_NAME: string = STREAMS.fairJobs;
 /** The header of a fair job message naming its job (as its subject's last token does). */
 export const FAIR_JOB_NAME_HEADER: string = JOB_HEADERS.jobName;
 
-/** `fair.<queue>.<base64url key>.<name>`: the fair jobs of one key and job name of a queue, oldest first. */
-export function fairSubject(queue: string, key: string, name: string): string {
-  return encodedFairSubject(queue, encodeKey(key), name);
-}
-
-export { fairQueueFilter };
+export { fairQueueFilter, fairSubject };
 
 /**
- * `JOBS_FAIR`: jobs added with `fair: { key }`, one subject per queue, key and job name. No consumer reads it: the queue's
- * feeder (one worker at a time) moves the oldest message of each key to `JOBS` in turn, round-robin (a key of
- * weight w gives w messages a turn), and only while few jobs wait there, so a key with a long backlog takes its
- * turn beside the others instead of ahead of them. Kept like `JOBS` (14 days, refuses when full).
+ * `JOBS_FAIR`: fair jobs waiting for their key's turn, one subject per queue and job name, each record naming its
+ * key. No consumer reads it: the queue's feeder (one worker at a time, see `startFairFeeder`) reads it in order and
+ * moves jobs to `JOBS` round-robin over their keys (a key of weight w takes w jobs a turn), only while few jobs wait
+ * there, so a key with a long backlog takes its turn beside the others instead of ahead of them. Kept like `JOBS`
+ * (14 days, refuses when full).
  */
 export function fairJobsStream(sizing: StreamSizing = {}): StreamSpec {
   return {

@@ -53,7 +53,7 @@ export class JetStreamJobProducer {
   private readonly batcher: GroupCommitQueue<{ id: string; encoded: string }, PublishResult>;
   /** Priority band consumers known to exist. */
   private readonly bands = new Set<string>();
-  /** Fair jobs, group-committed per key's subject into `JOBS_FAIR`. */
+  /** Fair jobs, group-committed per queue and job name into `JOBS_FAIR` (each record names its key). */
   private readonly fairBatcher: GroupCommitQueue<{ id: string; encoded: string; name: string }, PublishResult>;
   /** Queues known to have a fair feeder. */
   private readonly fairQueues = new Set<string>();
@@ -271,7 +271,7 @@ export class JetStreamJobProducer {
     const encoded = encodeJobRecord(record);
     if (record.fairKey !== undefined) {
       const ack = await this.fairBatcher.enqueue(
-        fairSubject(queue, record.fairKey, name),
+        fairSubject(queue, name),
         { id: record.id, encoded, name },
         encoded.length,
       );

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { AckPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { headers } from '@nats-io/nats-core';
+import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
+import { waitFor } from '@berth/local-infra/testing';
+import { createLogger } from '@berth/logger';
+import { connectMessaging, type Messaging } from '@berth/messaging';
+import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
+import { JOBS_STREAM_NAME, queueConsumerName, queueFilterSubject } from '../../names';
+import { startFairFeeder, movedByFairFeeder, type FairFeeder } from './fair-feeder';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter, fairSubject } from './fair-jobs-stream';
+import { provisionJobInfrastructure } from './job-infrastructure';
+
+const logger = createLogger({ service: 'fair-feeder-test', level: 'silent' });
+let server: NatsServerHandle;
+let messaging: Messaging;
+let leases: KV;
+
+beforeAll(async () => {
+  server = await startNatsServer({ binDir: defaultToolsBinDir(process.env.BERTH_TOOLS_DIR) });
+  messaging = await connectMessaging({ servers: server.url, name: 'fair-feeder-test', logger });
+  leases = (await provisionJobInfrastructure(messaging)).windows.kv;
+}, 60000);
+
+afterAll(async () => {
+  await messaging?.close();
+  await server?.stop();
+});
+
+/** A queue with its consumer on `JOBS`, and `count` fair jobs over `keys` keys, 100 to a message. */
+async function fairQueue(count: number, keys: number): Promise<{ queue: string; ids: string[] }> {
+  const queue = `fair-${randomUUID().slice(0, 8)}`;
+  await messaging.jsm.consumers.add(JOBS_STREAM_NAME, {
+    durable_name: queueConsumerName(queue),
+    filter_subject: queueFilterSubject(queue),
+    ack_policy: AckPolicy.Explicit,
+  });
+  const ids: string[] = [];
+  for (let from = 0; from < count; from += 100) {
+    const records: JobRecord[] = Array.from({ length: Math.min(100, count - from) }, (_, n) => ({
+      id: `${queue}-${from + n}`,
+      data: null,
+      retryLimit: 0,
+      attemptsMade: 0,
+      addedAt: new Date().toISOString(),
+      fairKey: `k${(from + n) % keys}`,
+    }));
+    ids.push(...records.map((record) => record.id));
+    const h = headers();
+    h.set(JOB_COUNT_HEADER, String(records.length));
+    h.set(FAIR_JOB_NAME_HEADER, 'Job');
+    await messaging.js.publish(fairSubject(queue, 'Job'), encodeJobRecords(records), { headers: h });
+  }
+  return { queue, ids };
+}
+
+/** Reads and acks the queue's `JOBS` messages until `expected` jobs came, then until none is left. */
+async function drain(queue: string, expected: number): Promise<string[]> {
+  const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
+  const seen: string[] = [];
+  const readSome = async () => {
+    const batch = await consumer.fetch({ max_messages: 100, expires: 1000 });
+    for await (const message of batch) {
+      seen.push(...message.json<JobRecord[]>().map((record) => record.id));
+      message.ack();
+    }
+  };
+  await waitFor(
+    async () => {
+      await readSome();
+      return seen.length >= expected && (await fairMessagesLeft(queue)) === 0;
+    },
+    { what: `${expected} jobs moved to JOBS`, timeoutMs: 60000, intervalMs: 1 },
+  );
+  // Every JOBS_FAIR message is gone, so nothing more can come: read what is left in JOBS.
+  while ((await messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_pending > 0)
+    await readSome();
+  return seen;
+}
+
+async function fairMessagesLeft(queue: string): Promise<number> {
+  const info = await messaging.jsm.streams.info(FAIR_JOBS_STREAM_NAME, { subjects_filter: fairQueueFilter(queue) });
+  return Object.values((info.state.subjects as Record<string, number> | undefined) ?? {}).reduce((a, b) => a + b, 0);
+}
+
+function duplicates(ids: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts].flatMap(([id, n]) => (n > 1 ? [id] : []));
+}
+
+describe('the fair feeder', () => {
+  let feeders: FairFeeder[] = [];
+  afterEach(async () => {
+    await Promise.all(feeders.map((feeder) => feeder.stop()));
+    feeders = [];
+  });
+
+  it('moves every job once, many keys to a JOBS message, in turns', async () => {
+    const { queue, ids } = await fairQueue(1000, 50);
+    feeders.push(startFairFeeder({ js: messaging.js, jsm: messaging.jsm, leases, queue, owner: `${queue}:a`, logger }));
+    const seen = await drain(queue, ids.length);
+    expect(duplicates(seen)).toEqual([]);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    // Round-robin: the first 50 jobs moved are one of each key.
+    const firstKeys = new Set(seen.slice(0, 50).map((id) => Number(id.split('-').pop()) % 50));
+    expect(firstKeys.size).toBe(50);
+  }, 90000);
+
+  it('loses and repeats nothing when its holder dies between writing a round and publishing it', async () => {
+    const { queue, ids } = await fairQueue(600, 30);
+    // The dying feeder: once it wrote a round to its lease, every later call of it fails, as in a dead process.
+    let dead = false;
+    const fails = () => Promise.reject(new Error('the process is gone'));
+    const deadLeases = new Proxy(leases, {
+      get(target, property) {
+        if (property === 'update')
+          return async (key: string, value: string, revision: number) => {
+            if (dead) return fails();
+            const written = await target.update(key, value, revision);
+            if (value.includes('"round"')) dead = true;
+            return written;
+          };
+        if (dead && (property === 'get' || property === 'create')) return fails;
+        const member = Reflect.get(target, property) as unknown;
+        return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(target) : member;
+      },
+    });
+    const deadJs = new Proxy(messaging.js, {
+      get(target, property) {
+        if (property === 'publish')
+          return (...args: Parameters<JetStreamClient['publish']>) => (dead ? fails() : target.publish(...args));
+        const member = Reflect.get(target, property) as unknown;
+        return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(target) : member;
+      },
+    });
+    feeders.push(
+      startFairFeeder({
+        js: deadJs,
+        jsm: messaging.jsm,
+        leases: deadLeases,
+        queue,
+        owner: `${queue}:dying`,
+        leaseMs: 1000,
+        logger,
+      }),
+    );
+    await waitFor(() => dead, { what: 'the first feeder to write a round', timeoutMs: 10000 });
+    // Its round is named in the lease, and not in JOBS.
+    const plan = (await leases.get(`f.${queue}`))!.json<{ round: { messages: { refs: [number, number][] }[] } }>();
+    const [seq, index] = plan.round.messages[0].refs[0];
+    expect(await movedByFairFeeder(leases, queue, seq, index)).toBe(true);
+    expect((await messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_pending).toBe(0);
+
+    feeders.push(
+      startFairFeeder({
+        js: messaging.js,
+        jsm: messaging.jsm,
+        leases,
+        queue,
+        owner: `${queue}:next`,
+        leaseMs: 1000,
+        logger,
+      }),
+    );
+    const seen = await drain(queue, ids.length);
+    expect(duplicates(seen)).toEqual([]);
+    expect(new Set(seen)).toEqual(new Set(ids));
+  }, 90000);
+
+  it('hands its marks on when it stops, so the next feeder moves only what is left', async () => {
+    const { queue, ids } = await fairQueue(800, 40);
+    const first = startFairFeeder({
+      js: messaging.js,
+      jsm: messaging.jsm,
+      leases,
+      queue,
+      owner: `${queue}:first`,
+      aheadJobs: 64,
+      logger,
+    });
+    // Take some, leave the rest: with at most 64 jobs ahead, it stops moving until they are read.
+    const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
+    const seen: string[] = [];
+    await waitFor(
+      async () => {
+        const batch = await consumer.fetch({ max_messages: 10, expires: 1000 });
+        for await (const message of batch) {
+          seen.push(...message.json<JobRecord[]>().map((record) => record.id));
+          message.ack();
+        }
+        return seen.length >= 100;
+      },
+      { what: 'some jobs moved', timeoutMs: 30000, intervalMs: 1 },
+    );
+    await first.stop();
+    expect(await fairMessagesLeft(queue)).toBeGreaterThan(0);
+    // Messages part of whose jobs moved: the lease names those jobs.
+    const plan = (await leases.get(`f.${queue}`))!.json<{ owner: string; emitted: Record<string, string> }>();
+    expect(plan.owner).toBe('');
+    expect(Object.keys(plan.emitted).length).toBeGreaterThan(0);
+    feeders.push(
+      startFairFeeder({ js: messaging.js, jsm: messaging.jsm, leases, queue, owner: `${queue}:second`, logger }),
+    );
+    seen.push(...(await drain(queue, ids.length - seen.length)));
+    expect(duplicates(seen)).toEqual([]);
+    expect(new Set(seen)).toEqual(new Set(ids));
+  }, 90000);
+});
