@@ -18,7 +18,13 @@ import {
 import { PrioritySemaphore } from '../../flow/priority-semaphore';
 import type { CancellationWatch } from '../cancellations';
 import { createJobGates, GateActions, keyLimitOf, type JobGate } from './job-gates';
-import { BATCH_RETRY_POLICY, JobMessages, type JetStreamQueueWorkerOptions } from './job-messages';
+import {
+  BATCH_RETRY_POLICY,
+  GATED_IN_HAND_FACTOR,
+  gatedByJobClasses,
+  JobMessages,
+  type JetStreamQueueWorkerOptions,
+} from './job-messages';
 import { DeliveryChecks } from './delivery-checks';
 import { JobSettlement } from './job-settlement';
 import { BatchRunner } from './batch-runner';
@@ -139,12 +145,9 @@ export class JetStreamQueueWorker {
         clock: this.options.clock,
       });
     }
-    // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue with per-key limits
-    // holds eight times its concurrency, so jobs pass their admission (a group-committed KV change) while others run.
-    const limited =
-      settings.rateLimit !== undefined ||
-      this.options.registry.jobsOf(queue).some((job) => job.concurrency || job.rateLimit);
-    const inHand = settings.concurrency * this.batchSize * (limited ? 8 : 1);
+    // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue whose job classes gate
+    // every job by a key holds GATED_IN_HAND_FACTOR times its concurrency (jobs keyed at add weigh that much less).
+    const inHand = settings.concurrency * this.batchSize * (gatedByJobClasses(this.options) ? GATED_IN_HAND_FACTOR : 1);
     const bands = settings.priorities
       ? Array.from({ length: PRIORITY_LEVELS }, (_, index) => ({
           durable: priorityConsumerName(queue, index + 1),

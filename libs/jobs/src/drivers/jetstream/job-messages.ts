@@ -38,11 +38,31 @@ export const BATCH_RETRY_POLICY: RetryPolicy = {
   delayAfter: (failedAttempts) => Math.min(1000 * 2 ** Math.max(0, failedAttempts - 1), 60000),
 };
 
+/**
+ * How many times its concurrency a worker holds of jobs that pass a per-key admission first (a concurrency or rate
+ * key): each admission is a group-committed KV change, so jobs pass theirs while others run.
+ */
+export const GATED_IN_HAND_FACTOR = 8;
+
+/** Whether the queue's job classes (`@Process`) or its options gate every job by a key. */
+export function gatedByJobClasses(
+  options: Pick<JetStreamQueueWorkerOptions, 'registry' | 'queue' | 'settings'>,
+): boolean {
+  return (
+    options.settings.rateLimit !== undefined ||
+    options.registry.jobsOf(options.queue).some((job) => job.concurrency || job.rateLimit)
+  );
+}
+
 /** Reads a queue's job messages once each (their job name, records, attempt, retry policy, log fields). */
 export class JobMessages {
   private readonly parsed = new WeakMap<ReceivedMessage, ParsedJobMessage>();
+  /** The weight of a job keyed at `add` (on a queue whose job classes hold every job gated, it weighs 1). */
+  private readonly keyedAtAddWeight: number;
 
-  constructor(private readonly options: JetStreamQueueWorkerOptions) {}
+  constructor(private readonly options: JetStreamQueueWorkerOptions) {
+    this.keyedAtAddWeight = gatedByJobClasses(options) ? 1 : 1 / GATED_IN_HAND_FACTOR;
+  }
 
   parse(message: ReceivedMessage, stream = JOBS_STREAM_NAME): ParsedJobMessage {
     const cached = this.parsed.get(message);
@@ -76,10 +96,14 @@ export class JobMessages {
     return fields;
   }
 
-  /** Jobs in the message: the runner pulls only while the jobs in hand are fewer than the concurrency. */
+  /** Jobs in the message (keyed at add, a fraction each): the runner pulls while they are fewer than the concurrency. */
   weightOf(message: ReceivedMessage, stream: string): number {
     const parsed = this.parse(message, stream);
-    return 'records' in parsed ? parsed.records.length : 1;
+    if (!('records' in parsed)) return 1;
+    // A job keyed at `add` passes an admission: held GATED_IN_HAND_FACTOR times over, as on a gated queue.
+    let weight = 0;
+    for (const record of parsed.records) weight += record.concurrency || record.rateLimit ? this.keyedAtAddWeight : 1;
+    return weight;
   }
 
   attemptOf(message: ReceivedMessage): number {
