@@ -28,7 +28,10 @@ export interface FairFeederOptions {
   jobsPerMessage?: number;
   /** How much of `JOBS_FAIR` the feeder holds in memory to deal turns from (see {@link FairWindowLimits}). */
   window?: FairWindowLimits;
-  /** How long the feeder waits before it looks for new fair jobs again once it read them all (default 100 ms). */
+  /**
+   * How long the feeder waits at most before it looks for new fair jobs again once it read them all (default 100
+   * ms): it looks again after 1 ms, then waits twice as long each time it finds none, up to this.
+   */
   listMs?: number;
   /**
    * The encoded keys whose jobs would only be parked now (`KeySlots.saturated`): their fair jobs wait their turn in
@@ -67,6 +70,9 @@ interface FairPlan {
 /** Jobs the feeder lets wait in `JOBS` at least. */
 const MIN_AHEAD_JOBS = 4;
 
+/** Finished messages held behind an unfinished one before they are deleted one by one instead of purged. */
+const MAX_FINISHED_HELD = 64;
+
 /** Bytes at most in one message the feeder writes to `JOBS` (a bigger job still goes, alone). */
 const MAX_BYTES_PER_MESSAGE = 256 * 1024;
 
@@ -79,7 +85,7 @@ const MAX_BYTES_PER_MESSAGE = 256 * 1024;
  * Every worker of the queue runs one; the lease `f.<queue>` lets one of them feed at a time, and another takes over
  * when it stops renewing. Each round is first written to the lease (a compare-and-set on its revision, which also
  * proves the lease is still held) with the jobs moved from every message still in `JOBS_FAIR`, then published with
- * message ids `fair:<round>:<n>`; a message of `JOBS_FAIR` is deleted once all its jobs moved. A feeder taking over
+ * message ids `fair:<round>:<n>`; a message of `JOBS_FAIR` is removed once all its jobs moved. A feeder taking over
  * publishes the last round again (the ids make a second copy a duplicate) and skips the jobs the lease says moved:
  * no job is lost or moved twice.
  */
@@ -113,8 +119,8 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
     inherited: Record<string, string>;
     /** A round written to the plan, not yet known published. */
     pending?: FairRound;
-    /** Deletes under way, by sequence. */
-    removing: Map<number, Promise<void>>;
+    /** The removal of finished messages under way, if any. */
+    removal?: Promise<void>;
     saturated: { keys: Set<string>; at: number };
   }
   let held: Held | undefined;
@@ -145,7 +151,6 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       readSeq: 0,
       inherited: plan?.emitted ?? {},
       pending: plan?.round,
-      removing: new Map(),
       saturated: { keys: new Set(), at: -Infinity },
     };
     held.reader = startReader(held);
@@ -187,11 +192,14 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   /** Keeps the window filled beside the rounds, while this state holds the lease: a round never waits for reads. */
   const startReader = (state: Held): Promise<void> =>
     (async () => {
+      /** Reads in a row that found nothing new: the wait before the next one doubles from 1 ms up to `listMs`. */
+      let empty = 0;
       while (held === state && !stopping) {
         let waitMs = 0;
         try {
           if (!state.window.hasRoom()) waitMs = 10;
-          else if (!(await readNext(state))) waitMs = listMs;
+          else if (await readNext(state)) empty = 0;
+          else waitMs = Math.min(listMs, 2 ** empty++);
         } catch (error) {
           options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a read failed; trying again');
           waitMs = 1000;
@@ -230,29 +238,40 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   };
 
   /**
-   * Starts deleting the messages of `JOBS_FAIR` all of whose jobs were moved and published, beside the next rounds:
-   * a message leaves the window (and the plan's marks) only once it is deleted.
+   * Starts removing the messages of `JOBS_FAIR` all of whose jobs were moved and published, beside the next rounds
+   * (one removal at a time): those older than every message with jobs waiting in one purge of the queue's subjects
+   * below it, and, once more than {@link MAX_FINISHED_HELD} others wait behind an unfinished one, those one by one.
+   * A message leaves the window (and the plan's marks) only once it is removed.
    */
   const removeFinished = (state: Held): void => {
-    for (const seq of state.window.finished()) {
-      if (state.removing.has(seq)) continue;
-      const removal = options.jsm.streams
-        .deleteMessage(FAIR_JOBS_STREAM_NAME, seq, false)
-        .catch((error: unknown) => {
-          if (!/no message found|not found/i.test(String(error))) throw error;
-          return true;
-        })
-        .then(
-          () => state.window.drop(seq),
-          (error: unknown) =>
-            options.logger.warn(
-              { err: error, queue: options.queue, seq },
-              'Fair feeder: a delete failed; trying again',
-            ),
-        )
-        .finally(() => state.removing.delete(seq));
-      state.removing.set(seq, removal);
-    }
+    if (state.removal) return;
+    const finished = state.window.finished();
+    if (finished.length === 0) return;
+    const purgeBelow = state.window.oldestUnfinished() ?? state.readSeq;
+    const older = finished.filter((seq) => seq < purgeBelow);
+    const newer = finished.filter((seq) => seq > purgeBelow);
+    state.removal = (async () => {
+      if (older.length > 0) {
+        await options.jsm.streams.purge(FAIR_JOBS_STREAM_NAME, {
+          filter: fairQueueFilter(options.queue),
+          seq: older[older.length - 1] + 1,
+        });
+        for (const seq of older) state.window.drop(seq);
+      }
+      if (newer.length > MAX_FINISHED_HELD)
+        await Promise.all(
+          newer.map(async (seq) => {
+            await options.jsm.streams.deleteMessage(FAIR_JOBS_STREAM_NAME, seq, false).catch((error: unknown) => {
+              if (!/no message found|not found/i.test(String(error))) throw error;
+            });
+            state.window.drop(seq);
+          }),
+        );
+    })()
+      .catch((error: unknown) =>
+        options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a removal failed; trying again'),
+      )
+      .finally(() => (state.removal = undefined));
   };
 
   /** Groups the jobs taken into messages per `JOBS` subject, at most `perMessage` jobs and 256 KiB each. */
@@ -340,7 +359,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       reads.wake();
       await loop;
       await held?.reader;
-      await Promise.all([...(held?.removing.values() ?? [])]);
+      await held?.removal;
       // Gives the lease up and keeps the plan: the next feeder skips what this one moved.
       const state = held;
       if (state && state.until > clock.now().getTime())

@@ -76,8 +76,10 @@ describe('FairWindow', () => {
     const first = window.take(1);
     expect(window.job(first[0])!.subject).toBe('jobs.q.Send.p2');
     expect(window.finished()).toEqual([]);
+    expect(window.oldestUnfinished()).toBe(7);
     window.take(2);
     expect(window.finished()).toEqual([7, 8]);
+    expect(window.oldestUnfinished()).toBeUndefined();
     window.drop(7);
     expect(window.has(7)).toBe(false);
     expect(Object.keys(window.emitted())).toEqual(['8']);

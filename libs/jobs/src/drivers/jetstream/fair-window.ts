@@ -169,6 +169,12 @@ export class FairWindow {
     return [...this.sources].flatMap(([seq, source]) => (source.remaining === 0 ? [seq] : []));
   }
 
+  /** The oldest message held with jobs still waiting, if any (messages are held in the order they were read). */
+  oldestUnfinished(): number | undefined {
+    for (const [seq, source] of this.sources) if (source.remaining > 0) return seq;
+    return undefined;
+  }
+
   drop(seq: number): void {
     const source = this.sources.get(seq);
     if (!source) return;
