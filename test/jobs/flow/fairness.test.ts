@@ -1,3 +1,5 @@
+import { Kvm } from '@nats-io/kv';
+import { BUCKETS } from '@berth/contract';
 import { waitFor } from '@berth/local-infra/testing';
 import { createJobProducer, explainJob, listDeadLetters, type AddedJob } from '@berth/jobs';
 import type { FlowJobData } from '../fixtures/flow-events';
@@ -136,6 +138,58 @@ describe('fair queueing across two worker processes', () => {
     const max = maxConcurrentByKey(collected.events);
     expect(max.get('big')).toBeLessThanOrEqual(2);
     expect(max.get('small')).toBeLessThanOrEqual(2);
+  }, 180000);
+
+  it("loses and repeats no fair job when the feeder's process is killed", async () => {
+    const queue = uniqueQueue('flow-fair-kill');
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
+    // The first worker takes the feeder's lease and keeps renewing it; the two started after it find it held.
+    await startWorkers(queue, 1, 4);
+    const doomed = flow.workers[flow.workers.length - 1];
+    const windows = await new Kvm(flow.nats.messaging.js).open(BUCKETS.jobWindows);
+    const lease = () => windows.get(`f.${queue}`);
+    const firstOwner = await waitFor(async () => (await lease())?.json<{ owner: string }>().owner || undefined, {
+      what: 'the first worker to hold the feeder lease',
+    });
+    await startWorkers(queue, 2, 4);
+    const JOBS = 3000;
+    const ids = new Set(
+      (
+        await addMany(JOBS, 1000, () =>
+          producer.add(queue, 'FlowJob', { key: 'k', workMs: 2 } satisfies FlowJobData, {
+            fair: { key: `k${Math.floor(Math.random() * 20)}` },
+          }),
+        )
+      ).map((job) => job.id),
+    );
+    const starts = () => collected.events.filter((event) => event.type === 'start');
+    await waitFor(() => starts().length >= 600, { what: '600 jobs started', timeoutMs: 60000 });
+    doomed.child.kill('SIGKILL');
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    const doomedName = `${queue}-w${flow.workers.indexOf(doomed) + 1}`;
+    await waitFor(() => new Set(starts().map((event) => event.jobId)).size >= JOBS, {
+      what: 'every job started',
+      timeoutMs: 120000,
+    });
+    collected.close();
+
+    expect(new Set(starts().map((event) => event.jobId))).toEqual(ids);
+    // A job runs again only if the killed process had it in hand; a job moved twice would run twice elsewhere.
+    const firstStart = new Map<string, string>();
+    const repeated: string[] = [];
+    for (const event of starts().sort((a, b) => a.at - b.at)) {
+      if (firstStart.has(event.jobId) && firstStart.get(event.jobId) !== doomedName) repeated.push(event.jobId);
+      if (!firstStart.has(event.jobId)) firstStart.set(event.jobId, event.worker);
+    }
+    const newOwner = (await lease())?.json<{ owner: string }>().owner;
+    process.stdout.write(
+      `fairness: the feeder's process killed after 600 of ${JOBS} starts; ` +
+        `${[...firstStart.values()].filter((w) => w === doomedName).length} jobs first started there, ` +
+        `${repeated.length} repeated elsewhere; lease ${firstOwner} -> ${newOwner}\n`,
+    );
+    expect(repeated).toEqual([]);
+    expect(newOwner).not.toBe(firstOwner);
   }, 180000);
 
   it('refuses a fair job on a queue whose workers do not serve fairness', async () => {
