@@ -239,15 +239,17 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
 
   /**
    * Starts removing the messages of `JOBS_FAIR` all of whose jobs were moved and published, beside the next rounds
-   * (one removal at a time): those older than every message with jobs waiting in one purge of the queue's subjects
-   * below it, and, once more than {@link MAX_FINISHED_HELD} others wait behind an unfinished one, those one by one.
+   * (one removal at a time): those older than every message with jobs waiting (and than the next one to read) in one
+   * purge of the queue's subjects below it, and, once more than {@link MAX_FINISHED_HELD} others wait behind an unfinished one, those one by one.
    * A message leaves the window (and the plan's marks) only once it is removed.
    */
   const removeFinished = (state: Held): void => {
     if (state.removal) return;
     const finished = state.window.finished();
     if (finished.length === 0) return;
-    const purgeBelow = state.window.oldestUnfinished() ?? state.readSeq;
+    // Below both the oldest message with jobs waiting and the next one to read: every message of the queue there was
+    // read and finished (a message taken in out of order, on takeover, may lie beyond the reader).
+    const purgeBelow = Math.min(state.window.oldestUnfinished() ?? Infinity, state.readSeq);
     const older = finished.filter((seq) => seq < purgeBelow);
     const newer = finished.filter((seq) => seq > purgeBelow);
     state.removal = (async () => {

@@ -115,4 +115,15 @@ describe('FairWindow', () => {
     expect(window.waiting).toBe(0);
     expect(window.finished()).toEqual([1]);
   });
+
+  it('names the oldest unfinished message and the finished ones in stream order, whatever order they came in', () => {
+    const window = new FairWindow(subjectOf);
+    window.add(9, body(['a']), 'Job');
+    window.add(4, body(['a']), 'Job');
+    window.add(2, body(['b']), 'Job');
+    expect(window.oldestUnfinished()).toBe(2);
+    window.take(2); // a's oldest line entry (9, read first) and b's (2)
+    expect(window.finished()).toEqual([2, 9]);
+    expect(window.oldestUnfinished()).toBe(4);
+  });
 });

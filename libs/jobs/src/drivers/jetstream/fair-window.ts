@@ -164,15 +164,20 @@ export class FairWindow {
     return { subject: source.subjects[index], record: source.records[index] };
   }
 
-  /** The messages every job of which was taken: to remove from `JOBS_FAIR`, then {@link FairWindow.drop}. */
+  /**
+   * The messages every job of which was taken, oldest first: to remove from `JOBS_FAIR`, then
+   * {@link FairWindow.drop}.
+   */
   finished(): number[] {
-    return [...this.sources].flatMap(([seq, source]) => (source.remaining === 0 ? [seq] : []));
+    return [...this.sources].flatMap(([seq, source]) => (source.remaining === 0 ? [seq] : [])).sort((a, b) => a - b);
   }
 
-  /** The oldest message held with jobs still waiting, if any (messages are held in the order they were read). */
+  /** The oldest message held with jobs still waiting, if any (a message may be taken in out of order, on takeover). */
   oldestUnfinished(): number | undefined {
-    for (const [seq, source] of this.sources) if (source.remaining > 0) return seq;
-    return undefined;
+    let oldest: number | undefined;
+    for (const [seq, source] of this.sources)
+      if (source.remaining > 0 && (oldest === undefined || seq < oldest)) oldest = seq;
+    return oldest;
   }
 
   drop(seq: number): void {
