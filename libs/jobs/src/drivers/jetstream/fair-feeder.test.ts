@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AckPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import { AckPolicy, type JetStreamClient, type MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { headers } from '@nats-io/nats-core';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
@@ -7,7 +7,13 @@ import { waitFor } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
 import { connectMessaging, type Messaging } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
-import { JOBS_STREAM_NAME, queueConsumerName, queueFilterSubject } from '../../names';
+import {
+  JOBS_STREAM_NAME,
+  priorityConsumerName,
+  priorityFilterSubject,
+  queueConsumerName,
+  queueFilterSubject,
+} from '../../names';
 import { startFairFeeder, movedByFairFeeder, type FairFeeder } from './fair-feeder';
 import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter, fairSubject } from './fair-jobs-stream';
 import { provisionJobInfrastructure } from './job-infrastructure';
@@ -29,14 +35,28 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A queue with its consumer on `JOBS`, and `count` fair jobs over `keys` keys, `perMessage` (100) to a message. */
-async function fairQueue(count: number, keys: number, perMessage = 100): Promise<{ queue: string; ids: string[] }> {
+/**
+ * A queue with its consumer on `JOBS` (and its priority-1 band's, with `priority`), and `count` fair jobs over `keys`
+ * keys, `perMessage` (100) to a message.
+ */
+async function fairQueue(
+  count: number,
+  keys: number,
+  perMessage = 100,
+  priority?: number,
+): Promise<{ queue: string; ids: string[] }> {
   const queue = `fair-${randomUUID().slice(0, 8)}`;
   await messaging.jsm.consumers.add(JOBS_STREAM_NAME, {
     durable_name: queueConsumerName(queue),
     filter_subject: queueFilterSubject(queue),
     ack_policy: AckPolicy.Explicit,
   });
+  if (priority)
+    await messaging.jsm.consumers.add(JOBS_STREAM_NAME, {
+      durable_name: priorityConsumerName(queue, priority),
+      filter_subject: priorityFilterSubject(queue, priority),
+      ack_policy: AckPolicy.Explicit,
+    });
   const ids: string[] = [];
   for (let from = 0; from < count; from += perMessage) {
     const records: JobRecord[] = Array.from({ length: Math.min(perMessage, count - from) }, (_, n) => ({
@@ -46,6 +66,7 @@ async function fairQueue(count: number, keys: number, perMessage = 100): Promise
       attemptsMade: 0,
       addedAt: new Date().toISOString(),
       fairKey: `k${(from + n) % keys}`,
+      ...(priority ? { priority } : {}),
     }));
     ids.push(...records.map((record) => record.id));
     const h = headers();
@@ -247,4 +268,47 @@ describe('the fair feeder', () => {
     expect(duplicates(seen)).toEqual([]);
     expect(new Set(seen)).toEqual(new Set(ids));
   }, 90000);
+
+  it("counts the jobs waiting in a priority band's consumer, so it moves no more than it lets wait there", async () => {
+    const { queue } = await fairQueue(2000, 10, 100, 1);
+    const band = priorityConsumerName(queue, 1);
+    feeders.push(
+      startFairFeeder({
+        js: messaging.js,
+        jsm: messaging.jsm,
+        leases,
+        queue,
+        consumers: [queueConsumerName(queue), band],
+        owner: `${queue}:a`,
+        aheadJobs: 64,
+        leaseMs: 1000,
+        logger,
+      }),
+    );
+    const pendingInBand = async () => (await messaging.jsm.consumers.info(JOBS_STREAM_NAME, band)).num_pending;
+    await waitFor(pendingInBand, { what: 'fair jobs moved to the band' });
+    // Nobody reads the band: after the feeder renewed its lease (so it turned again since), it still moved no more.
+    const revision = (await leases.get(`f.${queue}`))!.revision;
+    await waitFor(async () => (await leases.get(`f.${queue}`))!.revision > revision + 1, {
+      what: 'two more writes of the lease',
+    });
+    const moved = await jobsStored(priorityFilterSubject(queue, 1));
+    expect(moved).toBeGreaterThan(0);
+    expect(moved).toBeLessThanOrEqual(64);
+  }, 60000);
 });
+
+/** The jobs stored in `JOBS` on `filter`, read without consuming them. */
+async function jobsStored(filter: string): Promise<number> {
+  let jobs = 0;
+  let seq = 0;
+  for (;;) {
+    const message = await messaging.jsm.streams.getMessage(JOBS_STREAM_NAME, {
+      seq,
+      next_by_subj: filter,
+    } as unknown as MsgRequest);
+    if (!message) return jobs;
+    jobs += message.json<JobRecord[]>().length;
+    seq = message.seq + 1;
+  }
+}

@@ -16,6 +16,11 @@ export interface FairFeederOptions {
   /** Where the feeders of a queue elect one of them (`f.<queue>`, a lease renewed by compare-and-set). */
   leases: KV;
   queue: string;
+  /**
+   * The queue's consumers on `JOBS` whose waiting messages it counts: by default the queue's one consumer; a queue
+   * with priorities has one per band besides (fair jobs with a priority go to their band).
+   */
+  consumers?: readonly string[];
   /** This process, in the lease. */
   owner: string;
   /**
@@ -95,6 +100,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const listMs = options.listMs ?? 100;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = `f.${options.queue}`;
+  const consumers = options.consumers ?? [queueConsumerName(options.queue)];
   const clock = options.clock ?? systemClock;
   /** Jobs per message in `JOBS` the feeder wrote, a moving average: the jobs its pending messages hold. */
   let averageJobs = 1;
@@ -316,10 +322,11 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
       if (state.until - now < leaseMs / 2) await writePlan(state, undefined, now + leaseMs);
       return listMs;
     }
-    const consumer = await options.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(options.queue));
+    const infos = await Promise.all(consumers.map((name) => options.jsm.consumers.info(JOBS_STREAM_NAME, name)));
+    const pending = infos.reduce((sum, info) => sum + info.num_pending, 0);
     // The workers took all it let wait: let more wait. They left it all there: let less wait.
-    if (consumer.num_pending === 0) targetAhead = Math.min(aheadJobs, targetAhead * 2);
-    const room = Math.floor(targetAhead - consumer.num_pending * averageJobs);
+    if (pending === 0) targetAhead = Math.min(aheadJobs, targetAhead * 2);
+    const room = Math.floor(targetAhead - pending * averageJobs);
     if (room <= 0) {
       targetAhead = Math.max(MIN_AHEAD_JOBS, targetAhead * 0.95);
       if (state.until - now < leaseMs / 2) await writePlan(state, undefined, now + leaseMs);

@@ -126,4 +126,19 @@ describe('FairWindow', () => {
     expect(window.finished()).toEqual([2, 9]);
     expect(window.oldestUnfinished()).toBe(4);
   });
+
+  it('gives a key no more jobs a call than the concurrency limit its jobs were added with', () => {
+    const window = new FairWindow(subjectOf);
+    window.add(
+      1,
+      body(
+        Array.from({ length: 10 }, () => 'big'),
+        { concurrency: { key: 'big', limit: 2 } },
+      ),
+      'Job',
+    );
+    window.add(2, body(['free', 'free', 'free']), 'Job');
+    expect(keysOf(window, window.take(100))).toEqual(['big', 'free', 'big', 'free', 'free']);
+    expect(keysOf(window, window.take(100))).toEqual(['big', 'big']);
+  });
 });

@@ -35,6 +35,8 @@ export class FairWindow {
   private readonly sources = new Map<number, FairSource>();
   private readonly lines = new Map<string, { refs: FairJobRef[]; head: number }>();
   private readonly weights = new Map<string, number>();
+  /** The concurrency limit given to `add` with a key's latest job, if any. */
+  private readonly keyLimits = new Map<string, number>();
   private readonly limits: Required<FairWindowLimits>;
   /** The key whose turn it is, and how many jobs it took in it. */
   private cursor = '';
@@ -93,6 +95,7 @@ export class FairWindow {
       if (isSet(bits, index)) return;
       const key = record.fairKey ?? '';
       if (record.fairWeight) this.weights.set(key, record.fairWeight);
+      if (record.concurrency?.key === key) this.keyLimits.set(key, record.concurrency.limit);
       const line = this.lines.get(key) ?? { refs: [], head: 0 };
       line.refs.push([seq, index]);
       this.lines.set(key, line);
@@ -106,8 +109,10 @@ export class FairWindow {
   /**
    * Deals up to `room` jobs: key after key in key order from the one whose turn it is, each key taking its weight's
    * worth before the next (a turn cut short by `room` goes on in the next call), round after round while room is
-   * left, so a key alone takes all of it. Keys `skip` names keep their jobs for later. The jobs taken are marked
-   * moved: the caller writes them to its plan before it publishes them.
+   * left, so a key alone takes all of it, except that a key whose jobs carry a concurrency limit (given to `add`)
+   * takes at most that many a call: more would only be parked, ahead of the next key's jobs. Keys `skip` names keep
+   * their jobs for later. The jobs taken are marked moved: the caller writes them to its plan before it publishes
+   * them.
    */
   take(room: number, skip: (key: string) => boolean = () => false): FairJobRef[] {
     const keys = [...this.lines.keys()].filter((key) => !skip(key)).sort();
@@ -118,6 +123,7 @@ export class FairWindow {
     let at = resume ? keys.indexOf(this.cursor) : keys.findIndex((key) => key > this.cursor);
     if (at < 0) at = 0;
     let continuing = resume;
+    const takenOf = new Map<string, number>();
     while (room > 0 && keys.length > 0) {
       const key = keys[at];
       if (!continuing) {
@@ -126,8 +132,11 @@ export class FairWindow {
       }
       continuing = false;
       const line = this.lines.get(key)!;
-      const share = Math.min(weightOf(key) - this.used, room, line.refs.length - line.head);
+      const before = takenOf.get(key) ?? 0;
+      const cap = (this.keyLimits.get(key) ?? Infinity) - before;
+      const share = Math.min(weightOf(key) - this.used, room, line.refs.length - line.head, cap);
       for (let n = 0; n < share; n++) taken.push(line.refs[line.head++]);
+      takenOf.set(key, before + share);
       this.used += share;
       room -= share;
       if (line.head === line.refs.length) {
@@ -139,6 +148,13 @@ export class FairWindow {
         line.head = 0;
       }
       if (!this.lines.has(key)) continue;
+      if (share === cap) {
+        // Its limit's worth taken: its turn ends, and it sits out the rest of this call.
+        this.used = weightOf(key);
+        keys.splice(at, 1);
+        if (at >= keys.length) at = 0;
+        continue;
+      }
       if (this.used >= weightOf(key)) {
         at = (at + 1) % keys.length;
       } else {

@@ -129,6 +129,13 @@ export class JetStreamQueueWorker {
         `Queue ${queue} has a rateLimit, which counts jobs one by one: its batch job ${batchJob.name} cannot run there`,
       );
     this.cancellations = await this.options.infrastructure.cancellations.watch(queue);
+    // A queue with priorities has a consumer per band besides its own (see the runner below).
+    const bands = settings.priorities
+      ? Array.from({ length: PRIORITY_LEVELS }, (_, index) => ({
+          durable: priorityConsumerName(queue, index + 1),
+          filterSubject: priorityFilterSubject(queue, index + 1),
+        }))
+      : undefined;
     // Before the runners: once they pull, a job may run (and a poison one end the process) while start still awaits.
     if (settings.fairness) {
       const leases = this.options.infrastructure.windows.kv;
@@ -139,6 +146,7 @@ export class JetStreamQueueWorker {
         jsm: this.options.messaging.jsm,
         leases,
         queue,
+        consumers: [queueConsumerName(queue), ...(bands ?? []).map((band) => band.durable)],
         owner: `${queue}:${randomUUID()}`,
         saturatedKeys: () => this.options.infrastructure.keySlots.saturated(queue),
         logger: this.options.logger,
@@ -148,12 +156,6 @@ export class JetStreamQueueWorker {
     // A slot of a batch job runs a batch: enough jobs are held to fill one per slot. A queue whose job classes gate
     // every job by a key holds GATED_IN_HAND_FACTOR times its concurrency (jobs keyed at add weigh that much less).
     const inHand = settings.concurrency * this.batchSize * (gatedByJobClasses(this.options) ? GATED_IN_HAND_FACTOR : 1);
-    const bands = settings.priorities
-      ? Array.from({ length: PRIORITY_LEVELS }, (_, index) => ({
-          durable: priorityConsumerName(queue, index + 1),
-          filterSubject: priorityFilterSubject(queue, index + 1),
-        }))
-      : undefined;
     this.runners.push(await this.startRunner(JOBS_STREAM_NAME, queueFilterSubject(queue), undefined, inHand, bands));
     this.runners.push(
       await this.startRunner(
