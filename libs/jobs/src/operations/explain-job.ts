@@ -39,10 +39,11 @@ const COMPLETED_LOOKUP_LIMIT = 1000;
 /**
  * Finds a job and says why it waits: cancelled; delayed (and why: a delay, a retry's backoff, a rate limit) until
  * when; parked for a slot of its concurrency key (how many of the key run, how many are ahead); waiting for a worker
- * (messages ahead, free pulls); delivered (running, or between two attempts); dead-lettered; completed (among the
- * records `JOBS_COMPLETED` keeps, see `listCompletedJobs`: when, on which attempt, how long); or not found (unknown,
- * or completed longer ago than those records go back). Reads JetStream only; looks through at most 10,000 messages
- * per place.
+ * (messages ahead, free pulls); delivered (running, or between two attempts); waiting for its key's fair turn in
+ * `JOBS_FAIR` (unless the feeder's lease marks it moved); dead-lettered; completed (among the records
+ * `JOBS_COMPLETED` keeps, see `listCompletedJobs`: when, on which attempt, how long); or not found (unknown, or
+ * completed longer ago than those records go back). Reads JetStream only; looks through at most 10,000 messages per
+ * place.
  */
 export async function explainJob(messaging: Messaging, queue: string, jobId: string): Promise<JobExplanation> {
   const base = { queue, jobId };
