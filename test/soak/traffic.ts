@@ -208,11 +208,12 @@ export class Traffic {
   private async offerJob(n: number): Promise<void> {
     const workspaceId = Traffic.workspaceId(this.options.run, n);
     const add = async (): Promise<boolean> => {
+      // Every other job is keyed at `add`, so it is fair by default: it goes through JOBS_FAIR and the feeder.
       const added = await this.jobProducer.add(
         'client-queue',
         'SendClientSummaryJob',
         { workspaceId },
-        { deduplicationId: workspaceId },
+        { deduplicationId: workspaceId, ...(n % 2 === 0 ? { concurrency: { key: workspaceId, limit: 1 } } : {}) },
       );
       if (added.deduplicated) this.jobsDeduplicated.push(workspaceId);
       return true;
