@@ -15,7 +15,13 @@ import {
   queueFilterSubject,
 } from '../../names';
 import { startFairFeeder, movedByFairFeeder, type FairFeeder } from './fair-feeder';
-import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter, fairSubject } from './fair-jobs-stream';
+import {
+  FAIR_JOB_NAME_HEADER,
+  FAIR_JOBS_STREAM_NAME,
+  fairFeederLeaseKey,
+  fairQueueFilter,
+  fairSubject,
+} from './fair-jobs-stream';
 import { provisionJobInfrastructure } from './job-infrastructure';
 import { encodeKey } from './kv-key-slots';
 
@@ -77,17 +83,20 @@ async function fairQueue(
   return { queue, ids };
 }
 
+/** Reads and acks one fetch of the queue's `JOBS` messages (up to `maxMessages`), adding their job ids to `seen`. */
+async function readJobs(queue: string, seen: string[], maxMessages = 100): Promise<void> {
+  const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
+  const batch = await consumer.fetch({ max_messages: maxMessages, expires: 1000 });
+  for await (const message of batch) {
+    seen.push(...message.json<JobRecord[]>().map((record) => record.id));
+    message.ack();
+  }
+}
+
 /** Reads and acks the queue's `JOBS` messages until `expected` jobs came, then until none is left. */
 async function drain(queue: string, expected: number): Promise<string[]> {
-  const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
   const seen: string[] = [];
-  const readSome = async () => {
-    const batch = await consumer.fetch({ max_messages: 100, expires: 1000 });
-    for await (const message of batch) {
-      seen.push(...message.json<JobRecord[]>().map((record) => record.id));
-      message.ack();
-    }
-  };
+  const readSome = () => readJobs(queue, seen);
   await waitFor(
     async () => {
       await readSome();
@@ -170,7 +179,9 @@ describe('the fair feeder', () => {
     );
     await waitFor(() => dead, { what: 'the first feeder to write a round', timeoutMs: 10000 });
     // Its round is named in the lease, and not in JOBS.
-    const plan = (await leases.get(`f.${queue}`))!.json<{ round: { messages: { refs: [number, number][] }[] } }>();
+    const plan = (await leases.get(fairFeederLeaseKey(queue)))!.json<{
+      round: { messages: { refs: [number, number][] }[] };
+    }>();
     const [seq, index] = plan.round.messages[0].refs[0];
     expect(await movedByFairFeeder(leases, queue, seq, index)).toBe(true);
     expect((await messaging.jsm.consumers.info(JOBS_STREAM_NAME, queueConsumerName(queue))).num_pending).toBe(0);
@@ -203,15 +214,10 @@ describe('the fair feeder', () => {
       logger,
     });
     // Take some, leave the rest: with at most 64 jobs ahead, it stops moving until they are read.
-    const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
     const seen: string[] = [];
     await waitFor(
       async () => {
-        const batch = await consumer.fetch({ max_messages: 10, expires: 1000 });
-        for await (const message of batch) {
-          seen.push(...message.json<JobRecord[]>().map((record) => record.id));
-          message.ack();
-        }
+        await readJobs(queue, seen, 10);
         return seen.length >= 100;
       },
       { what: 'some jobs moved', timeoutMs: 30000, intervalMs: 1 },
@@ -219,7 +225,10 @@ describe('the fair feeder', () => {
     await first.stop();
     expect(await fairMessagesLeft(queue)).toBeGreaterThan(0);
     // Messages part of whose jobs moved: the lease names those jobs.
-    const plan = (await leases.get(`f.${queue}`))!.json<{ owner: string; emitted: Record<string, string> }>();
+    const plan = (await leases.get(fairFeederLeaseKey(queue)))!.json<{
+      owner: string;
+      emitted: Record<string, string>;
+    }>();
     expect(plan.owner).toBe('');
     expect(Object.keys(plan.emitted).length).toBeGreaterThan(0);
     feeders.push(
@@ -246,16 +255,11 @@ describe('the fair feeder', () => {
         logger,
       }),
     );
-    const consumer = await messaging.js.consumers.get(JOBS_STREAM_NAME, queueConsumerName(queue));
     const seen: string[] = [];
     // The 99 others move and most of their messages go, one by one: the first, unfinished, holds a purge back.
     await waitFor(
       async () => {
-        const batch = await consumer.fetch({ max_messages: 100, expires: 1000 });
-        for await (const message of batch) {
-          seen.push(...message.json<JobRecord[]>().map((record) => record.id));
-          message.ack();
-        }
+        await readJobs(queue, seen);
         // At most 64 finished ones are held behind an unfinished one before they are deleted one by one.
         const left = await fairMessagesLeft(queue);
         return seen.length >= 99 && left <= 65;
@@ -288,8 +292,8 @@ describe('the fair feeder', () => {
     const pendingInBand = async () => (await messaging.jsm.consumers.info(JOBS_STREAM_NAME, band)).num_pending;
     await waitFor(pendingInBand, { what: 'fair jobs moved to the band' });
     // Nobody reads the band: after the feeder renewed its lease (so it turned again since), it still moved no more.
-    const revision = (await leases.get(`f.${queue}`))!.revision;
-    await waitFor(async () => (await leases.get(`f.${queue}`))!.revision > revision + 1, {
+    const revision = (await leases.get(fairFeederLeaseKey(queue)))!.revision;
+    await waitFor(async () => (await leases.get(fairFeederLeaseKey(queue)))!.revision > revision + 1, {
       what: 'two more writes of the lease',
     });
     const moved = await jobsStored(priorityFilterSubject(queue, 1));

@@ -1,12 +1,12 @@
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BerthLogger } from '@berth/logger';
-import { isWrongLastSequence, publishMessage } from '@berth/messaging';
+import { isNotFound, isWrongLastSequence, publishMessage } from '@berth/messaging';
 import { systemClock, type Clock } from '@berth/contract';
 import { JOB_COUNT_HEADER, joinEncodedRecords } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf, queueConsumerName } from '../../names';
-import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairQueueFilter } from './fair-jobs-stream';
-import { decodeEmitted, FairWindow, type FairJobRef, type FairWindowLimits } from './fair-window';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairFeederLeaseKey, fairQueueFilter } from './fair-jobs-stream';
+import { decodeEmitted, FairWindow, isMarked, type FairJobRef, type FairWindowLimits } from './fair-window';
 import { encodeKey } from './kv-key-slots';
 
 /** Options for {@link startFairFeeder}. */
@@ -99,7 +99,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const jobsPerMessage = options.jobsPerMessage ?? 100;
   const listMs = options.listMs ?? 100;
   const leaseMs = options.leaseMs ?? 5000;
-  const leaseKey = `f.${options.queue}`;
+  const leaseKey = fairFeederLeaseKey(options.queue);
   const consumers = options.consumers ?? [queueConsumerName(options.queue)];
   const clock = options.clock ?? systemClock;
   /** Jobs per message in `JOBS` the feeder wrote, a moving average: the jobs its pending messages hold. */
@@ -246,8 +246,8 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   /**
    * Starts removing the messages of `JOBS_FAIR` all of whose jobs were moved and published, beside the next rounds
    * (one removal at a time): those older than every message with jobs waiting (and than the next one to read) in one
-   * purge of the queue's subjects below it, and, once more than {@link MAX_FINISHED_HELD} others wait behind an unfinished one, those one by one.
-   * A message leaves the window (and the plan's marks) only once it is removed.
+   * purge of the queue's subjects below it, and, once more than {@link MAX_FINISHED_HELD} others wait behind an
+   * unfinished one, those one by one. A message leaves the window (and the plan's marks) only once it is removed.
    */
   const removeFinished = (state: Held): void => {
     if (state.removal) return;
@@ -270,7 +270,7 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
         await Promise.all(
           newer.map(async (seq) => {
             await options.jsm.streams.deleteMessage(FAIR_JOBS_STREAM_NAME, seq, false).catch((error: unknown) => {
-              if (!/no message found|not found/i.test(String(error))) throw error;
+              if (!isNotFound(error)) throw error;
             });
             state.window.drop(seq);
           }),
@@ -403,10 +403,9 @@ function napper(clock: Clock): { sleep(ms: number): Promise<void>; wake(): void 
  * there until all of its jobs moved, and the feeder's lease names the moved ones.
  */
 export async function movedByFairFeeder(leases: KV, queue: string, seq: number, index: number): Promise<boolean> {
-  const entry = await leases.get(`f.${queue}`);
+  const entry = await leases.get(fairFeederLeaseKey(queue));
   if (!entry || entry.operation !== 'PUT') return false;
   const plan = entry.json<FairPlan>();
-  const marks = decodeEmitted(plan.emitted?.[String(seq)]);
   const inRound = plan.round?.messages.some((message) => message.refs.some(([s, i]) => s === seq && i === index));
-  return inRound === true || (marks !== undefined && ((marks[index >> 3] ?? 0) & (1 << (index & 7))) !== 0);
+  return inRound === true || isMarked(plan.emitted?.[String(seq)], index);
 }

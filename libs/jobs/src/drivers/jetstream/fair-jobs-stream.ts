@@ -12,6 +12,14 @@ export const FAIR_JOB_NAME_HEADER: string = JOB_HEADERS.jobName;
 export { fairQueueFilter, fairSubject };
 
 /**
+ * `f.<queue>` in `berth_job_windows`: the lease of the queue's fair feeder, and its plan. Its existence tells
+ * producers that the queue serves fair jobs.
+ */
+export function fairFeederLeaseKey(queue: string): string {
+  return `f.${queue}`;
+}
+
+/**
  * `JOBS_FAIR`: fair jobs waiting for their key's turn, one subject per queue and job name, each record naming its
  * key. No consumer reads it: the queue's feeder (one worker at a time, see `startFairFeeder`) reads it in order and
  * moves jobs to `JOBS` round-robin over their keys (a key of weight w takes w jobs a turn), only while few jobs wait

@@ -216,6 +216,12 @@ function isSet(bits: Uint8Array, index: number): boolean {
   return ((bits[index >> 3] ?? 0) & (1 << (index & 7))) !== 0;
 }
 
+/** Whether a plan's marks of one message (see {@link FairWindow.emitted}) name the job at `index` moved. */
+export function isMarked(mark: string | undefined, index: number): boolean {
+  const bits = decodeEmitted(mark);
+  return bits !== undefined && isSet(bits, index);
+}
+
 /** Reads a plan's marks of one message (see {@link FairWindow.emitted}). */
 export function decodeEmitted(mark: string | undefined): Uint8Array | undefined {
   return mark === undefined ? undefined : new Uint8Array(Buffer.from(mark, 'base64url'));

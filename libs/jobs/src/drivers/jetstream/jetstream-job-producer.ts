@@ -9,7 +9,7 @@ import type { JobLocation } from '../deduplication-registry';
 import type { JobInfrastructure } from './job-infrastructure';
 import { jobGroupCommitOptions, type BatchingOptions } from './job-batch-publisher';
 import { publishScheduledJob } from './publish-scheduled-job';
-import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairSubject } from './fair-jobs-stream';
+import { FAIR_JOB_NAME_HEADER, FAIR_JOBS_STREAM_NAME, fairFeederLeaseKey, fairSubject } from './fair-jobs-stream';
 
 /** How long a producer trusts "this queue has no fair feeder" before it looks again. */
 const FAIRNESS_RECHECK_MS = 5000;
@@ -219,7 +219,7 @@ export class JetStreamJobProducer {
     if (this.fairQueues.has(queue)) return true;
     const checkedAt = this.unfairQueues.get(queue);
     if (checkedAt !== undefined && this.clock.monotonic() - checkedAt < FAIRNESS_RECHECK_MS) return false;
-    if (await infrastructure.windows.kv.get(`f.${queue}`)) {
+    if (await infrastructure.windows.kv.get(fairFeederLeaseKey(queue))) {
       this.fairQueues.add(queue);
       this.unfairQueues.delete(queue);
       return true;

@@ -31,6 +31,7 @@ import { BatchRunner } from './batch-runner';
 import { startJobRunner } from './job-runner';
 import { passGates } from './gated-attempt';
 import { startFairFeeder, type FairFeeder } from './fair-feeder';
+import { fairFeederLeaseKey } from './fair-jobs-stream';
 import { startParkedJobSweep, type ParkedJobSweep } from './parked-job-sweep';
 
 export type { JetStreamQueueWorkerOptions } from './job-messages';
@@ -140,7 +141,7 @@ export class JetStreamQueueWorker {
     if (settings.fairness) {
       const leases = this.options.infrastructure.windows.kv;
       // The lease key's existence tells producers the queue serves fair jobs (see the producer's check).
-      await leases.create(`f.${queue}`, JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
+      await leases.create(fairFeederLeaseKey(queue), JSON.stringify({ owner: '', until: 0 })).catch(() => undefined);
       this.fairFeeder = startFairFeeder({
         js: this.options.messaging.js,
         jsm: this.options.messaging.jsm,
