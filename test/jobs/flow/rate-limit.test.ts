@@ -59,6 +59,38 @@ describe('rate limits across worker processes', () => {
     );
   }, 60000);
 
+  it('per key, with blocks of starts in play (a limit of 20): at most 20 starts in any second over three workers', async () => {
+    // Below half its limit a key's starts are reserved in blocks and used without a write; the limit must hold
+    // however the workers use them, and the key must still reach its limit.
+    const queue = uniqueQueue('flow-rate-block');
+    const collected = collectFlowEvents(flow.nats.messaging, queue);
+    await startWorkers(queue, 3);
+    const producer = createJobProducer({ messaging: flow.nats.messaging, logger: logs.logger });
+    const limit = { key: 'ws_block', limit: 20, perMs: 1000 };
+    await Promise.all(
+      Array.from({ length: 100 }, () =>
+        producer.add(queue, 'FlowJob', { key: 'ws_block' } satisfies FlowJobData, { rateLimit: limit }),
+      ),
+    );
+    const started = Date.now();
+    await waitFor(() => collected.events.filter((e) => e.type === 'end').length === 100, {
+      what: 'the limited jobs',
+      timeoutMs: 40000,
+    });
+    const elapsed = Date.now() - started;
+    collected.close();
+    const starts = collected.events.filter((e) => e.type === 'start');
+    expect(new Set(starts.map((e) => e.jobId)).size).toBe(100);
+    expect(tightestWindow(starts, 20)).toBeGreaterThanOrEqual(1000 - 25);
+    // 100 jobs at 20 a second: four windows of waiting at least, and not many more.
+    expect(elapsed).toBeGreaterThanOrEqual(3900);
+    expect(elapsed).toBeLessThan(20000);
+    expect(await listDeadLetters(flow.nats.messaging, { queue })).toEqual([]);
+    process.stdout.write(
+      `rate-limit with blocks: 100 jobs at 20/1000 ms over ${new Set(starts.map((e) => e.worker)).size} workers in ${elapsed} ms, tightest 20-start window ${tightestWindow(starts, 20).toFixed(1)} ms\n`,
+    );
+  }, 60000);
+
   it('per queue: QUEUE_RATE_LIMIT 10/1000 holds across two workers', async () => {
     const queue = uniqueQueue('flow-rate-q');
     const collected = collectFlowEvents(flow.nats.messaging, queue);

@@ -241,6 +241,17 @@ export function createJobGates(options: JobGateOptions, actions: GateActions): J
           .catch((error: unknown) => logger.warn({ err: error }, 'Could not renew the lease of a singleton key'));
     },
   };
+  // A job admitted reserves its key's next block of starts while it waits for a slot, so that the take in the slot
+  // finds the block in this process instead of waiting for a write (a block is counted for as long as it may be used).
+  const ratePrefetch: JobGate = {
+    name: 'rate-block',
+    stage: 'admission',
+    admit(gated) {
+      for (const limit of rateLimitsOf(settings, gated.job, gated.record))
+        infrastructure.rateLimits.prepare(queue, limit);
+      return Promise.resolve('run');
+    },
+  };
   // Taken in the worker's slot, just before the attempt, since the limit counts starts: taken early, a start would
   // leave the window while its job still waits for a slot.
   const rate: JobGate = {
@@ -256,7 +267,7 @@ export function createJobGates(options: JobGateOptions, actions: GateActions): J
       return 'run';
     },
   };
-  return [cancel, debounce, keySlot, singleton, rate];
+  return [cancel, debounce, keySlot, singleton, ratePrefetch, rate];
 }
 
 /** Stores a job over its rate limit as a delayed job due when it may start (its attempts so far travel with it). */
