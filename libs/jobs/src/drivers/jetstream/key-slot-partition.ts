@@ -39,6 +39,16 @@ export const slotPartitionCodec: PartitionCodec<SlotPartition> = {
       for (const [id, [at, leaseMs]] of Object.entries(slot.holders))
         if (at !== 0 && at + leaseMs <= now) delete slot.holders[id];
   },
+  settle(state, writtenAt) {
+    for (const [key, slot] of Object.entries(state.keys)) {
+      let held = false;
+      for (const [id, lease] of Object.entries(slot.holders)) {
+        held = true;
+        if (lease[0] === 0) slot.holders[id] = [writtenAt, lease[1]];
+      }
+      if (!held && slot.waiting <= 0) delete state.keys[key];
+    }
+  },
 };
 
 /** A concurrency key as a KV key token. */

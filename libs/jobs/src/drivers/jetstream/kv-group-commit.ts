@@ -12,6 +12,12 @@ export interface PartitionCodec<S> {
   encode(state: S): string;
   /** Drops what has expired by `now` (server time) before changes apply; optional. */
   prune?(state: S, now: number): void;
+  /**
+   * Stamps what a write recorded as 0 ("the time of this write") with the write's time, so that the state is what
+   * `decode(encode(state), writtenAt)` would give. With it, a process's next write of an entry starts from the state
+   * it wrote instead of parsing its own value again; optional.
+   */
+  settle?(state: S, writtenAt: number): void;
 }
 
 /**
@@ -26,6 +32,11 @@ interface Base {
   value: string | undefined;
   revision: number;
   writtenAt: number;
+}
+
+/** An entry this process wrote: its value, and the state it holds when the codec can settle one. */
+interface Written<S> extends Base {
+  state?: S;
 }
 
 /** What one change gave: its result, or the error it threw (it then fails alone). */
@@ -57,7 +68,7 @@ export class KvGroupCommit<S> {
    * ack came back. The next write of the entry starts from it (one round trip instead of two while no other
    * process wrote the entry); a conflict means it is stale, and the entry is read afresh.
    */
-  private readonly written = new Map<string, Base>();
+  private readonly written = new Map<string, Written<S>>();
   /** Writes done and changes they carried, for the docs' figures and tests. */
   readonly stats = { writes: 0, changes: 0, conflicts: 0 };
 
@@ -137,7 +148,8 @@ export class KvGroupCommit<S> {
         (reading) => {
           const writtenAt = reading.known ? cached!.writtenAt : (reading.entry?.created.getTime() ?? 0);
           if (reading.entry) this.clock.observe(writtenAt);
-          const state = this.codec.decode(reading.value, writtenAt);
+          // The state this process wrote is used once: a conflict reads the entry again and decodes it.
+          const state = reading.known && cached!.state ? cached!.state : this.codec.decode(reading.value, writtenAt);
           const now = this.clock.now(writtenAt);
           this.codec.prune?.(state, now);
           const baseline = this.codec.encode(state);
@@ -155,8 +167,16 @@ export class KvGroupCommit<S> {
             write: { put: next },
             resultOf: (revision) => {
               // Without a reading of the server's clock yet, the next write reads the entry (and its timestamp) again.
-              if (this.clock.calibrated)
-                this.written.set(kvKey, { value: next, revision, writtenAt: this.clock.now(writtenAt) });
+              if (this.clock.calibrated) {
+                const at = this.clock.now(writtenAt);
+                this.codec.settle?.(state, at);
+                this.written.set(kvKey, {
+                  value: next,
+                  revision,
+                  writtenAt: at,
+                  ...(this.codec.settle ? { state } : {}),
+                });
+              }
               this.stats.writes += 1;
               this.stats.changes += batch.length;
             },

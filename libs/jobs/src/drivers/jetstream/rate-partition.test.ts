@@ -134,3 +134,14 @@ describe('ratePartitionCodec', () => {
     expect(state.keys.b).toBeUndefined();
   });
 });
+
+describe('ratePartitionCodec.settle', () => {
+  it('leaves the state a write recorded as decoding its value would give', () => {
+    const state = ratePartitionCodec.decode(undefined, 0);
+    takeStarts((state.keys.a = empty()), { limit: 10, perMs: 1000 }, { starts: 3, holdMs: 200 }, T);
+    takeStarts((state.keys.b = empty()), { limit: 10, perMs: 1000 }, { starts: 1, holdMs: 0 }, T);
+    const decoded = ratePartitionCodec.decode(ratePartitionCodec.encode(state), T + 5);
+    ratePartitionCodec.settle?.(state, T + 5);
+    expect(state).toEqual(decoded);
+  });
+});

@@ -118,6 +118,10 @@ export const ratePartitionCodec: PartitionCodec<RatePartition> = {
       if (window.groups.length === 0 && window.nextReserved <= now) delete state.keys[key];
     }
   },
+  settle(state, writtenAt) {
+    for (const window of Object.values(state.keys))
+      for (const group of window.groups) if (group[0] === 0) group[0] = writtenAt;
+  },
 };
 
 interface StoredWindow {
