@@ -208,12 +208,19 @@ export class Traffic {
   private async offerJob(n: number): Promise<void> {
     const workspaceId = Traffic.workspaceId(this.options.run, n);
     const add = async (): Promise<boolean> => {
-      // Every other job is keyed at `add`, so it is fair by default: it goes through JOBS_FAIR and the feeder.
+      // Every other job is keyed at `add`, so it is fair by default: it goes through JOBS_FAIR and the feeder; one job
+      // in four takes a start of the run's rate limit, so workers hold blocks of starts through the faults.
+      const flow =
+        n % 2 === 0
+          ? { concurrency: { key: workspaceId, limit: 1 } }
+          : n % 4 === 1
+            ? { rateLimit: { key: `soak-rate-${this.options.run}`, limit: 20, perMs: 1000 } }
+            : {};
       const added = await this.jobProducer.add(
         'client-queue',
         'SendClientSummaryJob',
         { workspaceId },
-        { deduplicationId: workspaceId, ...(n % 2 === 0 ? { concurrency: { key: workspaceId, limit: 1 } } : {}) },
+        { deduplicationId: workspaceId, ...flow },
       );
       if (added.deduplicated) this.jobsDeduplicated.push(workspaceId);
       return true;
