@@ -1,4 +1,4 @@
-import type { PartitionCodec } from './kv-group-commit';
+import { parsePartitionJson, type PartitionCodec } from './kv-group-commit';
 
 /** A holder's lease: the server's time of the write that took or renewed it (0: this write), and its length. */
 export type Lease = [at: number, leaseMs: number];
@@ -19,7 +19,7 @@ export interface SlotPartition {
 /** How a partition entry is read and written: leases stamped 0 are read as the write's server time. */
 export const slotPartitionCodec: PartitionCodec<SlotPartition> = {
   decode(text, writtenAt) {
-    const value = text === undefined ? undefined : parse(text);
+    const value = parsePartitionJson<KeyEntry>(text);
     const keys: Record<string, KeyEntry> = {};
     for (const [key, slot] of Object.entries(value?.keys ?? {})) {
       const holders: Record<string, Lease> = {};
@@ -54,13 +54,4 @@ export const slotPartitionCodec: PartitionCodec<SlotPartition> = {
 /** A concurrency key as a KV key token. */
 export function encodeKey(key: string): string {
   return Buffer.from(key, 'utf8').toString('base64url');
-}
-
-function parse(text: string): SlotPartition | undefined {
-  try {
-    const value = JSON.parse(text) as SlotPartition | undefined;
-    return value && typeof value.keys === 'object' ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -27,6 +27,20 @@ export interface PartitionCodec<S> {
  */
 export type PartitionChange<S, R> = (state: S, now: number) => R;
 
+/**
+ * The keyed object a partition entry's JSON holds (`{ keys: { … } }`), or undefined for no entry, invalid JSON or
+ * another shape: a codec then starts from an empty partition.
+ */
+export function parsePartitionJson<K>(text: string | undefined): { keys: Record<string, K> } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as { keys: Record<string, K> } | undefined;
+    return value && typeof value.keys === 'object' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An entry as a write starts from it. */
 interface Base {
   value: string | undefined;

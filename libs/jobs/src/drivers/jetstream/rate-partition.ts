@@ -1,5 +1,5 @@
 import type { RateLimit } from '../../flow/rate-window';
-import type { PartitionCodec } from './kv-group-commit';
+import { parsePartitionJson, type PartitionCodec } from './kv-group-commit';
 
 /**
  * Starts recorded in one write: the server's time of that write (0 in the write itself: "this write"), how many,
@@ -34,11 +34,20 @@ function lastStartOf([at, , holdMs]: StartGroup, now: number): number {
   return (at || now) + holdMs;
 }
 
+/** The window's groups still in it at `now`: those whose last possible start is less than `perMs` ago. */
+function groupsIn(window: KeyWindow, now: number): StartGroup[] {
+  return window.groups.filter((group) => lastStartOf(group, now) > now - window.perMs);
+}
+
+function countOf(groups: readonly StartGroup[]): number {
+  return groups.reduce((sum, [, count]) => sum + count, 0);
+}
+
 /** Drops the groups that left the window by `now` and counts the starts still in it. */
 function startsStillIn(window: KeyWindow, limit: RateLimit, now: number): number {
   window.perMs = limit.perMs;
-  window.groups = window.groups.filter((group) => lastStartOf(group, now) > now - limit.perMs);
-  return window.groups.reduce((sum, [, count]) => sum + count, 0);
+  window.groups = groupsIn(window, now);
+  return countOf(window.groups);
 }
 
 /** The most starts a block may take: the key stays at most half full with it (0 when it is already). */
@@ -94,16 +103,14 @@ export function reserveStarts(window: KeyWindow, limit: RateLimit, request: Star
 
 /** Starts in the window of `window` at `now` (reserved ones included, used or not). */
 export function startsInWindow(window: KeyWindow, now: number): number {
-  return window.groups
-    .filter((group) => lastStartOf(group, now) > now - window.perMs)
-    .reduce((sum, [, count]) => sum + count, 0);
+  return countOf(groupsIn(window, now));
 }
 
 /** How a partition entry is read and written: groups stamped 0 are read as the write's server time. */
 export const ratePartitionCodec: PartitionCodec<RatePartition> = {
   decode(text, writtenAt) {
     const keys: Record<string, KeyWindow> = {};
-    for (const [key, stored] of Object.entries(parse(text)?.keys ?? {})) {
+    for (const [key, stored] of Object.entries(parsePartitionJson<StoredWindow>(text)?.keys ?? {})) {
       const groups: StartGroup[] = (stored.groups ?? []).map(([at, count, holdMs]) => [at || writtenAt, count, holdMs]);
       // Entries written before starts were grouped list single starts.
       for (const at of stored.starts ?? []) groups.push([at || writtenAt, 1, 0]);
@@ -114,7 +121,7 @@ export const ratePartitionCodec: PartitionCodec<RatePartition> = {
   encode: (state) => JSON.stringify(state),
   prune(state, now) {
     for (const [key, window] of Object.entries(state.keys)) {
-      window.groups = window.groups.filter((group) => lastStartOf(group, now) > now - window.perMs);
+      window.groups = groupsIn(window, now);
       if (window.groups.length === 0 && window.nextReserved <= now) delete state.keys[key];
     }
   },
@@ -129,14 +136,4 @@ interface StoredWindow {
   starts?: number[];
   perMs: number;
   nextReserved?: number;
-}
-
-function parse(text: string | undefined): { keys: Record<string, StoredWindow> } | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as { keys: Record<string, StoredWindow> } | undefined;
-    return value && typeof value.keys === 'object' ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
