@@ -1,3 +1,6 @@
+/** How many of the latest messages' weights size the next pull. */
+const RECENT_MESSAGES = 8;
+
 /**
  * The handler slots of one consumer runner: how many messages it runs and how much work they carry, against its
  * concurrency, and how many messages the next pull may ask for. The pull loop waits here for a free slot; `stop`
@@ -7,15 +10,16 @@ export class HandlerSlots {
   private running = 0;
   private weightInHand = 0;
   /**
-   * Recent weight per message. It starts high, and goes back up whenever the consumer was idle, so the first pull
-   * of a burst asks for one message, and pulls grow as the messages turn out to be light.
+   * The weights of the last {@link RECENT_MESSAGES} messages taken; a pull is sized by the heaviest of them. It starts
+   * at the concurrency, and goes back to it whenever the consumer was idle, so the first pull of a burst asks for one
+   * message, and pulls grow only once every recent message turned out light.
    */
-  private averageWeight: number;
+  private recentWeights: number[];
   private waiter: (() => void) | undefined;
   private readonly idle: (() => void)[] = [];
 
   constructor(private readonly concurrency: number) {
-    this.averageWeight = concurrency;
+    this.recentWeights = [concurrency];
   }
 
   /** Messages running now. */
@@ -28,10 +32,14 @@ export class HandlerSlots {
     return this.running >= this.concurrency || this.weightInHand >= this.concurrency;
   }
 
-  /** Messages to ask for: the free slots, fewer when recent messages carried several units of work each. */
+  /**
+   * Messages to ask for: the free slots, fewer when a recent message carried several units of work, so that a pull
+   * of messages as heavy as the heaviest recent one stays within the concurrency.
+   */
   pullSize(): number {
     const free = this.concurrency - this.running;
-    return Math.max(1, Math.min(free, Math.floor((this.concurrency - this.weightInHand) / this.averageWeight)));
+    const heaviest = Math.max(1, ...this.recentWeights);
+    return Math.max(1, Math.min(free, Math.floor((this.concurrency - this.weightInHand) / heaviest)));
   }
 
   /** Resolves once a slot is free, or when `stopped()` is true after a {@link wake}. */
@@ -41,14 +49,15 @@ export class HandlerSlots {
 
   /** A message of `weight` starts running. */
   take(weight: number): void {
-    this.averageWeight = Math.max(1, (this.averageWeight + weight) / 2);
+    this.recentWeights.push(weight);
+    if (this.recentWeights.length > RECENT_MESSAGES) this.recentWeights.shift();
     this.running += 1;
     this.weightInHand += weight;
   }
 
   /** A pull brought no message: the consumer is idle, the next burst starts with small pulls again. */
   sawNoMessages(): void {
-    this.averageWeight = this.concurrency;
+    this.recentWeights = [this.concurrency];
   }
 
   /** A message of `weight` is settled. */
