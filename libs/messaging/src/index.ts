@@ -26,6 +26,8 @@ export { ensureKvBucket } from './kv-buckets';
 export { takeStart } from './rate-window';
 export type { RateDecision, RateLimit, RateWindow } from './rate-window';
 export { decodeRateWindow, takeKvRateStart } from './kv-rate-window';
+export { ServerClock } from './server-clock';
+export type { MonotonicClock } from './server-clock';
 export { compareAndSetKv, KvContentionError } from './kv-compare-and-set';
 export type { KvCompareAndSetOptions, KvDecision, KvKnownEntry, KvPut, KvReading, KvWrite } from './kv-compare-and-set';
 export { KvLease, createWithTtl, updateWithTtl, ttlHeaderValue, effectiveTtlMs } from './kv-lease';

@@ -3,6 +3,7 @@ import {
   delayedJobsStream,
   ensureStream,
   jobsStream,
+  ServerClock,
   type Messaging,
   type StreamSizing,
 } from '@berth/messaging';
@@ -17,7 +18,6 @@ import { openKvRateLimits, type KvRateLimitOptions, type RateLimits } from './kv
 import { parkedJobsStream } from './parked-jobs-stream';
 import { fairJobsStream } from './fair-jobs-stream';
 import { openKvSingletons, type KvSingletonOptions, type Singletons } from './kv-singletons';
-import { ServerClock } from './server-clock';
 import type { Clock } from '@berth/contract';
 import { completedJobsStream, type CompletedJobsOptions } from '../../completed-jobs/completed-job';
 

@@ -1,6 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import { compareAndSetKv } from '@berth/messaging';
-import type { ServerClock } from './server-clock';
+import { compareAndSetKv, type ServerClock } from '@berth/messaging';
 
 /** How a partition's state is read from its KV entry and written back. */
 export interface PartitionCodec<S> {

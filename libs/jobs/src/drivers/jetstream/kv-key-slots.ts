@@ -1,7 +1,7 @@
 import { BUCKETS, JOB_HEADERS } from '@berth/contract';
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { publishMessage } from '@berth/messaging';
+import { publishMessage, ServerClock } from '@berth/messaging';
 import { encodeJobRecords, JOB_COUNT_HEADER, type JobRecord } from '../../job-record';
 import { JOBS_STREAM_NAME, jobSubjectOf } from '../../names';
 import { KvGroupCommit, partitionOf } from './kv-group-commit';
@@ -9,7 +9,6 @@ import { encodeKey, slotPartitionCodec, type KeyEntry, type SlotPartition } from
 
 export { encodeKey } from './key-slot-partition';
 import { PARKED_JOBS_STREAM_NAME, parkedSubject } from './parked-jobs-stream';
-import { ServerClock } from './server-clock';
 
 /** A concurrency key and its limit, as one job carries it. */
 export interface KeyLimit {

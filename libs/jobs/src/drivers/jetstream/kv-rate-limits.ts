@@ -1,11 +1,11 @@
 import { BUCKETS } from '@berth/contract';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
+import { ServerClock, type MonotonicClock } from '@berth/messaging';
 import type { RateLimit } from '../../flow/rate-window';
 import { KvGroupCommit, partitionOf } from './kv-group-commit';
 import { encodeKey } from './kv-key-slots';
 import { ratePartitionCodec, reserveStarts, startsInWindow, takeStarts, type RatePartition } from './rate-partition';
-import { ServerClock, type MonotonicClock } from './server-clock';
 
 /** Options for {@link openKvRateLimits}. */
 export interface KvRateLimitOptions {
