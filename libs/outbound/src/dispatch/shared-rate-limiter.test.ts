@@ -5,9 +5,12 @@ import { createSharedRateLimiter, endpointRateWindow, type TakeSharedStart } fro
 function inMemoryWindows(): { take: TakeSharedStart; windows: Map<string, RateWindow> } {
   const windows = new Map<string, RateWindow>();
   const take: TakeSharedStart = (key: string, limit: RateLimit) => {
-    const decision = takeStart(windows.get(key) ?? { starts: [], nextReserved: 0 }, limit, Date.now());
+    const now = Date.now();
+    const decision = takeStart(windows.get(key) ?? { starts: [], nextReserved: 0 }, limit, now);
     windows.set(key, decision.window);
-    return Promise.resolve(decision.allowed ? { allowed: true } : { allowed: false, retryAt: decision.retryAt });
+    return Promise.resolve(
+      decision.allowed ? { allowed: true } : { allowed: false, retryAfterMs: decision.retryAt - now },
+    );
   };
   return { take, windows };
 }

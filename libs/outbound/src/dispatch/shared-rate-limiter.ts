@@ -3,6 +3,7 @@ import { BUCKETS } from '@berth/contract';
 import {
   ensureKvBucket,
   RetryLaterError,
+  ServerClock,
   takeKvRateStart,
   type KvRateDecision,
   type RateLimit,
@@ -27,8 +28,6 @@ export interface SharedRateLimiterOptions {
   key: string;
   ratePerSecond: number;
   take: TakeSharedStart;
-  /** Epoch ms, the clock the window's `retryAt` is on; default `Date.now`. */
-  now?: () => number;
 }
 
 /**
@@ -43,17 +42,16 @@ export function endpointRateWindow(ratePerSecond: number): RateLimit {
 
 /**
  * An endpoint's rate limit exact across every dispatcher replica: a start is taken from the endpoint's window in
- * the KV bucket (`berth_outbound_rates`, the same compare-and-set sliding log as the jobs' rate limits), so N
- * replicas together send at most the limit per window, and when one stops or dies the others use its part at once
+ * the KV bucket (`berth_outbound_rates`, a compare-and-set sliding log on the server's clock, see
+ * {@link takeKvRateStart}), so N replicas together send at most the limit per window, whatever their wall clocks say, and when one stops or dies the others use its part at once
  * (no share to configure). In front of it, this replica paces its own callers evenly ({@link createRateLimiter} at
  * the full rate) and lets one at a time ask the window: a lone replica sends evenly spaced as before and never hits
  * the window, and a replica's waiting deliveries ask in order instead of racing each other. A caller refused waits
- * until the `retryAt` the window gave (spread one interval after the previous refused caller of any replica) and
- * asks again: over the limit a delivery waits, it does not fail and is no attempt. {@link ClosableRateLimiter.close}
+ * as long as the window told it (spread one interval after the previous refused caller of any replica) and asks
+ * again: over the limit a delivery waits, it does not fail and is no attempt. {@link ClosableRateLimiter.close}
  * (its lane stops) refuses the waiting callers so their messages go back to the queue at once.
  */
 export function createSharedRateLimiter(options: SharedRateLimiterOptions): ClosableRateLimiter {
-  const now = options.now ?? Date.now;
   const window = endpointRateWindow(options.ratePerSecond);
   const pacer = createRateLimiter(options.ratePerSecond);
   const closing = new AbortController();
@@ -78,7 +76,7 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Clos
       if (closing.signal.aborted) throw refused();
       const decision = await options.take(options.key, window);
       if (decision.allowed) return;
-      await sleep(Math.max(0, decision.retryAt - now()));
+      await sleep(decision.retryAfterMs);
     }
   };
   return {
@@ -115,5 +113,7 @@ export async function openEndpointRateWindows(
     replicas: options.replicas ?? 1,
     description: "Rate windows of Berth's outbound endpoints: latest starts per endpoint",
   });
-  return (key, limit) => takeKvRateStart(kv, key, limit);
+  // One reading of the server's clock for every endpoint's window: the entries' stamps keep it calibrated.
+  const clock = new ServerClock();
+  return (key, limit) => takeKvRateStart(kv, key, limit, clock);
 }
