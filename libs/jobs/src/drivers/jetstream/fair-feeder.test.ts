@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, type JetStreamClient, type MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
-import { headers } from '@nats-io/nats-core';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { defaultToolsBinDir, startNatsServer, type NatsServerHandle } from '@berth/local-infra';
 import { waitFor } from '@berth/local-infra/testing';
 import { createLogger } from '@berth/logger';
@@ -113,6 +113,23 @@ async function drain(queue: string, expected: number): Promise<string[]> {
 async function fairMessagesLeft(queue: string): Promise<number> {
   const info = await messaging.jsm.streams.info(FAIR_JOBS_STREAM_NAME, { subjects_filter: fairQueueFilter(queue) });
   return Object.values((info.state.subjects as Record<string, number> | undefined) ?? {}).reduce((a, b) => a + b, 0);
+}
+
+/** Counts the requests sent on `subject` by any connection (a subscription of the test's own). */
+async function countRequests(subject: string): Promise<{ readonly count: number; stop(): void }> {
+  let count = 0;
+  const subscription = messaging.nc.subscribe(subject, {
+    callback: () => {
+      count += 1;
+    },
+  });
+  await messaging.nc.flush();
+  return {
+    get count() {
+      return count;
+    },
+    stop: () => subscription.unsubscribe(),
+  };
 }
 
 function duplicates(ids: string[]): string[] {
@@ -237,6 +254,64 @@ describe('the fair feeder', () => {
     seen.push(...(await drain(queue, ids.length - seen.length)));
     expect(duplicates(seen)).toEqual([]);
     expect(new Set(seen)).toEqual(new Set(ids));
+  }, 90000);
+
+  it('reads a job added to an idle queue at once, listening for it instead of looking every listMs', async () => {
+    const { queue, ids } = await fairQueue(1, 1);
+    // The feeder's connection, recording the subjects it subscribes to.
+    const listened: string[] = [];
+    const nc = new Proxy(messaging.nc, {
+      get(target, property, receiver) {
+        if (property !== 'subscribe') return Reflect.get(target, property, receiver) as unknown;
+        return (subject: string, options?: object) => {
+          listened.push(subject);
+          return target.subscribe(subject, options);
+        };
+      },
+    }) as NatsConnection;
+    const getRequests = await countRequests(`$JS.API.STREAM.MSG.GET.${FAIR_JOBS_STREAM_NAME}`);
+    // Without listening, a job added now would wait for the next look, up to a minute away.
+    feeders.push(
+      startFairFeeder({
+        js: messaging.js,
+        jsm: messaging.jsm,
+        nc,
+        leases,
+        queue,
+        owner: `${queue}:a`,
+        listMs: 60_000,
+        logger,
+      }),
+    );
+    expect(await drain(queue, 1)).toEqual(ids);
+    await waitFor(() => listened.includes(fairQueueFilter(queue)), { what: 'the idle feeder listening' });
+    const looksWhenIdle = getRequests.count;
+    const h = headers();
+    h.set(JOB_COUNT_HEADER, '1');
+    h.set(FAIR_JOB_NAME_HEADER, 'Job');
+    const record: JobRecord = {
+      id: `${queue}-late`,
+      data: null,
+      retryLimit: 0,
+      attemptsMade: 0,
+      addedAt: new Date().toISOString(),
+      fairKey: 'k0',
+    };
+    const addedAt = performance.now();
+    await messaging.js.publish(fairSubject(queue, 'Job'), encodeJobRecords([record]), { headers: h });
+    const seen: string[] = [];
+    await waitFor(
+      async () => {
+        await readJobs(queue, seen);
+        return seen.length > 0;
+      },
+      { what: 'the late job moved to JOBS', timeoutMs: 10_000, intervalMs: 1 },
+    );
+    expect(seen).toEqual([record.id]);
+    expect(performance.now() - addedAt).toBeLessThan(2000);
+    // Before it listened: the read that found the first job, eight that found none, one as it began to listen.
+    expect(looksWhenIdle).toBeLessThanOrEqual(10);
+    getRequests.stop();
   }, 90000);
 
   it('removes the messages it finished behind one whose key has to wait, and that one once it moved', async () => {

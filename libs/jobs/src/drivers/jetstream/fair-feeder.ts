@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager, MsgRequest } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { BerthLogger } from '@berth/logger';
 import { isNotFound, isWrongLastSequence, publishMessage } from '@berth/messaging';
 import { systemClock, type Clock } from '@berth/contract';
@@ -13,6 +14,12 @@ import { encodeKey } from './kv-key-slots';
 export interface FairFeederOptions {
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /**
+   * The connection on which an idle feeder listens for the next fair job of its queue (a subscription to the
+   * queue's `JOBS_FAIR` subjects while it waits): it reads at once instead of looking every `listMs`. Without it,
+   * an idle feeder looks every `listMs`.
+   */
+  nc?: NatsConnection;
   /** Where the feeders of a queue elect one of them (`f.<queue>`, a lease renewed by compare-and-set). */
   leases: KV;
   queue: string;
@@ -35,9 +42,13 @@ export interface FairFeederOptions {
   window?: FairWindowLimits;
   /**
    * How long the feeder waits at most before it looks for new fair jobs again once it read them all (default 100
-   * ms): it looks again after 1 ms, then waits twice as long each time it finds none, up to this.
+   * ms): it looks again after 1 ms, then waits twice as long each time it finds none, up to this. A feeder given
+   * `nc` that found none eight times in a row waits for a fair job to be published instead, and looks again after
+   * `idleMs` at the latest.
    */
   listMs?: number;
+  /** With `nc`: the longest an idle feeder waits for a publish before it looks again (default 5 s). */
+  idleMs?: number;
   /**
    * The encoded keys whose jobs would only be parked now (`KeySlots.saturated`): their fair jobs wait their turn in
    * the window instead of going round `JOBS` and `JOBS_PARKED`. Without it every key is fed.
@@ -72,6 +83,9 @@ interface FairPlan {
   emitted?: Record<string, string>;
 }
 
+/** Reads in a row that found no new fair job (about 130 ms of looking) before an idle feeder listens for one. */
+const READS_BEFORE_LISTENING = 8;
+
 /** Jobs the feeder lets wait in `JOBS` at least. */
 const MIN_AHEAD_JOBS = 4;
 
@@ -98,6 +112,9 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
   const aheadJobs = options.aheadJobs ?? 1024;
   const jobsPerMessage = options.jobsPerMessage ?? 100;
   const listMs = options.listMs ?? 100;
+  const idleMs = options.idleMs ?? 5000;
+  /** Whether an idle feeder waits for a publish (see `nc`), until a subscription is refused. */
+  let listenForPublishes = options.nc !== undefined;
   const leaseMs = options.leaseMs ?? 5000;
   const leaseKey = fairFeederLeaseKey(options.queue);
   const consumers = options.consumers ?? [queueConsumerName(options.queue)];
@@ -195,6 +212,35 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
     return true;
   };
 
+  /**
+   * Waits, idle, for the next fair job of the queue: subscribed to its subjects first, then read once more (a job
+   * published before the subscription is read then), then asleep until a publish, `idleMs` or `stop`. False only
+   * when `idleMs` passed with no publish. A publish can reach the subscription before `JOBS_FAIR` stored it: the
+   * reader then looks again from 1 ms on, as after any job.
+   */
+  const awaitPublish = async (state: Held, nc: NatsConnection): Promise<boolean> => {
+    let published = false;
+    const subscription = nc.subscribe(fairQueueFilter(options.queue), {
+      max: 1,
+      callback: (error) => {
+        if (error) {
+          // Not allowed to subscribe (a NATS user without `fair.>`): look every `listMs` from now on.
+          listenForPublishes = false;
+          options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: cannot listen for new jobs; polling');
+        } else published = true;
+        reads.wake();
+      },
+    });
+    try {
+      await nc.flush();
+      if (await readNext(state)) return true;
+      if (held === state && !stopping) await reads.sleep(idleMs);
+      return published;
+    } finally {
+      subscription.unsubscribe();
+    }
+  };
+
   /** Keeps the window filled beside the rounds, while this state holds the lease: a round never waits for reads. */
   const startReader = (state: Held): Promise<void> =>
     (async () => {
@@ -205,7 +251,9 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
         try {
           if (!state.window.hasRoom()) waitMs = 10;
           else if (await readNext(state)) empty = 0;
-          else waitMs = Math.min(listMs, 2 ** empty++);
+          else if (options.nc && listenForPublishes && empty + 1 >= READS_BEFORE_LISTENING) {
+            if (await awaitPublish(state, options.nc)) empty = 0;
+          } else waitMs = Math.min(listMs, 2 ** empty++);
         } catch (error) {
           options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a read failed; trying again');
           waitMs = 1000;

@@ -145,6 +145,7 @@ export class JetStreamQueueWorker {
       this.fairFeeder = startFairFeeder({
         js: this.options.messaging.js,
         jsm: this.options.messaging.jsm,
+        nc: this.options.messaging.nc,
         leases,
         queue,
         consumers: [queueConsumerName(queue), ...(bands ?? []).map((band) => band.durable)],
