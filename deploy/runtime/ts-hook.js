@@ -60,6 +60,10 @@ function store(cached, code) {
 }
 
 require.extensions['.ts'] = (module, filename) => module._compile(compiled(filename), filename);
-process.setSourceMapsEnabled(true);
+// Source maps for Berth's own files only: a package's maps (many ship them) are neither read at load nor used when a
+// stack is formatted (the stripe library formats one per API call). Node before 22.14 has only the all-or-nothing switch.
+const { setSourceMapsSupport } = require('node:module');
+if (setSourceMapsSupport) setSourceMapsSupport(true, { nodeModules: false, generatedCode: false });
+else process.setSourceMapsEnabled(true);
 
 module.exports = { compiled };
