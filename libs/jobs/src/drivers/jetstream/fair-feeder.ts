@@ -214,30 +214,34 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
 
   /**
    * Waits, idle, for the next fair job of the queue: subscribed to its subjects first, then read once more (a job
-   * published before the subscription is read then), then asleep until a publish, `idleMs` or `stop`. False only
-   * when `idleMs` passed with no publish. A publish can reach the subscription before `JOBS_FAIR` stored it: the
-   * reader then looks again from 1 ms on, as after any job.
+   * published before the subscription is read then), then asleep until a publish or `idleMs`, and so again until a
+   * read finds a job, a publish comes, a subscription is refused, or the lease or the feeder stops. A publish can
+   * reach the subscription before `JOBS_FAIR` stored it: the reader then looks again from 1 ms on, as after any job.
    */
-  const awaitPublish = async (state: Held, nc: NatsConnection): Promise<boolean> => {
+  const awaitPublish = async (state: Held, nc: NatsConnection): Promise<void> => {
     let published = false;
-    const subscription = nc.subscribe(fairQueueFilter(options.queue), {
-      max: 1,
-      callback: (error) => {
-        if (error) {
-          // Not allowed to subscribe (a NATS user without `fair.>`): look every `listMs` from now on.
-          listenForPublishes = false;
-          options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: cannot listen for new jobs; polling');
-        } else published = true;
-        reads.wake();
-      },
-    });
-    try {
-      await nc.flush();
-      if (await readNext(state)) return true;
-      if (held === state && !stopping) await reads.sleep(idleMs);
-      return published;
-    } finally {
-      subscription.unsubscribe();
+    while (!published && listenForPublishes && held === state && !stopping) {
+      const subscription = nc.subscribe(fairQueueFilter(options.queue), {
+        max: 1,
+        callback: (error) => {
+          if (error) {
+            // Not allowed to subscribe (a NATS user without `fair.>`): look every `listMs` from now on.
+            listenForPublishes = false;
+            options.logger.warn(
+              { err: error, queue: options.queue },
+              'Fair feeder: cannot listen for new jobs; polling',
+            );
+          } else published = true;
+          reads.wake();
+        },
+      });
+      try {
+        await nc.flush();
+        if (await readNext(state)) return;
+        if (held === state && !stopping) await reads.sleep(idleMs);
+      } finally {
+        subscription.unsubscribe();
+      }
     }
   };
 
@@ -252,7 +256,8 @@ export function startFairFeeder(options: FairFeederOptions): FairFeeder {
           if (!state.window.hasRoom()) waitMs = 10;
           else if (await readNext(state)) empty = 0;
           else if (options.nc && listenForPublishes && empty + 1 >= READS_BEFORE_LISTENING) {
-            if (await awaitPublish(state, options.nc)) empty = 0;
+            await awaitPublish(state, options.nc);
+            empty = 0;
           } else waitMs = Math.min(listMs, 2 ** empty++);
         } catch (error) {
           options.logger.warn({ err: error, queue: options.queue }, 'Fair feeder: a read failed; trying again');
