@@ -75,12 +75,17 @@ async function fairQueue(
       ...(priority ? { priority } : {}),
     }));
     ids.push(...records.map((record) => record.id));
-    const h = headers();
-    h.set(JOB_COUNT_HEADER, String(records.length));
-    h.set(FAIR_JOB_NAME_HEADER, 'Job');
-    await messaging.js.publish(fairSubject(queue, 'Job'), encodeJobRecords(records), { headers: h });
+    await publishFairJobs(queue, records);
   }
   return { queue, ids };
+}
+
+/** Stores `records` in `JOBS_FAIR` as one message of the queue's job `Job`, as a producer does. */
+async function publishFairJobs(queue: string, records: JobRecord[]): Promise<void> {
+  const h = headers();
+  h.set(JOB_COUNT_HEADER, String(records.length));
+  h.set(FAIR_JOB_NAME_HEADER, 'Job');
+  await messaging.js.publish(fairSubject(queue, 'Job'), encodeJobRecords(records), { headers: h });
 }
 
 /** Reads and acks one fetch of the queue's `JOBS` messages (up to `maxMessages`), adding their job ids to `seen`. */
@@ -286,9 +291,6 @@ describe('the fair feeder', () => {
     expect(await drain(queue, 1)).toEqual(ids);
     await waitFor(() => listened.includes(fairQueueFilter(queue)), { what: 'the idle feeder listening' });
     const looksWhenIdle = getRequests.count;
-    const h = headers();
-    h.set(JOB_COUNT_HEADER, '1');
-    h.set(FAIR_JOB_NAME_HEADER, 'Job');
     const record: JobRecord = {
       id: `${queue}-late`,
       data: null,
@@ -298,7 +300,7 @@ describe('the fair feeder', () => {
       fairKey: 'k0',
     };
     const addedAt = performance.now();
-    await messaging.js.publish(fairSubject(queue, 'Job'), encodeJobRecords([record]), { headers: h });
+    await publishFairJobs(queue, [record]);
     const seen: string[] = [];
     await waitFor(
       async () => {
