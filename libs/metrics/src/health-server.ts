@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { pathRefusal } from '@berth/http-guard';
+import { nodeGuard, type GuardRefusal, type NodeRouteHandler } from '@berth/http-guard';
 import type { MetricsErrorLogger } from './registry-helpers';
 
 /** The paths {@link startHealthServer} serves (GET and HEAD), each to anyone who reaches its port. */
@@ -37,10 +37,15 @@ export interface HealthServer {
  * - `GET /readyz`: 200 when `readiness()` says so, else 503 (readiness probe; compose health check);
  * - `GET /metrics`: the Prometheus text exposition of `registry`.
  * Anything else is 404, and so is any other spelling of those paths (`/METRICS`, `/metrics/`, `//metrics`: the
- * shared guard's {@link pathRefusal}, then an exact comparison); methods other than GET and HEAD are 405.
+ * shared guard, `nodeGuard`); methods other than GET and HEAD are 405.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((request, response) => void handle(options, request, response));
+  const handlers = healthHandlers(options);
+  const guard = nodeGuard(
+    [{ routes: HEALTH_SERVER_PATHS.map((path) => ({ method: 'GET', path, serve: handlers[path] })), access: 'public' }],
+    { refuse, onError: (error) => options.logger?.warn({ err: error }, 'Health request failed') },
+  );
+  const server = createServer(guard);
   // A scrape or probe never holds the process open at shutdown.
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -60,36 +65,47 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   };
 }
 
-async function handle(options: HealthServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const send = (status: number, body: string, contentType = 'application/json'): void => {
-    response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
-    response.end(request.method === 'HEAD' ? undefined : body);
-  };
-  const path = (request.url ?? '/').split('?')[0];
-  if (pathRefusal(path) !== undefined || !(HEALTH_SERVER_PATHS as readonly string[]).includes(path))
-    return send(404, '{"error":"not_found"}');
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.setHeader('allow', 'GET, HEAD');
-    return send(405, '{"error":"method_not_allowed"}');
-  }
-  switch (path as (typeof HEALTH_SERVER_PATHS)[number]) {
-    case '/healthz':
-      return send(200, '{"status":"ok"}');
-    case '/readyz': {
+function send(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'application/json',
+): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+function refuse(response: ServerResponse, refusal: GuardRefusal): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  if (refusal.status === 405) headers.allow = refusal.allow.join(', ');
+  response.writeHead(refusal.status, headers);
+  response.end(refusal.status === 405 ? '{"error":"method_not_allowed"}' : '{"error":"not_found"}');
+}
+
+/** What each of {@link HEALTH_SERVER_PATHS} answers. */
+function healthHandlers(options: HealthServerOptions): Record<(typeof HEALTH_SERVER_PATHS)[number], NodeRouteHandler> {
+  return {
+    '/healthz': (request, response) => send(request, response, 200, '{"status":"ok"}'),
+    '/readyz': async (request, response) => {
       let ready = false;
       try {
         ready = await options.readiness();
       } catch (error) {
         options.logger?.warn({ err: error }, 'Readiness check failed');
       }
-      return ready ? send(200, '{"status":"ready"}') : send(503, '{"status":"not_ready"}');
-    }
-    case '/metrics':
+      if (ready) send(request, response, 200, '{"status":"ready"}');
+      else send(request, response, 503, '{"status":"not_ready"}');
+    },
+    '/metrics': async (request, response) => {
+      let text: string;
       try {
-        return send(200, await options.registry.metrics(), options.registry.contentType);
+        text = await options.registry.metrics();
       } catch (error) {
         options.logger?.warn({ err: error }, 'Could not render /metrics');
-        return send(500, '{"error":"metrics_unavailable"}');
+        return send(request, response, 500, '{"error":"metrics_unavailable"}');
       }
-  }
+      send(request, response, 200, text, options.registry.contentType);
+    },
+  };
 }

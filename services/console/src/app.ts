@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
-import { createRouter, httpGuard } from '@berth/http-guard';
+import { createRouter, httpGuard } from '@berth/http-guard/koa';
 import type { Registry } from '@berth/metrics';
 import { ConsoleError } from './errors';
 import { CONSOLE_ACTIONS } from './actions/registry';

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { systemClock, type Clock } from '@berth/contract';
-import { createRouter, httpGuard, type GuardRefusal } from '@berth/http-guard';
+import type { GuardRefusal } from '@berth/http-guard';
+import { createRouter, httpGuard } from '@berth/http-guard/koa';
 import type { BerthLogger } from '@berth/logger';
 import type { Messaging } from '@berth/messaging';
 import type { Registry } from '@berth/metrics';

@@ -1,12 +1,14 @@
 /**
- * The route campaign's requests, generated from the routers an app really mounts: every route of every @koa/router
- * found in the app's middleware (a router's `routes()` carries `.router`; the shared guard carries `.routers`), each
+ * The route campaign's requests, generated from the routes an app really serves: every route of every @koa/router
+ * found in a Koa app's middleware (a router's `routes()` carries `.router`; the shared guard carries `.routers`), or
+ * every route a `nodeGuard` listener lists (`.routes`), each
  * spelled every way a router, a proxy or a path check might read differently from another: case, percent-encoded
  * letters, doubled and trailing slashes, `;` parameters, `.` and `..` segments, encoded slashes and dots, and a
  * backslash. A new route is covered as soon as it is mounted.
  */
 import { request, type Agent } from 'node:http';
 import type Koa from 'koa';
+import type { NodeGuard } from '@berth/http-guard';
 
 /** One route as a router holds it. */
 export interface CampaignRoute {
@@ -20,21 +22,29 @@ interface RouterLike {
   stack: { path: string | RegExp; methods: string[] }[];
 }
 
-/** Every route of the routers `app` mounts, in mounting order, each method apart. */
-export function routesOf(app: Koa): CampaignRoute[] {
+/** Every route `app` serves (the routers a Koa app mounts, or a node guard's routes), in order, each method apart. */
+export function routesOf(app: Koa | NodeGuard): CampaignRoute[] {
   const routes: CampaignRoute[] = [];
   const seen = new Set<string>();
+  const add = (method: string, pattern: string): void => {
+    const key = `${method} ${pattern}`;
+    if (!seen.has(key)) routes.push({ method, pattern });
+    seen.add(key);
+  };
+  if ('routes' in app) {
+    for (const route of app.routes) {
+      const methods = route.methods.filter((method) => method !== 'HEAD');
+      for (const method of methods.length > 0 ? methods : route.methods) add(method, route.path);
+    }
+    return routes;
+  }
   for (const middleware of app.middleware as unknown as { router?: RouterLike; routers?: readonly RouterLike[] }[]) {
     for (const router of [middleware.router, ...(middleware.routers ?? [])]) {
       for (const layer of router?.stack ?? []) {
         if (typeof layer.path !== 'string') throw new Error(`a route by regular expression: ${String(layer.path)}`);
         // CONNECT never reaches an app: Node's server hands it to its 'connect' listeners (none: it closes).
         const methods = layer.methods.filter((method) => method !== 'HEAD' && method !== 'CONNECT');
-        for (const method of methods.length > 0 ? methods : layer.methods) {
-          const key = `${method} ${layer.path}`;
-          if (!seen.has(key)) routes.push({ method, pattern: layer.path });
-          seen.add(key);
-        }
+        for (const method of methods.length > 0 ? methods : layer.methods) add(method, layer.path);
       }
     }
   }

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import type { Context } from 'koa';
 import { actorName, type Actor } from '../auth/roles';
 import { checkConfirmation, issueConfirmation } from '../actions/confirmation';

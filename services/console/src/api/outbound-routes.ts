@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import { z } from 'zod';
 import { DELIVERY_USER_AGENT, getDeliveryView, listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
 import { ConsoleError } from '../errors';

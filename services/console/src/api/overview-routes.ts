@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import { z } from 'zod';
 import { readLease, resolveBuckets } from '@berth/cron';
 import type { ConsoleDependencies } from '../dependencies';

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import { z } from 'zod';
 import { listDeliveries, listEndpoints, toEndpointView } from '@berth/outbound';
 import { actorOf } from '../auth/authenticate';

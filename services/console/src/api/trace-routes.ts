@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import { ConsoleError } from '../errors';
 import type { ConsoleDependencies } from '../dependencies';
 import { readTrace, TRACE_ID } from '../traces/read-trace';

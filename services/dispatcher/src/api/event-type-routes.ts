@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { createRouter } from '@berth/http-guard';
+import { createRouter } from '@berth/http-guard/koa';
 import type { EventCatalog } from '@berth/outbound';
 import { ApiError } from './read-json-body';
 

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { createRouter, httpGuard, pathRefusal, type HttpGuard } from './index';
+import { pathRefusal } from '../index';
+import { createRouter, httpGuard, type HttpGuard } from './index';
 
 describe('pathRefusal', () => {
   it.each([
