@@ -56,7 +56,7 @@ beforeAll(async () => {
   );
   const config = loadConfig({ WEBHOOK_PROVIDERS: TEST_PROVIDERS, WEBHOOK_RATE_LIMIT_PER_MINUTE: '0' });
   const app = createGatewayApp({ config, publisher: worker.get(SyncWebhookDriver).asPublisher(), logger });
-  server = createServer(app.callback()).listen(0, '127.0.0.1');
+  server = createServer(app).listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

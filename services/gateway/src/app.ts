@@ -1,5 +1,6 @@
-import Koa from 'koa';
-import { createRouter, httpGuard } from '@berth/http-guard';
+import type { ServerResponse } from 'node:http';
+import { trace } from '@opentelemetry/api';
+import { nodeGuard, type NodeGuard, type NodeRouteHandler } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
 import { systemClock, type Clock } from '@berth/contract';
 import type { GatewayConfig } from './config';
@@ -21,9 +22,11 @@ export interface GatewayAppDependencies {
 }
 
 /**
- * Builds the gateway's public Koa application (not listening):
+ * Builds the gateway's public request listener (for `http.createServer`; not listening), served by Node's own
+ * server through the shared guard (`nodeGuard`: no framework per request on the port that takes every webhook):
  * - `POST /webhooks/:provider`: see {@link WebhookRoute}.
  * - `GET /healthz`: 200 while the process runs.
+ * Any other path, spelling or method is refused by the guard (404, or 405 with `Allow`) before a route runs.
  *
  * `/readyz` and `/metrics` are served by the service shell's health server on the health port, not here: the
  * webhook port is open to the internet, and neither the stream state nor the metrics are anyone's business there.
@@ -33,7 +36,7 @@ export interface GatewayAppDependencies {
  *
  * @throws TypeError when a provider's secret is unusable (checked here, at boot).
  */
-export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
+export function createGatewayApp(dependencies: GatewayAppDependencies): NodeGuard {
   const { config, publisher, logger } = dependencies;
   const clock = dependencies.clock ?? systemClock;
   const metrics = dependencies.metrics ?? new GatewayMetrics({ providerNames: config.knownProviderNames });
@@ -48,24 +51,38 @@ export function createGatewayApp(dependencies: GatewayAppDependencies): Koa {
     bodyTimeoutMs: config.unauthenticated.bodyTimeoutMs,
     maxBodiesPerIp: config.unauthenticated.maxBodiesPerIp,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    clientIp: { trustProxy: config.trustProxy, trustProxyHops: config.trustProxyHops },
   });
 
-  const router = createRouter();
-  router.post('/webhooks/:provider', webhooks.handle);
-  router.get('/healthz', healthz);
-
-  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxyHops });
-  app.on('error', (error: Error) => logger.error({ err: error }, 'Unhandled error in request'));
-  app.use(refuseOptions);
   // Both routes are public: a webhook's credential is its signature, checked by the route over the exact bytes.
-  app.use(httpGuard([{ routers: [router], access: 'public' }]));
-  return app;
+  return nodeGuard(
+    [
+      {
+        routes: [
+          {
+            method: 'POST',
+            path: '/webhooks/:provider',
+            serve: tracedRoute('POST', '/webhooks/:provider', webhooks.handle),
+          },
+          { method: 'GET', path: '/healthz', serve: (_request, response) => healthz(response) },
+        ],
+        access: 'public',
+      },
+    ],
+    { onError: (error) => logger.error({ err: error }, 'Unhandled error in request') },
+  );
 }
 
-const healthz = (ctx: Koa.Context): void => respondJson(ctx, 200, '{"status":"ok"}');
+/**
+ * Names the request's HTTP server span after its route (`POST /webhooks/:provider`, with `http.route`), as a
+ * framework's instrumentation would; nothing happens while tracing is off (there is no active span).
+ */
+function tracedRoute(method: string, route: string, serve: NodeRouteHandler): NodeRouteHandler {
+  const name = `${method} ${route}`;
+  return (request, response, params) => {
+    trace.getActiveSpan()?.updateName(name).setAttribute('http.route', route);
+    return serve(request, response, params);
+  };
+}
 
-/** Providers POST and probes GET: no CORS preflight or method discovery is answered on the public port. */
-const refuseOptions: Koa.Middleware = async (ctx, next) => {
-  if (ctx.method !== 'OPTIONS') return next();
-  respondJson(ctx, 405, '{"error":"method_not_allowed"}');
-};
+const healthz = (response: ServerResponse): void => respondJson(response, 200, '{"status":"ok"}');

@@ -331,5 +331,18 @@ describe('gateway hardening', () => {
       expect((await fetch(`${gateway.baseUrl}/readyz`)).status).toBe(404);
       expect((await fetch(`${gateway.baseUrl}/healthz`)).status).toBe(200);
     });
+
+    it('answers other methods 405 with Allow, HEAD of /healthz without a body, and a query as its path', async () => {
+      const gateway = await open({});
+      for (const method of ['OPTIONS', 'GET', 'PUT', 'DELETE']) {
+        const answer = await fetch(`${gateway.baseUrl}/webhooks/stripe`, { method });
+        expect([method, answer.status, answer.headers.get('allow')]).toEqual([method, 405, 'POST']);
+      }
+      expect((await fetch(`${gateway.baseUrl}/nothing`, { method: 'OPTIONS' })).status).toBe(404);
+      const head = await fetch(`${gateway.baseUrl}/healthz`, { method: 'HEAD' });
+      expect([head.status, await head.text()]).toEqual([200, '']);
+      expect((await fetch(`${gateway.baseUrl}/healthz?probe=1`)).status).toBe(200);
+      expect((await fetch(`${gateway.baseUrl}/webhooks/stripe?x=1`, { method: 'POST', body: '{}' })).status).toBe(400);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { ServerResponse } from 'node:http';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -23,9 +23,22 @@ export function invalidSignatureBody(reason: string): string {
   return JSON.stringify({ error: 'invalid_signature', reason });
 }
 
-/** Sets status, JSON content type and an already serialised body (the content type is set first, so Koa skips its type lookup). */
-export function respondJson(ctx: Context, status: number, body: string): void {
-  ctx.status = status;
-  ctx.set('Content-Type', JSON_CONTENT_TYPE);
-  ctx.body = body;
+/**
+ * Answers with `status` and an already serialised JSON body, its headers written in one go (`extraHeaders` as
+ * name, value, name, value…): the webhook port's every answer is one of a few fixed bodies.
+ */
+export function respondJson(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  extraHeaders: readonly string[] = [],
+): void {
+  response.writeHead(status, [
+    'Content-Type',
+    JSON_CONTENT_TYPE,
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    ...extraHeaders,
+  ]);
+  response.end(body);
 }

@@ -91,7 +91,7 @@ export function runGateway(config: GatewayConfig): Promise<RunningGateway> {
           requestTimeout: config.http.requestTimeoutMs,
           connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
         },
-        app.callback(),
+        app,
       );
       server.listen(config.port, config.host);
       await once(server, 'listening');

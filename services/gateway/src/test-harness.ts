@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
+import type { NodeGuard } from '@berth/http-guard';
 import type { StoredMsg } from '@nats-io/jetstream';
 import { createLogger, type BerthLogger } from '@berth/logger';
 import { connectMessaging, ensureStream, webhooksStream, type Messaging } from '@berth/messaging';
@@ -96,8 +96,8 @@ export interface TestGateway {
   readonly config: GatewayConfig;
   readonly metrics: GatewayMetrics;
   readonly publisher: JetStreamWebhookPublisher;
-  /** The webhook app served on `baseUrl`. */
-  readonly app: Koa;
+  /** The webhook listener served on `baseUrl` (its `routes` list what it serves). */
+  readonly app: NodeGuard;
   /** POSTs `body` to `/webhooks/<provider>`. */
   post(provider: string, body: string | Buffer, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -142,7 +142,7 @@ export async function startGateway(nats: NatsFixture, options: StartGatewayOptio
     clock: options.clock,
     metrics,
   });
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(app);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   // The health server the service shell gives the gateway in production, on the gateway's registry.

@@ -1,4 +1,5 @@
-import type { Context } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteParams } from '@berth/http-guard';
 import type { BerthLogger } from '@berth/logger';
 import type { Clock } from '@berth/contract';
 import type { VerificationSuccess } from '@berth/webhooks';
@@ -6,6 +7,7 @@ import { UNKNOWN_PROVIDER_LABEL, type GatewayMetrics, type InboundOutcome } from
 import type { DeliveredEvent, ProviderEndpoint } from './providers';
 import type { PublishOutcome, WebhookPublisher } from './publisher';
 import { BodySlots } from './body-slots';
+import { clientIp, type ClientIpOptions } from './client-ip';
 import { LogSampler } from './log-sampler';
 import { FixedWindowRateLimiter } from './rate-limiter';
 import {
@@ -58,6 +60,8 @@ export interface WebhookRouteOptions {
   readonly maxBodiesPerIp: number;
   /** Requests, signed or rejected, per client IP and provider per minute; 0 = no limit. */
   readonly rateLimitPerMinute: number;
+  /** Whose address a request counts against. */
+  readonly clientIp: ClientIpOptions;
 }
 
 /**
@@ -89,13 +93,13 @@ export class WebhookRoute {
     }
   }
 
-  /** The Koa middleware; `provider` is the route parameter. */
-  readonly handle = async (ctx: Context & { params: Record<string, string> }): Promise<void> => {
-    const name = ctx.params.provider;
+  /** Serves one request; `provider` is the route parameter. */
+  readonly handle = async (request: IncomingMessage, response: ServerResponse, params: RouteParams): Promise<void> => {
+    const name = params.provider;
     const provider = this.options.providers.get(name);
     if (provider === undefined) {
       this.finish(
-        ctx,
+        response,
         this.knownProviderNames.has(name) ? name : UNKNOWN_PROVIDER_LABEL,
         'not_found',
         404,
@@ -104,25 +108,25 @@ export class WebhookRoute {
       return;
     }
     const receivedAt = this.options.clock.now();
-    const ip = ctx.ip;
+    const ip = clientIp(request, this.options.clientIp);
     const limitKey = `${name}|${ip}`;
     if (this.rateLimiter?.isExhausted(limitKey, receivedAt.getTime())) {
-      this.refuseUnread(ctx, name, this.rateLimiter.retryAfterSeconds(limitKey, receivedAt.getTime()));
+      this.refuseUnread(response, name, this.rateLimiter.retryAfterSeconds(limitKey, receivedAt.getTime()));
       return;
     }
     if (!this.bodySlots.tryAcquire(ip)) {
-      this.refuseUnread(ctx, name, 1);
+      this.refuseUnread(response, name, 1);
       return;
     }
     let rawBody: Buffer | undefined;
     try {
-      rawBody = await this.readBody(ctx, name);
+      rawBody = await this.readBody(request, response, name);
     } finally {
       this.bodySlots.release(ip);
     }
     if (rawBody === undefined) return;
 
-    const verified = provider.verify(rawBody, ctx.req.headers);
+    const verified = provider.verify(rawBody, request.headers);
     const decision = this.rateLimiter?.hit(limitKey, receivedAt.getTime());
     if (!verified.ok) {
       const suppressed = this.rejectionLog.take(receivedAt.getTime());
@@ -132,55 +136,63 @@ export class WebhookRoute {
           'Webhook signature rejected',
         );
       }
-      this.finish(ctx, name, 'invalid_signature', 400, invalidSignatureBody(verified.reason));
+      this.finish(response, name, 'invalid_signature', 400, invalidSignatureBody(verified.reason));
       return;
     }
     if (decision !== undefined && !decision.allowed) {
-      ctx.set('Retry-After', String(decision.retryAfterSeconds));
-      this.finish(ctx, name, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
+      this.finish(response, name, 'rate_limited', 429, RESPONSE_BODIES.rateLimited, [
+        'Retry-After',
+        String(decision.retryAfterSeconds),
+      ]);
       return;
     }
 
-    await this.publishVerified(ctx, provider, verified, rawBody, {
+    await this.publishVerified(response, provider, verified, rawBody, {
       receivedAt: receivedAt.toISOString(),
-      headers: provider.keptHeaders(ctx.req.headers),
+      headers: provider.keptHeaders(request.headers),
     });
   };
 
   /** 429 before the body is read; the connection is closed rather than drained. */
-  private refuseUnread(ctx: Context, provider: string, retryAfterSeconds: number): void {
-    ctx.set('Retry-After', String(retryAfterSeconds));
-    ctx.set('Connection', 'close');
-    this.finish(ctx, provider, 'rate_limited', 429, RESPONSE_BODIES.rateLimited);
+  private refuseUnread(response: ServerResponse, provider: string, retryAfterSeconds: number): void {
+    this.finish(response, provider, 'rate_limited', 429, RESPONSE_BODIES.rateLimited, [
+      'Retry-After',
+      String(retryAfterSeconds),
+      'Connection',
+      'close',
+    ]);
   }
 
   /** Reads the body under the size limit and deadline; answers 413 or 408 itself and returns undefined then. */
-  private async readBody(ctx: Context, provider: string): Promise<Buffer | undefined> {
+  private async readBody(
+    request: IncomingMessage,
+    response: ServerResponse,
+    provider: string,
+  ): Promise<Buffer | undefined> {
     try {
-      if (announcesTooLargeBody(ctx.req, this.options.maxBodyBytes))
+      if (announcesTooLargeBody(request, this.options.maxBodyBytes))
         throw new BodyTooLargeError(this.options.maxBodyBytes);
-      return await readRawBody(ctx.req, {
+      return await readRawBody(request, {
         limitBytes: this.options.maxBodyBytes,
         timeoutMs: this.options.bodyTimeoutMs,
       });
     } catch (error) {
       if (error instanceof BodyTooLargeError || error instanceof BodyTimeoutError) {
         // The rest of the body is not read: close the connection after answering instead of draining it.
-        ctx.set('Connection', 'close');
-        if (error instanceof BodyTooLargeError) this.finish(ctx, provider, 'too_large', 413, RESPONSE_BODIES.tooLarge);
-        else this.finish(ctx, provider, 'body_timeout', 408, RESPONSE_BODIES.bodyTimeout);
+        const close = ['Connection', 'close'];
+        if (error instanceof BodyTooLargeError)
+          this.finish(response, provider, 'too_large', 413, RESPONSE_BODIES.tooLarge, close);
+        else this.finish(response, provider, 'body_timeout', 408, RESPONSE_BODIES.bodyTimeout, close);
         return undefined;
       }
-      if (error instanceof RequestAbortedError) {
-        ctx.respond = false;
-        return undefined;
-      }
+      // Nobody is left to answer.
+      if (error instanceof RequestAbortedError) return undefined;
       throw error;
     }
   }
 
   private async publishVerified(
-    ctx: Context,
+    response: ServerResponse,
     provider: ProviderEndpoint,
     verified: VerificationSuccess,
     rawBody: Buffer,
@@ -200,11 +212,11 @@ export class WebhookRoute {
         { provider: name, eventId: JSON.stringify(verified.eventId.slice(0, MAX_EVENT_FIELD_LENGTH)), problem },
         'Signed webhook refused: an event id or type cannot be stored',
       );
-      this.finish(ctx, name, 'invalid_event', 400, invalidEventBody(problem));
+      this.finish(response, name, 'invalid_event', 400, invalidEventBody(problem));
       return;
     }
     if (events.handled.length === 0) {
-      this.finish(ctx, name, 'ignored', 200, RESPONSE_BODIES.ignored);
+      this.finish(response, name, 'ignored', 200, RESPONSE_BODIES.ignored);
       return;
     }
     let outcome: PublishOutcome;
@@ -218,11 +230,13 @@ export class WebhookRoute {
         { provider: name, eventId: verified.eventId, err: error },
         'Webhook not stored: JetStream unavailable',
       );
-      ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
-      this.finish(ctx, name, 'unavailable', 503, RESPONSE_BODIES.unavailable);
+      this.finish(response, name, 'unavailable', 503, RESPONSE_BODIES.unavailable, [
+        'Retry-After',
+        UNAVAILABLE_RETRY_AFTER_SECONDS,
+      ]);
       return;
     }
-    this.finish(ctx, name, outcome === 'duplicate' ? 'duplicate' : 'accepted', 200, RESPONSE_BODIES.received);
+    this.finish(response, name, outcome === 'duplicate' ? 'duplicate' : 'accepted', 200, RESPONSE_BODIES.received);
   }
 
   private async publishOne(provider: string, event: DeliveredEvent, delivery: DeliveryFacts): Promise<PublishOutcome> {
@@ -249,8 +263,15 @@ export class WebhookRoute {
     return outcomes.every((outcome) => outcome === 'duplicate') ? 'duplicate' : 'stored';
   }
 
-  private finish(ctx: Context, provider: string, outcome: InboundOutcome, status: number, body: string): void {
+  private finish(
+    response: ServerResponse,
+    provider: string,
+    outcome: InboundOutcome,
+    status: number,
+    body: string,
+    extraHeaders?: readonly string[],
+  ): void {
     this.options.metrics.countInbound(provider, outcome);
-    respondJson(ctx, status, body);
+    respondJson(response, status, body, extraHeaders);
   }
 }
