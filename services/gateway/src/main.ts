@@ -2,7 +2,7 @@
  * The gateway process: `node -r ./deploy/runtime/ts-hook.js services/gateway/src/main.ts`.
  *
  * Reads the configuration, starts tracing when an OTLP endpoint is configured (the SDK is only loaded then), then
- * loads the server code, so the HTTP and Koa instrumentations see those modules load ({@link runService}). See
+ * loads the server code, so the HTTP instrumentation sees those modules load ({@link runService}). See
  * {@link runGateway} for what runs and how it stops.
  */
 import { runService } from '@berth/service';
