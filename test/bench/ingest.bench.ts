@@ -253,10 +253,15 @@ async function main(): Promise<void> {
     summaries.peer && summaries.berth
       ? Math.round((summaries.berth.medianRequestsPerSec / summaries.peer.medianRequestsPerSec) * 100) / 100
       : undefined;
+  // Each Berth round beside the peer round just before it: the machine drifts less within a pair than over a run.
+  const roundRatios = (results.berth ?? [])
+    .map((berth, index) => berth.requestsPerSec / (results.peer?.[index]?.requestsPerSec ?? Number.NaN))
+    .filter(Number.isFinite)
+    .map((value) => Math.round(value * 100) / 100);
   console.log(
     ratio === undefined
       ? `\nberth/peer req/s: n/a${berthNote ? ` (${berthNote})` : ''}`
-      : `\nberth/peer median req/s: ${ratio}`,
+      : `\nberth/peer median req/s: ${ratio}; round ratios ${roundRatios.join(', ')}, median ${median(roundRatios)}`,
   );
 
   const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -279,6 +284,7 @@ async function main(): Promise<void> {
         ...summaries,
         berthNote,
         berthOverPeerRequestsPerSec: ratio,
+        berthOverPeerRoundRatios: roundRatios,
       },
       null,
       2,
