@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathToRegexp } from 'path-to-regexp';
-import { RouteTable, type GuardRefusal } from './route-table';
+import { RouteTable, safeDecode, type GuardRefusal } from './route-table';
 
 /** Parameters of a matched route, percent-decoded once, as `@koa/router` gives them. */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -71,14 +71,6 @@ function defaultRefuse(response: ServerResponse, refusal: GuardRefusal): void {
   }
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
 /** A request-target in absolute form (`http://host/path`), which a server must take as well as `/path`. */
 const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
@@ -90,11 +82,11 @@ function requestPath(url: string): string {
   return end === -1 ? rest : rest.slice(0, end);
 }
 
-function paramsOf(target: Target, regexp: RegExp, path: string): RouteParams {
+/** The route's parameters from what its expression captured, each decoded once (as `@koa/router` does). */
+function paramsOf(target: Target, captures: readonly (string | undefined)[]): RouteParams {
   const params: Record<string, string> = {};
-  const captures = regexp.exec(path);
   target.paramNames.forEach((name, index) => {
-    const captured = captures?.[index + 1];
+    const captured = captures[index];
     if (captured) params[name] = safeDecode(captured);
   });
   return params;
@@ -142,8 +134,8 @@ export function nodeGuard(groups: readonly NodeGuardedRoutes[], options: NodeGua
     const { access } = groups[decision.route.group];
     if (access !== 'public' && !(await access(request, response))) return;
     if (!decision.allowed) return refuse(response, decision.refusal);
-    const { target, regexp } = decision.route;
-    await target.route.serve(request, response, paramsOf(target, regexp, path));
+    const { target } = decision.route;
+    await target.route.serve(request, response, paramsOf(target, decision.captures));
   };
 
   const listener = (request: IncomingMessage, response: ServerResponse): void => {

@@ -21,7 +21,13 @@ export interface TableRoute<Target> {
  * path's route takes other methods only; that is answered 405 with `refusal`, after the group's access check.
  */
 export type RouteDecision<Target> =
-  | { readonly kind: 'route'; readonly route: TableRoute<Target>; readonly allowed: true }
+  | {
+      readonly kind: 'route';
+      readonly route: TableRoute<Target>;
+      readonly allowed: true;
+      /** The groups the route's expression captured in the path (its parameters, still encoded). */
+      readonly captures: readonly (string | undefined)[];
+    }
   | {
       readonly kind: 'route';
       readonly route: TableRoute<Target>;
@@ -30,11 +36,12 @@ export type RouteDecision<Target> =
     }
   | { readonly kind: 'refused'; readonly refusal: GuardRefusal };
 
-function safeDecode(path: string): string {
+/** `decodeURIComponent`, or the text unchanged where it is not well-formed percent-encoding. */
+export function safeDecode(text: string): string {
   try {
-    return decodeURIComponent(path);
+    return decodeURIComponent(text);
   } catch {
-    return path;
+    return text;
   }
 }
 
@@ -74,7 +81,7 @@ export class RouteTable<Target> {
     if (!exact) return { kind: 'refused', refusal: { status: 404, reason: lenient ? 'other-spelling' : 'no-route' } };
     if (lenient?.entry !== exact.entry) return { kind: 'refused', refusal: { status: 404, reason: 'other-spelling' } };
     const route = exact.entry.route;
-    if (exact.methodMatches) return { kind: 'route', route, allowed: true };
+    if (exact.methodMatches) return { kind: 'route', route, allowed: true, captures: exact.captures };
     const allow = new Set(
       this.entries.filter((entry) => entry.route.regexp.test(path)).flatMap((entry) => entry.route.methods),
     );
@@ -86,18 +93,23 @@ export class RouteTable<Target> {
     };
   }
 
-  /** The first entry whose expression matches `path` for `method`, else the first matching `path` alone. */
+  /**
+   * The first entry whose expression matches `path` for `method`, else the first matching `path` alone, with what
+   * the expression captured.
+   */
   private firstMatch(
     path: string,
     method: string,
     lenient: boolean,
-  ): { entry: Entry<Target>; methodMatches: boolean } | undefined {
-    let pathOnly: Entry<Target> | undefined;
+  ): { entry: Entry<Target>; methodMatches: boolean; captures: readonly (string | undefined)[] } | undefined {
+    let pathOnly: { entry: Entry<Target>; methodMatches: false; captures: readonly (string | undefined)[] } | undefined;
     for (const entry of this.entries) {
-      if (!(lenient ? entry.lenient : entry.route.regexp).test(path)) continue;
-      if (entry.route.methods.includes(method)) return { entry, methodMatches: true };
-      pathOnly ??= entry;
+      const match = (lenient ? entry.lenient : entry.route.regexp).exec(path);
+      if (match === null) continue;
+      const captures = match.slice(1);
+      if (entry.route.methods.includes(method)) return { entry, methodMatches: true, captures };
+      pathOnly ??= { entry, methodMatches: false, captures };
     }
-    return pathOnly && { entry: pathOnly, methodMatches: false };
+    return pathOnly;
   }
 }

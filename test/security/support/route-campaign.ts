@@ -26,25 +26,24 @@ interface RouterLike {
 export function routesOf(app: Koa | NodeGuard): CampaignRoute[] {
   const routes: CampaignRoute[] = [];
   const seen = new Set<string>();
-  const add = (method: string, pattern: string): void => {
-    const key = `${method} ${pattern}`;
-    if (!seen.has(key)) routes.push({ method, pattern });
-    seen.add(key);
+  const add = (methods: readonly string[], pattern: string): void => {
+    // CONNECT never reaches an app: Node's server hands it to its 'connect' listeners (none: it closes).
+    const requested = methods.filter((method) => method !== 'HEAD' && method !== 'CONNECT');
+    for (const method of requested.length > 0 ? requested : methods) {
+      const key = `${method} ${pattern}`;
+      if (!seen.has(key)) routes.push({ method, pattern });
+      seen.add(key);
+    }
   };
   if ('routes' in app) {
-    for (const route of app.routes) {
-      const methods = route.methods.filter((method) => method !== 'HEAD');
-      for (const method of methods.length > 0 ? methods : route.methods) add(method, route.path);
-    }
+    for (const route of app.routes) add(route.methods, route.path);
     return routes;
   }
   for (const middleware of app.middleware as unknown as { router?: RouterLike; routers?: readonly RouterLike[] }[]) {
     for (const router of [middleware.router, ...(middleware.routers ?? [])]) {
       for (const layer of router?.stack ?? []) {
         if (typeof layer.path !== 'string') throw new Error(`a route by regular expression: ${String(layer.path)}`);
-        // CONNECT never reaches an app: Node's server hands it to its 'connect' listeners (none: it closes).
-        const methods = layer.methods.filter((method) => method !== 'HEAD' && method !== 'CONNECT');
-        for (const method of methods.length > 0 ? methods : layer.methods) add(method, layer.path);
+        add(layer.methods, layer.path);
       }
     }
   }
